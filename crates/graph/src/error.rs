@@ -1,0 +1,51 @@
+//! Errors of graph construction and reading.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong while reading or building a graph.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file could not be opened or read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// A line of the file is malformed.
+    #[error("{}:{line}: {message}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// One-based line number.
+        line: usize,
+        /// What is wrong and what was expected.
+        message: String,
+    },
+    /// The file as a whole is inconsistent (for example, header counts disagree with the body).
+    #[error("{}: {message}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The same edge was given twice.
+    #[error("duplicate edge {from} -- {to} with label {label}")]
+    DuplicateEdge {
+        /// One endpoint (the smaller id for an undirected edge).
+        from: u32,
+        /// The other endpoint.
+        to: u32,
+        /// The edge label.
+        label: u32,
+    },
+    /// A graph built in memory is inconsistent.
+    #[error("{0}")]
+    Build(String),
+}
+
+/// Result with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

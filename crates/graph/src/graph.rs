@@ -1,0 +1,170 @@
+//! The graph itself: CSR adjacency with vertex and edge labels.
+
+/// Index of a vertex: dense, from 0 to `vertex_count - 1`.
+pub type VertexId = u32;
+/// Label of a vertex.
+pub type VertexLabel = u32;
+/// Label of an edge; edges of files without edge labels get label 0.
+pub type EdgeLabel = u32;
+
+/// Which adjacency of a vertex to read. In an undirected graph both are the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Direction {
+    /// Edges leaving the vertex (`v -> w`).
+    Out,
+    /// Edges entering the vertex (`w -> v`).
+    In,
+}
+
+impl Direction {
+    /// The other direction.
+    pub fn reverse(self) -> Direction {
+        match self {
+            Direction::Out => Direction::In,
+            Direction::In => Direction::Out,
+        }
+    }
+}
+
+/// One adjacency in CSR form.
+///
+/// Invariants: `offsets.len() == vertex_count + 1`, `offsets[0] == 0`, the last offset equals
+/// `neighbors.len() == labels.len()`, and each vertex's slice is sorted by (label, neighbour)
+/// without repeats.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Csr {
+    pub(crate) offsets: Vec<usize>,
+    pub(crate) neighbors: Vec<VertexId>,
+    pub(crate) labels: Vec<EdgeLabel>,
+}
+
+impl Csr {
+    fn range(&self, v: VertexId) -> std::ops::Range<usize> {
+        self.offsets[v as usize]..self.offsets[v as usize + 1]
+    }
+}
+
+/// A vertex- and edge-labelled graph, undirected or directed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Graph {
+    pub(crate) directed: bool,
+    pub(crate) vertex_labels: Vec<VertexLabel>,
+    /// Out-edges; for an undirected graph every edge appears here in both directions.
+    pub(crate) out: Csr,
+    /// In-edges; empty for an undirected graph.
+    pub(crate) inc: Csr,
+    /// Number of edges as given (an undirected edge counts once).
+    pub(crate) edge_count: usize,
+}
+
+impl Graph {
+    /// Whether edges have a direction.
+    pub fn is_directed(&self) -> bool {
+        self.directed
+    }
+
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.vertex_labels.len()
+    }
+
+    /// Number of edges; an undirected edge counts once.
+    pub fn edge_count(&self) -> usize {
+        self.edge_count
+    }
+
+    /// Label of vertex `v`.
+    pub fn label(&self, v: VertexId) -> VertexLabel {
+        self.vertex_labels[v as usize]
+    }
+
+    /// All vertex labels, indexed by vertex.
+    pub fn vertex_labels(&self) -> &[VertexLabel] {
+        &self.vertex_labels
+    }
+
+    fn csr(&self, direction: Direction) -> &Csr {
+        match direction {
+            Direction::In if self.directed => &self.inc,
+            _ => &self.out,
+        }
+    }
+
+    /// Neighbours of `v` in `direction` with their edge labels, sorted by (label, neighbour).
+    pub fn edges(&self, v: VertexId, direction: Direction) -> (&[VertexId], &[EdgeLabel]) {
+        let csr = self.csr(direction);
+        let r = csr.range(v);
+        (&csr.neighbors[r.clone()], &csr.labels[r])
+    }
+
+    /// N(v, l): the sorted neighbours of `v` reached by edges labelled `label` in `direction`.
+    pub fn neighbors(&self, v: VertexId, label: EdgeLabel, direction: Direction) -> &[VertexId] {
+        let (neighbors, labels) = self.edges(v, direction);
+        let start = labels.partition_point(|&l| l < label);
+        let end = start + labels[start..].partition_point(|&l| l == label);
+        &neighbors[start..end]
+    }
+
+    /// Number of edges at `v` in `direction` (all of them in an undirected graph).
+    pub fn degree(&self, v: VertexId, direction: Direction) -> usize {
+        self.csr(direction).range(v).len()
+    }
+
+    /// The distinct edge labels that occur, sorted.
+    pub fn edge_labels(&self) -> Vec<EdgeLabel> {
+        let mut labels = self.out.labels.clone();
+        labels.sort_unstable();
+        labels.dedup();
+        labels
+    }
+
+    /// Iterates over every edge once as `(source, target, label)`; for an undirected graph
+    /// each edge is reported with `source < target`.
+    pub fn edge_iter(&self) -> impl Iterator<Item = (VertexId, VertexId, EdgeLabel)> + '_ {
+        (0..self.vertex_count() as VertexId).flat_map(move |v| {
+            let (neighbors, labels) = self.edges(v, Direction::Out);
+            neighbors
+                .iter()
+                .zip(labels)
+                .filter(move |(&w, _)| self.directed || v < w)
+                .map(move |(&w, &l)| (v, w, l))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::GraphBuilder;
+
+    use super::*;
+
+    #[test]
+    fn neighbors_by_label_are_sorted_slices() {
+        let mut b = GraphBuilder::new(false);
+        for l in [0, 1, 1, 2] {
+            b.add_vertex(l);
+        }
+        b.add_edge(0, 3, 5).unwrap();
+        b.add_edge(0, 1, 5).unwrap();
+        b.add_edge(0, 2, 1).unwrap();
+        let g = b.build().unwrap();
+        assert_eq!(g.neighbors(0, 5, Direction::Out), &[1, 3]);
+        assert_eq!(g.neighbors(0, 1, Direction::In), &[2]);
+        assert_eq!(g.neighbors(3, 5, Direction::Out), &[0]);
+        assert!(g.neighbors(0, 7, Direction::Out).is_empty());
+        assert_eq!(g.edge_iter().count(), 3);
+    }
+
+    #[test]
+    fn directed_graph_keeps_both_adjacencies() {
+        let mut b = GraphBuilder::new(true);
+        b.add_vertex(0);
+        b.add_vertex(0);
+        b.add_edge(0, 1, 3).unwrap();
+        let g = b.build().unwrap();
+        assert_eq!(g.neighbors(0, 3, Direction::Out), &[1]);
+        assert!(g.neighbors(0, 3, Direction::In).is_empty());
+        assert_eq!(g.neighbors(1, 3, Direction::In), &[0]);
+        assert_eq!(g.edge_iter().collect::<Vec<_>>(), vec![(0, 1, 3)]);
+    }
+}

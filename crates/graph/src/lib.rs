@@ -1,0 +1,18 @@
+//! Labelled graphs for gsi.
+//!
+//! A [`Graph`] holds vertex labels and labelled edges in compressed sparse row (CSR) form,
+//! with each vertex's neighbours sorted by (edge label, neighbour id) so that the neighbours
+//! reached through one edge label, N(v, l) in the paper's notation, form one sorted slice.
+//! Graphs are undirected unless built as directed; a directed graph keeps a second CSR of
+//! incoming edges. The [`formats`] module reads graphs from text files and reports every
+//! malformed line with the file, the line number and what was expected.
+#![deny(missing_docs)]
+
+mod builder;
+mod error;
+pub mod formats;
+mod graph;
+
+pub use builder::GraphBuilder;
+pub use error::{Error, Result};
+pub use graph::{Direction, EdgeLabel, Graph, VertexId, VertexLabel};
