@@ -1,0 +1,53 @@
+//! The filtering phase on the CPU (Sec. 3.2): signature containment plus the exact label
+//! check, parallel over the data vertices that carry the query vertex's label.
+
+use gsi_graph::{Direction, Graph, VertexId};
+use rayon::prelude::*;
+
+use crate::candidates::CandidateSets;
+use crate::engine::Semantics;
+use crate::index::DataIndex;
+use crate::signature::{Saturation, Signature, SIGNATURE_WORDS};
+
+/// C(u) for every query vertex.
+///
+/// Beyond the signature, under isomorphism a candidate must have at least the query vertex's
+/// degree (per direction in a directed graph): an injective match needs that many distinct
+/// edges, and the test costs nothing.
+pub(crate) fn candidates(query: &Graph, data: &DataIndex, semantics: Semantics) -> CandidateSets {
+    let saturation = match semantics {
+        Semantics::Isomorphism => Saturation::Counting,
+        Semantics::Homomorphism => Saturation::PresenceOnly,
+    };
+    let table = data.signatures();
+    let n = table.vertex_count();
+    let words = table.words();
+    let graph = data.graph();
+    let lists = (0..query.vertex_count() as VertexId)
+        .map(|u| {
+            let sig = Signature::of(query, u, saturation);
+            let out_degree = query.degree(u, Direction::Out);
+            let in_degree = if query.is_directed() {
+                query.degree(u, Direction::In)
+            } else {
+                0
+            };
+            data.vertices_with_label(query.label(u))
+                .par_iter()
+                .copied()
+                .filter(|&v| {
+                    (1..SIGNATURE_WORDS).all(|w| {
+                        let d = words[w * n + v as usize];
+                        d & sig.0[w] == sig.0[w]
+                    })
+                })
+                .filter(|&v| {
+                    semantics == Semantics::Homomorphism
+                        || (graph.degree(v, Direction::Out) >= out_degree
+                            && (in_degree == 0 || graph.degree(v, Direction::In) >= in_degree))
+                })
+                .collect()
+        })
+        .collect();
+    CandidateSets::from_lists(lists, n)
+}

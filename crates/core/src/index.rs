@@ -1,0 +1,91 @@
+//! The data graph's index, built once and shared by every query and both engines: the
+//! signature table (Sec. 3.2), PCSR per edge label (Sec. 4) and label statistics for the plan.
+
+use std::collections::HashMap;
+
+use gsi_graph::{EdgeLabel, Graph, VertexId, VertexLabel};
+
+use crate::pcsr::PcsrSet;
+use crate::signature::SignatureTable;
+use crate::{Error, Result};
+
+/// A data graph with everything the engines read.
+#[derive(Debug)]
+pub struct DataIndex {
+    graph: Graph,
+    signatures: SignatureTable,
+    pcsr: PcsrSet,
+    /// Number of edges per edge label: the paper's freq(l).
+    edge_label_counts: HashMap<EdgeLabel, usize>,
+    /// Vertices of each label, sorted.
+    vertices_by_label: HashMap<VertexLabel, Vec<VertexId>>,
+}
+
+impl DataIndex {
+    /// Builds the signature table and the PCSRs of `graph`.
+    ///
+    /// # Errors
+    /// [`Error::GraphTooLarge`] when one edge-label partition has 2^32 or more neighbour
+    /// entries, which PCSR's 32-bit offsets cannot address.
+    pub fn build(graph: Graph) -> Result<DataIndex> {
+        let mut edge_label_counts: HashMap<EdgeLabel, usize> = HashMap::new();
+        for (_, _, l) in graph.edge_iter() {
+            *edge_label_counts.entry(l).or_default() += 1;
+        }
+        let per_direction = if graph.is_directed() { 1 } else { 2 };
+        if let Some((&l, &count)) = edge_label_counts
+            .iter()
+            .find(|(_, &c)| c * per_direction >= u32::MAX as usize)
+        {
+            return Err(Error::GraphTooLarge(format!(
+                "edge label {l} has {count} edges; one label can have at most {} in gsi's 32-bit index",
+                (u32::MAX as usize - 1) / per_direction
+            )));
+        }
+        let mut vertices_by_label: HashMap<VertexLabel, Vec<VertexId>> = HashMap::new();
+        for (v, &l) in graph.vertex_labels().iter().enumerate() {
+            vertices_by_label.entry(l).or_default().push(v as VertexId);
+        }
+        let (signatures, pcsr) =
+            rayon::join(|| SignatureTable::build(&graph), || PcsrSet::build(&graph));
+        Ok(DataIndex {
+            graph,
+            signatures,
+            pcsr,
+            edge_label_counts,
+            vertices_by_label,
+        })
+    }
+
+    /// The data graph.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// The signature table.
+    pub fn signatures(&self) -> &SignatureTable {
+        &self.signatures
+    }
+
+    /// The PCSR partitions.
+    pub fn pcsr(&self) -> &PcsrSet {
+        &self.pcsr
+    }
+
+    /// Number of data edges labelled `label`.
+    pub fn edge_label_count(&self, label: EdgeLabel) -> usize {
+        self.edge_label_counts.get(&label).copied().unwrap_or(0)
+    }
+
+    /// The data vertices labelled `label`, sorted.
+    pub fn vertices_with_label(&self, label: VertexLabel) -> &[VertexId] {
+        self.vertices_by_label
+            .get(&label)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Bytes held by the index (signatures and PCSR; the graph's CSR not counted).
+    pub fn size_bytes(&self) -> usize {
+        4 * self.signatures.words().len() + self.pcsr.size_bytes()
+    }
+}

@@ -1,0 +1,238 @@
+//! The join plan: the order in which query vertices join (GSI, ICDE 2020, Algorithm 2) and,
+//! for each step, the linking edges back to vertices already joined with the "first edge" of
+//! Algorithm 4 — the one whose label is rarest in the data graph, which bounds the
+//! pre-allocated buffers. The plan is plain data, shared by both engines; `--explain` prints it.
+
+use std::fmt;
+
+use gsi_graph::{Direction, EdgeLabel, Graph};
+
+use crate::index::DataIndex;
+
+/// An edge from an already joined query vertex to the one being joined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkEdge {
+    /// Column of the intermediate table that holds the joined vertex's match.
+    pub column: usize,
+    /// The query edge's label.
+    pub label: EdgeLabel,
+    /// Read N(row[column], label) in this direction to reach the new vertex.
+    pub direction: Direction,
+}
+
+/// One iteration of Algorithm 2: join query vertex `vertex` to the table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JoinStep {
+    /// The query vertex joined at this step; it becomes the table's next column.
+    pub vertex: usize,
+    /// The first edge e0 (Algorithm 4), or `None` when the vertex has no edge to the vertices
+    /// before it (the first step, or a new component of a disconnected query): its matches
+    /// then come from C(vertex) itself.
+    pub first: Option<LinkEdge>,
+    /// The other linking edges, intersected after the first.
+    pub others: Vec<LinkEdge>,
+}
+
+impl JoinStep {
+    /// Every linking edge, the first one first.
+    pub fn links(&self) -> impl Iterator<Item = &LinkEdge> {
+        self.first.iter().chain(&self.others)
+    }
+}
+
+/// The whole join order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// One step per query vertex; step i fills column i of the table.
+    pub steps: Vec<JoinStep>,
+    /// |C(u)| per query vertex, as the plan saw them.
+    pub candidate_sizes: Vec<usize>,
+}
+
+impl Plan {
+    /// Orders the query vertices by Algorithm 2.
+    ///
+    /// Scores start at |C(u)| / deg(u); after each vertex joins, the score of each of its query
+    /// neighbours is multiplied by the relative frequency in the data graph of the label of
+    /// the edge between them (freq(l) = |E(G, l)| / |E(G)|), so that vertices tied to the
+    /// joined ones by more and rarer edges come first. The next vertex is always connected to
+    /// those joined when any remaining one is.
+    pub fn build(query: &Graph, candidate_sizes: &[usize], data: &DataIndex) -> Plan {
+        let n = query.vertex_count();
+        let total_edges = data.graph().edge_count().max(1) as f64;
+        let freq = |l: EdgeLabel| data.edge_label_count(l) as f64 / total_edges;
+        let degree = |u: usize| {
+            let d = query.degree(u as u32, Direction::Out)
+                + if query.is_directed() {
+                    query.degree(u as u32, Direction::In)
+                } else {
+                    0
+                };
+            d.max(1) as f64
+        };
+        let mut score: Vec<f64> = (0..n)
+            .map(|u| candidate_sizes[u] as f64 / degree(u))
+            .collect();
+        let mut column = vec![usize::MAX; n];
+        let mut steps = Vec::with_capacity(n);
+        let mut connected = vec![false; n];
+        for i in 0..n {
+            let pick = |only_connected: bool| {
+                (0..n)
+                    .filter(|&u| column[u] == usize::MAX && (!only_connected || connected[u]))
+                    .min_by(|&a, &b| score[a].total_cmp(&score[b]))
+            };
+            let u = pick(true)
+                .or_else(|| pick(false))
+                .expect("a vertex is left");
+            column[u] = i;
+            let mut links = Vec::new();
+            for (direction, reverse) in directions(query) {
+                let (neighbors, labels) = query.edges(u as u32, direction);
+                for (&w, &l) in neighbors.iter().zip(labels) {
+                    let w = w as usize;
+                    if column[w] == usize::MAX {
+                        score[w] *= freq(l);
+                        connected[w] = true;
+                    } else if column[w] < i {
+                        // Edge u -dir-> w: from w's match, read the reverse direction to reach u.
+                        links.push(LinkEdge {
+                            column: column[w],
+                            label: l,
+                            direction: reverse,
+                        });
+                    }
+                }
+            }
+            links.sort_by_key(|e| (data.edge_label_count(e.label), e.column));
+            let mut links = links.into_iter();
+            steps.push(JoinStep {
+                vertex: u,
+                first: links.next(),
+                others: links.collect(),
+            });
+        }
+        Plan {
+            steps,
+            candidate_sizes: candidate_sizes.to_vec(),
+        }
+    }
+
+    /// Number of query vertices.
+    pub fn width(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// `order[i]` is the query vertex in column i.
+    pub fn order(&self) -> Vec<usize> {
+        self.steps.iter().map(|s| s.vertex).collect()
+    }
+}
+
+/// The adjacencies of a query vertex to read, each with the direction that leads back.
+fn directions(query: &Graph) -> Vec<(Direction, Direction)> {
+    if query.is_directed() {
+        vec![
+            (Direction::Out, Direction::In),
+            (Direction::In, Direction::Out),
+        ]
+    } else {
+        vec![(Direction::Out, Direction::Out)]
+    }
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let order = self.order();
+        writeln!(f, "join order (query vertex: |C(u)|):")?;
+        for (i, step) in self.steps.iter().enumerate() {
+            write!(
+                f,
+                "  step {i}: u{} |C|={}",
+                step.vertex, self.candidate_sizes[step.vertex]
+            )?;
+            if step.first.is_none() {
+                write!(f, "  start from C(u{})", step.vertex)?;
+            }
+            for (k, e) in step.links().enumerate() {
+                let arrow = match e.direction {
+                    Direction::Out => "->",
+                    Direction::In => "<-",
+                };
+                let tag = if k == 0 { "first edge" } else { "then" };
+                write!(
+                    f,
+                    "  {tag} u{} {arrow} (label {})",
+                    order[e.column], e.label
+                )?;
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gsi_graph::GraphBuilder;
+
+    use super::*;
+
+    fn graph(directed: bool, labels: &[u32], edges: &[(u32, u32, u32)]) -> Graph {
+        let mut b = GraphBuilder::with_vertices(directed, labels.to_vec());
+        for &(s, t, l) in edges {
+            b.add_edge(s, t, l).unwrap();
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn starts_at_smallest_score_and_stays_connected() {
+        // Data: label 1 is rare, label 0 common.
+        let data = graph(
+            false,
+            &[0; 6],
+            &[(0, 1, 0), (1, 2, 0), (2, 3, 0), (3, 4, 1)],
+        );
+        let data = DataIndex::build(data).unwrap();
+        // Query path 0 -0- 1 -0- 2 -1- 3.
+        let query = graph(false, &[0; 4], &[(0, 1, 0), (1, 2, 0), (2, 3, 1)]);
+        let plan = Plan::build(&query, &[10, 10, 10, 2], &data);
+        assert_eq!(plan.order(), vec![3, 2, 1, 0]);
+        assert!(plan.steps[0].first.is_none());
+        for (i, step) in plan.steps.iter().enumerate().skip(1) {
+            assert!(step.first.is_some());
+            assert!(step.links().all(|e| e.column < i));
+        }
+    }
+
+    #[test]
+    fn first_edge_has_the_rarest_label() {
+        let data = graph(false, &[0; 4], &[(0, 1, 5), (1, 2, 5), (2, 3, 7)]);
+        let data = DataIndex::build(data).unwrap();
+        let query = graph(false, &[0; 3], &[(0, 1, 5), (0, 2, 5), (1, 2, 7)]);
+        let plan = Plan::build(&query, &[1, 5, 5], &data);
+        assert_eq!(plan.steps[2].first.unwrap().label, 7);
+        assert_eq!(plan.steps[2].others.len(), 1);
+    }
+
+    #[test]
+    fn directed_links_read_the_right_direction() {
+        let data = DataIndex::build(graph(true, &[0, 0], &[(0, 1, 0)])).unwrap();
+        let query = graph(true, &[0, 0], &[(0, 1, 0)]);
+        let plan = Plan::build(&query, &[1, 5], &data);
+        assert_eq!(plan.order(), vec![0, 1]);
+        // From u0's match, u1 is reached along out-edges.
+        assert_eq!(plan.steps[1].first.unwrap().direction, Direction::Out);
+        let plan = Plan::build(&query, &[5, 1], &data);
+        assert_eq!(plan.steps[1].first.unwrap().direction, Direction::In);
+    }
+
+    #[test]
+    fn disconnected_queries_start_each_component_afresh() {
+        let data = DataIndex::build(graph(false, &[0; 2], &[(0, 1, 0)])).unwrap();
+        let query = graph(false, &[0; 3], &[(0, 1, 0)]);
+        let plan = Plan::build(&query, &[2, 2, 1], &data);
+        assert_eq!(plan.steps.iter().filter(|s| s.first.is_none()).count(), 2);
+    }
+}

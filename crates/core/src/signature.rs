@@ -1,0 +1,203 @@
+//! Vertex signatures and the signature table: GSI, ICDE 2020, Sec. 3.2 ("Filtering Phase").
+//!
+//! A signature is N = 512 bits. The first K = 32 bits hold the vertex label itself (the
+//! paper's experiments store the label directly rather than hashing it; gsi then compares it
+//! exactly, where the authors' code compares one hashed bit and can over-count). The other
+//! 480 bits are 240 groups of two bits; each (edge label, neighbour label) pair of a vertex —
+//! and, in a directed graph, the edge's direction — is hashed to one group, which saturates
+//! through the states 00 (no pair), 01 (one pair) and 11 (several pairs). A data vertex v can
+//! match a query vertex u only if its label equals u's and `S(v) & S(u) == S(u)`.
+
+use gsi_graph::{Direction, EdgeLabel, Graph, VertexId, VertexLabel};
+use rayon::prelude::*;
+
+/// Bits in a signature (the paper's N).
+pub const SIGNATURE_BITS: usize = 512;
+/// 32-bit words in a signature.
+pub const SIGNATURE_WORDS: usize = SIGNATURE_BITS / 32;
+/// Bits that hold the vertex label (the paper's K).
+pub const LABEL_BITS: usize = 32;
+/// Two-bit groups for (edge label, neighbour label) pairs: (N - K) / 2.
+pub const GROUP_COUNT: usize = (SIGNATURE_BITS - LABEL_BITS) / 2;
+
+/// One vertex's signature: word 0 is the label, words 1.. hold the 2-bit groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Signature(pub [u32; SIGNATURE_WORDS]);
+
+/// How many pairs a group must see before it reads "several": under homomorphism two query
+/// neighbours may map to one data neighbour, so query signatures must not demand two pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Saturation {
+    /// 00 -> 01 -> 11, the paper's encoding (data vertices, and query vertices under isomorphism).
+    Counting,
+    /// 00 -> 01 only (query vertices under homomorphism).
+    PresenceOnly,
+}
+
+/// The group of an (edge direction, edge label, neighbour label) pair.
+///
+/// The key is mixed with a 64-bit finaliser (splitmix64) so that nearby labels spread over
+/// the groups.
+pub fn group_of(direction: Direction, edge_label: EdgeLabel, neighbor_label: VertexLabel) -> usize {
+    let dir = match direction {
+        Direction::Out => 0u64,
+        Direction::In => 1u64,
+    };
+    let mut x = (u64::from(edge_label) << 32 | u64::from(neighbor_label)) ^ (dir << 63);
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^= x >> 31;
+    (x % GROUP_COUNT as u64) as usize
+}
+
+impl Signature {
+    /// The signature of vertex `v` of `graph`.
+    pub fn of(graph: &Graph, v: VertexId, saturation: Saturation) -> Signature {
+        let mut words = [0u32; SIGNATURE_WORDS];
+        words[0] = graph.label(v);
+        let directions: &[Direction] = if graph.is_directed() {
+            &[Direction::Out, Direction::In]
+        } else {
+            &[Direction::Out]
+        };
+        for &direction in directions {
+            let (neighbors, labels) = graph.edges(v, direction);
+            for (&w, &l) in neighbors.iter().zip(labels) {
+                let group = group_of(direction, l, graph.label(w));
+                let word = 1 + group / 16;
+                let shift = (group % 16) * 2;
+                let state = (words[word] >> shift) & 0b11;
+                let next = match (state, saturation) {
+                    (0b00, _) => 0b01,
+                    (_, Saturation::PresenceOnly) => 0b01,
+                    _ => 0b11,
+                };
+                words[word] |= next << shift;
+            }
+        }
+        Signature(words)
+    }
+
+    /// The vertex label held in the first K bits.
+    pub fn label(&self) -> VertexLabel {
+        self.0[0]
+    }
+
+    /// Whether a data vertex with this signature may match a query vertex with signature
+    /// `query`: the labels are equal and every group bit of `query` is set here.
+    pub fn admits(&self, query: &Signature) -> bool {
+        self.0[0] == query.0[0]
+            && self.0[1..]
+                .iter()
+                .zip(&query.0[1..])
+                .all(|(d, q)| d & q == *q)
+    }
+}
+
+/// The signatures of all data vertices, column-first (Sec. 3.2, Fig. 4(d)): word `w` of vertex
+/// `v` is at `words[w * vertex_count + v]`, so that consecutive threads reading the same word
+/// of consecutive vertices make coalesced accesses on the GPU.
+#[derive(Clone, Debug)]
+pub struct SignatureTable {
+    vertex_count: usize,
+    /// `SIGNATURE_WORDS * vertex_count` words, column-first.
+    words: Vec<u32>,
+}
+
+impl SignatureTable {
+    /// Computes the signature of every vertex of `graph` (in parallel).
+    pub fn build(graph: &Graph) -> SignatureTable {
+        let n = graph.vertex_count();
+        let rows: Vec<Signature> = (0..n as VertexId)
+            .into_par_iter()
+            .map(|v| Signature::of(graph, v, Saturation::Counting))
+            .collect();
+        let mut words = vec![0u32; SIGNATURE_WORDS * n];
+        words
+            .par_chunks_mut(n.max(1))
+            .enumerate()
+            .for_each(|(w, column)| {
+                for (v, slot) in column.iter_mut().enumerate() {
+                    *slot = rows[v].0[w];
+                }
+            });
+        SignatureTable {
+            vertex_count: n,
+            words,
+        }
+    }
+
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.vertex_count
+    }
+
+    /// The column-first words, `SIGNATURE_WORDS * vertex_count` of them.
+    pub fn words(&self) -> &[u32] {
+        &self.words
+    }
+
+    /// Signature of vertex `v`, gathered from its column.
+    pub fn get(&self, v: VertexId) -> Signature {
+        let mut s = [0u32; SIGNATURE_WORDS];
+        for (w, slot) in s.iter_mut().enumerate() {
+            *slot = self.words[w * self.vertex_count + v as usize];
+        }
+        Signature(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gsi_graph::GraphBuilder;
+
+    use super::*;
+
+    fn star(centre: u32, leaves: &[(u32, u32)]) -> Graph {
+        let mut b = GraphBuilder::new(false);
+        b.add_vertex(centre);
+        for &(vertex_label, edge_label) in leaves {
+            let w = b.add_vertex(vertex_label);
+            b.add_edge(0, w, edge_label).unwrap();
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn groups_saturate_at_several() {
+        let g = star(1, &[(2, 3), (2, 3), (2, 3)]);
+        let s = Signature::of(&g, 0, Saturation::Counting);
+        let group = group_of(Direction::Out, 3, 2);
+        assert_eq!((s.0[1 + group / 16] >> ((group % 16) * 2)) & 3, 0b11);
+        let h = Signature::of(&g, 0, Saturation::PresenceOnly);
+        assert_eq!((h.0[1 + group / 16] >> ((group % 16) * 2)) & 3, 0b01);
+    }
+
+    #[test]
+    fn containment_needs_equal_labels_and_enough_pairs() {
+        let data = star(1, &[(2, 3), (2, 3), (4, 5)]);
+        let two = star(1, &[(2, 3), (2, 3)]);
+        let three = star(1, &[(2, 3), (2, 3), (2, 3)]);
+        let other_label = star(9, &[(2, 3)]);
+        let d = Signature::of(&data, 0, Saturation::Counting);
+        assert!(d.admits(&Signature::of(&two, 0, Saturation::Counting)));
+        // Two pairs in the data read "several" just as three do: the filter is sound, not exact.
+        assert!(d.admits(&Signature::of(&three, 0, Saturation::Counting)));
+        assert!(!d.admits(&Signature::of(&other_label, 0, Saturation::Counting)));
+        let single = star(1, &[(2, 3)]);
+        let s = Signature::of(&single, 0, Saturation::Counting);
+        assert!(!s.admits(&Signature::of(&two, 0, Saturation::Counting)));
+        assert!(s.admits(&Signature::of(&two, 0, Saturation::PresenceOnly)));
+    }
+
+    #[test]
+    fn table_is_column_first() {
+        let g = star(7, &[(2, 3), (4, 5)]);
+        let t = SignatureTable::build(&g);
+        for v in 0..3 {
+            assert_eq!(t.get(v), Signature::of(&g, v, Saturation::Counting));
+            assert_eq!(t.words()[v as usize], g.label(v));
+        }
+    }
+}
