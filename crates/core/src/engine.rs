@@ -150,3 +150,27 @@ pub trait Engine {
         sink: &mut dyn MatchSink,
     ) -> Result<JoinOutcome>;
 }
+
+/// An engine chosen for a run, with a note for the user when the choice was not the one asked.
+pub struct Selected {
+    /// The engine.
+    pub engine: Box<dyn Engine>,
+    /// Say this once (for example, why `auto` fell back to the CPU).
+    pub note: Option<String>,
+}
+
+/// Opens the engine of `kind` on GPU `device`.
+///
+/// # Errors
+/// [`crate::Error::NoGpu`] when the GPU engine was asked for and cannot run.
+pub fn select(kind: EngineKind, _device: usize) -> Result<Selected> {
+    match kind {
+        EngineKind::Cpu | EngineKind::Auto => Ok(Selected {
+            engine: Box::new(crate::cpu::CpuEngine),
+            note: None,
+        }),
+        EngineKind::Gpu => Err(crate::Error::NoGpu(
+            "--engine gpu: this build has no GPU engine yet; use --engine cpu or auto".into(),
+        )),
+    }
+}

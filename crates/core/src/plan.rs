@@ -47,6 +47,8 @@ pub struct Plan {
     pub steps: Vec<JoinStep>,
     /// |C(u)| per query vertex, as the plan saw them.
     pub candidate_sizes: Vec<usize>,
+    /// Whether the query's edges have a direction (for printing).
+    pub directed: bool,
 }
 
 impl Plan {
@@ -115,6 +117,7 @@ impl Plan {
         Plan {
             steps,
             candidate_sizes: candidate_sizes.to_vec(),
+            directed: query.is_directed(),
         }
     }
 
@@ -155,9 +158,10 @@ impl fmt::Display for Plan {
                 write!(f, "  start from C(u{})", step.vertex)?;
             }
             for (k, e) in step.links().enumerate() {
-                let arrow = match e.direction {
-                    Direction::Out => "->",
-                    Direction::In => "<-",
+                let arrow = match (self.directed, e.direction) {
+                    (false, _) => "--",
+                    (true, Direction::Out) => "->",
+                    (true, Direction::In) => "<-",
                 };
                 let tag = if k == 0 { "first edge" } else { "then" };
                 write!(

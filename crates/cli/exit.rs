@@ -1,0 +1,72 @@
+//! Exit codes, in one place: 0 when every query ran (whatever its count, a timeout or a
+//! reached limit included), 2 for bad input or usage, 1 for every other failure.
+
+use std::process::ExitCode;
+
+/// An error in what the user gave: a flag value, a path, a file's content.
+#[derive(Debug)]
+pub struct InputError(pub String);
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// How gsi ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Every query ran.
+    Success = 0,
+    /// Something failed that is not the input's fault.
+    Failure = 1,
+    /// Bad input or usage.
+    BadInput = 2,
+}
+
+impl Exit {
+    /// The exit code an error deserves: bad input when any cause in its chain is one.
+    pub fn of_error(err: &anyhow::Error) -> Exit {
+        let bad_input = err.chain().any(|cause| {
+            cause.is::<InputError>()
+                || cause.is::<gsi_graph::Error>()
+                || matches!(
+                    cause.downcast_ref::<gsi_core::Error>(),
+                    Some(gsi_core::Error::EmptyQuery | gsi_core::Error::DirectionMismatch)
+                )
+        });
+        if bad_input {
+            Exit::BadInput
+        } else {
+            Exit::Failure
+        }
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> ExitCode {
+        ExitCode::from(exit as u8)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes() {
+        assert_eq!(Exit::Success as u8, 0);
+        assert_eq!(
+            Exit::of_error(&anyhow::anyhow!("disk on fire")),
+            Exit::Failure
+        );
+        let input = anyhow::Error::new(InputError("bad".into())).context("reading");
+        assert_eq!(Exit::of_error(&input), Exit::BadInput);
+        let graph = anyhow::Error::new(gsi_graph::Error::Build("x".into()));
+        assert_eq!(Exit::of_error(&graph), Exit::BadInput);
+        let empty = anyhow::Error::new(gsi_core::Error::EmptyQuery);
+        assert_eq!(Exit::of_error(&empty), Exit::BadInput);
+    }
+}

@@ -1,0 +1,226 @@
+//! What `gsi match` prints on stdout: a readable table, or JSON Lines with `--json`; and the
+//! sink that writes matches to `--output`.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use gsi_core::{MatchReport, MatchSink};
+use gsi_graph::VertexId;
+use serde::Serialize;
+
+/// One query's outcome, as printed.
+pub struct QueryOutcome<'a> {
+    pub query: &'a str,
+    pub report: Result<MatchReport, String>,
+    pub elapsed: Duration,
+    pub output_time: Duration,
+}
+
+/// Phase times in milliseconds.
+#[derive(Debug, Serialize)]
+pub struct PhasesMs {
+    pub filter: f64,
+    pub plan: f64,
+    pub join: f64,
+    pub output: f64,
+}
+
+/// The JSON object printed per query.
+#[derive(Debug, Serialize)]
+pub struct QueryJson<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub query: &'a str,
+    pub matches: u64,
+    pub status: &'a str,
+    pub elapsed_ms: f64,
+    pub engine: Option<&'static str>,
+    pub phases_ms: PhasesMs,
+    pub candidates: Vec<usize>,
+    pub peak_join_bytes: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<String>,
+}
+
+/// The JSON object that closes a run.
+#[derive(Debug, Default, Serialize)]
+pub struct SummaryJson {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub data: String,
+    pub vertices: usize,
+    pub edges: usize,
+    pub queries: usize,
+    pub matches: u64,
+    pub ok: usize,
+    pub timeouts: usize,
+    pub limits: usize,
+    pub errors: usize,
+    pub load_ms: f64,
+    pub index_ms: f64,
+    pub queries_ms: f64,
+    pub median_ms: f64,
+}
+
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// The median of `times` in milliseconds (the mean of the middle two for an even count).
+pub fn median_ms(times: &mut [Duration]) -> f64 {
+    times.sort();
+    match times.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => ms(times[n / 2]),
+        n => (ms(times[n / 2 - 1]) + ms(times[n / 2])) / 2.0,
+    }
+}
+
+/// Prints results as they come.
+pub struct Printer {
+    json: bool,
+    explain: bool,
+    out: io::StdoutLock<'static>,
+}
+
+impl Printer {
+    pub fn new(json: bool, explain: bool) -> Printer {
+        Printer {
+            json,
+            explain,
+            out: io::stdout().lock(),
+        }
+    }
+
+    pub fn header(&mut self) -> io::Result<()> {
+        if !self.json {
+            writeln!(
+                self.out,
+                "{:>16}  {:<8} {:>12}  query",
+                "matches", "status", "time (ms)"
+            )?;
+        }
+        Ok(())
+    }
+
+    pub fn query(&mut self, q: &QueryOutcome) -> io::Result<()> {
+        let (matches, status, error) = match &q.report {
+            Ok(r) => (r.count, r.status.as_str(), None),
+            Err(e) => (0, "error", Some(e.as_str())),
+        };
+        if self.json {
+            let report = q.report.as_ref().ok();
+            let times = report.map(|r| r.times).unwrap_or_default();
+            let object = QueryJson {
+                kind: "query",
+                query: q.query,
+                matches,
+                status,
+                elapsed_ms: ms(q.elapsed),
+                engine: report.map(|r| r.engine),
+                phases_ms: PhasesMs {
+                    filter: ms(times.filter),
+                    plan: ms(times.plan),
+                    join: ms(times.join.saturating_sub(q.output_time)),
+                    output: ms(q.output_time),
+                },
+                candidates: report
+                    .map(|r| r.plan.candidate_sizes.clone())
+                    .unwrap_or_default(),
+                peak_join_bytes: report.map_or(0, |r| r.peak_join_bytes),
+                error,
+                plan: report.filter(|_| self.explain).map(|r| r.plan.to_string()),
+            };
+            serde_json::to_writer(&mut self.out, &object)?;
+            writeln!(self.out)?;
+        } else {
+            if let (true, Ok(r)) = (self.explain, &q.report) {
+                writeln!(self.out, "{}:", q.query)?;
+                write!(self.out, "{}", r.plan)?;
+            }
+            writeln!(
+                self.out,
+                "{matches:>16}  {status:<8} {:>12.3}  {}",
+                ms(q.elapsed),
+                q.query
+            )?;
+            if let Some(e) = error {
+                writeln!(self.out, "{:>16}  error: {e}", "")?;
+            }
+        }
+        self.out.flush()
+    }
+
+    pub fn summary(&mut self, s: &SummaryJson) -> io::Result<()> {
+        if self.json {
+            serde_json::to_writer(&mut self.out, s)?;
+            writeln!(self.out)?;
+        } else {
+            writeln!(self.out)?;
+            writeln!(self.out, "queries = {}", s.queries)?;
+            writeln!(self.out, "matches = {}", s.matches)?;
+            writeln!(self.out, "ok = {}", s.ok)?;
+            writeln!(self.out, "timeouts = {}", s.timeouts)?;
+            writeln!(self.out, "limits = {}", s.limits)?;
+            writeln!(self.out, "errors = {}", s.errors)?;
+            writeln!(self.out, "load_ms = {:.3}", s.load_ms)?;
+            writeln!(self.out, "index_ms = {:.3}", s.index_ms)?;
+            writeln!(self.out, "queries_ms = {:.3}", s.queries_ms)?;
+            writeln!(self.out, "median_ms = {:.3}", s.median_ms)?;
+        }
+        self.out.flush()
+    }
+}
+
+/// Writes matches to a file, one line each, streamed.
+pub struct FileSink {
+    writer: BufWriter<File>,
+    line: Vec<u8>,
+    /// Time spent formatting and writing.
+    pub elapsed: Duration,
+}
+
+impl FileSink {
+    pub fn create(path: &Path) -> io::Result<FileSink> {
+        Ok(FileSink {
+            writer: BufWriter::with_capacity(1 << 20, File::create(path)?),
+            line: Vec::new(),
+            elapsed: Duration::ZERO,
+        })
+    }
+
+    pub fn comment(&mut self, text: &str) -> io::Result<()> {
+        writeln!(self.writer, "# {text}")
+    }
+
+    pub fn finish(&mut self) -> io::Result<()> {
+        self.writer.flush()
+    }
+}
+
+impl MatchSink for FileSink {
+    fn wants_matches(&self) -> bool {
+        true
+    }
+
+    fn matches(&mut self, rows: &[VertexId], width: usize) -> gsi_core::Result<()> {
+        let started = Instant::now();
+        for row in rows.chunks_exact(width) {
+            self.line.clear();
+            for (i, v) in row.iter().enumerate() {
+                if i > 0 {
+                    self.line.push(b' ');
+                }
+                write!(self.line, "{v}")?;
+            }
+            self.line.push(b'\n');
+            self.writer.write_all(&self.line)?;
+        }
+        self.elapsed += started.elapsed();
+        Ok(())
+    }
+}
