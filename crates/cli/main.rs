@@ -114,10 +114,8 @@ fn run_match(cfg: MatchConfig) -> Result<Exit> {
                 }
                 None => &mut CountOnly,
             };
-            Ok(
-                find_matches(engine.as_mut(), &query, &index, &options, sink)
-                    .with_context(|| format!("matching {name}"))?,
-            )
+            find_matches(engine.as_mut(), &query, &index, &options, sink)
+                .with_context(|| format!("matching {name}"))
         })();
         let elapsed = started.elapsed();
         let output_time = file_sink.as_ref().map_or(Duration::ZERO, |s| s.elapsed) - output_before;
