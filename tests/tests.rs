@@ -1,1 +1,12 @@
-//! Integration tests.
+//! Integration tests: one binary, one module per area.
+//!
+//! - `brute`: an obviously correct brute-force matcher, the oracle for small graphs.
+//! - `oracle`: property tests on random labelled graphs against the brute force and `vf2`.
+//! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
+//! - `hprd`: the HPRD benchmark queries with their published counts.
+
+mod brute;
+mod cli;
+mod hprd;
+mod oracle;
+mod util;

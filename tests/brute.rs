@@ -1,0 +1,163 @@
+//! A brute-force matcher, small enough to be obviously right: query vertices are assigned in
+//! index order, each to every data vertex in turn, and a partial assignment survives only while
+//! labels agree, (under isomorphism) no data vertex is used twice, and every query edge between
+//! assigned vertices exists in the data with the same label and direction.
+//!
+//! It reads nothing of gsi but the graph's labels and edge list.
+
+use std::collections::HashSet;
+
+use gsi_graph::{Graph, VertexId};
+
+/// A graph as the brute force sees it: labels and a set of edges.
+struct Plain {
+    labels: Vec<u32>,
+    /// Every edge as `(source, target, label)`; both orientations when undirected.
+    edges: HashSet<(VertexId, VertexId, u32)>,
+    /// Query edges by their later endpoint: `(earlier, label, later is source)`.
+    back: Vec<Vec<(usize, u32, bool)>>,
+}
+
+impl Plain {
+    fn new(graph: &Graph) -> Plain {
+        let n = graph.vertex_count();
+        let labels = graph.vertex_labels().to_vec();
+        let mut edges = HashSet::new();
+        let mut back = vec![Vec::new(); n];
+        for (s, t, l) in graph.edge_iter() {
+            edges.insert((s, t, l));
+            if !graph.is_directed() {
+                edges.insert((t, s, l));
+            }
+            let (s, t) = (s as usize, t as usize);
+            if s < t {
+                back[t].push((s, l, false));
+            } else {
+                back[s].push((t, l, true));
+            }
+        }
+        Plain {
+            labels,
+            edges,
+            back,
+        }
+    }
+}
+
+/// Calls `found` with every match of `query` in `data`, in lexicographic order.
+pub fn for_each_match(
+    query: &Graph,
+    data: &Graph,
+    homomorphism: bool,
+    found: &mut dyn FnMut(&[VertexId]),
+) {
+    assert_eq!(query.is_directed(), data.is_directed());
+    let q = Plain::new(query);
+    let d = Plain::new(data);
+    let mut assignment = Vec::with_capacity(q.labels.len());
+    extend(&q, &d, homomorphism, &mut assignment, found);
+}
+
+fn extend(
+    q: &Plain,
+    d: &Plain,
+    homomorphism: bool,
+    assignment: &mut Vec<VertexId>,
+    found: &mut dyn FnMut(&[VertexId]),
+) {
+    let u = assignment.len();
+    if u == q.labels.len() {
+        found(assignment);
+        return;
+    }
+    for v in 0..d.labels.len() as VertexId {
+        if q.labels[u] != d.labels[v as usize] {
+            continue;
+        }
+        if !homomorphism && assignment.contains(&v) {
+            continue;
+        }
+        let edges_kept = q.back[u].iter().all(|&(w, label, u_is_source)| {
+            let edge = if u_is_source {
+                (v, assignment[w], label)
+            } else {
+                (assignment[w], v, label)
+            };
+            d.edges.contains(&edge)
+        });
+        if edges_kept {
+            assignment.push(v);
+            extend(q, d, homomorphism, assignment, found);
+            assignment.pop();
+        }
+    }
+}
+
+/// The number of matches.
+pub fn count(query: &Graph, data: &Graph, homomorphism: bool) -> u64 {
+    let mut n = 0u64;
+    for_each_match(query, data, homomorphism, &mut |_| n += 1);
+    n
+}
+
+/// Every match, sorted.
+pub fn matches(query: &Graph, data: &Graph, homomorphism: bool) -> Vec<Vec<VertexId>> {
+    let mut all = Vec::new();
+    for_each_match(query, data, homomorphism, &mut |m| all.push(m.to_vec()));
+    all
+}
+
+/// Whether one embedding (data vertex per query vertex) is a match, checked directly.
+pub fn is_match(query: &Graph, data: &Graph, embedding: &[VertexId], homomorphism: bool) -> bool {
+    let q = Plain::new(query);
+    let d = Plain::new(data);
+    if embedding.len() != q.labels.len() || embedding.iter().any(|&v| v as usize >= d.labels.len())
+    {
+        return false;
+    }
+    let distinct = embedding.iter().collect::<HashSet<_>>().len() == embedding.len();
+    let labels = (0..q.labels.len()).all(|u| q.labels[u] == d.labels[embedding[u] as usize]);
+    let edges = query.edge_iter().all(|(s, t, l)| {
+        d.edges
+            .contains(&(embedding[s as usize], embedding[t as usize], l))
+    });
+    (homomorphism || distinct) && labels && edges
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::{clique, path, Spec};
+
+    #[test]
+    fn paths_in_a_clique() {
+        // Ordered choices of 3 distinct vertices out of 5.
+        let data = clique(false, 5, 0).graph();
+        assert_eq!(count(&path(false, 3, 0).graph(), &data, false), 5 * 4 * 3);
+        // Homomorphism: consecutive vertices differ, the ends may coincide.
+        assert_eq!(count(&path(false, 3, 0).graph(), &data, true), 5 * 4 * 4);
+    }
+
+    #[test]
+    fn labels_and_directions_count() {
+        let data = Spec::new(true, vec![0, 1, 1])
+            .edge(0, 1, 0)
+            .edge(2, 0, 0)
+            .edge(0, 2, 1)
+            .graph();
+        let query = Spec::new(true, vec![0, 1]).edge(0, 1, 0).graph();
+        assert_eq!(matches(&query, &data, false), vec![vec![0, 1]]);
+        let reversed = Spec::new(true, vec![1, 0]).edge(0, 1, 0).graph();
+        assert_eq!(matches(&reversed, &data, false), vec![vec![2, 0]]);
+        assert!(is_match(&reversed, &data, &[2, 0], false));
+        assert!(!is_match(&reversed, &data, &[1, 0], false));
+    }
+
+    #[test]
+    fn a_disconnected_query_counts_every_combination() {
+        let data = Spec::new(false, vec![0, 0, 0]).graph();
+        let query = Spec::new(false, vec![0, 0]).graph();
+        assert_eq!(count(&query, &data, false), 6);
+        assert_eq!(count(&query, &data, true), 9);
+    }
+}

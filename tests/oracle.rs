@@ -1,0 +1,559 @@
+//! Property tests on small random labelled graphs: gsi's CPU engine against the brute force
+//! and against the `vf2` crate, for counts and for the matches themselves.
+
+use std::collections::HashSet;
+use std::ops::RangeInclusive;
+
+use gsi_core::cpu::CpuEngine;
+use gsi_core::{
+    find_matches, CountOnly, DataIndex, MatchOptions, MatchReport, MatchSink, Semantics, Status,
+};
+use gsi_graph::{Direction, Graph, VertexId};
+use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
+
+use crate::brute;
+use crate::util::Spec;
+
+/// A sink that keeps every match.
+#[derive(Default)]
+pub struct Collect {
+    pub rows: Vec<Vec<VertexId>>,
+}
+
+impl MatchSink for Collect {
+    fn wants_matches(&self) -> bool {
+        true
+    }
+
+    fn matches(&mut self, rows: &[VertexId], width: usize) -> gsi_core::Result<()> {
+        assert!(
+            width > 0 && rows.len() % width == 0,
+            "a batch of whole rows"
+        );
+        self.rows
+            .extend(rows.chunks_exact(width).map(<[_]>::to_vec));
+        Ok(())
+    }
+}
+
+/// Runs gsi's CPU engine.
+pub fn gsi(
+    query: &Graph,
+    data: &DataIndex,
+    options: &MatchOptions,
+    sink: &mut dyn MatchSink,
+) -> MatchReport {
+    find_matches(&mut CpuEngine::default(), query, data, options, sink).expect("gsi runs")
+}
+
+fn options(semantics: Semantics) -> MatchOptions {
+    MatchOptions {
+        semantics,
+        ..MatchOptions::default()
+    }
+}
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        rng_seed: RngSeed::Fixed(0x6751_2020),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Vertex pairs that may carry an edge: `i < j` when undirected, `i != j` when directed.
+fn pairs(n: usize, directed: bool) -> Vec<(VertexId, VertexId)> {
+    let n = n as VertexId;
+    let mut pairs = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            if i < j || (directed && i != j) {
+                pairs.push((i, j));
+            }
+        }
+    }
+    pairs
+}
+
+/// How random graphs are drawn.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    directed: bool,
+    vertex_labels: u32,
+    edge_labels: u32,
+    /// Chance that a pair carries an edge of a given label (simple) or of each label (multi).
+    density: f64,
+    /// Whether a pair may carry several edges with different labels.
+    multi: bool,
+}
+
+/// A random graph: each vertex pair carries edges with probability `density`.
+fn graph(shape: Shape, sizes: RangeInclusive<usize>) -> impl Strategy<Value = Spec> {
+    sizes.prop_flat_map(move |n| {
+        let per_pair: BoxedStrategy<Vec<u32>> = if shape.multi {
+            prop::collection::vec(
+                prop::bool::weighted(shape.density),
+                shape.edge_labels as usize,
+            )
+            .prop_map(|bits| {
+                (0..bits.len() as u32)
+                    .filter(|&l| bits[l as usize])
+                    .collect()
+            })
+            .boxed()
+        } else {
+            prop::option::weighted(shape.density, 0..shape.edge_labels)
+                .prop_map(|l| l.into_iter().collect())
+                .boxed()
+        };
+        let pairs = pairs(n, shape.directed);
+        (
+            prop::collection::vec(0..shape.vertex_labels, n),
+            prop::collection::vec((per_pair, any::<bool>()), pairs.len()),
+        )
+            .prop_map(move |(labels, chosen)| {
+                let mut spec = Spec::new(shape.directed, labels);
+                for (&(i, j), (edge_labels, flip)) in pairs.iter().zip(chosen) {
+                    // Undirected edges are given in either orientation.
+                    let (s, t) = if flip && !shape.directed {
+                        (j, i)
+                    } else {
+                        (i, j)
+                    };
+                    for l in edge_labels {
+                        spec.edges.push((s, t, l));
+                    }
+                }
+                spec
+            })
+    })
+}
+
+/// A random connected graph: a random graph plus a random spanning tree over the vertex pairs
+/// that have no edge yet.
+fn connected(shape: Shape, sizes: RangeInclusive<usize>) -> impl Strategy<Value = Spec> {
+    graph(shape, sizes).prop_flat_map(move |spec| {
+        let n = spec.len();
+        let tree = prop::collection::vec(
+            (
+                any::<prop::sample::Index>(),
+                0..shape.edge_labels,
+                any::<bool>(),
+            ),
+            n.saturating_sub(1),
+        );
+        (Just(spec), tree).prop_map(|(mut spec, tree)| {
+            for (v, (parent, label, flip)) in tree.into_iter().enumerate() {
+                let v = v as VertexId + 1;
+                let p = parent.index(v as usize) as VertexId;
+                let linked = spec
+                    .edges
+                    .iter()
+                    .any(|&(s, t, _)| (s, t) == (p, v) || (s, t) == (v, p));
+                if !linked {
+                    spec.edges
+                        .push(if flip { (v, p, label) } else { (p, v, label) });
+                }
+            }
+            spec
+        })
+    })
+}
+
+/// A data graph and a query cut out of it: some of its vertices, in random order, with each
+/// edge among them kept or dropped. The query has at least one match.
+fn data_and_subgraph(
+    shape: Shape,
+    sizes: RangeInclusive<usize>,
+    query_max: usize,
+) -> impl Strategy<Value = (Spec, Spec)> {
+    graph(shape, sizes).prop_flat_map(move |data| {
+        let n = data.len();
+        let chosen =
+            prop::sample::subsequence((0..n as VertexId).collect::<Vec<_>>(), 1..=n.min(query_max))
+                .prop_shuffle();
+        let keep = prop::collection::vec(prop::bool::weighted(0.75), data.edges.len());
+        (Just(data), chosen, keep).prop_map(|(data, chosen, keep)| {
+            let labels = chosen.iter().map(|&v| data.labels[v as usize]).collect();
+            let mut query = Spec::new(data.directed, labels);
+            let at = |v: VertexId| chosen.iter().position(|&c| c == v);
+            for (&(s, t, l), kept) in data.edges.iter().zip(keep) {
+                if let (Some(a), Some(b), true) = (at(s), at(t), kept) {
+                    query.edges.push((a as VertexId, b as VertexId, l));
+                }
+            }
+            (data, query)
+        })
+    })
+}
+
+/// Every check against the brute force: the count, and the emitted matches (distinct, each one
+/// valid, exactly the brute force's set).
+fn check_against_brute(
+    query: &Spec,
+    data: &Spec,
+    semantics: Semantics,
+) -> Result<(), TestCaseError> {
+    let q = query.graph();
+    let d = data.graph();
+    let homomorphism = semantics == Semantics::Homomorphism;
+    let expected = brute::matches(&q, &d, homomorphism);
+    let index = DataIndex::build(d.clone()).expect("index");
+    let options = options(semantics);
+
+    let counted = gsi(&q, &index, &options, &mut CountOnly);
+    prop_assert_eq!(counted.status, Status::Complete);
+    prop_assert_eq!(counted.count, expected.len() as u64, "count-only run");
+
+    let mut sink = Collect::default();
+    let listed = gsi(&q, &index, &options, &mut sink);
+    prop_assert_eq!(listed.status, Status::Complete);
+    prop_assert_eq!(
+        listed.count,
+        counted.count,
+        "count with and without matches wanted"
+    );
+    prop_assert_eq!(
+        sink.rows.len() as u64,
+        listed.count,
+        "rows emitted vs count reported"
+    );
+    let distinct: HashSet<&Vec<VertexId>> = sink.rows.iter().collect();
+    prop_assert_eq!(distinct.len(), sink.rows.len(), "a match was emitted twice");
+    for row in &sink.rows {
+        prop_assert!(
+            brute::is_match(&q, &d, row, homomorphism),
+            "not a match: {:?}",
+            row
+        );
+        prop_assert!(
+            gsi_core::verify::is_match(&q, &d, row, semantics),
+            "verify rejects {:?}",
+            row
+        );
+    }
+    let mut found = sink.rows;
+    found.sort();
+    prop_assert_eq!(found, expected, "emitted matches vs brute force");
+    Ok(())
+}
+
+fn semantics() -> impl Strategy<Value = Semantics> {
+    prop_oneof![Just(Semantics::Isomorphism), Just(Semantics::Homomorphism)]
+}
+
+const UNDIRECTED_MULTI: Shape = Shape {
+    directed: false,
+    vertex_labels: 2,
+    edge_labels: 2,
+    density: 0.35,
+    multi: true,
+};
+
+const DIRECTED_MULTI: Shape = Shape {
+    directed: true,
+    vertex_labels: 2,
+    edge_labels: 2,
+    density: 0.25,
+    multi: true,
+};
+
+const UNDIRECTED_SIMPLE: Shape = Shape {
+    directed: false,
+    vertex_labels: 2,
+    edge_labels: 2,
+    density: 0.5,
+    multi: false,
+};
+
+const DIRECTED_SIMPLE: Shape = Shape {
+    directed: true,
+    vertex_labels: 2,
+    edge_labels: 2,
+    density: 0.35,
+    multi: false,
+};
+
+/// Queries: sparse, few labels, so that matches are frequent.
+fn query_shape(data: Shape) -> Shape {
+    Shape {
+        density: data.density / 2.0,
+        ..data
+    }
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    #[test]
+    fn undirected_connected_queries_agree_with_brute_force(
+        data in graph(UNDIRECTED_MULTI, 1..=12),
+        query in connected(query_shape(UNDIRECTED_MULTI), 1..=5),
+        semantics in semantics(),
+    ) {
+        check_against_brute(&query, &data, semantics)?;
+    }
+
+    #[test]
+    fn undirected_disconnected_queries_agree_with_brute_force(
+        data in graph(UNDIRECTED_MULTI, 1..=10),
+        query in graph(query_shape(UNDIRECTED_MULTI), 1..=5),
+        semantics in semantics(),
+    ) {
+        check_against_brute(&query, &data, semantics)?;
+    }
+
+    #[test]
+    fn directed_queries_agree_with_brute_force(
+        data in graph(DIRECTED_MULTI, 1..=12),
+        query in prop_oneof![
+            connected(query_shape(DIRECTED_MULTI), 1..=5),
+            graph(query_shape(DIRECTED_MULTI), 1..=4),
+        ],
+        semantics in semantics(),
+    ) {
+        check_against_brute(&query, &data, semantics)?;
+    }
+
+    #[test]
+    fn subgraph_queries_agree_with_brute_force(
+        (data, query) in prop_oneof![
+            data_and_subgraph(UNDIRECTED_MULTI, 1..=12, 5),
+            data_and_subgraph(DIRECTED_MULTI, 1..=12, 5),
+        ],
+        semantics in semantics(),
+    ) {
+        prop_assert!(!brute::matches(&query.graph(), &data.graph(), false).is_empty());
+        check_against_brute(&query, &data, semantics)?;
+    }
+}
+
+/// The `vf2` crate's view of a [`Spec`]: an adjacency built from the edge list alone.
+struct Vf2Graph {
+    directed: bool,
+    labels: Vec<u32>,
+    out: Vec<Vec<(usize, u32)>>,
+    inc: Vec<Vec<(usize, u32)>>,
+}
+
+impl Vf2Graph {
+    /// Requires at most one edge per vertex pair (per ordered pair when directed).
+    fn new(spec: &Spec) -> Vf2Graph {
+        let n = spec.len();
+        let mut g = Vf2Graph {
+            directed: spec.directed,
+            labels: spec.labels.clone(),
+            out: vec![Vec::new(); n],
+            inc: vec![Vec::new(); n],
+        };
+        for &(s, t, l) in &spec.edges {
+            let (s, t) = (s as usize, t as usize);
+            assert!(
+                !g.out[s].iter().any(|&(w, _)| w == t),
+                "vf2 needs simple graphs"
+            );
+            g.out[s].push((t, l));
+            g.inc[t].push((s, l));
+            if !spec.directed {
+                assert!(
+                    !g.out[t].iter().any(|&(w, _)| w == s),
+                    "vf2 needs simple graphs"
+                );
+                g.out[t].push((s, l));
+                g.inc[s].push((t, l));
+            }
+        }
+        g
+    }
+}
+
+impl vf2::Graph for Vf2Graph {
+    type NodeLabel = u32;
+    type EdgeLabel = u32;
+
+    fn is_directed(&self) -> bool {
+        self.directed
+    }
+
+    fn node_count(&self) -> usize {
+        self.labels.len()
+    }
+
+    fn node_label(&self, node: vf2::NodeIndex) -> Option<&u32> {
+        self.labels.get(node)
+    }
+
+    fn neighbors(
+        &self,
+        node: vf2::NodeIndex,
+        direction: vf2::Direction,
+    ) -> impl Iterator<Item = vf2::NodeIndex> {
+        let list = match direction {
+            vf2::Direction::Outgoing => &self.out[node],
+            vf2::Direction::Incoming => &self.inc[node],
+        };
+        list.iter().map(|&(w, _)| w)
+    }
+
+    fn contains_edge(&self, source: vf2::NodeIndex, target: vf2::NodeIndex) -> bool {
+        self.edge_label(source, target).is_some()
+    }
+
+    fn edge_label(&self, source: vf2::NodeIndex, target: vf2::NodeIndex) -> Option<&u32> {
+        self.out[source]
+            .iter()
+            .find(|&&(w, _)| w == target)
+            .map(|(_, l)| l)
+    }
+}
+
+fn vf2_count(query: &Spec, data: &Spec) -> u64 {
+    if query.len() > data.len() {
+        // vf2 refuses such a pair; there is no injective map.
+        return 0;
+    }
+    let q = Vf2Graph::new(query);
+    let d = Vf2Graph::new(data);
+    vf2::subgraph_isomorphisms(&q, &d)
+        .node_eq(|a: &u32, b: &u32| a == b)
+        .edge_eq(|a: &u32, b: &u32| a == b)
+        .iter()
+        .count() as u64
+}
+
+fn gsi_count(query: &Spec, data: &Spec) -> u64 {
+    let index = DataIndex::build(data.graph()).expect("index");
+    let report = gsi(
+        &query.graph(),
+        &index,
+        &MatchOptions::default(),
+        &mut CountOnly,
+    );
+    assert_eq!(report.status, Status::Complete);
+    report.count
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    #[test]
+    fn undirected_counts_agree_with_vf2(
+        data in graph(UNDIRECTED_SIMPLE, 1..=12),
+        query in prop_oneof![
+            connected(query_shape(UNDIRECTED_SIMPLE), 1..=5),
+            graph(query_shape(UNDIRECTED_SIMPLE), 1..=4),
+        ],
+    ) {
+        prop_assert_eq!(gsi_count(&query, &data), vf2_count(&query, &data));
+    }
+
+    #[test]
+    fn undirected_subgraph_counts_agree_with_vf2(
+        (data, query) in data_and_subgraph(UNDIRECTED_SIMPLE, 1..=12, 5),
+    ) {
+        let count = gsi_count(&query, &data);
+        prop_assert!(count > 0);
+        prop_assert_eq!(count, vf2_count(&query, &data));
+    }
+
+    #[test]
+    fn directed_counts_agree_with_vf2(
+        (data, query) in prop_oneof![
+            data_and_subgraph(DIRECTED_SIMPLE, 1..=12, 5),
+            (graph(DIRECTED_SIMPLE, 1..=12), connected(query_shape(DIRECTED_SIMPLE), 1..=4)),
+        ],
+    ) {
+        prop_assert_eq!(gsi_count(&query, &data), vf2_count(&query, &data));
+    }
+}
+
+/// The floor of the join's memory documented in `crates/core/src/cpu/join.rs`: one row's
+/// buffers, (max degree) × (|V(Q)| + 1) × 4 bytes.
+pub fn documented_floor(query: &Graph, data: &Graph) -> usize {
+    max_degree(data) * (query.vertex_count() + 1) * 4
+}
+
+fn max_degree(data: &Graph) -> usize {
+    (0..data.vertex_count() as VertexId)
+        .map(|v| {
+            data.degree(v, Direction::Out)
+                .max(data.degree(v, Direction::In))
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// What the chunking can promise: each of the |V(Q)| steps holds at most its share of the
+/// budget or, when one row alone needs more, one row's buffer and new-table slice (16 bytes of
+/// bookkeeping included). A row's buffer holds one neighbour list, or a whole candidate set
+/// for a step without a linking edge (the first step, a new component), so it is bounded by
+/// the larger of the maximum degree and the largest label class.
+pub fn chunking_bound(budget: usize, query: &Graph, data: &Graph) -> usize {
+    let mut class = std::collections::HashMap::<u32, usize>::new();
+    for &l in data.vertex_labels() {
+        *class.entry(l).or_default() += 1;
+    }
+    let widest = max_degree(data).max(class.into_values().max().unwrap_or(0));
+    let n = query.vertex_count();
+    let one_row = 4 * widest * (n + 1) + 16;
+    budget.max(n * one_row)
+}
+
+proptest! {
+    #![proptest_config(config(300))]
+
+    /// A tiny memory budget splits the join into many chunks; the answer must not change.
+    #[test]
+    fn a_tiny_memory_budget_gives_the_same_answer(
+        (data, query) in prop_oneof![
+            data_and_subgraph(UNDIRECTED_MULTI, 1..=12, 5),
+            (graph(UNDIRECTED_MULTI, 1..=12), connected(query_shape(UNDIRECTED_MULTI), 1..=5)),
+            data_and_subgraph(DIRECTED_MULTI, 1..=12, 5),
+        ],
+        semantics in semantics(),
+        budget in prop_oneof![Just(0usize), Just(64), Just(512), Just(4096)],
+    ) {
+        let q = query.graph();
+        let index = DataIndex::build(data.graph()).expect("index");
+        let unlimited = options(semantics);
+        let limited = MatchOptions { memory_budget: budget, ..unlimited.clone() };
+        let bound = chunking_bound(budget, &q, index.graph());
+
+        let free = gsi(&q, &index, &unlimited, &mut CountOnly);
+        let tight = gsi(&q, &index, &limited, &mut CountOnly);
+        prop_assert_eq!(tight.status, Status::Complete);
+        prop_assert_eq!(tight.count, free.count);
+        prop_assert!(tight.peak_join_bytes <= bound,
+            "count-only: peak {} > bound {}", tight.peak_join_bytes, bound);
+
+        let mut all = Collect::default();
+        gsi(&q, &index, &unlimited, &mut all);
+        let mut chunked = Collect::default();
+        let listed = gsi(&q, &index, &limited, &mut chunked);
+        prop_assert_eq!(listed.count, free.count);
+        prop_assert!(listed.peak_join_bytes <= bound,
+            "with matches: peak {} > bound {}", listed.peak_join_bytes, bound);
+        all.rows.sort();
+        chunked.rows.sort();
+        prop_assert_eq!(chunked.rows, all.rows);
+    }
+
+    /// The graph built from a specification holds exactly its edges, and reading its Sun–Luo
+    /// text gives the same graph back.
+    #[test]
+    fn graphs_hold_their_edges_and_survive_sunluo_text(
+        spec in prop_oneof![graph(UNDIRECTED_MULTI, 0..=12), graph(DIRECTED_MULTI, 0..=12)],
+    ) {
+        let g = spec.graph();
+        prop_assert_eq!(g.vertex_count(), spec.len());
+        prop_assert_eq!(g.edge_count(), spec.edges.len());
+        prop_assert_eq!(g.edge_iter().collect::<std::collections::BTreeSet<_>>(), spec.edge_set());
+        let path = std::path::Path::new("g.graph");
+        let from_spec = gsi_graph::formats::sunluo::parse(path, spec.sunluo().as_bytes(), spec.directed);
+        prop_assert_eq!(from_spec.expect("spec text parses"), g.clone());
+        let from_graph = gsi_graph::formats::sunluo::parse(path, crate::util::sunluo(&g).as_bytes(), spec.directed);
+        prop_assert_eq!(from_graph.expect("graph text parses"), g);
+    }
+}

@@ -1,0 +1,339 @@
+//! Helpers shared by the test modules: running the built `gsi` in a fresh temporary directory,
+//! writing graphs as Sun–Luo text, small graph specifications and the shared benchmark data.
+
+use std::collections::BTreeSet;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use gsi_graph::{Direction, EdgeLabel, Graph, GraphBuilder, VertexId, VertexLabel};
+use serde::Deserialize;
+
+/// A graph as plain data: vertex labels and an edge list. Tests generate these, then build a
+/// [`Graph`] for gsi and give the same data to the oracles.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    pub directed: bool,
+    pub labels: Vec<VertexLabel>,
+    /// `(source, target, label)`; for an undirected graph the orientation is irrelevant.
+    pub edges: Vec<(VertexId, VertexId, EdgeLabel)>,
+}
+
+impl Spec {
+    pub fn new(directed: bool, labels: Vec<VertexLabel>) -> Spec {
+        Spec {
+            directed,
+            labels,
+            edges: Vec::new(),
+        }
+    }
+
+    pub fn edge(mut self, source: VertexId, target: VertexId, label: EdgeLabel) -> Spec {
+        self.edges.push((source, target, label));
+        self
+    }
+
+    /// The graph gsi sees.
+    pub fn graph(&self) -> Graph {
+        let mut builder = GraphBuilder::with_vertices(self.directed, self.labels.clone());
+        for &(s, t, l) in &self.edges {
+            builder.add_edge(s, t, l).expect("valid test graph");
+        }
+        builder.build().expect("valid test graph")
+    }
+
+    /// The graph as a Sun–Luo file, written from the specification itself.
+    pub fn sunluo(&self) -> String {
+        let mut degree = vec![0usize; self.labels.len()];
+        for &(s, t, _) in &self.edges {
+            degree[s as usize] += 1;
+            degree[t as usize] += 1;
+        }
+        let mut text = format!("t {} {}\n", self.labels.len(), self.edges.len());
+        for (v, label) in self.labels.iter().enumerate() {
+            text += &format!("v {v} {label} {}\n", degree[v]);
+        }
+        for &(s, t, l) in &self.edges {
+            text += &format!("e {s} {t} {l}\n");
+        }
+        text
+    }
+
+    /// Vertex count.
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// The distinct edges, normalized: sorted endpoints when undirected.
+    pub fn edge_set(&self) -> BTreeSet<(VertexId, VertexId, EdgeLabel)> {
+        self.edges
+            .iter()
+            .map(|&(s, t, l)| {
+                if self.directed {
+                    (s, t, l)
+                } else {
+                    (s.min(t), s.max(t), l)
+                }
+            })
+            .collect()
+    }
+}
+
+/// The complete graph on `n` vertices, all labelled `label`, edges labelled 0.
+pub fn clique(directed: bool, n: u32, label: VertexLabel) -> Spec {
+    let mut spec = Spec::new(directed, vec![label; n as usize]);
+    for a in 0..n {
+        for b in a + 1..n {
+            spec.edges.push((a, b, 0));
+            if directed {
+                spec.edges.push((b, a, 0));
+            }
+        }
+    }
+    spec
+}
+
+/// The path `0 - 1 - ... - (n-1)`, all vertices labelled `label`, edges labelled 0.
+pub fn path(directed: bool, n: u32, label: VertexLabel) -> Spec {
+    let mut spec = Spec::new(directed, vec![label; n as usize]);
+    spec.edges = (1..n).map(|v| (v - 1, v, 0)).collect();
+    spec
+}
+
+/// A gsi [`Graph`] as Sun–Luo text, read back through the graph's public interface.
+pub fn sunluo(graph: &Graph) -> String {
+    let n = graph.vertex_count();
+    let mut text = format!("t {n} {}\n", graph.edge_count());
+    for v in 0..n as VertexId {
+        let degree = if graph.is_directed() {
+            graph.degree(v, Direction::Out) + graph.degree(v, Direction::In)
+        } else {
+            graph.degree(v, Direction::Out)
+        };
+        text += &format!("v {v} {} {degree}\n", graph.label(v));
+    }
+    for (s, t, l) in graph.edge_iter() {
+        text += &format!("e {s} {t} {l}\n");
+    }
+    text
+}
+
+/// What one run of `gsi` did.
+#[derive(Debug)]
+pub struct Run {
+    pub stdout: String,
+    pub stderr: String,
+    /// The exit code; `None` when killed by a signal.
+    pub code: Option<i32>,
+    pub wall: Duration,
+    pub args: Vec<String>,
+}
+
+impl Run {
+    /// Panics with the whole run unless it exited 0.
+    pub fn ok(self) -> Run {
+        assert_eq!(self.code, Some(0), "gsi failed: {self:#?}");
+        self
+    }
+
+    /// Panics unless it exited 2 (bad input) with a `gsi: ` message and no panic.
+    pub fn bad_input(self) -> Run {
+        assert_eq!(self.code, Some(2), "expected exit code 2: {self:#?}");
+        self.no_panic();
+        self
+    }
+
+    /// Panics if the run panicked or was killed.
+    pub fn no_panic(&self) {
+        assert!(self.code.is_some(), "gsi was killed: {self:#?}");
+        assert!(
+            !self.stderr.contains("panicked") && !self.stdout.contains("panicked"),
+            "gsi panicked: {self:#?}"
+        );
+    }
+
+    /// The JSON Lines of a `--json` run, checked against the schema.
+    pub fn json(&self) -> JsonRun {
+        parse_json_lines(&self.stdout)
+    }
+
+    /// The value of a `key = value` line on stdout.
+    pub fn value(&self, key: &str) -> Option<String> {
+        let prefix = format!("{key} = ");
+        self.stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .map(str::to_owned)
+    }
+}
+
+/// A fresh temporary directory to run `gsi` in.
+pub struct TestDir {
+    dir: tempfile::TempDir,
+}
+
+impl TestDir {
+    pub fn new() -> TestDir {
+        TestDir {
+            dir: tempfile::Builder::new()
+                .prefix("gsi-test-")
+                .tempdir()
+                .expect("a temporary directory"),
+        }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Writes `contents` to `name` (creating folders on the way) and returns the full path.
+    pub fn write(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("create folder");
+        }
+        std::fs::write(&path, contents).expect("write test file");
+        path
+    }
+
+    /// Writes a graph as a Sun–Luo file.
+    pub fn write_spec(&self, name: &str, spec: &Spec) -> PathBuf {
+        self.write(name, spec.sunluo())
+    }
+
+    pub fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.path(name)).expect("read output file")
+    }
+
+    /// Runs the built `gsi` with `args`, in this directory.
+    pub fn gsi<I, S>(&self, args: I) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let args: Vec<String> = args
+            .into_iter()
+            .map(|a| a.as_ref().to_string_lossy().into_owned())
+            .collect();
+        let started = Instant::now();
+        let output = Command::new(env!("CARGO_BIN_EXE_gsi"))
+            .args(&args)
+            .current_dir(self.dir.path())
+            .output()
+            .expect("run gsi");
+        Run {
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            code: output.status.code(),
+            wall: started.elapsed(),
+            args,
+        }
+    }
+
+    /// `gsi match --data DATA --query QUERY --engine cpu --quiet` plus `extra`.
+    pub fn match_files(&self, data: &str, query: &str, extra: &[&str]) -> Run {
+        let mut args = vec![
+            "match", "--data", data, "--query", query, "--engine", "cpu", "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        self.gsi(args)
+    }
+}
+
+/// Phase times of one query, in milliseconds.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhasesJson {
+    pub filter: f64,
+    pub plan: f64,
+    pub join: f64,
+    pub output: f64,
+}
+
+/// One query's JSON object: every key the output may hold, and no other.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueryJson {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub query: String,
+    pub matches: u64,
+    pub status: String,
+    pub elapsed_ms: f64,
+    pub engine: Option<String>,
+    pub phases_ms: PhasesJson,
+    pub candidates: Vec<usize>,
+    pub peak_join_bytes: usize,
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub plan: Option<String>,
+}
+
+/// The summary object that closes a `--json` run.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SummaryJson {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub data: String,
+    pub vertices: usize,
+    pub edges: usize,
+    pub queries: usize,
+    pub matches: u64,
+    pub ok: usize,
+    pub timeouts: usize,
+    pub limits: usize,
+    pub errors: usize,
+    pub load_ms: f64,
+    pub index_ms: f64,
+    pub queries_ms: f64,
+    pub median_ms: f64,
+}
+
+/// A `--json` run: the query objects in order, then the summary.
+#[derive(Debug)]
+pub struct JsonRun {
+    pub queries: Vec<QueryJson>,
+    pub summary: SummaryJson,
+}
+
+/// Parses `--json` output: every line one object, query objects first, exactly one summary last.
+pub fn parse_json_lines(stdout: &str) -> JsonRun {
+    let lines: Vec<&str> = stdout.lines().collect();
+    let (last, rest) = lines
+        .split_last()
+        .unwrap_or_else(|| panic!("no JSON output: {stdout:?}"));
+    let queries = rest
+        .iter()
+        .map(|line| {
+            let q: QueryJson = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("query line {line:?} does not fit the schema: {e}"));
+            assert_eq!(q.kind, "query", "{line}");
+            q
+        })
+        .collect();
+    let summary: SummaryJson = serde_json::from_str(last)
+        .unwrap_or_else(|e| panic!("summary line {last:?} does not fit the schema: {e}"));
+    assert_eq!(summary.kind, "summary", "{last}");
+    JsonRun { queries, summary }
+}
+
+/// The folder of benchmark data, `<repo>/../shared/data` or `$GSI_SHARED_DATA`. When it is
+/// absent, says the test is skipped and returns `None`.
+pub fn shared_data() -> Option<PathBuf> {
+    let path = match std::env::var_os("GSI_SHARED_DATA") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"),
+    };
+    if path.is_dir() {
+        Some(path)
+    } else {
+        eprintln!(
+            "skipped: shared data not found at {} (set GSI_SHARED_DATA to its folder)",
+            path.display()
+        );
+        None
+    }
+}
