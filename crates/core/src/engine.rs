@@ -122,29 +122,40 @@ pub struct JoinOutcome {
 }
 
 /// An engine: the filtering phase and the joining phase of GSI.
+///
+/// An engine keeps the candidate sets of its last [`Engine::filter`] where it computed them
+/// (host memory or device memory), and [`Engine::join`] reads them from there; only their
+/// sizes travel, for the plan.
 pub trait Engine {
-    /// Short name (`cpu`, `gpu`).
+    /// Short name of the engine that ran the last query (`cpu`, `gpu`).
     fn name(&self) -> &'static str;
 
-    /// The filtering phase: C(u) for every vertex of `query`.
+    /// The filtering phase: computes and keeps C(u) for every vertex of `query`; returns
+    /// |C(u)| per query vertex.
     ///
     /// # Errors
-    /// Device failures; the CPU engine never fails here.
+    /// Device failures, or a query the engine cannot run; the CPU engine never fails here.
     fn filter(
         &mut self,
         query: &Graph,
         data: &DataIndex,
         options: &MatchOptions,
-    ) -> Result<CandidateSets>;
+    ) -> Result<Vec<usize>>;
 
-    /// The joining phase: every match of `plan` over `candidates`, pushed into `sink`.
+    /// A host copy of the candidate sets of the last [`Engine::filter`].
+    ///
+    /// # Errors
+    /// Device failures, or no filter run yet.
+    fn candidate_sets(&mut self) -> Result<CandidateSets>;
+
+    /// The joining phase over the candidates of the last [`Engine::filter`]: every match of
+    /// `plan`, pushed into `sink`.
     ///
     /// # Errors
     /// Sink and device failures.
     fn join(
         &mut self,
         plan: &Plan,
-        candidates: &CandidateSets,
         data: &DataIndex,
         options: &MatchOptions,
         sink: &mut dyn MatchSink,
@@ -162,15 +173,34 @@ pub struct Selected {
 /// Opens the engine of `kind` on GPU `device`.
 ///
 /// # Errors
-/// [`crate::Error::NoGpu`] when the GPU engine was asked for and cannot run.
-pub fn select(kind: EngineKind, _device: usize) -> Result<Selected> {
+/// [`crate::Error::NoGpu`] when the GPU engine was asked for and cannot run; `auto` never
+/// fails for lack of a GPU but says in its note that it fell back to the CPU, and why.
+pub fn select(kind: EngineKind, device: usize) -> Result<Selected> {
+    let cpu = || Box::new(crate::cpu::CpuEngine::default());
     match kind {
-        EngineKind::Cpu | EngineKind::Auto => Ok(Selected {
-            engine: Box::new(crate::cpu::CpuEngine),
+        EngineKind::Cpu => Ok(Selected {
+            engine: cpu(),
             note: None,
         }),
-        EngineKind::Gpu => Err(crate::Error::NoGpu(
-            "--engine gpu: this build has no GPU engine yet; use --engine cpu or auto".into(),
-        )),
+        EngineKind::Gpu => match crate::cuda::GpuEngine::open(device) {
+            Ok(gpu) => Ok(Selected {
+                engine: Box::new(gpu),
+                note: None,
+            }),
+            Err(crate::Error::NoGpu(reason)) => Err(crate::Error::NoGpu(format!(
+                "--engine gpu: {reason}; use --engine cpu or auto"
+            ))),
+            Err(other) => Err(other),
+        },
+        EngineKind::Auto => match crate::cuda::GpuEngine::open(device) {
+            Ok(gpu) => Ok(Selected {
+                engine: Box::new(crate::auto::AutoEngine::new(gpu)),
+                note: None,
+            }),
+            Err(err) => Ok(Selected {
+                engine: cpu(),
+                note: Some(format!("no usable GPU ({err}); using the CPU engine")),
+            }),
+        },
     }
 }

@@ -16,6 +16,20 @@ pub enum Error {
     /// The GPU engine cannot run.
     #[error("{0}")]
     NoGpu(String),
+    /// `join` was called before `filter`.
+    #[error("internal error: the join ran before the filter")]
+    NoCandidates,
+    /// A CUDA driver, NVRTC or kernel failure.
+    #[error("GPU error while {what}: {message}")]
+    Gpu {
+        /// What gsi was doing.
+        what: String,
+        /// What the driver said.
+        message: String,
+    },
+    /// The engine cannot run this query (for example, too many query vertices for the GPU).
+    #[error("{0}")]
+    Unsupported(String),
     /// Writing matches failed.
     #[error("writing matches: {0}")]
     Output(#[from] std::io::Error),

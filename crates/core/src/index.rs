@@ -2,6 +2,7 @@
 //! signature table (Sec. 3.2), PCSR per edge label (Sec. 4) and label statistics for the plan.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use gsi_graph::{EdgeLabel, Graph, VertexId, VertexLabel};
 
@@ -12,6 +13,8 @@ use crate::{Error, Result};
 /// A data graph with everything the engines read.
 #[derive(Debug)]
 pub struct DataIndex {
+    /// Distinguishes indexes, so that an engine can keep a copy on its device.
+    id: u64,
     graph: Graph,
     signatures: SignatureTable,
     pcsr: PcsrSet,
@@ -48,13 +51,20 @@ impl DataIndex {
         }
         let (signatures, pcsr) =
             rayon::join(|| SignatureTable::build(&graph), || PcsrSet::build(&graph));
+        static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         Ok(DataIndex {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             graph,
             signatures,
             pcsr,
             edge_label_counts,
             vertices_by_label,
         })
+    }
+
+    /// A number no other index of this process has.
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// The data graph.

@@ -7,8 +7,10 @@
 //! gives the same answers; they differ only in speed.
 #![deny(missing_docs)]
 
+mod auto;
 pub mod candidates;
 pub mod cpu;
+pub mod cuda;
 pub mod engine;
 mod error;
 pub mod index;
@@ -76,11 +78,11 @@ pub fn find_matches(
         return Err(Error::DirectionMismatch);
     }
     let started = Instant::now();
-    let candidates = engine.filter(query, data, options)?;
+    let sizes = engine.filter(query, data, options)?;
     let filtered = Instant::now();
-    let plan = Plan::build(query, &candidates.sizes(), data);
+    let plan = Plan::build(query, &sizes, data);
     let planned = Instant::now();
-    let outcome = engine.join(&plan, &candidates, data, options, sink)?;
+    let outcome = engine.join(&plan, data, options, sink)?;
     let joined = Instant::now();
     Ok(MatchReport {
         count: outcome.count,

@@ -45,6 +45,8 @@ pub struct Pcsr {
     groups: Vec<u32>,
     /// The neighbour lists, laid out group by group (Algorithm 1, lines 9-13).
     column_index: Vec<VertexId>,
+    /// The longest neighbour list: bounds a row's buffer when this partition is a first edge.
+    max_degree: usize,
 }
 
 impl Pcsr {
@@ -102,7 +104,13 @@ impl Pcsr {
         Pcsr {
             groups,
             column_index,
+            max_degree: rows.iter().map(|(_, nb)| nb.len()).max().unwrap_or(0),
         }
+    }
+
+    /// The longest neighbour list.
+    pub fn max_degree(&self) -> usize {
+        self.max_degree
     }
 
     /// Number of groups, |V(D)|.

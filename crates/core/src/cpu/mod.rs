@@ -10,13 +10,22 @@ use crate::candidates::CandidateSets;
 use crate::engine::{Engine, JoinOutcome, MatchOptions, MatchSink};
 use crate::index::DataIndex;
 use crate::plan::Plan;
-use crate::Result;
+use crate::{Error, Result};
 
 pub use join::intersect_in_place;
 
 /// The CPU engine.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CpuEngine;
+#[derive(Clone, Debug, Default)]
+pub struct CpuEngine {
+    candidates: Option<CandidateSets>,
+}
+
+impl CpuEngine {
+    /// Joins over candidate sets computed elsewhere (the GPU's filter, say).
+    pub fn set_candidates(&mut self, candidates: CandidateSets) {
+        self.candidates = Some(candidates);
+    }
+}
 
 impl Engine for CpuEngine {
     fn name(&self) -> &'static str {
@@ -28,18 +37,25 @@ impl Engine for CpuEngine {
         query: &Graph,
         data: &DataIndex,
         options: &MatchOptions,
-    ) -> Result<CandidateSets> {
-        Ok(filter::candidates(query, data, options.semantics))
+    ) -> Result<Vec<usize>> {
+        let candidates = filter::candidates(query, data, options.semantics);
+        let sizes = candidates.sizes();
+        self.candidates = Some(candidates);
+        Ok(sizes)
+    }
+
+    fn candidate_sets(&mut self) -> Result<CandidateSets> {
+        self.candidates.clone().ok_or(Error::NoCandidates)
     }
 
     fn join(
         &mut self,
         plan: &Plan,
-        candidates: &CandidateSets,
         data: &DataIndex,
         options: &MatchOptions,
         sink: &mut dyn MatchSink,
     ) -> Result<JoinOutcome> {
+        let candidates = self.candidates.as_ref().ok_or(Error::NoCandidates)?;
         join::run(plan, candidates, data, options, sink)
     }
 }

@@ -1,0 +1,148 @@
+//! `--engine auto` with a GPU: per query, the faster engine. GPU matchers pay milliseconds of
+//! launches and copies per query while an easy query takes the CPU well under one, so each
+//! phase goes where its estimated work says: the filter to the GPU only when the query's labels
+//! cover many data vertices, the join to the GPU only when the plan predicts a large table.
+//! Candidate sets move between the engines when the two phases run on different ones.
+
+use gsi_graph::{Graph, VertexId};
+
+use crate::candidates::CandidateSets;
+use crate::cpu::CpuEngine;
+use crate::cuda::GpuEngine;
+use crate::engine::{Engine, JoinOutcome, MatchOptions, MatchSink};
+use crate::index::DataIndex;
+use crate::plan::Plan;
+use crate::Result;
+
+/// Filter on the GPU when the query's vertices have more data vertices of their labels than
+/// this, all together.
+const GPU_FILTER_MIN_TESTS: usize = 1 << 20;
+/// Join on the GPU when the plan's estimated intermediate rows, summed over the steps, exceed
+/// this. `GSI_AUTO_GPU_ROWS` overrides it (for measuring the crossover).
+const GPU_JOIN_MIN_ROWS: f64 = 2e5;
+
+/// Which engine holds the current candidate sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Cpu,
+    Gpu,
+}
+
+/// The per-query choice between the CPU and GPU engines.
+pub struct AutoEngine {
+    cpu: CpuEngine,
+    gpu: GpuEngine,
+    filtered_on: Side,
+    joined_on: Side,
+    query_vertices: usize,
+    gpu_join_min_rows: f64,
+}
+
+impl AutoEngine {
+    pub(crate) fn new(gpu: GpuEngine) -> AutoEngine {
+        let gpu_join_min_rows = std::env::var("GSI_AUTO_GPU_ROWS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(GPU_JOIN_MIN_ROWS);
+        AutoEngine {
+            cpu: CpuEngine::default(),
+            gpu,
+            filtered_on: Side::Cpu,
+            joined_on: Side::Cpu,
+            query_vertices: 0,
+            gpu_join_min_rows,
+        }
+    }
+}
+
+/// Rows the join is expected to produce, summed over its steps: each step multiplies the rows
+/// by the first edge's average list length in the data and by the share of data vertices that
+/// are candidates (a step without a first edge multiplies by |C(u)|).
+pub fn estimated_rows(plan: &Plan, data: &DataIndex) -> f64 {
+    let n = data.graph().vertex_count().max(1) as f64;
+    let mut rows = 1.0f64;
+    let mut total = 0.0;
+    for step in &plan.steps {
+        let candidates = plan.candidate_sizes[step.vertex] as f64;
+        rows *= match step.first {
+            None => candidates,
+            Some(e) => {
+                let lists = data
+                    .pcsr()
+                    .partition_index(e.label, e.direction)
+                    .map(|i| data.pcsr().partition(i));
+                let average = lists.map_or(0.0, |p| {
+                    p.column_index().len() as f64 / p.group_count().max(1) as f64
+                });
+                average * candidates / n
+            }
+        };
+        rows = rows.min(1e30);
+        total += rows;
+    }
+    total
+}
+
+impl Engine for AutoEngine {
+    fn name(&self) -> &'static str {
+        match self.joined_on {
+            Side::Cpu => "cpu",
+            Side::Gpu => "gpu",
+        }
+    }
+
+    fn filter(
+        &mut self,
+        query: &Graph,
+        data: &DataIndex,
+        options: &MatchOptions,
+    ) -> Result<Vec<usize>> {
+        self.query_vertices = query.vertex_count();
+        let tests: usize = (0..query.vertex_count() as VertexId)
+            .map(|u| data.vertices_with_label(query.label(u)).len())
+            .sum();
+        if tests > GPU_FILTER_MIN_TESTS && query.vertex_count() <= crate::cuda::launch::MAX_WIDTH {
+            self.filtered_on = Side::Gpu;
+            self.gpu.filter(query, data, options)
+        } else {
+            self.filtered_on = Side::Cpu;
+            self.cpu.filter(query, data, options)
+        }
+    }
+
+    fn candidate_sets(&mut self) -> Result<CandidateSets> {
+        match self.filtered_on {
+            Side::Cpu => self.cpu.candidate_sets(),
+            Side::Gpu => self.gpu.candidate_sets(),
+        }
+    }
+
+    fn join(
+        &mut self,
+        plan: &Plan,
+        data: &DataIndex,
+        options: &MatchOptions,
+        sink: &mut dyn MatchSink,
+    ) -> Result<JoinOutcome> {
+        let large = estimated_rows(plan, data) > self.gpu_join_min_rows;
+        let side = if large && plan.width() <= crate::cuda::launch::MAX_WIDTH {
+            Side::Gpu
+        } else {
+            Side::Cpu
+        };
+        if side != self.filtered_on {
+            let candidates = self.candidate_sets()?;
+            match side {
+                Side::Cpu => self.cpu.set_candidates(candidates),
+                Side::Gpu => self
+                    .gpu
+                    .set_candidates(&candidates, self.query_vertices, data)?,
+            }
+        }
+        self.joined_on = side;
+        match side {
+            Side::Cpu => self.cpu.join(plan, data, options, sink),
+            Side::Gpu => self.gpu.join(plan, data, options, sink),
+        }
+    }
+}

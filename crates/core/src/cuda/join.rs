@@ -1,0 +1,391 @@
+//! The joining phase on the GPU (host side of `join.cu`): Prealloc-Combine, Algorithms 3 and 4,
+//! step by step, with the same chunking as the CPU engine so that device memory stays within
+//! the budget: a step whose buffers and new table would not fit is split by rows, and each
+//! part runs through all remaining steps before the next (depth-first).
+
+use std::time::Instant;
+
+use cudarc::driver::{CudaSlice, CudaView, PushKernelArg};
+
+use super::device::{gpu_error, Device};
+use super::filter::DeviceCandidates;
+use super::index::{DeviceIndex, Link};
+use super::launch::{per_element, warp_per_row};
+use super::scan::exclusive_scan;
+use crate::engine::{JoinOutcome, MatchOptions, MatchSink, Semantics, Status};
+use crate::plan::Plan;
+use crate::Result;
+
+/// A null device pointer, for the kernel arguments a mode does not use.
+const NULL: u64 = 0;
+/// Largest buffer (in u32 entries) one part may pre-allocate: keeps every offset in u32.
+const MAX_PART_ENTRIES: usize = 1 << 31;
+/// Rows counted per launch at a count-only last step, so that the deadline is checked often.
+const COUNT_ROWS_PER_LAUNCH: usize = 1 << 22;
+
+/// What one step needs on the device.
+struct StepLinks {
+    /// Linking edges, the first edge first (`Link` per entry).
+    links: CudaSlice<Link>,
+    count: u32,
+    has_first: bool,
+    first: Link,
+    /// The largest possible buffer of one row.
+    max_bound: usize,
+}
+
+pub(crate) struct GpuJoin<'a> {
+    device: &'a Device,
+    index: &'a DeviceIndex,
+    plan: &'a Plan,
+    candidates: &'a DeviceCandidates,
+    options: &'a MatchOptions,
+    sink: &'a mut dyn MatchSink,
+    steps: Vec<StepLinks>,
+    order: CudaSlice<u32>,
+    step_budget: usize,
+    count: u64,
+    status: Status,
+    live_bytes: usize,
+    peak_bytes: usize,
+}
+
+pub(crate) fn run(
+    device: &Device,
+    index: &DeviceIndex,
+    plan: &Plan,
+    candidates: &DeviceCandidates,
+    options: &MatchOptions,
+    budget: usize,
+    sink: &mut dyn MatchSink,
+) -> Result<JoinOutcome> {
+    let width = plan.width();
+    let sizes = candidates.sizes();
+    let mut steps = Vec::with_capacity(width);
+    for step in &plan.steps {
+        let links: Vec<Link> = step
+            .links()
+            .map(|e| index.link(e.column, e.label, e.direction))
+            .collect();
+        let max_bound = match step.first {
+            Some(e) => index.max_degree(e.label, e.direction),
+            None => sizes[step.vertex],
+        };
+        steps.push(StepLinks {
+            links: device.upload(&links, "the join plan")?,
+            count: links.len() as u32,
+            has_first: step.first.is_some(),
+            first: links.first().copied().unwrap_or_default(),
+            max_bound,
+        });
+    }
+    let mut order = vec![0u32; width];
+    for (column, step) in plan.steps.iter().enumerate() {
+        order[column] = step.vertex as u32;
+    }
+    let order = device.upload(&order, "the join order")?;
+    let mut join = GpuJoin {
+        device,
+        index,
+        plan,
+        candidates,
+        options,
+        sink,
+        steps,
+        order,
+        step_budget: budget / width.max(1),
+        count: 0,
+        status: Status::Complete,
+        live_bytes: 0,
+        peak_bytes: 0,
+    };
+    if width > 0 && sizes.iter().all(|&s| s > 0) {
+        // The table before step 0 has one row of width 0.
+        let start = device.alloc(1, "the first table")?;
+        join.extend(0, &start.slice(0..1), 1)?;
+    }
+    Ok(JoinOutcome {
+        count: join.count,
+        status: join.status,
+        peak_bytes: join.peak_bytes,
+    })
+}
+
+impl GpuJoin<'_> {
+    fn stopped(&mut self) -> bool {
+        if self.status == Status::Complete
+            && self.options.deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            self.status = Status::Timeout;
+        }
+        self.status != Status::Complete
+    }
+
+    fn track(&mut self, bytes: usize) {
+        self.live_bytes += bytes;
+        self.peak_bytes = self.peak_bytes.max(self.live_bytes);
+    }
+
+    /// Joins step `step` to `table` (`rows` rows of width `step`), then the steps after it.
+    fn extend(&mut self, step: usize, table: &CudaView<'_, u32>, rows: usize) -> Result<()> {
+        if rows == 0 || self.stopped() {
+            return Ok(());
+        }
+        let width = step;
+        if step + 1 == self.plan.width() && !self.sink.wants_matches() {
+            let mut start = 0;
+            while start < rows && !self.stopped() {
+                let end = (start + COUNT_ROWS_PER_LAUNCH).min(rows);
+                self.count_last(step, &table.slice(start * width..end * width), end - start)?;
+                start = end;
+            }
+            return Ok(());
+        }
+        // Parts small enough that every offset fits in u32, whatever the rows' bounds.
+        let rows_per_part = (MAX_PART_ENTRIES / self.steps[step].max_bound.max(1)).max(1);
+        let mut start = 0;
+        while start < rows && !self.stopped() {
+            let end = (start + rows_per_part).min(rows);
+            self.join_part(step, &table.slice(start * width..end * width), end - start)?;
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// Algorithm 4 for `rows` rows; halves the rows until the step's buffers fit the budget.
+    fn join_part(&mut self, step: usize, table: &CudaView<'_, u32>, rows: usize) -> Result<()> {
+        if self.stopped() {
+            return Ok(());
+        }
+        let width = step;
+        let (offsets, total) = self.bounds(step, table, rows)?;
+        let need = 4 * total as usize * (width + 2) + 16 * rows;
+        if need > self.step_budget && rows > 1 {
+            drop(offsets);
+            let half = rows / 2;
+            self.join_part(step, &table.slice(0..half * width), half)?;
+            return self.join_part(step, &table.slice(half * width..rows * width), rows - half);
+        }
+        self.join_chunk(step, table, rows, offsets, total as usize)
+    }
+
+    /// Buffer bounds of each row and their exclusive prefix sum F (Algorithm 4).
+    fn bounds(
+        &mut self,
+        step: usize,
+        table: &CudaView<'_, u32>,
+        rows: usize,
+    ) -> Result<(CudaSlice<u32>, u32)> {
+        let s = &self.steps[step];
+        let mut bounds = self.device.alloc(rows, "buffer bounds")?;
+        let (rows32, width32, has_first) = (rows as u32, step as u32, u32::from(s.has_first));
+        let candidate_count = self.candidates.sizes()[self.plan.steps[step].vertex] as u32;
+        // SAFETY: gsi_join_bounds(table[rows*width], rows, width, groups, first, has_first,
+        // candidate_count, bounds[rows]); warp per row.
+        unsafe {
+            self.device
+                .stream
+                .launch_builder(self.device.kernels.get("gsi_join_bounds"))
+                .arg(table)
+                .arg(&rows32)
+                .arg(&width32)
+                .arg(&self.index.groups)
+                .arg(&s.first)
+                .arg(&has_first)
+                .arg(&candidate_count)
+                .arg(&mut bounds)
+                .launch(warp_per_row(rows32))
+        }
+        .map_err(gpu_error("launching gsi_join_bounds"))?;
+        exclusive_scan(self.device, &bounds.slice(0..rows), rows)
+    }
+
+    /// Launches gsi_join_rows: with `gba`, fills each row's buffer and count; without, adds
+    /// the rows' match counts to `total`.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_rows(
+        &self,
+        step: usize,
+        table: &CudaView<'_, u32>,
+        rows: usize,
+        offsets: Option<&CudaSlice<u32>>,
+        gba: Option<&mut CudaSlice<u32>>,
+        counts: Option<&mut CudaSlice<u32>>,
+        total: Option<&mut CudaSlice<u64>>,
+    ) -> Result<()> {
+        let s = &self.steps[step];
+        let u = self.plan.steps[step].vertex;
+        let start = self.candidates.starts[u] as usize;
+        let candidate_count = self.candidates.starts[u + 1] - self.candidates.starts[u];
+        // Every C(u) is non-empty here: a query with an empty one never reaches the join.
+        let list = self
+            .candidates
+            .lists
+            .slice(start..start + candidate_count as usize);
+        let words = self.candidates.words;
+        let bits = self.candidates.bits.slice(u * words..(u + 1) * words);
+        let injective = u32::from(self.options.semantics == Semantics::Isomorphism);
+        let (rows32, width32, has_first) = (rows as u32, step as u32, u32::from(s.has_first));
+        let device = self.device;
+        let mut launch = device
+            .stream
+            .launch_builder(device.kernels.get("gsi_join_rows"));
+        launch
+            .arg(table)
+            .arg(&rows32)
+            .arg(&width32)
+            .arg(&self.index.groups)
+            .arg(&self.index.column_index)
+            .arg(&s.links)
+            .arg(&s.count)
+            .arg(&has_first)
+            .arg(&list)
+            .arg(&candidate_count)
+            .arg(&bits)
+            .arg(&injective);
+        match offsets {
+            Some(o) => launch.arg(o),
+            None => launch.arg(&NULL),
+        };
+        match gba {
+            Some(g) => launch.arg(g),
+            None => launch.arg(&NULL),
+        };
+        match counts {
+            Some(c) => launch.arg(c),
+            None => launch.arg(&NULL),
+        };
+        match total {
+            Some(t) => launch.arg(t),
+            None => launch.arg(&NULL),
+        };
+        // SAFETY: gsi_join_rows(table[rows*width], rows, width, groups, ci, links[count],
+        // count, has_first, candidate_list[|C(u)|], |C(u)|, candidate_bits[words], injective,
+        // offsets[rows + 1] | null, gba[F[rows]] | null, counts[rows] | null, total[1] | null):
+        // either the first three or the last are null. Warp per row.
+        unsafe { launch.launch(warp_per_row(rows32)) }
+            .map_err(gpu_error("launching gsi_join_rows"))?;
+        Ok(())
+    }
+
+    /// The last step when only the count is wanted: no GBA, no new table.
+    fn count_last(&mut self, step: usize, table: &CudaView<'_, u32>, rows: usize) -> Result<()> {
+        let mut total = self
+            .device
+            .stream
+            .alloc_zeros::<u64>(1)
+            .map_err(gpu_error("allocating the match counter"))?;
+        self.launch_rows(step, table, rows, None, None, None, Some(&mut total))?;
+        let found = self
+            .device
+            .stream
+            .clone_dtoh(&total)
+            .map_err(gpu_error("reading the match count"))?[0];
+        self.count += found;
+        if let Some(k) = self.options.limit.filter(|&k| self.count > k) {
+            self.count = k;
+            self.status = Status::Limit;
+        }
+        Ok(())
+    }
+
+    /// Algorithm 3 for one part: buffers, counts, the new table, then the next step.
+    fn join_chunk(
+        &mut self,
+        step: usize,
+        table: &CudaView<'_, u32>,
+        rows: usize,
+        offsets: CudaSlice<u32>,
+        total: usize,
+    ) -> Result<()> {
+        let width = step;
+        let mut gba = self.device.alloc(total, "the buffers (GBA)")?;
+        let mut counts = self.device.alloc(rows, "row counts")?;
+        let gba_bytes = 4 * total + 8 * rows;
+        self.track(gba_bytes);
+        self.launch_rows(
+            step,
+            table,
+            rows,
+            Some(&offsets),
+            Some(&mut gba),
+            Some(&mut counts),
+            None,
+        )?;
+        let (new_offsets, new_rows) = exclusive_scan(self.device, &counts.slice(0..rows), rows)?;
+        let new_rows = new_rows as usize;
+        let new_width = width + 1;
+        let mut next = self.device.alloc(new_rows * new_width, "the new table")?;
+        let next_bytes = 4 * new_rows * new_width;
+        self.track(next_bytes);
+        let (rows32, width32) = (rows as u32, width as u32);
+        // SAFETY: gsi_join_link(table[rows*width], rows, width, offsets[rows + 1], gba,
+        // counts[rows], new_offsets[rows + 1], next[new_rows*(width + 1)]); warp per row.
+        unsafe {
+            self.device
+                .stream
+                .launch_builder(self.device.kernels.get("gsi_join_link"))
+                .arg(table)
+                .arg(&rows32)
+                .arg(&width32)
+                .arg(&offsets)
+                .arg(&gba)
+                .arg(&counts)
+                .arg(&new_offsets)
+                .arg(&mut next)
+                .launch(warp_per_row(rows32))
+        }
+        .map_err(gpu_error("launching gsi_join_link"))?;
+        drop((gba, counts, offsets, new_offsets));
+        self.live_bytes -= gba_bytes;
+        let result = if step + 1 == self.plan.width() {
+            self.emit(&next, new_rows)
+        } else {
+            self.extend(
+                step + 1,
+                &next.slice(0..(new_rows * new_width).max(1)),
+                new_rows,
+            )
+        };
+        self.live_bytes -= next_bytes;
+        result
+    }
+
+    /// The final table: permuted into query-vertex order on the device, copied out, handed to
+    /// the sink up to the limit.
+    fn emit(&mut self, table: &CudaSlice<u32>, rows: usize) -> Result<()> {
+        if rows == 0 {
+            return Ok(());
+        }
+        let width = self.plan.width();
+        let take = match self.options.limit {
+            Some(k) => rows.min(k.saturating_sub(self.count) as usize),
+            None => rows,
+        };
+        let mut permuted = self.device.alloc(rows * width, "the matches")?;
+        let (rows32, width32) = (rows as u32, width as u32);
+        // SAFETY: gsi_join_permute(table[rows*width], rows, width, order[width],
+        // out[rows*width]); thread per entry.
+        unsafe {
+            self.device
+                .stream
+                .launch_builder(self.device.kernels.get("gsi_join_permute"))
+                .arg(table)
+                .arg(&rows32)
+                .arg(&width32)
+                .arg(&self.order)
+                .arg(&mut permuted)
+                .launch(per_element((rows * width) as u64))
+        }
+        .map_err(gpu_error("launching gsi_join_permute"))?;
+        let host = self
+            .device
+            .read(&permuted, 0, take * width, "the matches")?;
+        self.sink.matches(&host, width)?;
+        self.count += take as u64;
+        if take < rows {
+            self.status = Status::Limit;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,198 @@
+//! Compiling the `.cu` modules with NVRTC straight to CUBIN for the device's own `sm_XY`,
+//! cached on disk by a hash of source, architecture, options and NVRTC version (CUBIN, unlike
+//! PTX from a newer NVRTC, loads on an older driver), and loading their functions.
+
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use cudarc::driver::{CudaContext, CudaFunction};
+use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys, Ptx};
+use gsi_kernels::KernelModule;
+
+use super::launch;
+use crate::{Error, Result};
+
+fn compile_error(module: KernelModule, message: String) -> Error {
+    Error::Gpu {
+        what: format!("compiling {}", module.file_name()),
+        message,
+    }
+}
+
+/// Whether NVRTC can be loaded (cudarc panics on first use otherwise).
+pub fn nvrtc_present() -> bool {
+    // SAFETY: only tries to open the library.
+    unsafe { nvrtc_sys::is_culib_present() }
+}
+
+/// NVRTC's version, as (major, minor).
+fn nvrtc_version() -> (i32, i32) {
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: NVRTC is present (checked by callers); the pointers are valid.
+    unsafe { nvrtc_sys::nvrtcVersion(&mut major, &mut minor) };
+    (major, minor)
+}
+
+/// Compiles `module` to CUBIN for `arch` (such as `sm_90`).
+///
+/// # Errors
+/// [`Error::Gpu`] with NVRTC's log when the source does not compile.
+pub fn compile_cubin(module: KernelModule, arch: &str) -> Result<Vec<u8>> {
+    if !nvrtc_present() {
+        return Err(compile_error(
+            module,
+            "NVRTC (libnvrtc) is not installed".into(),
+        ));
+    }
+    let source = CString::new(module.source()).expect("kernel sources hold no NUL");
+    let name = CString::new(module.file_name()).expect("no NUL");
+    let mut options = launch::defines();
+    options.push(format!("--gpu-architecture={arch}"));
+    options.push("--std=c++17".into());
+    let prog = nvrtc::create_program(&source, Some(&name))
+        .map_err(|e| compile_error(module, format!("{e:?}")))?;
+    // SAFETY: `prog` was created above and is destroyed once, below.
+    let compiled = unsafe { nvrtc::compile_program(prog, &options) };
+    let result = match compiled {
+        Err(e) => {
+            // SAFETY: `prog` is live.
+            let log = unsafe { nvrtc::get_program_log(prog) }
+                .map(|chars| {
+                    let bytes: Vec<u8> = chars
+                        .iter()
+                        .map(|&c| c as u8)
+                        .take_while(|&b| b != 0)
+                        .collect();
+                    String::from_utf8_lossy(&bytes).into_owned()
+                })
+                .unwrap_or_default();
+            Err(compile_error(module, format!("{e:?}\n{log}")))
+        }
+        Ok(()) => {
+            let mut size = 0usize;
+            // SAFETY: `prog` compiled; `size` is a valid out-pointer; the buffer has `size` bytes.
+            unsafe {
+                nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size)
+                    .result()
+                    .map_err(|e| compile_error(module, format!("{e:?}")))?;
+                let mut cubin = vec![0u8; size];
+                nvrtc_sys::nvrtcGetCUBIN(prog, cubin.as_mut_ptr().cast())
+                    .result()
+                    .map_err(|e| compile_error(module, format!("{e:?}")))?;
+                Ok(cubin)
+            }
+        }
+    };
+    // SAFETY: `prog` is live and not used after this.
+    let _ = unsafe { nvrtc::destroy_program(prog) };
+    result
+}
+
+/// Where compiled kernels are kept: `$GSI_CACHE_DIR`, else `$XDG_CACHE_HOME/gsi`, else
+/// `~/.cache/gsi`.
+fn cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("GSI_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("gsi")))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/gsi")))?;
+    Some(base.join("kernels"))
+}
+
+/// The CUBIN of `module` for `arch`, from the disk cache or freshly compiled (then cached; a
+/// cache that cannot be written only costs the next run a compile).
+pub fn cached_cubin(module: KernelModule, arch: &str) -> Result<Vec<u8>> {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (module.source(), arch, launch::defines(), nvrtc_version()).hash(&mut hasher);
+    let file = cache_dir().map(|d| {
+        d.join(format!(
+            "{}-{arch}-{:016x}.cubin",
+            module.file_name(),
+            hasher.finish()
+        ))
+    });
+    if let Some(bytes) = file.as_ref().and_then(|f| std::fs::read(f).ok()) {
+        return Ok(bytes);
+    }
+    let cubin = compile_cubin(module, arch)?;
+    if let Some(file) = file {
+        let tmp = file.with_extension(format!("tmp{}", std::process::id()));
+        let written = file
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&tmp, &cubin))
+            .and_then(|()| std::fs::rename(&tmp, &file));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+    Ok(cubin)
+}
+
+/// Every kernel function, loaded into one context.
+pub struct Kernels {
+    functions: HashMap<&'static str, CudaFunction>,
+}
+
+impl Kernels {
+    /// Compiles (or reads from the cache) and loads every module for `arch`.
+    pub fn load(ctx: &Arc<CudaContext>, arch: &str) -> Result<Kernels> {
+        let mut functions = HashMap::new();
+        for module in KernelModule::ALL {
+            let cubin = cached_cubin(module, arch)?;
+            let loaded = ctx
+                .load_module(Ptx::from_binary(cubin))
+                .map_err(|e| Error::Gpu {
+                    what: format!("loading {}", module.file_name()),
+                    message: e.to_string(),
+                })?;
+            for &entry in module.entries() {
+                let function = loaded.load_function(entry).map_err(|e| Error::Gpu {
+                    what: format!("loading {entry} from {}", module.file_name()),
+                    message: e.to_string(),
+                })?;
+                functions.insert(entry, function);
+            }
+        }
+        Ok(Kernels { functions })
+    }
+
+    /// The kernel named `entry`.
+    pub fn get(&self, entry: &'static str) -> &CudaFunction {
+        self.functions
+            .get(entry)
+            .unwrap_or_else(|| panic!("kernel {entry} is listed in gsi-kernels"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kernel compiles for Hopper and Ampere. Skips when NVRTC is absent, unless
+    /// `GSI_REQUIRE_NVRTC=1` (CI installs NVRTC and sets it, so a kernel that does not compile
+    /// fails CI).
+    #[test]
+    fn kernels_compile() {
+        if !nvrtc_present() {
+            assert!(
+                std::env::var("GSI_REQUIRE_NVRTC").as_deref() != Ok("1"),
+                "GSI_REQUIRE_NVRTC=1 but libnvrtc cannot be loaded (set LD_LIBRARY_PATH)"
+            );
+            eprintln!("skipped: NVRTC not found, kernels not compiled");
+            return;
+        }
+        for arch in ["sm_90", "sm_80"] {
+            for module in KernelModule::ALL {
+                let cubin = compile_cubin(module, arch).unwrap_or_else(|e| panic!("{e}"));
+                assert!(
+                    cubin.starts_with(b"\x7fELF"),
+                    "{} for {arch} is not an ELF CUBIN",
+                    module.file_name()
+                );
+            }
+        }
+    }
+}
