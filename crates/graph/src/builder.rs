@@ -31,6 +31,29 @@ impl GraphBuilder {
         }
     }
 
+    /// A builder holding all its vertices and edges at once, moved in without copying.
+    ///
+    /// # Errors
+    /// A self-loop, or an endpoint that is not a vertex, as in [`GraphBuilder::add_edge`].
+    pub fn with_edges(
+        directed: bool,
+        vertex_labels: Vec<VertexLabel>,
+        edges: Vec<(VertexId, VertexId, EdgeLabel)>,
+    ) -> Result<GraphBuilder> {
+        let n = vertex_labels.len();
+        let bad = edges
+            .par_iter()
+            .position_first(|&(s, t, _)| s == t || s as usize >= n || t as usize >= n);
+        if let Some(err) = bad.and_then(|i| edge_error(edges[i].0, edges[i].1, n)) {
+            return Err(err);
+        }
+        Ok(GraphBuilder {
+            directed,
+            vertex_labels,
+            edges,
+        })
+    }
+
     /// Reserves room for `additional` more edges.
     pub fn reserve_edges(&mut self, additional: usize) {
         self.edges.reserve(additional);
@@ -57,14 +80,8 @@ impl GraphBuilder {
     /// # Errors
     /// A self-loop, or an endpoint that is not a vertex yet.
     pub fn add_edge(&mut self, source: VertexId, target: VertexId, label: EdgeLabel) -> Result<()> {
-        let n = self.vertex_labels.len();
-        if source as usize >= n || target as usize >= n {
-            return Err(Error::Build(format!(
-                "edge {source} -- {target} names a vertex that does not exist (the graph has {n} vertices)"
-            )));
-        }
-        if source == target {
-            return Err(Error::Build(format!("self-loop at vertex {source}")));
+        if let Some(err) = edge_error(source, target, self.vertex_labels.len()) {
+            return Err(err);
         }
         self.edges.push((source, target, label));
         Ok(())
@@ -77,6 +94,12 @@ impl GraphBuilder {
     /// orientation for an undirected graph) was added twice: repeated edges would make every
     /// match through them count twice.
     pub fn build(self) -> Result<Graph> {
+        self.try_build().map_err(|(err, _)| err)
+    }
+
+    /// As [`GraphBuilder::build`], but gives the builder back with the error so that the
+    /// caller can look at the edges it held.
+    pub(crate) fn try_build(self) -> std::result::Result<Graph, (Error, GraphBuilder)> {
         let n = self.vertex_labels.len();
         let edge_count = self.edges.len();
         let out = if self.directed {
@@ -89,18 +112,22 @@ impl GraphBuilder {
                     .flat_map(|&(s, t, l)| [(s, t, l), (t, s, l)]),
             )
         };
-        let out = out.map_err(|(s, t, l)| {
-            let (source, target) = if self.directed {
-                (s, t)
-            } else {
-                (s.min(t), s.max(t))
-            };
-            Error::DuplicateEdge {
-                from: source,
-                to: target,
-                label: l,
+        let out = match out {
+            Ok(out) => out,
+            Err((s, t, l)) => {
+                let (source, target) = if self.directed {
+                    (s, t)
+                } else {
+                    (s.min(t), s.max(t))
+                };
+                let err = Error::DuplicateEdge {
+                    from: source,
+                    to: target,
+                    label: l,
+                };
+                return Err((err, self));
             }
-        })?;
+        };
         let inc = if self.directed {
             // Duplicates were already rejected in the out-adjacency.
             csr(n, self.edges.iter().map(|&(s, t, l)| (t, s, l))).expect("no duplicate edges")
@@ -115,6 +142,19 @@ impl GraphBuilder {
             edge_count,
         })
     }
+}
+
+/// Why `source -- target` cannot be an edge of a graph of `n` vertices, if it cannot.
+fn edge_error(source: VertexId, target: VertexId, n: usize) -> Option<Error> {
+    if source as usize >= n || target as usize >= n {
+        return Some(Error::Build(format!(
+            "edge {source} -- {target} names a vertex that does not exist (the graph has {n} vertices)"
+        )));
+    }
+    if source == target {
+        return Some(Error::Build(format!("self-loop at vertex {source}")));
+    }
+    None
 }
 
 /// Builds one CSR from `(from, to, label)` entries; on a repeated entry returns it.
@@ -207,5 +247,21 @@ mod tests {
         let mut b = GraphBuilder::with_vertices(false, vec![0, 0]);
         assert!(b.add_edge(1, 1, 0).is_err());
         assert!(b.add_edge(0, 2, 0).is_err());
+    }
+
+    #[test]
+    fn with_edges_checks_every_edge_and_builds_the_same_graph() {
+        let err =
+            GraphBuilder::with_edges(false, vec![0, 0], vec![(0, 1, 0), (1, 1, 0)]).unwrap_err();
+        assert!(err.to_string().contains("self-loop at vertex 1"));
+        let err = GraphBuilder::with_edges(false, vec![0, 0], vec![(0, 2, 0)]).unwrap_err();
+        assert!(err.to_string().contains("does not exist"));
+        let g = GraphBuilder::with_edges(true, vec![0, 1], vec![(1, 0, 4)])
+            .unwrap()
+            .build()
+            .unwrap();
+        let mut b = GraphBuilder::with_vertices(true, vec![0, 1]);
+        b.add_edge(1, 0, 4).unwrap();
+        assert_eq!(g, b.build().unwrap());
     }
 }
