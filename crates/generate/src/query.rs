@@ -246,3 +246,216 @@ fn build(
     let graph = GraphBuilder::with_edges(data.is_directed(), labels, edges)?.build()?;
     Ok(Query { graph, origin })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{generate_graph, GraphSpec, Shape};
+
+    fn data(shape: Shape, directed: bool) -> Graph {
+        generate_graph(&GraphSpec {
+            vertices: 3000,
+            edges: if shape == Shape::Mesh { 5000 } else { 12_000 },
+            vertex_labels: 5,
+            edge_labels: 4,
+            shape,
+            directed,
+            seed: 21,
+        })
+        .unwrap()
+    }
+
+    fn connected(g: &Graph) -> bool {
+        let n = g.vertex_count();
+        if n == 0 {
+            return true;
+        }
+        let mut seen = vec![false; n];
+        let mut stack = vec![0 as VertexId];
+        seen[0] = true;
+        while let Some(v) = stack.pop() {
+            for direction in [Direction::Out, Direction::In] {
+                for &w in g.edges(v, direction).0 {
+                    if !seen[w as usize] {
+                        seen[w as usize] = true;
+                        stack.push(w);
+                    }
+                }
+            }
+        }
+        seen.into_iter().all(|s| s)
+    }
+
+    /// Connected, K vertices, labels and every edge as in the data graph through `origin`.
+    fn check(data: &Graph, query: &Query, k: usize) {
+        let g = &query.graph;
+        assert_eq!(g.vertex_count(), k);
+        assert_eq!(query.origin.len(), k);
+        assert_eq!(g.is_directed(), data.is_directed());
+        assert!(connected(g));
+        let mut distinct = query.origin.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), k);
+        for v in 0..k as VertexId {
+            assert_eq!(g.label(v), data.label(query.origin[v as usize]));
+        }
+        for (u, v, l) in g.edge_iter() {
+            let (du, dv) = (query.origin[u as usize], query.origin[v as usize]);
+            assert!(
+                data.neighbors(du, l, Direction::Out)
+                    .binary_search(&dv)
+                    .is_ok(),
+                "query edge {u} -> {v} ({l}) is no data edge {du} -> {dv}"
+            );
+        }
+    }
+
+    fn induced_count(data: &Graph, origin: &[VertexId]) -> usize {
+        data.edge_iter()
+            .filter(|(u, v, _)| origin.contains(u) && origin.contains(v))
+            .count()
+    }
+
+    #[test]
+    fn queries_are_connected_embedded_and_reproducible() {
+        for shape in [Shape::ScaleFree, Shape::Mesh, Shape::Uniform] {
+            for directed in [false, true] {
+                let data = data(shape, directed);
+                for density in [Density::Dense, Density::Sparse] {
+                    let spec = QuerySpec {
+                        vertices: 12,
+                        count: 20,
+                        density,
+                        seed: 3,
+                    };
+                    let queries = generate_queries(&data, &spec).unwrap();
+                    assert_eq!(queries.len(), 20);
+                    for q in &queries {
+                        check(&data, q, 12);
+                        let induced = induced_count(&data, &q.origin);
+                        match density {
+                            Density::Dense => assert_eq!(q.graph.edge_count(), induced),
+                            Density::Sparse => {
+                                assert!(q.graph.edge_count() >= 11);
+                                assert!(q.graph.edge_count() <= (11 + 3).min(induced));
+                            }
+                        }
+                    }
+                    assert_eq!(queries, generate_queries(&data, &spec).unwrap());
+                    let other = generate_queries(&data, &QuerySpec { seed: 4, ..spec }).unwrap();
+                    assert_ne!(queries, other);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sparse_queries_are_sparser_than_dense_ones() {
+        let data = generate_graph(&GraphSpec {
+            vertices: 200,
+            edges: 4000,
+            vertex_labels: 3,
+            edge_labels: 2,
+            shape: Shape::Uniform,
+            directed: false,
+            seed: 1,
+        })
+        .unwrap();
+        let spec = |density| QuerySpec {
+            vertices: 16,
+            count: 10,
+            density,
+            seed: 9,
+        };
+        let dense = generate_queries(&data, &spec(Density::Dense)).unwrap();
+        let sparse = generate_queries(&data, &spec(Density::Sparse)).unwrap();
+        for (d, s) in dense.iter().zip(&sparse) {
+            // The same walk, so the same vertices.
+            assert_eq!(d.origin, s.origin);
+            assert_eq!(s.graph.edge_count(), 15 + 4);
+            assert!(d.graph.edge_count() > s.graph.edge_count());
+        }
+    }
+
+    #[test]
+    fn walks_restart_out_of_small_components() {
+        // Many pairs and one path of five vertices: queries of 5 must come from the path.
+        let mut b = GraphBuilder::with_vertices(false, vec![0; 105]);
+        for i in 0..50 {
+            b.add_edge(2 * i, 2 * i + 1, 0).unwrap();
+        }
+        for v in 100..104 {
+            b.add_edge(v, v + 1, 1).unwrap();
+        }
+        let data = b.build().unwrap();
+        let spec = QuerySpec {
+            vertices: 5,
+            count: 3,
+            density: Density::Dense,
+            seed: 0,
+        };
+        for q in generate_queries(&data, &spec).unwrap() {
+            check(&data, &q, 5);
+            assert!(q.origin.iter().all(|&v| v >= 100));
+            assert_eq!(q.graph.edge_count(), 4);
+        }
+    }
+
+    #[test]
+    fn single_vertex_queries_and_errors() {
+        let data = GraphBuilder::with_vertices(true, vec![7, 8, 9])
+            .build()
+            .unwrap();
+        let one = QuerySpec {
+            vertices: 1,
+            count: 2,
+            density: Density::Sparse,
+            seed: 0,
+        };
+        let queries = generate_queries(&data, &one).unwrap();
+        assert!(queries.iter().all(|q| q.graph.vertex_count() == 1));
+        let err = generate_queries(
+            &data,
+            &QuerySpec {
+                vertices: 2,
+                ..one.clone()
+            },
+        )
+        .unwrap_err();
+        assert!(err
+            .to_string()
+            .contains("no random walk reached 2 connected vertices"));
+        let err = generate_queries(
+            &data,
+            &QuerySpec {
+                vertices: 4,
+                ..one.clone()
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("data graph of 3 vertices"));
+        let err = generate_queries(
+            &data,
+            &QuerySpec {
+                vertices: 0,
+                ..one.clone()
+            },
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("at least 1 vertex"));
+        let none = generate_queries(&data, &QuerySpec { count: 0, ..one }).unwrap();
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn densities_parse_by_name() {
+        assert_eq!("Dense".parse::<Density>().unwrap(), Density::Dense);
+        assert_eq!(
+            Density::Sparse.to_string().parse::<Density>().unwrap(),
+            Density::Sparse
+        );
+        assert!("thick".parse::<Density>().is_err());
+        assert_eq!(Density::default(), Density::Dense);
+    }
+}

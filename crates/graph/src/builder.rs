@@ -1,5 +1,7 @@
 //! [`GraphBuilder`]: collects vertices and edges, then lays them out as CSR.
 
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
 use rayon::prelude::*;
 
 use crate::graph::{Csr, EdgeLabel, Graph, VertexId, VertexLabel};
@@ -103,14 +105,9 @@ impl GraphBuilder {
         let n = self.vertex_labels.len();
         let edge_count = self.edges.len();
         let out = if self.directed {
-            csr(n, self.edges.iter().map(|&(s, t, l)| (s, t, l)))
+            csr(n, &self.edges, Entries::Forward)
         } else {
-            csr(
-                n,
-                self.edges
-                    .iter()
-                    .flat_map(|&(s, t, l)| [(s, t, l), (t, s, l)]),
-            )
+            csr(n, &self.edges, Entries::Both)
         };
         let out = match out {
             Ok(out) => out,
@@ -130,7 +127,7 @@ impl GraphBuilder {
         };
         let inc = if self.directed {
             // Duplicates were already rejected in the out-adjacency.
-            csr(n, self.edges.iter().map(|&(s, t, l)| (t, s, l))).expect("no duplicate edges")
+            csr(n, &self.edges, Entries::Backward).expect("no duplicate edges")
         } else {
             Csr::default()
         };
@@ -157,25 +154,61 @@ fn edge_error(source: VertexId, target: VertexId, n: usize) -> Option<Error> {
     None
 }
 
-/// Builds one CSR from `(from, to, label)` entries; on a repeated entry returns it.
+/// Which adjacency entries each edge `(s, t, l)` gives.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Entries {
+    /// `s -> t`.
+    Forward,
+    /// `t -> s`.
+    Backward,
+    /// Both.
+    Both,
+}
+
+/// Builds one CSR from the entries of `edges`; on a repeated entry returns it.
+///
+/// Counting and placing run in parallel with atomic counters; the order in which entries
+/// land in a vertex's segment does not matter because each segment is then sorted.
 fn csr(
     n: usize,
-    entries: impl Iterator<Item = (VertexId, VertexId, EdgeLabel)> + Clone,
+    edges: &[(VertexId, VertexId, EdgeLabel)],
+    entries: Entries,
 ) -> std::result::Result<Csr, (VertexId, VertexId, EdgeLabel)> {
-    let mut offsets = vec![0usize; n + 1];
-    for (from, _, _) in entries.clone() {
-        offsets[from as usize + 1] += 1;
-    }
-    for i in 0..n {
-        offsets[i + 1] += offsets[i];
+    let each = |f: &(dyn Fn(VertexId, VertexId, EdgeLabel) + Sync)| {
+        edges.par_iter().for_each(|&(s, t, l)| match entries {
+            Entries::Forward => f(s, t, l),
+            Entries::Backward => f(t, s, l),
+            Entries::Both => {
+                f(s, t, l);
+                f(t, s, l);
+            }
+        })
+    };
+    let counts: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+    each(&|from, _, _| {
+        counts[from as usize].fetch_add(1, Ordering::Relaxed);
+    });
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0usize);
+    // The counters become the cursors: each vertex's next free place.
+    let mut total = 0;
+    for c in &counts {
+        let count = c.load(Ordering::Relaxed);
+        c.store(total, Ordering::Relaxed);
+        total += count;
+        offsets.push(total);
     }
     // Pack (label, neighbour) into one u64 so one sort orders both.
-    let mut keys = vec![0u64; offsets[n]];
-    let mut cursor = offsets.clone();
-    for (from, to, label) in entries {
-        keys[cursor[from as usize]] = (u64::from(label) << 32) | u64::from(to);
-        cursor[from as usize] += 1;
-    }
+    let keys: Vec<AtomicU64> = (0..total)
+        .into_par_iter()
+        .map(|_| AtomicU64::new(0))
+        .collect();
+    each(&|from, to, label| {
+        let at = counts[from as usize].fetch_add(1, Ordering::Relaxed);
+        keys[at].store((u64::from(label) << 32) | u64::from(to), Ordering::Relaxed);
+    });
+    drop(counts);
+    let mut keys: Vec<u64> = keys.into_iter().map(AtomicU64::into_inner).collect();
     let mut segments = Vec::with_capacity(n);
     let mut rest = keys.as_mut_slice();
     for v in 0..n {
