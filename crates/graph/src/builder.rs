@@ -1,5 +1,7 @@
 //! [`GraphBuilder`]: collects vertices and edges, then lays them out as CSR.
 
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
 use rayon::prelude::*;
 
 use crate::graph::{Csr, EdgeLabel, Graph, VertexId, VertexLabel};
@@ -31,6 +33,29 @@ impl GraphBuilder {
         }
     }
 
+    /// A builder holding all its vertices and edges at once, moved in without copying.
+    ///
+    /// # Errors
+    /// A self-loop, or an endpoint that is not a vertex, as in [`GraphBuilder::add_edge`].
+    pub fn with_edges(
+        directed: bool,
+        vertex_labels: Vec<VertexLabel>,
+        edges: Vec<(VertexId, VertexId, EdgeLabel)>,
+    ) -> Result<GraphBuilder> {
+        let n = vertex_labels.len();
+        let bad = edges
+            .par_iter()
+            .position_first(|&(s, t, _)| s == t || s as usize >= n || t as usize >= n);
+        if let Some(err) = bad.and_then(|i| edge_error(edges[i].0, edges[i].1, n)) {
+            return Err(err);
+        }
+        Ok(GraphBuilder {
+            directed,
+            vertex_labels,
+            edges,
+        })
+    }
+
     /// Reserves room for `additional` more edges.
     pub fn reserve_edges(&mut self, additional: usize) {
         self.edges.reserve(additional);
@@ -57,14 +82,8 @@ impl GraphBuilder {
     /// # Errors
     /// A self-loop, or an endpoint that is not a vertex yet.
     pub fn add_edge(&mut self, source: VertexId, target: VertexId, label: EdgeLabel) -> Result<()> {
-        let n = self.vertex_labels.len();
-        if source as usize >= n || target as usize >= n {
-            return Err(Error::Build(format!(
-                "edge {source} -- {target} names a vertex that does not exist (the graph has {n} vertices)"
-            )));
-        }
-        if source == target {
-            return Err(Error::Build(format!("self-loop at vertex {source}")));
+        if let Some(err) = edge_error(source, target, self.vertex_labels.len()) {
+            return Err(err);
         }
         self.edges.push((source, target, label));
         Ok(())
@@ -77,33 +96,38 @@ impl GraphBuilder {
     /// orientation for an undirected graph) was added twice: repeated edges would make every
     /// match through them count twice.
     pub fn build(self) -> Result<Graph> {
+        self.try_build().map_err(|(err, _)| err)
+    }
+
+    /// As [`GraphBuilder::build`], but gives the builder back with the error so that the
+    /// caller can look at the edges it held.
+    pub(crate) fn try_build(self) -> std::result::Result<Graph, (Error, GraphBuilder)> {
         let n = self.vertex_labels.len();
         let edge_count = self.edges.len();
         let out = if self.directed {
-            csr(n, self.edges.iter().map(|&(s, t, l)| (s, t, l)))
+            csr(n, &self.edges, Entries::Forward)
         } else {
-            csr(
-                n,
-                self.edges
-                    .iter()
-                    .flat_map(|&(s, t, l)| [(s, t, l), (t, s, l)]),
-            )
+            csr(n, &self.edges, Entries::Both)
         };
-        let out = out.map_err(|(s, t, l)| {
-            let (source, target) = if self.directed {
-                (s, t)
-            } else {
-                (s.min(t), s.max(t))
-            };
-            Error::DuplicateEdge {
-                from: source,
-                to: target,
-                label: l,
+        let out = match out {
+            Ok(out) => out,
+            Err((s, t, l)) => {
+                let (source, target) = if self.directed {
+                    (s, t)
+                } else {
+                    (s.min(t), s.max(t))
+                };
+                let err = Error::DuplicateEdge {
+                    from: source,
+                    to: target,
+                    label: l,
+                };
+                return Err((err, self));
             }
-        })?;
+        };
         let inc = if self.directed {
             // Duplicates were already rejected in the out-adjacency.
-            csr(n, self.edges.iter().map(|&(s, t, l)| (t, s, l))).expect("no duplicate edges")
+            csr(n, &self.edges, Entries::Backward).expect("no duplicate edges")
         } else {
             Csr::default()
         };
@@ -117,25 +141,74 @@ impl GraphBuilder {
     }
 }
 
-/// Builds one CSR from `(from, to, label)` entries; on a repeated entry returns it.
+/// Why `source -- target` cannot be an edge of a graph of `n` vertices, if it cannot.
+fn edge_error(source: VertexId, target: VertexId, n: usize) -> Option<Error> {
+    if source as usize >= n || target as usize >= n {
+        return Some(Error::Build(format!(
+            "edge {source} -- {target} names a vertex that does not exist (the graph has {n} vertices)"
+        )));
+    }
+    if source == target {
+        return Some(Error::Build(format!("self-loop at vertex {source}")));
+    }
+    None
+}
+
+/// Which adjacency entries each edge `(s, t, l)` gives.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Entries {
+    /// `s -> t`.
+    Forward,
+    /// `t -> s`.
+    Backward,
+    /// Both.
+    Both,
+}
+
+/// Builds one CSR from the entries of `edges`; on a repeated entry returns it.
+///
+/// Counting and placing run in parallel with atomic counters; the order in which entries
+/// land in a vertex's segment does not matter because each segment is then sorted.
 fn csr(
     n: usize,
-    entries: impl Iterator<Item = (VertexId, VertexId, EdgeLabel)> + Clone,
+    edges: &[(VertexId, VertexId, EdgeLabel)],
+    entries: Entries,
 ) -> std::result::Result<Csr, (VertexId, VertexId, EdgeLabel)> {
-    let mut offsets = vec![0usize; n + 1];
-    for (from, _, _) in entries.clone() {
-        offsets[from as usize + 1] += 1;
-    }
-    for i in 0..n {
-        offsets[i + 1] += offsets[i];
+    let each = |f: &(dyn Fn(VertexId, VertexId, EdgeLabel) + Sync)| {
+        edges.par_iter().for_each(|&(s, t, l)| match entries {
+            Entries::Forward => f(s, t, l),
+            Entries::Backward => f(t, s, l),
+            Entries::Both => {
+                f(s, t, l);
+                f(t, s, l);
+            }
+        })
+    };
+    let counts: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+    each(&|from, _, _| {
+        counts[from as usize].fetch_add(1, Ordering::Relaxed);
+    });
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0usize);
+    // The counters become the cursors: each vertex's next free place.
+    let mut total = 0;
+    for c in &counts {
+        let count = c.load(Ordering::Relaxed);
+        c.store(total, Ordering::Relaxed);
+        total += count;
+        offsets.push(total);
     }
     // Pack (label, neighbour) into one u64 so one sort orders both.
-    let mut keys = vec![0u64; offsets[n]];
-    let mut cursor = offsets.clone();
-    for (from, to, label) in entries {
-        keys[cursor[from as usize]] = (u64::from(label) << 32) | u64::from(to);
-        cursor[from as usize] += 1;
-    }
+    let keys: Vec<AtomicU64> = (0..total)
+        .into_par_iter()
+        .map(|_| AtomicU64::new(0))
+        .collect();
+    each(&|from, to, label| {
+        let at = counts[from as usize].fetch_add(1, Ordering::Relaxed);
+        keys[at].store((u64::from(label) << 32) | u64::from(to), Ordering::Relaxed);
+    });
+    drop(counts);
+    let mut keys: Vec<u64> = keys.into_iter().map(AtomicU64::into_inner).collect();
     let mut segments = Vec::with_capacity(n);
     let mut rest = keys.as_mut_slice();
     for v in 0..n {
@@ -207,5 +280,21 @@ mod tests {
         let mut b = GraphBuilder::with_vertices(false, vec![0, 0]);
         assert!(b.add_edge(1, 1, 0).is_err());
         assert!(b.add_edge(0, 2, 0).is_err());
+    }
+
+    #[test]
+    fn with_edges_checks_every_edge_and_builds_the_same_graph() {
+        let err =
+            GraphBuilder::with_edges(false, vec![0, 0], vec![(0, 1, 0), (1, 1, 0)]).unwrap_err();
+        assert!(err.to_string().contains("self-loop at vertex 1"));
+        let err = GraphBuilder::with_edges(false, vec![0, 0], vec![(0, 2, 0)]).unwrap_err();
+        assert!(err.to_string().contains("does not exist"));
+        let g = GraphBuilder::with_edges(true, vec![0, 1], vec![(1, 0, 4)])
+            .unwrap()
+            .build()
+            .unwrap();
+        let mut b = GraphBuilder::with_vertices(true, vec![0, 1]);
+        b.add_edge(1, 0, 4).unwrap();
+        assert_eq!(g, b.build().unwrap());
     }
 }

@@ -1,66 +1,309 @@
-//! Readers for graph files.
+//! Readers and writers for graph files.
 //!
 //! Each reader takes the file's bytes and reports a malformed line as [`Error::Parse`] with
-//! the path, the one-based line number and what was expected. [`read_graph`] opens a file
-//! (memory-mapped, so large files cost no copy), picks the reader and returns the graph.
+//! the path, the one-based line number and what was expected. Files are memory-mapped, so
+//! large files cost no copy, and readers collect edges in flat vectors.
+//!
+//! - [`read_graph`] reads one graph and nothing else: what most callers need.
+//! - [`read_graphs`] reads every graph of a file (a GSI file may hold several) together with
+//!   what the file says beyond the graph: original vertex ids (SNAP), RDF terms and label
+//!   dictionaries (N-Triples), and how many repeated edges and self-loops were dropped.
+//! - [`write`](mod@write) writes graphs as Sun–Luo or GSI text.
+//!
+//! | format | vertices | labels | direction |
+//! | --- | --- | --- | --- |
+//! | [`Format::SunLuo`] | ids `0..N` | as in the file | as asked |
+//! | [`Format::Gsi`] | ids `0..N` | the file's label minus one (GSI labels start at 1) | as asked |
+//! | [`Format::Snap`] | any `u64` ids, renumbered in order of first appearance | vertex labels from an optional second file, else 0; edge label from an optional third column, else 0 | as asked |
+//! | [`Format::NTriples`] | IRIs, blank nodes and literals in order of first appearance | vertex: class of its first `rdf:type` triple, numbered from 1 (0: no type); edge: predicate, numbered from 0 | always directed |
 
+pub(crate) mod fields;
+pub mod gsi;
+mod names;
+pub mod ntriples;
+pub mod snap;
 pub mod sunluo;
+pub mod write;
 
-use std::path::Path;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+pub use names::{Dictionary, VertexName, VertexNames};
 
 use crate::{Error, Graph, Result};
 
 /// The text formats gsi reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Format {
-    /// Decide from the file's first meaningful line.
+    /// Decide from the file's first meaningful line (see [`detect_format`]).
+    #[default]
     Auto,
     /// The subgraph-matching benchmark format of Sun and Luo: `t N M`, `v id label degree`,
     /// `e u v [label]`.
     SunLuo,
+    /// The format of the GSI authors' tool: `t # 0`, `N M maxVertexLabel maxEdgeLabel`,
+    /// `v id label`, `e u v label`, `t # -1`, with labels from 1; several graphs may follow
+    /// each other.
+    Gsi,
+    /// SNAP edge lists: `u v [label]` per line, `#` comments, vertex ids any `u64`.
+    Snap,
+    /// RDF N-Triples: `<subject> <predicate> object .` per line.
+    NTriples,
+}
+
+impl Format {
+    /// The name [`Format::from_str`] accepts and [`fmt::Display`] prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Auto => "auto",
+            Format::SunLuo => "sunluo",
+            Format::Gsi => "gsi",
+            Format::Snap => "snap",
+            Format::NTriples => "ntriples",
+        }
+    }
+
+    /// Every format, [`Format::Auto`] first.
+    pub const ALL: [Format; 5] = [
+        Format::Auto,
+        Format::SunLuo,
+        Format::Gsi,
+        Format::Snap,
+        Format::NTriples,
+    ];
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A format name that [`Format::from_str`] does not know.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown graph format `{0}`: expected auto, sunluo, gsi, snap or ntriples")]
+pub struct UnknownFormat(pub String);
+
+impl FromStr for Format {
+    type Err = UnknownFormat;
+
+    /// Accepts `auto`, `sunluo`, `gsi`, `snap` and `ntriples` in any case, and also
+    /// `sun-luo`, `n-triples` and `nt`.
+    fn from_str(s: &str) -> std::result::Result<Format, UnknownFormat> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" => Ok(Format::Auto),
+            "sunluo" | "sun-luo" => Ok(Format::SunLuo),
+            "gsi" => Ok(Format::Gsi),
+            "snap" => Ok(Format::Snap),
+            "ntriples" | "n-triples" | "nt" => Ok(Format::NTriples),
+            _ => Err(UnknownFormat(s.to_string())),
+        }
+    }
+}
+
+/// How to read a file with [`read_graphs`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The file's format, or [`Format::Auto`] to tell it from the content.
+    pub format: Format,
+    /// Read edges as directed (N-Triples is always directed, whatever this says).
+    pub directed: bool,
+    /// A file of `id label` lines giving vertex labels by original id; only for SNAP.
+    pub vertex_labels: Option<PathBuf>,
+}
+
+/// Edges a reader dropped without complaint: repeats and self-loops are common in SNAP and
+/// RDF data and mean nothing to subgraph matching.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SkippedEdges {
+    /// Edges (or triples) given again: same endpoints and label; for an undirected graph in
+    /// either orientation.
+    pub duplicates: u64,
+    /// Edges from a vertex to itself.
+    pub self_loops: u64,
+}
+
+impl SkippedEdges {
+    /// Whether nothing was dropped.
+    pub fn is_empty(&self) -> bool {
+        self.duplicates == 0 && self.self_loops == 0
+    }
+}
+
+impl fmt::Display for SkippedEdges {
+    /// One line such as `dropped 12 duplicate edges and 3 self-loops`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        write!(
+            f,
+            "dropped {} and {}",
+            plural(self.duplicates, "duplicate edge", "duplicate edges"),
+            plural(self.self_loops, "self-loop", "self-loops")
+        )
+    }
+}
+
+/// A graph with what its file said beyond the graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadedGraph {
+    /// The graph.
+    pub graph: Graph,
+    /// The format the file was read as (never [`Format::Auto`]).
+    pub format: Format,
+    /// Original ids (SNAP) or RDF terms (N-Triples) of the vertices; `None` where vertices
+    /// are already numbered `0..N`.
+    pub names: Option<VertexNames>,
+    /// Names of vertex labels: for N-Triples the class IRIs, numbered from 1 (label 0 means
+    /// "no `rdf:type`").
+    pub vertex_label_names: Option<Dictionary>,
+    /// Names of edge labels: for N-Triples the predicate IRIs, numbered from 0.
+    pub edge_label_names: Option<Dictionary>,
+    /// Repeated edges and self-loops that were dropped (SNAP and N-Triples only; the other
+    /// formats reject them as errors).
+    pub skipped: SkippedEdges,
+}
+
+impl LoadedGraph {
+    /// A graph that has nothing besides itself.
+    pub fn plain(graph: Graph, format: Format) -> LoadedGraph {
+        LoadedGraph {
+            graph,
+            format,
+            names: None,
+            vertex_label_names: None,
+            edge_label_names: None,
+            skipped: SkippedEdges::default(),
+        }
+    }
 }
 
 /// Reads one graph from `path`.
 ///
 /// # Errors
-/// The file cannot be read, is not text, or does not follow the format; the error names the
-/// file and, where there is one, the offending line.
+/// The file cannot be read, is not text, does not follow the format, or holds more than one
+/// graph; the error names the file and, where there is one, the offending line.
 pub fn read_graph(path: &Path, format: Format, directed: bool) -> Result<Graph> {
-    let bytes = FileBytes::open(path)?;
-    let format = match format {
-        Format::Auto => detect(path, bytes.as_slice())?,
-        f => f,
+    let options = ReadOptions {
+        format,
+        directed,
+        vertex_labels: None,
     };
-    match format {
-        Format::SunLuo | Format::Auto => sunluo::parse(path, bytes.as_slice(), directed),
-    }
+    load_graph(path, &options).map(|loaded| loaded.graph)
 }
 
-/// Picks the format from the first non-blank line.
+/// Reads the one graph of `path` with its names and dictionaries.
+///
+/// # Errors
+/// As [`read_graphs`], and when the file holds more than one graph.
+pub fn load_graph(path: &Path, options: &ReadOptions) -> Result<LoadedGraph> {
+    let mut graphs = read_graphs(path, options)?;
+    if graphs.len() != 1 {
+        return Err(Error::Invalid {
+            path: path.to_path_buf(),
+            message: format!("the file holds {} graphs, expected one", graphs.len()),
+        });
+    }
+    Ok(graphs.pop().expect("one graph"))
+}
+
+/// Reads every graph of `path` (only GSI files hold more than one) with what the file says
+/// beyond the graphs.
+///
+/// # Errors
+/// The file (or the vertex-label file) cannot be read, is not text or does not follow the
+/// format; a vertex-label file was given for a format other than SNAP.
+pub fn read_graphs(path: &Path, options: &ReadOptions) -> Result<Vec<LoadedGraph>> {
+    let bytes = FileBytes::open(path)?;
+    let bytes = bytes.as_slice();
+    let format = match options.format {
+        Format::Auto => detect(path, bytes)?,
+        f => f,
+    };
+    if let (Some(labels), false) = (&options.vertex_labels, format == Format::Snap) {
+        return Err(Error::Invalid {
+            path: labels.clone(),
+            message: format!(
+                "a separate vertex-label file applies only to snap edge lists, but {} is read as {format}",
+                path.display()
+            ),
+        });
+    }
+    let directed = options.directed;
+    Ok(match format {
+        Format::Auto | Format::SunLuo => {
+            vec![LoadedGraph::plain(
+                sunluo::parse(path, bytes, directed)?,
+                Format::SunLuo,
+            )]
+        }
+        Format::Gsi => gsi::parse(path, bytes, directed)?
+            .into_iter()
+            .map(|g| LoadedGraph::plain(g, Format::Gsi))
+            .collect(),
+        Format::Snap => {
+            let labels = match &options.vertex_labels {
+                Some(p) => Some((p.as_path(), FileBytes::open(p)?)),
+                None => None,
+            };
+            let labels = labels.as_ref().map(|(p, b)| (*p, b.as_slice()));
+            vec![snap::parse(path, bytes, labels, directed)?]
+        }
+        Format::NTriples => vec![ntriples::parse(path, bytes)?],
+    })
+}
+
+/// Tells the format of `path` from its first line that is neither blank nor a `#` comment:
+/// `t N M` is Sun–Luo, `t # K` is GSI, a line starting with `<` or `_:` is N-Triples, and
+/// two or three integers are a SNAP edge.
+///
+/// # Errors
+/// The file cannot be read, is empty, or its first line fits no format.
+pub fn detect_format(path: &Path) -> Result<Format> {
+    let bytes = FileBytes::open(path)?;
+    detect(path, bytes.as_slice())
+}
+
 fn detect(path: &Path, bytes: &[u8]) -> Result<Format> {
     let mut lines = Lines::new(path, bytes);
     while let Some((line, text)) = lines.next_line()? {
-        let first = text.split_ascii_whitespace().next();
+        let text = text.trim_start();
+        if text.is_empty() || text.starts_with('#') || text.starts_with('%') {
+            continue;
+        }
+        let mut words = text.split_ascii_whitespace();
+        let first = words.next().unwrap_or_default();
+        let integers = text.split_ascii_whitespace().count();
+        let all_integers = text
+            .split_ascii_whitespace()
+            .all(|w| w.parse::<u64>().is_ok());
         return match first {
-            None => continue,
-            Some("t") => Ok(Format::SunLuo),
-            Some(word) => Err(Error::Parse {
-                path: path.to_path_buf(),
-                line,
-                message: format!(
-                    "cannot tell the file's format from `{word}`: a Sun–Luo file starts with `t N M`; name the format with --format"
-                ),
-            }),
+            "t" if words.next() == Some("#") => Ok(Format::Gsi),
+            "t" => Ok(Format::SunLuo),
+            _ if first.starts_with('<') || first.starts_with("_:") => Ok(Format::NTriples),
+            _ if all_integers && (2..=3).contains(&integers) => Ok(Format::Snap),
+            _ => {
+                let shown: String = text.chars().take(40).collect();
+                Err(Error::Parse {
+                    path: path.to_path_buf(),
+                    line,
+                    message: format!(
+                        "cannot tell the file's format from `{shown}`: expected `t N M` (sun–luo), `t # 0` (gsi), `u v [label]` (snap) or `<s> <p> <o> .` (n-triples); name the format with --format"
+                    ),
+                })
+            }
         };
     }
-    Err(empty(path))
+    Err(empty(path, "a graph"))
 }
 
-fn empty(path: &Path) -> Error {
+/// The error for a file with nothing but blank lines (and comments where allowed).
+pub(crate) fn empty(path: &Path, expected: &str) -> Error {
     Error::Invalid {
         path: path.to_path_buf(),
-        message: "the file is empty: expected a graph header such as `t N M`".into(),
+        message: format!("the file is empty: expected {expected}"),
     }
 }
 
@@ -143,5 +386,164 @@ impl<'a> Lines<'a> {
                 message: "this line is not text: is this a binary file?".into(),
             })?;
         Ok(Some((self.line, text)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn formats_parse_and_print_by_name() {
+        for format in Format::ALL {
+            assert_eq!(format.to_string().parse::<Format>(), Ok(format));
+        }
+        assert_eq!("N-Triples".parse::<Format>(), Ok(Format::NTriples));
+        assert_eq!(" SunLuo ".parse::<Format>(), Ok(Format::SunLuo));
+        assert_eq!("nt".parse::<Format>(), Ok(Format::NTriples));
+        let err = "csv".parse::<Format>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown graph format `csv`: expected auto, sunluo, gsi, snap or ntriples"
+        );
+        assert_eq!(Format::default(), Format::Auto);
+    }
+
+    #[test]
+    fn detects_each_format_from_its_first_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [
+            ("t 2 1\nv 0 0 1\nv 1 0 1\ne 0 1\n", Format::SunLuo, 1),
+            (
+                "\nt # 0\n2 1 1 1\nv 0 1\nv 1 1\ne 0 1 1\nt # -1\n",
+                Format::Gsi,
+                1,
+            ),
+            ("# SNAP\n% konect\n5\t9\n9 7 2\n", Format::Snap, 2),
+            ("# rdf\n<a> <p> <b> .\n", Format::NTriples, 1),
+            ("_:x <p> \"v\" .\n", Format::NTriples, 1),
+        ];
+        for (i, (text, format, edges)) in cases.into_iter().enumerate() {
+            let path = file(&dir, &format!("g{i}"), text);
+            assert_eq!(detect_format(&path).unwrap(), format, "{text:?}");
+            let loaded = load_graph(&path, &ReadOptions::default()).unwrap();
+            assert_eq!(loaded.format, format);
+            assert_eq!(loaded.graph.edge_count(), edges);
+            assert_eq!(
+                read_graph(&path, Format::Auto, false).unwrap(),
+                loaded.graph
+            );
+        }
+        for (text, expected) in [
+            ("", "the file is empty: expected a graph"),
+            ("# only a comment\n\n", "the file is empty"),
+            (
+                "1 2 3 4\n",
+                ":1: cannot tell the file's format from `1 2 3 4`",
+            ),
+            (
+                "\nhello world\n",
+                ":2: cannot tell the file's format from `hello world`",
+            ),
+            ("7\n", "cannot tell the file's format"),
+        ] {
+            let path = file(&dir, "bad", text);
+            let msg = detect_format(&path).unwrap_err().to_string();
+            assert!(msg.contains(expected), "{text:?}: got `{msg}`");
+            let msg = read_graph(&path, Format::Auto, false)
+                .unwrap_err()
+                .to_string();
+            assert!(msg.contains(expected), "{text:?}: got `{msg}`");
+        }
+    }
+
+    #[test]
+    fn a_named_format_is_used_as_named() {
+        let dir = tempfile::tempdir().unwrap();
+        // Two integers per line look like SNAP, but the caller says Sun–Luo.
+        let path = file(&dir, "g", "1 2\n");
+        let err = read_graph(&path, Format::SunLuo, false).unwrap_err();
+        assert!(err.to_string().contains("expected the header `t N M`"));
+        assert_eq!(
+            read_graph(&path, Format::Snap, false).unwrap().edge_count(),
+            1
+        );
+    }
+
+    #[test]
+    fn reads_several_gsi_graphs_and_snap_labels() {
+        let dir = tempfile::tempdir().unwrap();
+        let gsi = file(
+            &dir,
+            "q.gsi",
+            "t # 0\n1 0 1 1\nv 0 1\nt # 1\n2 1 2 1\nv 0 2\nv 1 1\ne 0 1 1\nt # -1\n",
+        );
+        let graphs = read_graphs(&gsi, &ReadOptions::default()).unwrap();
+        assert_eq!(graphs.len(), 2);
+        assert_eq!(graphs[1].graph.vertex_labels(), &[1, 0]);
+        assert!(graphs
+            .iter()
+            .all(|g| g.format == Format::Gsi && g.names.is_none()));
+
+        let labels = file(&dir, "labels", "100 4\n");
+        let snap = file(&dir, "g.txt", "100 200\n200 100\n");
+        let options = ReadOptions {
+            format: Format::Auto,
+            directed: false,
+            vertex_labels: Some(labels.clone()),
+        };
+        let loaded = load_graph(&snap, &options).unwrap();
+        assert_eq!(loaded.graph.vertex_labels(), &[4, 0]);
+        assert_eq!(loaded.skipped.duplicates, 1);
+        assert_eq!(loaded.names.as_ref().and_then(|n| n.find("200")), Some(1));
+
+        let err = read_graphs(&gsi, &options).unwrap_err().to_string();
+        assert!(
+            err.contains("labels: a separate vertex-label file applies only to snap"),
+            "{err}"
+        );
+        let missing = ReadOptions {
+            vertex_labels: Some(dir.path().join("nope")),
+            ..options
+        };
+        assert!(matches!(
+            read_graphs(&snap, &missing),
+            Err(Error::Io { .. })
+        ));
+    }
+
+    #[test]
+    fn ntriples_ignore_the_directed_flag() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file(&dir, "g.nt", "<a> <p> <b> .\n");
+        assert!(read_graph(&path, Format::Auto, false)
+            .unwrap()
+            .is_directed());
+    }
+
+    #[test]
+    fn unreadable_paths_are_io_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = read_graph(&dir.path().join("none"), Format::Auto, false).unwrap_err();
+        assert!(matches!(err, Error::Io { .. }));
+        let err = read_graph(dir.path(), Format::Auto, false).unwrap_err();
+        assert!(err.to_string().contains("is a directory"));
+    }
+
+    #[test]
+    fn skipped_edges_print_one_line() {
+        let one = SkippedEdges {
+            duplicates: 1,
+            self_loops: 0,
+        };
+        assert_eq!(one.to_string(), "dropped 1 duplicate edge and 0 self-loops");
+        assert!(!one.is_empty());
+        assert!(SkippedEdges::default().is_empty());
     }
 }

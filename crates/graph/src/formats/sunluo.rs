@@ -9,8 +9,9 @@
 
 use std::path::Path;
 
+use crate::formats::fields::{build_naming_lines, Fields};
 use crate::formats::{empty, Lines};
-use crate::{Error, Graph, GraphBuilder, Result, VertexId};
+use crate::{Error, Graph, Result, VertexId};
 
 /// Parses a Sun–Luo graph from `bytes`; `path` only names the file in errors.
 ///
@@ -28,7 +29,7 @@ pub fn parse(path: &Path, bytes: &[u8], directed: bool) -> Result<Graph> {
     // Header.
     let (header_line, vertex_total, edge_total) = loop {
         let Some((line, text)) = lines.next_line()? else {
-            return Err(empty(path));
+            return Err(empty(path, "a graph header such as `t N M`"));
         };
         let mut fields = Fields::new(text, line, path);
         match fields.word() {
@@ -153,103 +154,7 @@ pub fn parse(path: &Path, bytes: &[u8], directed: bool) -> Result<Graph> {
         ));
     }
 
-    let mut builder = GraphBuilder::with_vertices(directed, labels);
-    builder.reserve_edges(edges.len());
-    for &(u, v, l) in &edges {
-        builder.add_edge(u, v, l)?;
-    }
-    builder.build().map_err(|err| match err {
-        Error::DuplicateEdge {
-            from: source,
-            to: target,
-            label,
-        } => {
-            let same = |&(u, v, l): &(u32, u32, u32)| {
-                l == label
-                    && ((u, v) == (source, target) || (!directed && (v, u) == (source, target)))
-            };
-            let mut at = edges.iter().zip(&edge_lines).filter(|(e, _)| same(e));
-            let first = at.next().map_or(0, |(_, &l)| l);
-            let second = at.next().map_or(0, |(_, &l)| l);
-            parse_error(
-                second as usize,
-                format!("duplicate edge {source} -- {target} (label {label}), first given on line {first}"),
-            )
-        }
-        other => other,
-    })
-}
-
-/// The whitespace-separated fields of one line, with errors that say what was expected.
-struct Fields<'a> {
-    iter: std::iter::Peekable<std::str::SplitAsciiWhitespace<'a>>,
-    line: usize,
-    path: &'a Path,
-}
-
-impl<'a> Fields<'a> {
-    fn new(text: &'a str, line: usize, path: &'a Path) -> Fields<'a> {
-        Fields {
-            iter: text.split_ascii_whitespace().peekable(),
-            line,
-            path,
-        }
-    }
-
-    fn error(&self, message: String) -> Error {
-        Error::Parse {
-            path: self.path.to_path_buf(),
-            line: self.line,
-            message,
-        }
-    }
-
-    fn word(&mut self) -> Option<&'a str> {
-        self.iter.next()
-    }
-
-    fn has_more(&mut self) -> bool {
-        self.iter.peek().is_some()
-    }
-
-    fn number(&mut self, what: &str) -> Result<u64> {
-        let field = self
-            .iter
-            .next()
-            .ok_or_else(|| self.error(format!("missing {what}")))?;
-        field.parse::<u64>().map_err(|_| {
-            let kind = if field.starts_with('-') {
-                "a non-negative integer"
-            } else {
-                "an integer"
-            };
-            self.error(format!("{what} must be {kind}, found `{field}`"))
-        })
-    }
-
-    fn label(&mut self, what: &str) -> Result<u32> {
-        let value = self.number(what)?;
-        u32::try_from(value)
-            .map_err(|_| self.error(format!("{what} {value} does not fit in 32 bits")))
-    }
-
-    fn vertex(&mut self, vertex_total: usize, what: &str) -> Result<VertexId> {
-        let id = self.number(what)?;
-        if id >= vertex_total as u64 {
-            return Err(self.error(format!(
-                "{what} {id} is out of range: the header declares {vertex_total} vertices (ids 0 to {})",
-                vertex_total as i64 - 1
-            )));
-        }
-        Ok(id as VertexId)
-    }
-
-    fn end(&mut self, expected: &str) -> Result<()> {
-        match self.iter.next() {
-            None => Ok(()),
-            Some(extra) => Err(self.error(format!("unexpected `{extra}` after {expected}"))),
-        }
-    }
+    build_naming_lines(path, directed, 0, labels, edges, &edge_lines)
 }
 
 #[cfg(test)]

@@ -1,0 +1,329 @@
+//! Names that readers keep beside a graph: the original id or the RDF term of each vertex,
+//! and dictionaries from label names to label numbers.
+//!
+//! Everything is stored flat: a [`Dictionary`] keeps all its names in one string and finds
+//! them through an open-addressing table of ids, so a dictionary of millions of names costs
+//! a few bytes per name beyond the text itself and no heap object per name.
+
+use std::fmt;
+
+use crate::VertexId;
+
+/// A set of distinct names numbered densely in order of insertion, from a first number on.
+///
+/// Lookup both ways is constant time: [`Dictionary::name`] by number, [`Dictionary::id`] by
+/// name.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Dictionary {
+    /// The number of the first name.
+    first: u32,
+    /// All names, one after another.
+    text: String,
+    /// `ends[i]` is where name `i` ends in `text`; it starts where name `i - 1` ends.
+    ends: Vec<usize>,
+    /// Open addressing: the index of a name, or [`EMPTY`]; the length is a power of two.
+    slots: Vec<u32>,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+impl Dictionary {
+    /// An empty dictionary whose first name will get the number `first`.
+    pub fn new(first: u32) -> Dictionary {
+        Dictionary {
+            first,
+            text: String::new(),
+            ends: Vec::new(),
+            slots: Vec::new(),
+        }
+    }
+
+    /// The number the first name gets.
+    pub fn first(&self) -> u32 {
+        self.first
+    }
+
+    /// Number of names.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there are no names.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The name numbered `id`, if there is one.
+    pub fn name(&self, id: u32) -> Option<&str> {
+        let index = id.checked_sub(self.first)? as usize;
+        (index < self.len()).then(|| self.at(index))
+    }
+
+    /// The number of `name`, if it is in the dictionary (compared exactly).
+    pub fn id(&self, name: &str) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut slot = hash_bytes(name.as_bytes()) as usize & mask;
+        loop {
+            match self.slots[slot] {
+                EMPTY => return None,
+                index if self.at(index as usize) == name => return Some(self.first + index),
+                _ => slot = (slot + 1) & mask,
+            }
+        }
+    }
+
+    /// The number of `name`, where an IRI may also be given without its angle brackets:
+    /// `http://x/y` finds `<http://x/y>`.
+    pub fn find(&self, name: &str) -> Option<u32> {
+        self.id(name).or_else(|| {
+            let bare = !(name.starts_with('<') || name.starts_with("_:") || name.starts_with('"'));
+            if bare {
+                self.id(&format!("<{name}>"))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// The names with their numbers, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (u32, &str)> + '_ {
+        (0..self.len()).map(move |i| (self.first + i as u32, self.at(i)))
+    }
+
+    /// The number of `name`, adding it first if it is new.
+    ///
+    /// # Panics
+    /// When the dictionary already holds `u32::MAX - first` names; readers check
+    /// [`Dictionary::is_full`] first.
+    pub fn insert(&mut self, name: &str) -> u32 {
+        if let Some(id) = self.id(name) {
+            return id;
+        }
+        assert!(!self.is_full(), "dictionary is full");
+        if (self.len() + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let index = self.len() as u32;
+        self.text.push_str(name);
+        self.ends.push(self.text.len());
+        self.place(index);
+        self.first + index
+    }
+
+    /// Whether one more name would not get a number below `u32::MAX`.
+    pub fn is_full(&self) -> bool {
+        self.first as u64 + self.len() as u64 >= u64::from(u32::MAX) - 1
+    }
+
+    fn at(&self, index: usize) -> &str {
+        let start = if index == 0 { 0 } else { self.ends[index - 1] };
+        &self.text[start..self.ends[index]]
+    }
+
+    fn place(&mut self, index: u32) {
+        let mask = self.slots.len() - 1;
+        let mut slot = hash_bytes(self.at(index as usize).as_bytes()) as usize & mask;
+        while self.slots[slot] != EMPTY {
+            slot = (slot + 1) & mask;
+        }
+        self.slots[slot] = index;
+    }
+
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(16);
+        self.slots = vec![EMPTY; size];
+        for index in 0..self.len() as u32 {
+            self.place(index);
+        }
+    }
+}
+
+impl fmt::Debug for Dictionary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Dictionary")
+            .field("first", &self.first)
+            .field("len", &self.len())
+            .finish()
+    }
+}
+
+/// What each vertex was called in the file it was read from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VertexNames {
+    /// Original integer ids, indexed by vertex (SNAP edge lists).
+    Ids(Vec<u64>),
+    /// RDF terms as written in the file, numbered by vertex from 0: `<iri>`, `_:blank` or
+    /// `"literal"` with its `@lang` or `^^<type>` (N-Triples).
+    Terms(Dictionary),
+}
+
+/// The name of one vertex; prints as the original id or the RDF term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VertexName<'a> {
+    /// An original integer id.
+    Id(u64),
+    /// An RDF term.
+    Term(&'a str),
+}
+
+impl fmt::Display for VertexName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VertexName::Id(id) => write!(f, "{id}"),
+            VertexName::Term(term) => f.write_str(term),
+        }
+    }
+}
+
+impl VertexNames {
+    /// Number of named vertices (all vertices of the graph).
+    pub fn len(&self) -> usize {
+        match self {
+            VertexNames::Ids(ids) => ids.len(),
+            VertexNames::Terms(terms) => terms.len(),
+        }
+    }
+
+    /// Whether there are no vertices.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The name of vertex `v`, if `v` is a vertex.
+    pub fn name(&self, v: VertexId) -> Option<VertexName<'_>> {
+        match self {
+            VertexNames::Ids(ids) => ids.get(v as usize).map(|&id| VertexName::Id(id)),
+            VertexNames::Terms(terms) => terms.name(v).map(VertexName::Term),
+        }
+    }
+
+    /// The vertex called `name`: an original id written in decimal, or an RDF term (an IRI
+    /// may be given without its angle brackets). Looking up an original id scans all ids.
+    pub fn find(&self, name: &str) -> Option<VertexId> {
+        match self {
+            VertexNames::Ids(ids) => {
+                let id = name.trim().parse::<u64>().ok()?;
+                ids.iter().position(|&x| x == id).map(|v| v as VertexId)
+            }
+            VertexNames::Terms(terms) => terms.find(name),
+        }
+    }
+}
+
+/// A 64-bit hash of a byte string, good enough for hash tables (not for adversaries).
+pub(crate) fn hash_bytes(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0x9E37_79B9_7F4A_7C15 ^ bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        h = (h ^ word)
+            .wrapping_mul(0xFF51_AFD7_ED55_8CCD)
+            .rotate_left(29);
+    }
+    let mut tail = [0u8; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    h = (h ^ u64::from_le_bytes(tail)).wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    mix64(h)
+}
+
+/// A bijective mix of 64 bits (the MurmurHash3 finaliser).
+pub(crate) fn mix64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    x ^ (x >> 33)
+}
+
+/// A hasher for integer keys (original vertex ids): one [`mix64`] per key.
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        mix64(self.0)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = hash_bytes(bytes) ^ self.0.rotate_left(17);
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = self.0.rotate_left(17) ^ x;
+    }
+}
+
+/// Hash-map state for [`IdHasher`].
+pub(crate) type IdHash = std::hash::BuildHasherDefault<IdHasher>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dictionary_numbers_names_from_first_and_finds_them_back() {
+        let mut d = Dictionary::new(1);
+        assert_eq!(d.id("a"), None);
+        assert_eq!(d.insert("<http://x/A>"), 1);
+        assert_eq!(d.insert("b"), 2);
+        assert_eq!(d.insert("<http://x/A>"), 1);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d.name(0), None);
+        assert_eq!(d.name(1), Some("<http://x/A>"));
+        assert_eq!(d.name(3), None);
+        assert_eq!(d.id("b"), Some(2));
+        assert_eq!(d.find("http://x/A"), Some(1));
+        assert_eq!(d.find("\"b\""), None);
+        assert_eq!(
+            d.iter().collect::<Vec<_>>(),
+            vec![(1, "<http://x/A>"), (2, "b")]
+        );
+        assert!(format!("{d:?}").contains("len: 2"));
+    }
+
+    #[test]
+    fn dictionary_survives_many_names_and_growth() {
+        let mut d = Dictionary::new(0);
+        for i in 0..10_000 {
+            assert_eq!(d.insert(&format!("name-{i}")), i);
+        }
+        for i in (0..10_000).rev() {
+            assert_eq!(d.id(&format!("name-{i}")), Some(i));
+            assert_eq!(d.name(i), Some(format!("name-{i}").as_str()));
+        }
+        assert_eq!(d.insert(""), 10_000);
+        assert_eq!(d.id(""), Some(10_000));
+    }
+
+    #[test]
+    fn vertex_names_print_and_find() {
+        let ids = VertexNames::Ids(vec![10, 7, 99]);
+        assert_eq!(ids.len(), 3);
+        assert_eq!(ids.name(1).unwrap().to_string(), "7");
+        assert_eq!(ids.name(3), None);
+        assert_eq!(ids.find("99"), Some(2));
+        assert_eq!(ids.find("x"), None);
+        let mut d = Dictionary::new(0);
+        d.insert("<a>");
+        d.insert("\"lit\"@en");
+        let terms = VertexNames::Terms(d);
+        assert_eq!(terms.name(1).unwrap().to_string(), "\"lit\"@en");
+        assert_eq!(terms.find("a"), Some(0));
+        assert!(!terms.is_empty());
+    }
+
+    #[test]
+    fn id_hasher_spreads_keys() {
+        use std::hash::{BuildHasher, Hasher};
+        let state = IdHash::default();
+        let a = state.hash_one(1u64 << 40);
+        let b = state.hash_one(2u64 << 40);
+        assert_ne!(a & 0xFFFF, b & 0xFFFF);
+        let mut h = IdHasher::default();
+        h.write(b"abc");
+        assert_ne!(h.finish(), 0);
+    }
+}

@@ -1,0 +1,309 @@
+//! SNAP edge lists (Stanford Network Analysis Project) and their kin.
+//!
+//! ```text
+//! # comment                 lines starting with `#` (or `%`) are skipped
+//! u v [label]               one edge per line, fields separated by spaces or tabs
+//! ```
+//!
+//! Vertex ids may be any `u64` and need not be dense: vertices are numbered from 0 in order
+//! of first appearance, and [`VertexNames::Ids`] keeps the original id of each. A missing
+//! label is 0. Repeated edges (same endpoints and label; in either orientation when read as
+//! undirected) and self-loops are dropped silently and counted in [`SkippedEdges`]; a vertex
+//! seen only in a self-loop is still a vertex.
+//!
+//! Vertex labels come from an optional second file of `id label` lines (same comments),
+//! where `id` is an original id. A vertex it does not mention gets label 0; an id it
+//! mentions that no edge has becomes an isolated vertex, numbered after those of the edges.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::formats::fields::Fields;
+use crate::formats::names::IdHash;
+use crate::formats::{empty, Format, Lines, LoadedGraph, SkippedEdges, VertexNames};
+use crate::{EdgeLabel, GraphBuilder, Result, VertexId};
+
+/// Original ids to dense vertices, in order of first appearance.
+struct Renumbering {
+    dense: HashMap<u64, VertexId, IdHash>,
+    original: Vec<u64>,
+}
+
+impl Renumbering {
+    fn vertex(&mut self, id: u64, fields: &Fields<'_>) -> Result<VertexId> {
+        let next = self.original.len();
+        match self.dense.entry(id) {
+            std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                if next >= u32::MAX as usize {
+                    return Err(fields.error(format!(
+                        "vertex {id} would be vertex number {next}: more vertices than 32-bit ids can number"
+                    )));
+                }
+                e.insert(next as VertexId);
+                self.original.push(id);
+                Ok(next as VertexId)
+            }
+        }
+    }
+}
+
+fn is_comment(text: &str) -> bool {
+    let text = text.trim_start();
+    text.starts_with('#') || text.starts_with('%')
+}
+
+/// Parses a SNAP edge list from `bytes`, with vertex labels from `labels` (a path, for
+/// errors, and its bytes) if given. `path` only names the file in errors.
+///
+/// # Errors
+/// [`crate::Error::Parse`] for a malformed line of either file, [`crate::Error::Invalid`] when the edge
+/// list has no edge and no comment.
+pub fn parse(
+    path: &Path,
+    bytes: &[u8],
+    labels: Option<(&Path, &[u8])>,
+    directed: bool,
+) -> Result<LoadedGraph> {
+    let mut lines = Lines::new(path, bytes);
+    let mut ids = Renumbering {
+        dense: HashMap::default(),
+        original: Vec::new(),
+    };
+    let mut edges: Vec<(VertexId, VertexId, EdgeLabel)> = Vec::new();
+    let mut skipped = SkippedEdges::default();
+    let mut any_line = false;
+    while let Some((line, text)) = lines.next_line()? {
+        if is_comment(text) {
+            any_line = true;
+            continue;
+        }
+        let mut fields = Fields::new(text, line, path);
+        if !fields.has_more() {
+            continue;
+        }
+        any_line = true;
+        let u = fields.number("edge source")?;
+        let v = fields.number("edge target")?;
+        let label = if fields.has_more() {
+            fields.label("edge label")?
+        } else {
+            0
+        };
+        fields.end("`u v [label]`")?;
+        let u = ids.vertex(u, &fields)?;
+        let v = ids.vertex(v, &fields)?;
+        if u == v {
+            skipped.self_loops += 1;
+            continue;
+        }
+        edges.push(if directed || u < v {
+            (u, v, label)
+        } else {
+            (v, u, label)
+        });
+    }
+    if !any_line {
+        return Err(empty(path, "edges `u v [label]`"));
+    }
+    edges.par_sort_unstable();
+    let before = edges.len();
+    edges.dedup();
+    skipped.duplicates = (before - edges.len()) as u64;
+    edges.shrink_to_fit();
+
+    let mut vertex_labels = vec![0; ids.original.len()];
+    if let Some((labels_path, labels_bytes)) = labels {
+        read_labels(labels_path, labels_bytes, &mut ids, &mut vertex_labels)?;
+    }
+    drop(ids.dense);
+    let graph = GraphBuilder::with_edges(directed, vertex_labels, edges)?.build()?;
+    Ok(LoadedGraph {
+        graph,
+        format: Format::Snap,
+        names: Some(VertexNames::Ids(ids.original)),
+        vertex_label_names: None,
+        edge_label_names: None,
+        skipped,
+    })
+}
+
+/// Reads `id label` lines into `vertex_labels`, adding vertices for ids no edge has.
+fn read_labels(
+    path: &Path,
+    bytes: &[u8],
+    ids: &mut Renumbering,
+    vertex_labels: &mut Vec<u32>,
+) -> Result<()> {
+    let mut lines = Lines::new(path, bytes);
+    // The line that labelled each vertex, 0 while unlabelled.
+    let mut labelled_on = vec![0u32; vertex_labels.len()];
+    while let Some((line, text)) = lines.next_line()? {
+        if is_comment(text) {
+            continue;
+        }
+        let mut fields = Fields::new(text, line, path);
+        if !fields.has_more() {
+            continue;
+        }
+        let id = fields.number("vertex id")?;
+        let label = fields.label("vertex label")?;
+        fields.end("`id label`")?;
+        let v = ids.vertex(id, &fields)? as usize;
+        if v == vertex_labels.len() {
+            vertex_labels.push(0);
+            labelled_on.push(0);
+        }
+        if labelled_on[v] != 0 {
+            return Err(fields.error(format!(
+                "vertex {id} is labelled twice (first on line {})",
+                labelled_on[v]
+            )));
+        }
+        vertex_labels[v] = label;
+        labelled_on[v] = line as u32;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Direction;
+
+    fn parse_str(text: &str, directed: bool) -> Result<LoadedGraph> {
+        parse(Path::new("g.txt"), text.as_bytes(), None, directed)
+    }
+
+    fn with_labels(text: &str, labels: &str) -> Result<LoadedGraph> {
+        parse(
+            Path::new("g.txt"),
+            text.as_bytes(),
+            Some((Path::new("labels.txt"), labels.as_bytes())),
+            false,
+        )
+    }
+
+    fn ids(loaded: &LoadedGraph) -> &[u64] {
+        match &loaded.names {
+            Some(VertexNames::Ids(ids)) => ids,
+            other => panic!("expected ids, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn renumbers_ids_in_order_of_first_appearance() {
+        let text =
+            "# Directed graph: example\n# FromNodeId\tToNodeId\n1000\t7\n7 42\r\n\n  42   1000  \n";
+        let loaded = parse_str(text, false).unwrap();
+        assert_eq!(loaded.format, Format::Snap);
+        assert_eq!(ids(&loaded), &[1000, 7, 42]);
+        let g = &loaded.graph;
+        assert_eq!((g.vertex_count(), g.edge_count()), (3, 3));
+        assert_eq!(g.vertex_labels(), &[0, 0, 0]);
+        assert_eq!(g.neighbors(0, 0, Direction::Out), &[1, 2]);
+        assert!(loaded.skipped.is_empty());
+        assert_eq!(
+            loaded.names.as_ref().unwrap().name(2).unwrap().to_string(),
+            "42"
+        );
+    }
+
+    #[test]
+    fn drops_duplicates_and_self_loops_and_counts_them() {
+        let text = "1 2\n2 1\n1 2\n3 3\n1 2 5\n2 3\n";
+        let loaded = parse_str(text, false).unwrap();
+        assert_eq!(loaded.graph.edge_count(), 3);
+        assert_eq!(loaded.graph.vertex_count(), 3);
+        assert_eq!(
+            loaded.skipped,
+            SkippedEdges {
+                duplicates: 2,
+                self_loops: 1
+            }
+        );
+        assert_eq!(
+            loaded.skipped.to_string(),
+            "dropped 2 duplicate edges and 1 self-loop"
+        );
+        let directed = parse_str(text, true).unwrap();
+        assert_eq!(directed.graph.edge_count(), 4);
+        assert_eq!(directed.skipped.duplicates, 1);
+        assert_eq!(directed.graph.neighbors(1, 0, Direction::Out), &[0, 2]);
+        assert_eq!(directed.graph.neighbors(0, 5, Direction::Out), &[1]);
+    }
+
+    #[test]
+    fn reads_vertex_labels_by_original_id() {
+        let loaded = with_labels("10 20\n20 30\n", "# id label\n30 3\n10\t1\n\n99 9\n").unwrap();
+        assert_eq!(ids(&loaded), &[10, 20, 30, 99]);
+        assert_eq!(loaded.graph.vertex_labels(), &[1, 0, 3, 9]);
+        assert_eq!(loaded.graph.degree(3, Direction::Out), 0);
+    }
+
+    #[test]
+    fn only_comments_is_an_empty_graph() {
+        let loaded = parse_str("# nothing here\n", false).unwrap();
+        assert_eq!(loaded.graph.vertex_count(), 0);
+    }
+
+    #[test]
+    fn each_malformed_file_names_its_line() {
+        let cases = [
+            ("", "g.txt: the file is empty: expected edges"),
+            ("\n  \n", "the file is empty"),
+            ("1\n", "g.txt:1: missing edge target"),
+            (
+                "1 x\n",
+                "g.txt:1: edge target must be an integer, found `x`",
+            ),
+            (
+                "-1 2\n",
+                "g.txt:1: edge source must be a non-negative integer",
+            ),
+            ("1 2 3 4\n", "g.txt:1: unexpected `4` after `u v [label]`"),
+            (
+                "1 2 99999999999\n",
+                "g.txt:1: edge label 99999999999 does not fit in 32 bits",
+            ),
+            (
+                "1 2\n3 4 a\n",
+                "g.txt:2: edge label must be an integer, found `a`",
+            ),
+            ("1 2\n\u{0}\n", "g.txt:2: this line is not text"),
+        ];
+        for (text, expected) in cases {
+            let msg = parse_str(text, false).unwrap_err().to_string();
+            assert!(
+                msg.contains(expected),
+                "{text:?}: got `{msg}`, expected `{expected}`"
+            );
+        }
+        let label_cases = [
+            ("1\n", "labels.txt:1: missing vertex label"),
+            (
+                "1 a\n",
+                "labels.txt:1: vertex label must be an integer, found `a`",
+            ),
+            (
+                "x 1\n",
+                "labels.txt:1: vertex id must be an integer, found `x`",
+            ),
+            ("1 1 1\n", "labels.txt:1: unexpected `1` after `id label`"),
+            (
+                "1 1\n# again\n1 2\n",
+                "labels.txt:3: vertex 1 is labelled twice (first on line 1)",
+            ),
+            ("7 1\n7 1\n", "labels.txt:2: vertex 7 is labelled twice"),
+        ];
+        for (labels, expected) in label_cases {
+            let msg = with_labels("1 2\n", labels).unwrap_err().to_string();
+            assert!(
+                msg.contains(expected),
+                "{labels:?}: got `{msg}`, expected `{expected}`"
+            );
+        }
+    }
+}

@@ -1,0 +1,374 @@
+//! Writing graphs as Sun–Luo or GSI text.
+//!
+//! Both writers give files that the matching reader turns back into the same [`Graph`]
+//! (read with the same `directed`). Lines are formatted in parallel, block by block, and
+//! written in order, so writing a graph of hundreds of millions of edges needs only a few
+//! blocks of text in memory.
+//!
+//! - Sun–Luo: `t N M`, then `v id label degree` for every vertex (for a directed graph the
+//!   degree counts edges in both directions, as the reader checks), then `e u v label` for
+//!   every edge (an undirected edge once, with `u < v`).
+//! - GSI: `t # 0`, `N M maxVertexLabel maxEdgeLabel`, `v id label`, `e u v label`, `t # -1`,
+//!   with every label written one higher than gsi's (GSI labels start from 1) and the
+//!   maxima computed over the written labels (at least 1, for graphs without vertices or
+//!   edges). Several graphs in one file are numbered `t # 0`, `t # 1`, ...
+
+use std::io::{self, Write};
+use std::ops::Range;
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::formats::Format;
+use crate::{Direction, Error, Graph, Result, VertexId};
+
+/// Vertices formatted by one task.
+const BLOCK: usize = 1 << 14;
+
+/// Writes `graph` as Sun–Luo text.
+///
+/// # Errors
+/// Whatever `out` reports.
+pub fn write_sunluo<W: Write>(graph: &Graph, mut out: W) -> io::Result<()> {
+    let n = graph.vertex_count();
+    let mut head = Vec::new();
+    line(&mut head, b"t", &[n as u64, graph.edge_count() as u64]);
+    out.write_all(&head)?;
+    blocks(&mut out, n, |range, buf| {
+        for v in range {
+            let v = v as VertexId;
+            let mut degree = graph.degree(v, Direction::Out);
+            if graph.is_directed() {
+                degree += graph.degree(v, Direction::In);
+            }
+            line(buf, b"v", &[v.into(), graph.label(v).into(), degree as u64]);
+        }
+    })?;
+    write_edges(graph, &mut out, 0)?;
+    out.flush()
+}
+
+/// Writes `graph` as a GSI file holding one graph.
+///
+/// # Errors
+/// Whatever `out` reports; [`io::ErrorKind::InvalidData`] when a label is `u32::MAX`, which
+/// GSI's labels (one higher) cannot hold.
+pub fn write_gsi<W: Write>(graph: &Graph, out: W) -> io::Result<()> {
+    write_gsi_all([graph], out)
+}
+
+/// Writes several graphs into one GSI file, numbered from 0.
+///
+/// # Errors
+/// As [`write_gsi`].
+pub fn write_gsi_all<'a, W: Write>(
+    graphs: impl IntoIterator<Item = &'a Graph>,
+    mut out: W,
+) -> io::Result<()> {
+    for (number, graph) in graphs.into_iter().enumerate() {
+        let max_vertex = graph.vertex_labels().par_iter().copied().max();
+        let max_edge = graph.edge_labels().last().copied();
+        if max_vertex == Some(u32::MAX) || max_edge == Some(u32::MAX) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "label 4294967295 cannot be written in gsi format, whose labels are one higher",
+            ));
+        }
+        let n = graph.vertex_count();
+        let mut head = Vec::new();
+        head.extend_from_slice(b"t # ");
+        push_number(&mut head, number as u64);
+        head.push(b'\n');
+        let max = |m: Option<u32>| u64::from(m.map_or(1, |m| m + 1));
+        push_numbers(
+            &mut head,
+            &[
+                n as u64,
+                graph.edge_count() as u64,
+                max(max_vertex),
+                max(max_edge),
+            ],
+        );
+        out.write_all(&head)?;
+        blocks(&mut out, n, |range, buf| {
+            for v in range {
+                let v = v as VertexId;
+                line(buf, b"v", &[v.into(), u64::from(graph.label(v)) + 1]);
+            }
+        })?;
+        write_edges(graph, &mut out, 1)?;
+    }
+    out.write_all(b"t # -1\n")?;
+    out.flush()
+}
+
+/// Writes `graph` to `path` (replacing it) as Sun–Luo or GSI text.
+///
+/// # Errors
+/// [`Error::Io`] when the file cannot be written; [`Error::Invalid`] for a format other
+/// than [`Format::SunLuo`] or [`Format::Gsi`].
+pub fn write_graph(path: &Path, graph: &Graph, format: Format) -> Result<()> {
+    write_graphs(path, [graph], format)
+}
+
+/// Writes graphs to `path` (replacing it): as one GSI file, or as Sun–Luo text when there
+/// is exactly one graph.
+///
+/// # Errors
+/// As [`write_graph`], and [`Error::Invalid`] for several graphs in Sun–Luo format.
+pub fn write_graphs<'a>(
+    path: &Path,
+    graphs: impl IntoIterator<Item = &'a Graph>,
+    format: Format,
+) -> Result<()> {
+    let invalid = |message: String| Error::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    let graphs: Vec<&Graph> = graphs.into_iter().collect();
+    if !matches!(format, Format::SunLuo | Format::Gsi) {
+        return Err(invalid(format!(
+            "cannot write {format} files: expected sunluo or gsi"
+        )));
+    }
+    if format == Format::SunLuo && graphs.len() != 1 {
+        return Err(invalid(format!(
+            "a sun–luo file holds one graph, not {}: write several graphs as gsi",
+            graphs.len()
+        )));
+    }
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::create(path).map_err(io)?;
+    let out = io::BufWriter::with_capacity(1 << 16, file);
+    match format {
+        Format::SunLuo => write_sunluo(graphs[0], out),
+        _ => write_gsi_all(graphs, out),
+    }
+    .map_err(io)
+}
+
+/// Writes `e u v label` for every edge, adding `shift` to each label.
+fn write_edges<W: Write>(graph: &Graph, out: &mut W, shift: u64) -> io::Result<()> {
+    blocks(out, graph.vertex_count(), |range, buf| {
+        for v in range {
+            let v = v as VertexId;
+            let (neighbors, labels) = graph.edges(v, Direction::Out);
+            for (&w, &l) in neighbors.iter().zip(labels) {
+                if graph.is_directed() || v < w {
+                    line(buf, b"e", &[v.into(), w.into(), u64::from(l) + shift]);
+                }
+            }
+        }
+    })
+}
+
+/// Formats vertices `0..n` in blocks in parallel and writes the blocks in order.
+fn blocks<W: Write>(
+    out: &mut W,
+    n: usize,
+    format: impl Fn(Range<usize>, &mut Vec<u8>) + Sync,
+) -> io::Result<()> {
+    let group = rayon::current_num_threads().max(1) * 4 * BLOCK;
+    let mut start = 0;
+    while start < n {
+        let end = (start + group).min(n);
+        let texts: Vec<Vec<u8>> = (start..end)
+            .step_by(BLOCK)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|s| {
+                let mut buf = Vec::with_capacity(BLOCK * 16);
+                format(s..(s + BLOCK).min(end), &mut buf);
+                buf
+            })
+            .collect();
+        for text in texts {
+            out.write_all(&text)?;
+        }
+        start = end;
+    }
+    Ok(())
+}
+
+/// Appends `tag n1 n2 ...\n`.
+fn line(buf: &mut Vec<u8>, tag: &[u8], numbers: &[u64]) {
+    buf.extend_from_slice(tag);
+    buf.push(b' ');
+    push_numbers(buf, numbers);
+}
+
+/// Appends the numbers separated by spaces, and a newline.
+fn push_numbers(buf: &mut Vec<u8>, numbers: &[u64]) {
+    for (i, &x) in numbers.iter().enumerate() {
+        if i > 0 {
+            buf.push(b' ');
+        }
+        push_number(buf, x);
+    }
+    buf.push(b'\n');
+}
+
+/// Appends `x` in decimal.
+fn push_number(buf: &mut Vec<u8>, mut x: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (x % 10) as u8;
+        x /= 10;
+        if x == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[i..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::{gsi, sunluo};
+    use crate::GraphBuilder;
+
+    /// A small deterministic generator, so the tests need no random-number crate.
+    struct SplitMix(u64);
+
+    impl SplitMix {
+        fn next(&mut self, below: u64) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)) % below
+        }
+    }
+
+    fn random_graph(directed: bool, seed: u64) -> Graph {
+        let mut rng = SplitMix(seed);
+        let n = 300;
+        let labels = (0..n).map(|_| rng.next(7) as u32).collect();
+        let mut b = GraphBuilder::with_vertices(directed, labels);
+        let mut seen = std::collections::HashSet::new();
+        while seen.len() < 2000 {
+            let (u, v, l) = (rng.next(n) as u32, rng.next(n) as u32, rng.next(5) as u32);
+            let key = if directed {
+                (u, v, l)
+            } else {
+                (u.min(v), u.max(v), l)
+            };
+            if u != v && seen.insert(key) {
+                b.add_edge(u, v, l).unwrap();
+            }
+        }
+        b.build().unwrap()
+    }
+
+    fn to_sunluo(g: &Graph) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_sunluo(g, &mut out).unwrap();
+        out
+    }
+
+    fn to_gsi(g: &Graph) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_gsi(g, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn writes_the_expected_text() {
+        let mut b = GraphBuilder::with_vertices(false, vec![0, 3, 1]);
+        b.add_edge(1, 0, 2).unwrap();
+        b.add_edge(1, 2, 0).unwrap();
+        let g = b.build().unwrap();
+        assert_eq!(
+            String::from_utf8(to_sunluo(&g)).unwrap(),
+            "t 3 2\nv 0 0 1\nv 1 3 2\nv 2 1 1\ne 0 1 2\ne 1 2 0\n"
+        );
+        assert_eq!(
+            String::from_utf8(to_gsi(&g)).unwrap(),
+            "t # 0\n3 2 4 3\nv 0 1\nv 1 4\nv 2 2\ne 0 1 3\ne 1 2 1\nt # -1\n"
+        );
+    }
+
+    #[test]
+    fn round_trip_sunluo_gsi_sunluo_gives_the_same_graph() {
+        for (directed, seed) in [(false, 1), (true, 2), (false, 3)] {
+            let original = random_graph(directed, seed);
+            let first = sunluo::parse(Path::new("a"), &to_sunluo(&original), directed).unwrap();
+            assert_eq!(first, original);
+            let via_gsi = gsi::parse(Path::new("b"), &to_gsi(&first), directed).unwrap();
+            assert_eq!(via_gsi, vec![original.clone()]);
+            let back = sunluo::parse(Path::new("c"), &to_sunluo(&via_gsi[0]), directed).unwrap();
+            assert_eq!(back, original);
+            assert_eq!(to_sunluo(&back), to_sunluo(&original));
+        }
+    }
+
+    #[test]
+    fn several_graphs_share_one_gsi_file() {
+        let a = random_graph(false, 4);
+        let empty = GraphBuilder::new(false).build().unwrap();
+        let mut out = Vec::new();
+        write_gsi_all([&a, &empty, &a], &mut out).unwrap();
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert!(text.contains("\nt # 1\n0 0 1 1\nt # 2\n"));
+        let back = gsi::parse(Path::new("x"), &out, false).unwrap();
+        assert_eq!(back, vec![a.clone(), empty, a]);
+    }
+
+    #[test]
+    fn graphs_larger_than_one_block_are_written_in_order() {
+        let n = BLOCK * 3 + 17;
+        let mut b = GraphBuilder::with_vertices(false, (0..n as u32).map(|v| v % 3).collect());
+        for v in 1..n as u32 {
+            b.add_edge(v - 1, v, v % 2).unwrap();
+        }
+        let g = b.build().unwrap();
+        assert_eq!(
+            sunluo::parse(Path::new("a"), &to_sunluo(&g), false).unwrap(),
+            g
+        );
+        assert_eq!(
+            gsi::parse(Path::new("a"), &to_gsi(&g), false).unwrap()[0],
+            g
+        );
+    }
+
+    #[test]
+    fn the_largest_label_cannot_be_written_as_gsi() {
+        let g = GraphBuilder::with_vertices(false, vec![u32::MAX])
+            .build()
+            .unwrap();
+        let err = write_gsi(&g, Vec::new()).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+    }
+
+    #[test]
+    fn write_graph_to_files_and_reject_what_it_cannot_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let g = random_graph(true, 5);
+        for format in [Format::SunLuo, Format::Gsi] {
+            let path = dir.path().join(format!("g.{format}"));
+            write_graph(&path, &g, format).unwrap();
+            assert_eq!(crate::formats::read_graph(&path, format, true).unwrap(), g);
+            assert_eq!(
+                crate::formats::read_graph(&path, Format::Auto, true).unwrap(),
+                g
+            );
+        }
+        let path = dir.path().join("g.snap");
+        let err = write_graph(&path, &g, Format::Snap).unwrap_err();
+        assert!(err.to_string().contains("cannot write snap files"));
+        let err = write_graphs(&path, [&g, &g], Format::SunLuo).unwrap_err();
+        assert!(err.to_string().contains("holds one graph, not 2"));
+        let err = write_graph(&dir.path().join("no/such/dir"), &g, Format::Gsi).unwrap_err();
+        assert!(matches!(err, Error::Io { .. }));
+        let many = dir.path().join("many.gsi");
+        write_graphs(&many, [&g, &g], Format::Gsi).unwrap();
+        let err = crate::formats::read_graph(&many, Format::Auto, true).unwrap_err();
+        assert!(err.to_string().contains("holds 2 graphs, expected one"));
+    }
+}
