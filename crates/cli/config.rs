@@ -132,7 +132,7 @@ fn default_memory_budget() -> usize {
 }
 
 /// A query path is a file, or a directory whose visible files are taken in natural order.
-fn expand_query_path(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+pub fn expand_query_path(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     let meta = std::fs::metadata(path)
         .map_err(|e| input_error(format!("query {}: {e}", path.display())))?;
     if !meta.is_dir() {

@@ -16,7 +16,9 @@ impl std::fmt::Display for InputError {
 impl std::error::Error for InputError {}
 
 /// How gsi ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// Ordered by severity, so that a run reports the worst of its queries' outcomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Exit {
     /// Every query ran.
     Success = 0,

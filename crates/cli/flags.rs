@@ -21,6 +21,53 @@ pub enum Command {
     Match(MatchArgs),
     /// Answer a query on a small built-in graph of drug molecules.
     Demo(DemoArgs),
+    /// Check the GPU engine against the CPU engine, on generated graphs and on given files.
+    Verify(VerifyArgs),
+}
+
+/// `gsi verify`: run every case on both engines and compare candidate sets, counts and matches.
+///
+/// Without --data, checks generated cases: vertex- and edge-labelled graphs, directed and
+/// undirected, isomorphism and homomorphism, graphs that force PCSR overflow chains and memory
+/// limits that force chunking. With --data and --query, checks those queries too. Prints one
+/// line per mismatch and ends with `N passed, M failed`; exits 1 on any mismatch.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// A data graph to check queries on.
+    #[arg(long, short = 'd', value_name = "FILE", requires = "query")]
+    pub data: Option<PathBuf>,
+
+    /// Query files or directories (with --data).
+    #[arg(long, short = 'q', value_name = "PATH", num_args = 1..)]
+    pub query: Vec<PathBuf>,
+
+    /// Format of the graph files.
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    pub format: FormatArg,
+
+    /// Read the given graphs as directed.
+    #[arg(long)]
+    pub directed: bool,
+
+    /// Also check the given queries under homomorphism.
+    #[arg(long)]
+    pub homomorphism: bool,
+
+    /// Generated cases to check (default: 48 without --data, 0 with it).
+    #[arg(long, value_name = "N")]
+    pub generated: Option<usize>,
+
+    /// Seed of the generated cases.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Seconds the CPU engine may spend on one case; cases it cannot finish are skipped.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub timeout: f64,
+
+    /// Which GPU to use.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub device: usize,
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,7 @@ mod exit;
 mod flags;
 mod output;
 mod progress;
+mod verify;
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -41,12 +42,24 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
+/// Whether `err` comes from writing matches (which no later query can succeed at either).
+fn is_output_error(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause.is::<std::io::Error>()
+            || matches!(
+                cause.downcast_ref::<gsi_core::Error>(),
+                Some(gsi_core::Error::Output(_))
+            )
+    })
+}
+
 fn run() -> Result<Exit> {
     let cli = Cli::parse();
     match cli.command {
         None => demo::run(EngineArg::Auto),
         Some(Command::Demo(args)) => demo::run(args.engine),
         Some(Command::Match(args)) => run_match(MatchConfig::from_args(args)?),
+        Some(Command::Verify(args)) => verify::run(args),
     }
 }
 
@@ -73,6 +86,10 @@ fn run_match(cfg: MatchConfig) -> Result<Exit> {
     let indexed = Instant::now();
     let index = DataIndex::build(graph)?;
     let index_time = indexed.elapsed();
+    spinner.set_message("copying the index to the device");
+    let uploaded = Instant::now();
+    engine.prepare(&index)?;
+    let upload_time = uploaded.elapsed();
     spinner.finish_and_clear();
 
     let mut file_sink = match &cfg.output {
@@ -92,10 +109,11 @@ fn run_match(cfg: MatchConfig) -> Result<Exit> {
         queries: cfg.queries.len(),
         load_ms: ms(load_time),
         index_ms: ms(index_time),
+        upload_ms: ms(upload_time),
         ..SummaryJson::default()
     };
     let mut times = Vec::with_capacity(cfg.queries.len());
-    let mut bad_input = false;
+    let mut exit = Exit::Success;
     for path in &cfg.queries {
         let name = path.display().to_string();
         let started = Instant::now();
@@ -129,15 +147,16 @@ fn run_match(cfg: MatchConfig) -> Result<Exit> {
                 }
                 Ok(report)
             }
-            Err(err) if Exit::of_error(&err) == Exit::BadInput => {
+            // A failure to write matches ends the run; any other error ends only its query.
+            Err(err) if is_output_error(&err) => return Err(err),
+            Err(err) => {
                 if !cfg.quiet && !cfg.json {
                     bar.suspend(|| eprintln!("gsi: {err:#}"));
                 }
-                bad_input = true;
+                exit = exit.max(Exit::of_error(&err));
                 summary.errors += 1;
                 Err(format!("{err:#}"))
             }
-            Err(err) => return Err(err),
         };
         times.push(elapsed);
         summary.queries_ms += ms(elapsed);
@@ -156,9 +175,5 @@ fn run_match(cfg: MatchConfig) -> Result<Exit> {
     }
     summary.median_ms = output::median_ms(&mut times);
     printer.summary(&summary)?;
-    Ok(if bad_input {
-        Exit::BadInput
-    } else {
-        Exit::Success
-    })
+    Ok(exit)
 }

@@ -62,6 +62,7 @@ pub struct SummaryJson {
     pub errors: usize,
     pub load_ms: f64,
     pub index_ms: f64,
+    pub upload_ms: f64,
     pub queries_ms: f64,
     pub median_ms: f64,
 }
@@ -169,6 +170,7 @@ impl Printer {
             writeln!(self.out, "errors = {}", s.errors)?;
             writeln!(self.out, "load_ms = {:.3}", s.load_ms)?;
             writeln!(self.out, "index_ms = {:.3}", s.index_ms)?;
+            writeln!(self.out, "upload_ms = {:.3}", s.upload_ms)?;
             writeln!(self.out, "queries_ms = {:.3}", s.queries_ms)?;
             writeln!(self.out, "median_ms = {:.3}", s.median_ms)?;
         }

@@ -130,6 +130,15 @@ pub trait Engine {
     /// Short name of the engine that ran the last query (`cpu`, `gpu`).
     fn name(&self) -> &'static str;
 
+    /// Readies the engine for queries on `data` (the GPU engine uploads the index); the
+    /// first query does it otherwise.
+    ///
+    /// # Errors
+    /// Device failures.
+    fn prepare(&mut self, _data: &DataIndex) -> Result<()> {
+        Ok(())
+    }
+
     /// The filtering phase: computes and keeps C(u) for every vertex of `query`; returns
     /// |C(u)| per query vertex.
     ///

@@ -55,16 +55,6 @@ impl GpuEngine {
         self.index.as_ref().map_or(0, |i| i.bytes)
     }
 
-    /// Uploads `data`'s index unless it is already there.
-    pub fn prepare(&mut self, data: &DataIndex) -> Result<()> {
-        if self.index.as_ref().is_some_and(|i| i.id == data.id()) {
-            return Ok(());
-        }
-        self.index = None;
-        self.index = Some(DeviceIndex::upload(&self.device, data)?);
-        Ok(())
-    }
-
     /// Uses candidate sets computed on the host (the CPU filter) for the next join.
     pub fn set_candidates(
         &mut self,
@@ -86,6 +76,16 @@ impl GpuEngine {
 impl Engine for GpuEngine {
     fn name(&self) -> &'static str {
         "gpu"
+    }
+
+    /// Uploads `data`'s index unless it is already there.
+    fn prepare(&mut self, data: &DataIndex) -> Result<()> {
+        if self.index.as_ref().is_some_and(|i| i.id == data.id()) {
+            return Ok(());
+        }
+        self.index = None;
+        self.index = Some(DeviceIndex::upload(&self.device, data)?);
+        Ok(())
     }
 
     fn filter(

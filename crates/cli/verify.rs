@@ -1,0 +1,285 @@
+//! `gsi verify`: the GPU engine against the CPU engine, case by case.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use gsi_core::cpu::CpuEngine;
+use gsi_core::cuda::GpuEngine;
+use gsi_core::pcsr::group_of;
+use gsi_core::{DataIndex, Engine, MatchOptions, MatchSink, Plan, Semantics, Status};
+use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
+use gsi_graph::formats::read_graph;
+use gsi_graph::{Graph, GraphBuilder, VertexId};
+
+use crate::config::{expand_query_path, format_of};
+use crate::exit::{Exit, InputError};
+use crate::flags::VerifyArgs;
+
+/// Matches compared one by one per case; beyond this only counts are compared.
+const COMPARED_MATCHES: u64 = 20_000;
+
+/// Collects matches.
+#[derive(Default)]
+struct Collect(Vec<VertexId>);
+
+impl MatchSink for Collect {
+    fn wants_matches(&self) -> bool {
+        true
+    }
+
+    fn matches(&mut self, rows: &[VertexId], _width: usize) -> gsi_core::Result<()> {
+        self.0.extend_from_slice(rows);
+        Ok(())
+    }
+}
+
+/// One query on one engine: its candidate sizes, count, status and first matches.
+struct Run {
+    sizes: Vec<usize>,
+    candidates: Vec<Vec<VertexId>>,
+    count: u64,
+    status: Status,
+    matches: Vec<VertexId>,
+}
+
+fn run_engine(
+    engine: &mut dyn Engine,
+    query: &Graph,
+    data: &DataIndex,
+    options: &MatchOptions,
+) -> Result<Run> {
+    let sizes = engine.filter(query, data, options)?;
+    let sets = engine.candidate_sets()?;
+    let candidates = (0..query.vertex_count())
+        .map(|u| sets.list(u).to_vec())
+        .collect();
+    let plan = Plan::build(query, &sizes, data);
+    let counted = engine.join(&plan, data, options, &mut gsi_core::CountOnly)?;
+    let mut collect = Collect::default();
+    let listed_options = MatchOptions {
+        limit: Some(COMPARED_MATCHES),
+        ..options.clone()
+    };
+    engine.filter(query, data, options)?;
+    engine.join(&plan, data, &listed_options, &mut collect)?;
+    Ok(Run {
+        sizes,
+        candidates,
+        count: counted.count,
+        status: counted.status,
+        matches: collect.0,
+    })
+}
+
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+}
+
+impl Tally {
+    /// Runs `query` on both engines and reports any difference.
+    fn check(
+        &mut self,
+        name: &str,
+        gpu: &mut GpuEngine,
+        query: &Graph,
+        data: &DataIndex,
+        options: &MatchOptions,
+        timeout: Duration,
+    ) -> Result<()> {
+        let cpu_options = MatchOptions {
+            deadline: Some(Instant::now() + timeout),
+            ..options.clone()
+        };
+        let cpu = run_engine(&mut CpuEngine::default(), query, data, &cpu_options)?;
+        if cpu.status == Status::Timeout {
+            self.skipped += 1;
+            println!("skipped {name}: the CPU engine did not finish in {timeout:?}");
+            return Ok(());
+        }
+        let gpu = match run_engine(gpu, query, data, options) {
+            Ok(run) => run,
+            Err(err) => {
+                self.failed += 1;
+                println!("FAILED {name}: the GPU engine failed: {err:#}");
+                return Ok(());
+            }
+        };
+        let mut problems = Vec::new();
+        if cpu.sizes != gpu.sizes || cpu.candidates != gpu.candidates {
+            problems.push(format!(
+                "candidate sizes cpu {:?} gpu {:?}",
+                cpu.sizes, gpu.sizes
+            ));
+        }
+        if cpu.count != gpu.count || cpu.status != gpu.status {
+            problems.push(format!(
+                "count cpu {} ({}) gpu {} ({})",
+                cpu.count,
+                cpu.status.as_str(),
+                gpu.count,
+                gpu.status.as_str()
+            ));
+        }
+        if cpu.matches != gpu.matches {
+            problems.push(format!(
+                "matches differ ({} on cpu, {} on gpu)",
+                cpu.matches.len() / query.vertex_count().max(1),
+                gpu.matches.len() / query.vertex_count().max(1)
+            ));
+        }
+        if problems.is_empty() {
+            self.passed += 1;
+        } else {
+            self.failed += 1;
+            println!("MISMATCH {name}: {}", problems.join("; "));
+        }
+        Ok(())
+    }
+}
+
+/// A data graph whose vertices mostly hash to one PCSR group: 64 leaves of a star whose ids
+/// collide, among many isolated vertices, so lookups follow overflow chains.
+fn overflow_graph(seed: u64) -> Graph {
+    let n = 50_000u32;
+    let colliding: Vec<u32> = (1..n)
+        .filter(|&v| group_of(v, 65) == (seed % 65) as u32)
+        .take(64)
+        .collect();
+    let labels = (0..n).map(|v| v % 3).collect();
+    let mut builder = GraphBuilder::with_vertices(false, labels);
+    for (i, &v) in colliding.iter().enumerate() {
+        builder.add_edge(0, v, 1).expect("distinct ids");
+        if i > 0 {
+            builder
+                .add_edge(colliding[i - 1], v, 1)
+                .expect("distinct ids");
+        }
+    }
+    builder.build().expect("valid graph")
+}
+
+fn generated_cases(
+    tally: &mut Tally,
+    gpu: &mut GpuEngine,
+    count: usize,
+    seed: u64,
+    timeout: Duration,
+) -> Result<()> {
+    let shapes = [Shape::ScaleFree, Shape::Uniform, Shape::Mesh];
+    for case in 0..count {
+        let case_seed = seed.wrapping_mul(1_000_003).wrapping_add(case as u64);
+        let directed = case % 2 == 1;
+        let semantics = if (case / 2) % 2 == 0 {
+            Semantics::Isomorphism
+        } else {
+            Semantics::Homomorphism
+        };
+        let chunked = case % 3 == 2;
+        let data = if case % 12 == 11 {
+            overflow_graph(case_seed)
+        } else {
+            let vertices = 40 + (case_seed as usize * 7919) % 3000;
+            let mut spec = GraphSpec::new(vertices, vertices * (2 + case % 4), shapes[case % 3]);
+            spec.vertex_labels = 1 + (case % 5) as u32;
+            spec.edge_labels = 1 + (case % 3) as u32;
+            spec.directed = directed;
+            spec.seed = case_seed;
+            generate_graph(&spec).context("generating a data graph")?
+        };
+        let size = 3 + case % 6;
+        let queries = generate_queries(
+            &data,
+            &QuerySpec {
+                vertices: size,
+                count: 3,
+                density: if case % 4 < 2 {
+                    Density::Dense
+                } else {
+                    Density::Sparse
+                },
+                seed: case_seed,
+            },
+        );
+        let Ok(queries) = queries else {
+            continue;
+        };
+        let index = DataIndex::build(data)?;
+        let options = MatchOptions {
+            semantics,
+            memory_budget: if chunked { 64 << 10 } else { 1 << 30 },
+            ..MatchOptions::default()
+        };
+        for (q, query) in queries.iter().enumerate() {
+            let name = format!(
+                "generated case {case} query {q} ({} vertices, {}, {:?}{})",
+                query.graph.vertex_count(),
+                if directed { "directed" } else { "undirected" },
+                semantics,
+                if chunked { ", 64KiB budget" } else { "" }
+            );
+            tally.check(&name, gpu, &query.graph, &index, &options, timeout)?;
+        }
+    }
+    Ok(())
+}
+
+pub fn run(args: VerifyArgs) -> Result<Exit> {
+    let timeout = if args.timeout.is_finite() && args.timeout > 0.0 {
+        Duration::from_secs_f64(args.timeout)
+    } else {
+        return Err(InputError(format!(
+            "--timeout {}: expected a positive number of seconds",
+            args.timeout
+        ))
+        .into());
+    };
+    let mut gpu = GpuEngine::open(args.device).context("gsi verify needs a GPU")?;
+    println!("gsi verify: GPU {}", gpu.describe());
+    let mut tally = Tally::default();
+    let generated = args
+        .generated
+        .unwrap_or(if args.data.is_some() { 0 } else { 48 });
+    generated_cases(&mut tally, &mut gpu, generated, args.seed, timeout)?;
+    if let Some(data_path) = &args.data {
+        let format = format_of(args.format);
+        let graph = read_graph(data_path, format, args.directed)
+            .with_context(|| format!("reading data graph {}", data_path.display()))?;
+        let index = DataIndex::build(graph)?;
+        let mut queries = Vec::new();
+        for path in &args.query {
+            expand_query_path(path, &mut queries)?;
+        }
+        let mut semantics = vec![Semantics::Isomorphism];
+        if args.homomorphism {
+            semantics.push(Semantics::Homomorphism);
+        }
+        for path in &queries {
+            let query = read_graph(path, format, args.directed)
+                .with_context(|| format!("reading query {}", path.display()))?;
+            for &s in &semantics {
+                let options = MatchOptions {
+                    semantics: s,
+                    ..MatchOptions::default()
+                };
+                tally.check(
+                    &format!("{} ({s:?})", path.display()),
+                    &mut gpu,
+                    &query,
+                    &index,
+                    &options,
+                    timeout,
+                )?;
+            }
+        }
+    }
+    println!("{} skipped (the CPU engine timed out)", tally.skipped);
+    println!("{} passed, {} failed", tally.passed, tally.failed);
+    Ok(if tally.failed == 0 {
+        Exit::Success
+    } else {
+        Exit::Failure
+    })
+}
