@@ -107,21 +107,44 @@ pub fn matches(query: &Graph, data: &Graph, homomorphism: bool) -> Vec<Vec<Verte
     all
 }
 
-/// Whether one embedding (data vertex per query vertex) is a match, checked directly.
-pub fn is_match(query: &Graph, data: &Graph, embedding: &[VertexId], homomorphism: bool) -> bool {
-    let q = Plain::new(query);
-    let d = Plain::new(data);
-    if embedding.len() != q.labels.len() || embedding.iter().any(|&v| v as usize >= d.labels.len())
-    {
-        return false;
+/// Checks embeddings of one query in one data graph directly against the definition.
+pub struct Checker {
+    q: Plain,
+    d: Plain,
+    homomorphism: bool,
+}
+
+impl Checker {
+    pub fn new(query: &Graph, data: &Graph, homomorphism: bool) -> Checker {
+        assert_eq!(query.is_directed(), data.is_directed());
+        Checker {
+            q: Plain::new(query),
+            d: Plain::new(data),
+            homomorphism,
+        }
     }
-    let distinct = embedding.iter().collect::<HashSet<_>>().len() == embedding.len();
-    let labels = (0..q.labels.len()).all(|u| q.labels[u] == d.labels[embedding[u] as usize]);
-    let edges = query.edge_iter().all(|(s, t, l)| {
-        d.edges
-            .contains(&(embedding[s as usize], embedding[t as usize], l))
-    });
-    (homomorphism || distinct) && labels && edges
+
+    /// Whether `embedding` (data vertex per query vertex) is a match.
+    pub fn is_match(&self, embedding: &[VertexId]) -> bool {
+        let (q, d) = (&self.q, &self.d);
+        if embedding.len() != q.labels.len()
+            || embedding.iter().any(|&v| v as usize >= d.labels.len())
+        {
+            return false;
+        }
+        let distinct = embedding.iter().collect::<HashSet<_>>().len() == embedding.len();
+        let labels = (0..q.labels.len()).all(|u| q.labels[u] == d.labels[embedding[u] as usize]);
+        let edges = q.edges.iter().all(|&(s, t, l)| {
+            d.edges
+                .contains(&(embedding[s as usize], embedding[t as usize], l))
+        });
+        (self.homomorphism || distinct) && labels && edges
+    }
+}
+
+/// Whether one embedding is a match, checked directly.
+pub fn is_match(query: &Graph, data: &Graph, embedding: &[VertexId], homomorphism: bool) -> bool {
+    Checker::new(query, data, homomorphism).is_match(embedding)
 }
 
 #[cfg(test)]

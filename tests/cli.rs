@@ -1,1 +1,1207 @@
-//! stub
+//! The `gsi` binary as a user runs it: the demo, help, flags, output files, JSON, exit codes
+//! and the message of every kind of bad input.
+
+use std::collections::BTreeSet;
+
+use gsi_graph::{Graph, VertexId};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngSeed, TestRunner};
+
+use crate::brute;
+use crate::oracle::{self, Shape};
+use crate::util::{assert_valid_matches, clique, output_rows, path, Spec, TestDir};
+
+// ---------------------------------------------------------------------------------------------
+// The demo.
+
+/// The demo's molecules, written down again from their structural formulas: heavy atoms by
+/// element, bonds labelled 1 (single), 2 (double) or 4 (aromatic).
+const MOLECULES: &[(&str, &[(u32, u32, u32)])] = &[
+    // aspirin
+    (
+        "CCCCCCOCOCCOO",
+        &[
+            (0, 6, 1),
+            (6, 7, 1),
+            (7, 8, 2),
+            (7, 9, 1),
+            (1, 10, 1),
+            (10, 11, 2),
+            (10, 12, 1),
+        ],
+    ),
+    // paracetamol
+    (
+        "CCCCCCONCOC",
+        &[(0, 6, 1), (3, 7, 1), (7, 8, 1), (8, 9, 2), (8, 10, 1)],
+    ),
+    // ibuprofen
+    (
+        "CCCCCCCCCCCCCOO",
+        &[
+            (0, 6, 1),
+            (6, 7, 1),
+            (7, 8, 1),
+            (7, 9, 1),
+            (3, 10, 1),
+            (10, 11, 1),
+            (10, 12, 1),
+            (12, 13, 2),
+            (12, 14, 1),
+        ],
+    ),
+    // caffeine (no benzene ring)
+    (
+        "NCNCCCNCNOOCCC",
+        &[
+            (0, 1, 1),
+            (1, 2, 1),
+            (2, 3, 1),
+            (3, 4, 2),
+            (4, 5, 1),
+            (5, 0, 1),
+            (3, 8, 1),
+            (8, 7, 2),
+            (7, 6, 1),
+            (6, 4, 1),
+            (1, 9, 2),
+            (5, 10, 2),
+            (0, 11, 1),
+            (2, 12, 1),
+            (6, 13, 1),
+        ],
+    ),
+];
+
+fn molecules() -> Spec {
+    let mut spec = Spec::new(false, Vec::new());
+    for (i, (atoms, bonds)) in MOLECULES.iter().enumerate() {
+        let base = spec.len() as u32;
+        spec.labels.extend(atoms.chars().map(|c| match c {
+            'C' => 6,
+            'N' => 7,
+            'O' => 8,
+            _ => unreachable!(),
+        }));
+        // The first three molecules carry a benzene ring on atoms 0-5.
+        if i < 3 {
+            spec.edges
+                .extend((0..6).map(|a| (base + a, base + (a + 1) % 6, 4)));
+        }
+        spec.edges
+            .extend(bonds.iter().map(|&(a, b, l)| (base + a, base + b, l)));
+    }
+    spec
+}
+
+/// The carboxyl pattern C-C(=O)-O.
+fn carboxyl() -> Spec {
+    Spec::new(false, vec![6, 6, 8, 8])
+        .edge(0, 1, 1)
+        .edge(1, 2, 2)
+        .edge(1, 3, 1)
+}
+
+#[test]
+fn demo_count_equals_brute_force_on_the_same_molecules() {
+    let dir = TestDir::new();
+    let data = molecules();
+    let query = carboxyl();
+    let expected = brute::count(&query.graph(), &data.graph(), false);
+    // Aspirin's acid and ester groups, ibuprofen's acid group.
+    assert_eq!(expected, 3);
+    assert_eq!(data.len(), 53);
+
+    dir.write_spec("molecules.graph", &data);
+    dir.write_spec("carboxyl.graph", &query);
+    let run = dir
+        .match_files("molecules.graph", &["carboxyl.graph"], &["--json"])
+        .ok();
+    assert_eq!(run.json().queries[0].matches, expected);
+
+    for args in [vec![], vec!["demo"], vec!["demo", "--engine", "cpu"]] {
+        let run = dir.gsi(&args).ok();
+        let count: u64 = run
+            .value("count")
+            .unwrap_or_else(|| panic!("no `count = N` line: {run:#?}"))
+            .parse()
+            .expect("count is a number");
+        assert_eq!(count, expected, "gsi {args:?}");
+        assert!(run.stdout.contains("53 atoms"), "{}", run.stdout);
+        // One table row per match, each naming its molecule.
+        let rows = run
+            .stdout
+            .lines()
+            .filter(|l| {
+                ["aspirin", "paracetamol", "ibuprofen", "caffeine"]
+                    .iter()
+                    .any(|m| l.trim_start().starts_with(m))
+            })
+            .count();
+        assert_eq!(rows as u64, expected, "{}", run.stdout);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Help.
+
+const MATCH_FLAGS: &[&str] = &[
+    "--data",
+    "--query",
+    "--format",
+    "--directed",
+    "--homomorphism",
+    "--limit",
+    "--timeout",
+    "--memory-limit",
+    "--engine",
+    "--device",
+    "--threads",
+    "--output",
+    "--explain",
+    "--json",
+    "--quiet",
+    "--help",
+];
+
+#[test]
+fn help_exits_zero_and_mentions_every_flag() {
+    let dir = TestDir::new();
+    for help in ["--help", "-h"] {
+        let top = dir.gsi([help]).ok();
+        for word in ["match", "demo", "--help", "--version"] {
+            assert!(
+                top.stdout.contains(word),
+                "gsi {help} lacks {word}: {}",
+                top.stdout
+            );
+        }
+        let matching = dir.gsi(["match", help]).ok();
+        for flag in MATCH_FLAGS {
+            assert!(
+                matching.stdout.contains(flag),
+                "gsi match {help} lacks {flag}: {}",
+                matching.stdout
+            );
+        }
+        let demo = dir.gsi(["demo", help]).ok();
+        for flag in ["--engine", "--help"] {
+            assert!(demo.stdout.contains(flag), "gsi demo {help} lacks {flag}");
+        }
+    }
+    let help = dir.gsi(["help", "match"]).ok();
+    assert!(help.stdout.contains("--memory-limit"));
+    let version = dir.gsi(["--version"]).ok();
+    assert!(version.stdout.starts_with("gsi "), "{}", version.stdout);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input files.
+
+const TRIANGLE: &str = "t 3 3\nv 0 0 2\nv 1 0 2\nv 2 0 2\ne 0 1\ne 1 2\ne 0 2\n";
+
+/// A malformed file: its bytes, the line the error must name (if any) and words it must hold.
+struct BadFile {
+    what: &'static str,
+    bytes: Vec<u8>,
+    line: Option<usize>,
+    says: &'static str,
+}
+
+fn bad(what: &'static str, text: &str, line: Option<usize>, says: &'static str) -> BadFile {
+    BadFile {
+        what,
+        bytes: text.as_bytes().to_vec(),
+        line,
+        says,
+    }
+}
+
+fn bad_files() -> Vec<BadFile> {
+    let mut garbage: Vec<u8> = b"\x7fELF\x02\x01\x01\x00".to_vec();
+    garbage.extend((0..=255u8).rev());
+    vec![
+        bad(
+            "header without the edge count",
+            "t 3\n",
+            Some(1),
+            "edge count",
+        ),
+        bad("header with a word", "t 3 many\n", Some(1), "many"),
+        bad("no header", "v 0 0 0\n", Some(1), "t N M"),
+        bad("a blank line, then no header", "\nx 1 2\n", Some(2), "x"),
+        bad(
+            "unknown line type",
+            "t 2 0\nv 0 0 0\nq 1\nv 1 0 0\n",
+            Some(3),
+            "unknown line type",
+        ),
+        bad(
+            "non-numeric label",
+            "t 2 0\nv 0 a 0\nv 1 0 0\n",
+            Some(2),
+            "`a`",
+        ),
+        bad(
+            "non-numeric edge endpoint",
+            "t 2 1\nv 0 0 1\nv 1 0 1\ne 0 x\n",
+            Some(4),
+            "x",
+        ),
+        bad("negative id", "t 2 0\nv -1 0 0\nv 1 0 0\n", Some(2), "-1"),
+        bad(
+            "negative degree",
+            "t 2 0\nv 0 0 -2\nv 1 0 0\n",
+            Some(2),
+            "-2",
+        ),
+        bad(
+            "out-of-range vertex id",
+            "t 2 0\nv 0 0 0\nv 2 0 0\n",
+            Some(3),
+            "out of range",
+        ),
+        bad(
+            "edge to a vertex beyond the header",
+            "t 2 1\nv 0 0 1\nv 1 0 1\ne 0 5\n",
+            Some(4),
+            "5",
+        ),
+        bad(
+            "edge to a vertex never declared",
+            "t 3 1\nv 0 0 1\nv 1 0 1\ne 0 2\n",
+            None,
+            "vertex 2",
+        ),
+        bad(
+            "duplicate vertex",
+            "t 2 0\nv 0 0 0\nv 0 0 0\n",
+            Some(3),
+            "twice",
+        ),
+        bad(
+            "duplicate edge",
+            "t 2 2\nv 0 0 2\nv 1 0 2\ne 0 1\ne 1 0\n",
+            Some(5),
+            "duplicate edge",
+        ),
+        bad(
+            "self-loop",
+            "t 2 1\nv 0 0 2\nv 1 0 0\ne 0 0\n",
+            Some(4),
+            "self-loop",
+        ),
+        bad(
+            "fewer vertices than the header",
+            "t 3 0\nv 0 0 0\nv 1 0 0\n",
+            None,
+            "3 vertices",
+        ),
+        bad(
+            "more edges in the header than in the body",
+            "t 2 2\nv 0 0 1\nv 1 0 1\ne 0 1\n",
+            None,
+            "2 edges",
+        ),
+        bad(
+            "fewer edges in the header than in the body",
+            "t 3 1\nv 0 0 1\nv 1 0 2\nv 2 0 1\ne 0 1\ne 1 2\n",
+            None,
+            "1 edges",
+        ),
+        bad(
+            "wrong degree",
+            "t 2 1\nv 0 0 1\nv 1 0 3\ne 0 1\n",
+            Some(3),
+            "degree",
+        ),
+        bad("extra field", "t 2 0\nv 0 0 0 7\nv 1 0 0\n", Some(2), "`7`"),
+        bad(
+            "label beyond 32 bits",
+            "t 1 0\nv 0 99999999999 0\n",
+            Some(2),
+            "32",
+        ),
+        bad(
+            "second header",
+            "t 1 0\nv 0 0 0\nt 1 0\n",
+            Some(3),
+            "header",
+        ),
+        bad("empty file", "", None, "empty"),
+        bad("only blank lines", "\n  \n\r\n", None, "empty"),
+        BadFile {
+            what: "binary garbage",
+            bytes: garbage,
+            line: Some(1),
+            says: "binary",
+        },
+        BadFile {
+            what: "binary after a valid start",
+            bytes: b"t 2 0\nv 0 0 0\n\xff\xfe\x00\x01\n".to_vec(),
+            line: Some(3),
+            says: "binary",
+        },
+    ]
+}
+
+/// Checks a bad-input run: exit 2, every stderr line `gsi: ...`, the file and line named.
+fn assert_reported(
+    run: &crate::util::Run,
+    file: &str,
+    line: Option<usize>,
+    says: &str,
+    what: &str,
+) {
+    assert_eq!(run.code, Some(2), "{what}: {run:#?}");
+    run.no_panic();
+    assert!(run.stderr.starts_with("gsi: "), "{what}: {run:#?}");
+    assert!(
+        run.stderr.lines().all(|l| l.starts_with("gsi: ")),
+        "{what}: stray stderr lines: {run:#?}"
+    );
+    let expected = match line {
+        Some(n) => format!("{file}:{n}: "),
+        None => file.to_owned(),
+    };
+    assert!(
+        run.stderr.contains(&expected),
+        "{what}: stderr should name `{expected}`: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(says),
+        "{what}: stderr should say `{says}`: {}",
+        run.stderr
+    );
+}
+
+/// The format is detected (`auto`) or named; either way the Sun–Luo reader's errors come out.
+const FORMATS: [&[&str]; 2] = [&[], &["--format", "sunluo"]];
+
+#[test]
+fn every_malformed_data_file_is_reported_with_file_and_line() {
+    let dir = TestDir::new();
+    dir.write("query.graph", TRIANGLE);
+    for case in bad_files() {
+        dir.write("bad.graph", &case.bytes);
+        for format in FORMATS {
+            let run = dir.match_files("bad.graph", &["query.graph"], format);
+            let what = format!("{} {format:?}", case.what);
+            assert_reported(&run, "bad.graph", case.line, case.says, &what);
+            assert!(run.stdout.is_empty(), "{what}: {run:#?}");
+        }
+    }
+}
+
+#[test]
+fn every_malformed_query_file_is_reported_and_the_others_still_run() {
+    let dir = TestDir::new();
+    dir.write("data.graph", TRIANGLE);
+    dir.write("good.graph", TRIANGLE);
+    for case in bad_files() {
+        dir.write("bad.graph", &case.bytes);
+        for format in FORMATS {
+            let what = format!("{} {format:?}", case.what);
+            let run = dir.match_files("data.graph", &["bad.graph"], format);
+            assert_reported(&run, "bad.graph", case.line, case.says, &what);
+
+            // In JSON, the bad query is an object with status `error`; the good one still runs.
+            let json = [format, &["--json"]].concat();
+            let run = dir.match_files("data.graph", &["good.graph", "bad.graph"], &json);
+            assert_eq!(run.code, Some(2), "{what}: {run:#?}");
+            run.no_panic();
+            let out = run.json();
+            assert_eq!(out.queries.len(), 2);
+            assert_eq!(out.queries[0].matches, 6, "{what}");
+            assert_eq!(out.queries[0].status, "ok");
+            let failed = &out.queries[1];
+            assert_eq!(failed.status, "error", "{what}");
+            assert_eq!(failed.matches, 0);
+            let error = failed.error.as_deref().expect("an error message");
+            assert!(error.contains("bad.graph"), "{what}: {error}");
+            assert!(error.contains(case.says), "{what}: {error}");
+            assert_eq!((out.summary.ok, out.summary.errors), (1, 1));
+        }
+    }
+}
+
+#[test]
+fn a_directory_as_data_file_is_bad_input() {
+    let dir = TestDir::new();
+    dir.write("folder/q.graph", TRIANGLE);
+    dir.write("query.graph", TRIANGLE);
+    let run = dir.match_files("folder", &["query.graph"], &[]);
+    assert_reported(&run, "folder", None, "directory", "a directory as data");
+}
+
+#[test]
+fn a_nonexistent_data_file_is_bad_input() {
+    let dir = TestDir::new();
+    dir.write("query.graph", TRIANGLE);
+    let run = dir.match_files("missing.graph", &["query.graph"], &[]);
+    assert_reported(&run, "missing.graph", None, "missing.graph", "missing data");
+}
+
+#[test]
+fn a_nonexistent_query_path_is_bad_input() {
+    let dir = TestDir::new();
+    dir.write("data.graph", TRIANGLE);
+    let run = dir.match_files("data.graph", &["nowhere.graph"], &[]);
+    assert_reported(
+        &run,
+        "nowhere.graph",
+        None,
+        "nowhere.graph",
+        "missing query",
+    );
+    // Also when it is one of several.
+    dir.write("query.graph", TRIANGLE);
+    let run = dir.match_files("data.graph", &["query.graph", "nowhere/"], &["--json"]);
+    assert_reported(&run, "nowhere", None, "nowhere", "missing query folder");
+}
+
+#[test]
+fn an_empty_query_folder_is_bad_input() {
+    let dir = TestDir::new();
+    dir.write("data.graph", TRIANGLE);
+    std::fs::create_dir(dir.path("empty")).expect("mkdir");
+    let run = dir.match_files("data.graph", &["empty"], &[]);
+    assert_reported(&run, "empty", None, "no files", "empty query folder");
+}
+
+#[test]
+fn an_empty_query_graph_is_an_error_naming_the_file() {
+    let dir = TestDir::new();
+    dir.write("data.graph", TRIANGLE);
+    dir.write("none.graph", "t 0 0\n");
+    let run = dir.match_files("data.graph", &["none.graph"], &[]);
+    assert_reported(&run, "none.graph", None, "no vertices", "empty query");
+
+    let run = dir.match_files("data.graph", &["none.graph"], &["--json"]);
+    assert_eq!(run.code, Some(2));
+    let out = run.json();
+    assert_eq!(out.queries[0].status, "error");
+    let error = out.queries[0].error.as_deref().expect("an error message");
+    assert!(error.contains("none.graph"), "{error}");
+}
+
+#[test]
+fn an_empty_data_graph_gives_no_matches() {
+    let dir = TestDir::new();
+    dir.write("data.graph", "t 0 0\n");
+    dir.write("query.graph", TRIANGLE);
+    let run = dir
+        .match_files("data.graph", &["query.graph"], &["--json"])
+        .ok();
+    let out = run.json();
+    assert_eq!(out.queries[0].matches, 0);
+    assert_eq!(out.queries[0].status, "ok");
+}
+
+#[test]
+fn crlf_comments_free_and_unlabelled_edges_read_fine() {
+    let dir = TestDir::new();
+    dir.write("data.graph", TRIANGLE.replace('\n', "\r\n"));
+    dir.write(
+        "query.graph",
+        "t 2 1\n\nv 0 0 1\nv 1 0 1\n  e   0  1  0  \n",
+    );
+    let run = dir
+        .match_files("data.graph", &["query.graph"], &["--json"])
+        .ok();
+    assert_eq!(run.json().queries[0].matches, 6);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching semantics through the binary.
+
+#[test]
+fn query_labels_absent_from_the_data_give_zero_matches() {
+    let dir = TestDir::new();
+    dir.write_spec("data.graph", &clique(false, 6, 1));
+    // A vertex label the data lacks.
+    dir.write_spec("q1.graph", &path(false, 3, 9));
+    // An edge label the data lacks.
+    dir.write_spec("q2.graph", &Spec::new(false, vec![1, 1]).edge(0, 1, 5));
+    let run = dir
+        .match_files("data.graph", &["q1.graph", "q2.graph"], &["--json"])
+        .ok();
+    let out = run.json();
+    for q in &out.queries {
+        assert_eq!((q.matches, q.status.as_str()), (0, "ok"), "{}", q.query);
+    }
+    assert_eq!(out.summary.ok, 2);
+}
+
+#[test]
+fn a_query_larger_than_the_data_gives_zero_matches() {
+    let dir = TestDir::new();
+    dir.write_spec("data.graph", &clique(false, 3, 0));
+    dir.write_spec("query.graph", &clique(false, 4, 0));
+    let run = dir
+        .match_files("data.graph", &["query.graph"], &["--json"])
+        .ok();
+    assert_eq!(run.json().queries[0].matches, 0);
+    // Under homomorphism, K4 still needs four mutually distinct endpoints: no match either.
+    let run = dir
+        .match_files(
+            "data.graph",
+            &["query.graph"],
+            &["--json", "--homomorphism"],
+        )
+        .ok();
+    assert_eq!(run.json().queries[0].matches, 0);
+    // But a 4-path folds onto a triangle: 3 * 2 * 2 * 2.
+    dir.write_spec("path.graph", &path(false, 4, 0));
+    let run = dir
+        .match_files("data.graph", &["path.graph"], &["--json", "--homomorphism"])
+        .ok();
+    assert_eq!(run.json().queries[0].matches, 24);
+}
+
+/// Random graphs drawn with a fixed seed.
+fn draw<S: Strategy>(runner: &mut TestRunner, strategy: &S) -> S::Value {
+    strategy.new_tree(runner).expect("a value").current()
+}
+
+fn runner(seed: u64) -> TestRunner {
+    TestRunner::new(Config {
+        rng_seed: RngSeed::Fixed(seed),
+        failure_persistence: None,
+        ..Config::default()
+    })
+}
+
+/// One data graph and many queries (connected, disconnected, cut from the data), all written
+/// to files and answered by one run of the binary; each count must equal the brute force's.
+fn cli_agrees_with_brute_force(directed: bool, homomorphism: bool, seed: u64) {
+    let shape = Shape {
+        directed,
+        vertex_labels: 2,
+        edge_labels: 2,
+        density: if directed { 0.2 } else { 0.3 },
+        multi: true,
+    };
+    let query_shape = oracle::query_shape(shape);
+    let mut runner = runner(seed);
+    let dir = TestDir::new();
+    let data = draw(&mut runner, &oracle::graph(shape, 12..=14));
+    let cut = oracle::subgraph_of(&data, 5);
+    let queries: Vec<Spec> = (0..60)
+        .map(|i| match i % 3 {
+            0 => draw(&mut runner, &oracle::connected(query_shape, 1..=5)),
+            1 => draw(&mut runner, &oracle::graph(query_shape, 1..=4)),
+            _ => draw(&mut runner, &cut),
+        })
+        .collect();
+    dir.write_spec("data.graph", &data);
+    for (i, q) in queries.iter().enumerate() {
+        dir.write_spec(&format!("queries/q_{i}.graph"), q);
+    }
+    let mut extra = vec!["--json"];
+    if directed {
+        extra.push("--directed");
+    }
+    if homomorphism {
+        extra.push("--homomorphism");
+    }
+    let run = dir.match_files("data.graph", &["queries"], &extra).ok();
+    let out = run.json();
+    assert_eq!(out.queries.len(), queries.len());
+    let data_graph = data.graph();
+    let mut nonzero = 0;
+    for (i, (q, spec)) in out.queries.iter().zip(&queries).enumerate() {
+        // Natural order: q_2 before q_10.
+        assert!(
+            q.query.ends_with(&format!("q_{i}.graph")),
+            "{} at {i}",
+            q.query
+        );
+        let expected = brute::count(&spec.graph(), &data_graph, homomorphism);
+        assert_eq!(q.matches, expected, "{}: {spec:?} in {data:?}", q.query);
+        assert_eq!(q.status, "ok");
+        assert_eq!(q.candidates.len(), spec.len());
+        nonzero += usize::from(expected > 0);
+    }
+    assert!(nonzero >= 10, "too few queries with matches: {nonzero}");
+    assert_eq!(
+        out.summary.matches,
+        out.queries.iter().map(|q| q.matches).sum::<u64>()
+    );
+}
+
+#[test]
+fn undirected_counts_agree_with_brute_force() {
+    cli_agrees_with_brute_force(false, false, 1);
+}
+
+#[test]
+fn undirected_homomorphism_counts_agree_with_brute_force() {
+    cli_agrees_with_brute_force(false, true, 2);
+}
+
+#[test]
+fn directed_counts_agree_with_brute_force() {
+    cli_agrees_with_brute_force(true, false, 3);
+}
+
+#[test]
+fn directed_homomorphism_counts_agree_with_brute_force() {
+    cli_agrees_with_brute_force(true, true, 4);
+}
+
+#[test]
+fn directed_reading_respects_direction() {
+    let dir = TestDir::new();
+    // 0 -> 1 -> 2 and 2 -> 0: a directed 3-cycle, plus 3 <- 2.
+    let data = Spec::new(true, vec![0; 4])
+        .edge(0, 1, 0)
+        .edge(1, 2, 0)
+        .edge(2, 0, 0)
+        .edge(2, 3, 0);
+    // a -> b -> c.
+    let query = Spec::new(true, vec![0; 3]).edge(0, 1, 0).edge(1, 2, 0);
+    dir.write_spec("data.graph", &data);
+    dir.write_spec("query.graph", &query);
+    let directed = dir
+        .match_files("data.graph", &["query.graph"], &["--json", "--directed"])
+        .ok();
+    let undirected = dir
+        .match_files("data.graph", &["query.graph"], &["--json"])
+        .ok();
+    let d = brute::count(&query.graph(), &data.graph(), false);
+    let as_undirected = |s: &Spec| Spec {
+        directed: false,
+        ..s.clone()
+    };
+    let u = brute::count(
+        &as_undirected(&query).graph(),
+        &as_undirected(&data).graph(),
+        false,
+    );
+    // Directed 2-paths: 0-1-2, 1-2-0, 1-2-3, 2-0-1.
+    assert_eq!(d, 4);
+    assert_eq!(u, 10);
+    assert_eq!(directed.json().queries[0].matches, d);
+    assert_eq!(undirected.json().queries[0].matches, u);
+}
+
+#[test]
+fn a_disconnected_query_counts_every_combination() {
+    let dir = TestDir::new();
+    // Two triangles with different labels, and a lone vertex.
+    let data = Spec::new(false, vec![0, 0, 0, 1, 1, 1, 0])
+        .edge(0, 1, 0)
+        .edge(1, 2, 0)
+        .edge(0, 2, 0)
+        .edge(3, 4, 0)
+        .edge(4, 5, 0)
+        .edge(3, 5, 0);
+    // An edge labelled 0-0 and an isolated vertex labelled 1, and an isolated 0.
+    let query = Spec::new(false, vec![0, 1, 0, 0]).edge(0, 2, 0);
+    dir.write_spec("data.graph", &data);
+    dir.write_spec("query.graph", &query);
+    let expected = brute::count(&query.graph(), &data.graph(), false);
+    // 6 ordered edges among label-0 vertices, 3 choices of label 1, 2 remaining label-0 vertices.
+    assert_eq!(expected, 6 * 3 * 2);
+    let run = dir
+        .match_files(
+            "data.graph",
+            &["query.graph"],
+            &["--json", "--output", "m.txt"],
+        )
+        .ok();
+    assert_eq!(run.json().queries[0].matches, expected);
+    let rows = output_rows(&dir.read("m.txt"));
+    assert_valid_matches(&query.graph(), &data.graph(), &rows, false);
+    assert_eq!(rows.len() as u64, expected);
+}
+
+#[test]
+fn auto_engine_and_one_thread_give_the_same_count() {
+    let dir = TestDir::new();
+    let data = clique(false, 9, 0);
+    dir.write_spec("data.graph", &data);
+    dir.write_spec("query.graph", &path(false, 4, 0));
+    let expected = 9 * 8 * 7 * 6;
+    for extra in [
+        &["--json", "--engine", "auto"][..],
+        &["--json", "--threads", "1"],
+        &["--json", "--threads", "3", "--format", "sunluo"],
+    ] {
+        let run = dir.match_files("data.graph", &["query.graph"], extra).ok();
+        assert_eq!(run.json().queries[0].matches, expected, "{extra:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output, limits, timeouts, memory.
+
+#[test]
+fn limit_stops_at_exactly_k_matches() {
+    let dir = TestDir::new();
+    dir.write_spec("data.graph", &clique(false, 8, 0));
+    dir.write_spec("query.graph", &clique(false, 3, 0));
+    let total = 8 * 7 * 6;
+    for k in [1u64, 5, 100, 335] {
+        let run = dir
+            .match_files(
+                "data.graph",
+                &["query.graph"],
+                &["--json", "--limit", &k.to_string()],
+            )
+            .ok();
+        let q = &run.json().queries[0];
+        assert_eq!(
+            (q.matches, q.status.as_str()),
+            (k, "limit"),
+            "count only, k = {k}"
+        );
+
+        let run = dir
+            .match_files(
+                "data.graph",
+                &["query.graph"],
+                &["--json", "--limit", &k.to_string(), "--output", "m.txt"],
+            )
+            .ok();
+        let out = run.json();
+        let q = &out.queries[0];
+        assert_eq!(
+            (q.matches, q.status.as_str()),
+            (k, "limit"),
+            "with output, k = {k}"
+        );
+        assert_eq!(out.summary.limits, 1);
+        let rows = output_rows(&dir.read("m.txt"));
+        assert_eq!(rows.len() as u64, k);
+        assert_valid_matches(
+            &clique(false, 3, 0).graph(),
+            &clique(false, 8, 0).graph(),
+            &rows,
+            false,
+        );
+    }
+    // A limit at or above the total finds everything.
+    for k in [total, total + 1, 1 << 40] {
+        let run = dir
+            .match_files(
+                "data.graph",
+                &["query.graph"],
+                &["--json", "--limit", &k.to_string(), "--output", "m.txt"],
+            )
+            .ok();
+        let q = &run.json().queries[0];
+        assert_eq!((q.matches, q.status.as_str()), (total, "ok"), "k = {k}");
+        assert_eq!(output_rows(&dir.read("m.txt")).len() as u64, total);
+    }
+}
+
+#[test]
+fn output_file_holds_every_match_once() {
+    let dir = TestDir::new();
+    let mut runner = runner(11);
+    let shape = Shape {
+        directed: false,
+        vertex_labels: 2,
+        edge_labels: 1,
+        density: 0.5,
+        multi: false,
+    };
+    let data = draw(&mut runner, &oracle::graph(shape, 30..=30));
+    let query = draw(
+        &mut runner,
+        &oracle::connected(oracle::query_shape(shape), 4..=4),
+    );
+    dir.write_spec("data.graph", &data);
+    dir.write_spec("query.graph", &query);
+    let run = dir
+        .match_files(
+            "data.graph",
+            &["query.graph"],
+            &["--json", "--output", "m.txt"],
+        )
+        .ok();
+    let reported = run.json().queries[0].matches;
+    let rows = output_rows(&dir.read("m.txt"));
+    // The ids are checked against the files themselves, read by the tests' own reader.
+    let q = crate::util::read_sunluo(&dir.path("query.graph"), false);
+    let d = crate::util::read_sunluo(&dir.path("data.graph"), false);
+    assert_valid_matches(&q, &d, &rows, false);
+    assert_eq!(rows.len() as u64, reported);
+    let expected = brute::count(&q, &d, false);
+    assert_eq!(reported, expected);
+    assert!(expected > 100, "a query with many matches: {expected}");
+}
+
+#[test]
+fn output_file_with_several_queries_has_one_section_each() {
+    let dir = TestDir::new();
+    let data = clique(false, 6, 0);
+    dir.write_spec("data.graph", &data);
+    dir.write_spec("qs/a_1.graph", &path(false, 2, 0));
+    dir.write_spec("qs/a_2.graph", &path(false, 3, 0));
+    dir.write_spec("qs/a_10.graph", &clique(false, 3, 0));
+    dir.write_spec("qs/a_11.graph", &path(false, 2, 7));
+    let run = dir
+        .match_files("data.graph", &["qs"], &["--json", "--output", "m.txt"])
+        .ok();
+    let out = run.json();
+    let names: Vec<&str> = out.queries.iter().map(|q| q.query.as_str()).collect();
+    assert!(names[0].ends_with("a_1.graph"), "{names:?}");
+    assert!(names[1].ends_with("a_2.graph"), "{names:?}");
+    assert!(names[2].ends_with("a_10.graph"), "{names:?}");
+    assert!(names[3].ends_with("a_11.graph"), "{names:?}");
+    let text = dir.read("m.txt");
+    let mut sections: Vec<(String, Vec<Vec<VertexId>>)> = Vec::new();
+    for line in text.lines() {
+        if let Some(name) = line.strip_prefix("# ") {
+            sections.push((name.to_owned(), Vec::new()));
+        } else {
+            let last = sections.last_mut().expect("a `# QUERY` line first");
+            last.1.extend(output_rows(line));
+        }
+    }
+    assert_eq!(sections.len(), 4, "{text}");
+    let queries = [
+        path(false, 2, 0),
+        path(false, 3, 0),
+        clique(false, 3, 0),
+        path(false, 2, 7),
+    ];
+    for ((name, rows), (q, spec)) in sections.iter().zip(out.queries.iter().zip(&queries)) {
+        assert_eq!(name, &q.query);
+        assert_eq!(rows.len() as u64, q.matches, "{name}");
+        assert_valid_matches(&spec.graph(), &data.graph(), rows, false);
+        assert_eq!(q.matches, brute::count(&spec.graph(), &data.graph(), false));
+    }
+}
+
+/// A data graph with an astronomical number of matches: a 60-clique of one label, queried with
+/// an 8-vertex path (60!/52!, about 1.3 * 10^14 matches).
+fn huge(dir: &TestDir) {
+    dir.write_spec("k60.graph", &clique(false, 60, 0));
+    dir.write_spec("p8.graph", &path(false, 8, 0));
+}
+
+#[test]
+fn a_tiny_timeout_reports_timeout_and_exits_fast() {
+    let dir = TestDir::new();
+    huge(&dir);
+    let run = dir
+        .match_files(
+            "k60.graph",
+            &["p8.graph"],
+            &["--json", "--timeout", "0.001"],
+        )
+        .ok();
+    let out = run.json();
+    assert_eq!(out.queries[0].status, "timeout");
+    assert_eq!(out.summary.timeouts, 1);
+    assert!(run.wall.as_secs_f64() < 10.0, "took {:?}", run.wall);
+    // The text output says so too.
+    let run = dir
+        .match_files("k60.graph", &["p8.graph"], &["--timeout", "0.001"])
+        .ok();
+    assert!(run.stdout.contains("timeout"), "{}", run.stdout);
+    assert_eq!(run.value("timeouts").as_deref(), Some("1"));
+}
+
+#[test]
+fn a_timeout_stops_a_join_under_way() {
+    let dir = TestDir::new();
+    huge(&dir);
+    for extra in [
+        &["--json", "--timeout", "0.3", "--memory-limit", "64MiB"][..],
+        &[
+            "--json",
+            "--timeout",
+            "0.3",
+            "--output",
+            "m.txt",
+            "--memory-limit",
+            "64MiB",
+        ],
+    ] {
+        let run = dir.match_files("k60.graph", &["p8.graph"], extra).ok();
+        let q = &run.json().queries[0];
+        assert_eq!(q.status, "timeout", "{extra:?}");
+        assert!(q.matches < 60 * 59 * 58 * 57 * 56 * 55 * 54 * 53);
+        assert!(
+            q.peak_join_bytes <= 64 << 20,
+            "{extra:?}: {}",
+            q.peak_join_bytes
+        );
+        assert!(
+            run.wall.as_secs_f64() < 20.0,
+            "{extra:?}: took {:?}",
+            run.wall
+        );
+    }
+    // Whatever was written before the deadline is made of real matches.
+    let rows = output_rows(&dir.read("m.txt"));
+    assert_valid_matches(
+        &path(false, 8, 0).graph(),
+        &clique(false, 60, 0).graph(),
+        &rows,
+        false,
+    );
+}
+
+#[test]
+fn a_small_memory_limit_gives_the_exact_count_within_the_limit() {
+    let dir = TestDir::new();
+    // 5-paths in a 30-clique: 30 * 29 * 28 * 27 * 26 matches; the table before the last step
+    // has 30 * 29 * 28 * 27 rows of 4 ids, about 10 MB.
+    dir.write_spec("k30.graph", &clique(false, 30, 0));
+    dir.write_spec("p5.graph", &path(false, 5, 0));
+    let expected = 30 * 29 * 28 * 27 * 26;
+    let free = dir
+        .match_files("k30.graph", &["p5.graph"], &["--json"])
+        .ok();
+    let free = &free.json().queries[0];
+    assert_eq!(free.matches, expected);
+    assert!(free.peak_join_bytes > 1 << 20, "{}", free.peak_join_bytes);
+    let (query, data) = (path(false, 5, 0).graph(), clique(false, 30, 0).graph());
+    for (limit, bytes) in [("64KiB", 64 << 10), ("65536", 65536), ("1KiB", 1024)] {
+        let run = dir
+            .match_files(
+                "k30.graph",
+                &["p5.graph"],
+                &["--json", "--memory-limit", limit],
+            )
+            .ok();
+        let q = &run.json().queries[0];
+        assert_eq!((q.matches, q.status.as_str()), (expected, "ok"), "{limit}");
+        // 64KiB leaves every step its share; 1KiB is below one row per step, so each step
+        // holds one row (see the ignored test on the documented floor).
+        let bound = if bytes >= 64 << 10 {
+            bytes
+        } else {
+            oracle::chunking_bound(bytes, &query, &data)
+        };
+        assert!(
+            q.peak_join_bytes <= bound,
+            "{limit}: peak {}",
+            q.peak_join_bytes
+        );
+    }
+    // With the matches written out, the same set with and without the limit.
+    dir.write_spec("k12.graph", &clique(false, 12, 0));
+    dir.write_spec("p4.graph", &path(false, 4, 0));
+    dir.match_files("k12.graph", &["p4.graph"], &["--output", "free.txt"])
+        .ok();
+    let tight = dir
+        .match_files(
+            "k12.graph",
+            &["p4.graph"],
+            &["--output", "tight.txt", "--memory-limit", "1KiB", "--json"],
+        )
+        .ok();
+    let mut a = output_rows(&dir.read("free.txt"));
+    let mut b = output_rows(&dir.read("tight.txt"));
+    a.sort();
+    b.sort();
+    assert_eq!(a.len(), 12 * 11 * 10 * 9);
+    assert_eq!(a, b);
+    assert_eq!(tight.json().queries[0].matches, a.len() as u64);
+}
+
+/// With no linking edge to split on, the first step's one row holds all of C(u0): here 10,000
+/// candidates, 80,016 bytes of buffer and table for a 1KiB limit, while every vertex has
+/// degree 1 (documented floor: 1 * 3 * 4 = 12 bytes).
+#[test]
+#[ignore = "bug: --memory-limit is exceeded by the first join step, which is never chunked"]
+fn memory_limit_holds_for_the_first_steps_candidate_list() {
+    let dir = TestDir::new();
+    let mut data = Spec::new(false, vec![0; 10_000]);
+    data.edges = (0..5_000).map(|i| (2 * i, 2 * i + 1, 0)).collect();
+    dir.write_spec("edges.graph", &data);
+    dir.write_spec("edge.graph", &path(false, 2, 0));
+    let run = dir
+        .match_files(
+            "edges.graph",
+            &["edge.graph"],
+            &["--json", "--memory-limit", "1KiB"],
+        )
+        .ok();
+    let q = &run.json().queries[0];
+    assert_eq!(q.matches, 10_000);
+    assert!(
+        q.peak_join_bytes <= 1024,
+        "peak_join_bytes {} for --memory-limit 1KiB",
+        q.peak_join_bytes
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flags.
+
+#[test]
+fn bad_flag_values_exit_2_naming_the_flag() {
+    let dir = TestDir::new();
+    dir.write("g.graph", TRIANGLE);
+    let cases: &[(&[&str], &str)] = &[
+        (&["--timeout=-1"], "--timeout"),
+        (&["--timeout", "0"], "--timeout"),
+        (&["--timeout", "soon"], "--timeout"),
+        (&["--timeout", "inf"], "--timeout"),
+        (&["--timeout", "NaN"], "--timeout"),
+        (&["--memory-limit", "lots"], "--memory-limit"),
+        (&["--memory-limit", "10"], "--memory-limit"),
+        (&["--threads", "0"], "--threads"),
+        (&["--threads", "many"], "--threads"),
+        (&["--limit", "0"], "--limit"),
+        (&["--engine", "warp"], "--engine"),
+        (&["--format", "xml"], "--format"),
+        (&["--device", "x"], "--device"),
+        (&["--bogus"], "--bogus"),
+    ];
+    for (extra, flag) in cases {
+        let run = dir.match_files("g.graph", &["g.graph"], extra);
+        assert_eq!(run.code, Some(2), "{extra:?}: {run:#?}");
+        run.no_panic();
+        assert!(run.stderr.contains(flag), "{extra:?}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "{extra:?}: {}", run.stdout);
+    }
+    // Missing required flags.
+    for args in [
+        &["match"][..],
+        &["match", "--data", "g.graph"],
+        &["match", "--query", "g.graph"],
+    ] {
+        let run = dir.gsi(args);
+        assert_eq!(run.code, Some(2), "{args:?}");
+        run.no_panic();
+    }
+    let run = dir.gsi(["frobnicate"]);
+    assert_eq!(run.code, Some(2));
+}
+
+/// A negative value after a flag (`--timeout -1`) is taken by the argument parser for an
+/// unknown flag `-1`: the message, `unexpected argument '-1' found`, never names the flag.
+#[test]
+#[ignore = "bug: `--timeout -1` is reported as an unexpected argument `-1`, not naming --timeout"]
+fn negative_flag_values_name_their_flag() {
+    let dir = TestDir::new();
+    dir.write("g.graph", TRIANGLE);
+    for (flag, value) in [
+        ("--timeout", "-1"),
+        ("--memory-limit", "-5MiB"),
+        ("--limit", "-3"),
+    ] {
+        let run = dir.match_files("g.graph", &["g.graph"], &[flag, value]);
+        assert_eq!(run.code, Some(2), "{run:#?}");
+        run.no_panic();
+        assert!(run.stderr.contains(flag), "{flag} {value}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn json_lines_follow_the_schema() {
+    let dir = TestDir::new();
+    let data = clique(false, 7, 0);
+    dir.write_spec("data.graph", &data);
+    dir.write_spec("q_1.graph", &path(false, 3, 0));
+    dir.write_spec("q_2.graph", &clique(false, 4, 0));
+    dir.write("q_3.graph", "t 1 0\nv 0 0 5\n");
+    for explain in [false, true] {
+        let mut extra = vec!["--json"];
+        if explain {
+            extra.push("--explain");
+        }
+        let run = dir.match_files(
+            "data.graph",
+            &["q_1.graph", "q_2.graph", "q_3.graph"],
+            &extra,
+        );
+        assert_eq!(run.code, Some(2), "{run:#?}");
+        // Errors go into the JSON, not onto stderr.
+        let out = run.json();
+        assert_eq!(out.queries.len(), 3);
+        let [p3, k4, bad] = &out.queries[..] else {
+            unreachable!()
+        };
+        assert_eq!(p3.matches, 7 * 6 * 5);
+        assert_eq!(k4.matches, 7 * 6 * 5 * 4);
+        for q in [p3, k4] {
+            assert_eq!(q.status, "ok");
+            assert_eq!(q.engine.as_deref(), Some("cpu"));
+            assert!(q.error.is_none());
+            assert_eq!(q.plan.is_some(), explain, "{}", q.query);
+            assert!(q.elapsed_ms >= 0.0 && q.elapsed_ms.is_finite());
+            let phases = &q.phases_ms;
+            for t in [phases.filter, phases.plan, phases.join, phases.output] {
+                assert!(t >= 0.0 && t <= q.elapsed_ms + 1.0, "{q:?}");
+            }
+            assert!(q.candidates.iter().all(|&c| c == 7), "{:?}", q.candidates);
+        }
+        assert_eq!(p3.candidates.len(), 3);
+        assert_eq!(k4.candidates.len(), 4);
+        assert_eq!(bad.status, "error");
+        assert!(bad.error.as_deref().unwrap_or("").contains("q_3.graph"));
+        assert!(bad.plan.is_none());
+        let s = &out.summary;
+        assert_eq!((s.vertices, s.edges), (7, 21));
+        assert_eq!(
+            (s.queries, s.ok, s.errors, s.timeouts, s.limits),
+            (3, 2, 1, 0, 0)
+        );
+        assert_eq!(s.matches, p3.matches + k4.matches);
+        assert!(s.data.ends_with("data.graph"));
+        for t in [
+            s.load_ms,
+            s.index_ms,
+            s.upload_ms,
+            s.queries_ms,
+            s.median_ms,
+        ] {
+            assert!(t >= 0.0 && t.is_finite());
+        }
+    }
+}
+
+#[test]
+fn text_output_has_a_row_per_query_and_a_summary() {
+    let dir = TestDir::new();
+    dir.write_spec("data.graph", &clique(false, 5, 0));
+    dir.write_spec("q.graph", &path(false, 3, 0));
+    let run = dir
+        .match_files("data.graph", &["q.graph"], &["--explain"])
+        .ok();
+    let row = run
+        .stdout
+        .lines()
+        .find(|l| l.ends_with("q.graph") && l.contains(" ok "))
+        .unwrap_or_else(|| panic!("no result row: {}", run.stdout));
+    assert_eq!(row.split_whitespace().next(), Some("60"), "{row}");
+    for (key, value) in [
+        ("queries", "1"),
+        ("matches", "60"),
+        ("ok", "1"),
+        ("errors", "0"),
+    ] {
+        assert_eq!(run.value(key).as_deref(), Some(value), "{}", run.stdout);
+    }
+}
+
+/// Queries whose counts we know by formula, as a sanity check of the formulas the other tests
+/// rely on.
+#[test]
+fn clique_counts_follow_the_formulas() {
+    let k6: Graph = clique(false, 6, 0).graph();
+    assert_eq!(
+        brute::count(&path(false, 3, 0).graph(), &k6, false),
+        6 * 5 * 4
+    );
+    assert_eq!(
+        brute::count(&clique(false, 3, 0).graph(), &k6, false),
+        6 * 5 * 4
+    );
+    let distinct: BTreeSet<Vec<VertexId>> =
+        brute::matches(&clique(false, 3, 0).graph(), &k6, false)
+            .into_iter()
+            .collect();
+    assert_eq!(distinct.len(), 120);
+}

@@ -79,18 +79,18 @@ fn pairs(n: usize, directed: bool) -> Vec<(VertexId, VertexId)> {
 
 /// How random graphs are drawn.
 #[derive(Clone, Copy, Debug)]
-struct Shape {
-    directed: bool,
-    vertex_labels: u32,
-    edge_labels: u32,
+pub struct Shape {
+    pub directed: bool,
+    pub vertex_labels: u32,
+    pub edge_labels: u32,
     /// Chance that a pair carries an edge of a given label (simple) or of each label (multi).
-    density: f64,
+    pub density: f64,
     /// Whether a pair may carry several edges with different labels.
-    multi: bool,
+    pub multi: bool,
 }
 
 /// A random graph: each vertex pair carries edges with probability `density`.
-fn graph(shape: Shape, sizes: RangeInclusive<usize>) -> impl Strategy<Value = Spec> {
+pub fn graph(shape: Shape, sizes: RangeInclusive<usize>) -> impl Strategy<Value = Spec> {
     sizes.prop_flat_map(move |n| {
         let per_pair: BoxedStrategy<Vec<u32>> = if shape.multi {
             prop::collection::vec(
@@ -133,7 +133,7 @@ fn graph(shape: Shape, sizes: RangeInclusive<usize>) -> impl Strategy<Value = Sp
 
 /// A random connected graph: a random graph plus a random spanning tree over the vertex pairs
 /// that have no edge yet.
-fn connected(shape: Shape, sizes: RangeInclusive<usize>) -> impl Strategy<Value = Spec> {
+pub fn connected(shape: Shape, sizes: RangeInclusive<usize>) -> impl Strategy<Value = Spec> {
     graph(shape, sizes).prop_flat_map(move |spec| {
         let n = spec.len();
         let tree = prop::collection::vec(
@@ -164,28 +164,35 @@ fn connected(shape: Shape, sizes: RangeInclusive<usize>) -> impl Strategy<Value 
 
 /// A data graph and a query cut out of it: some of its vertices, in random order, with each
 /// edge among them kept or dropped. The query has at least one match.
-fn data_and_subgraph(
+pub fn data_and_subgraph(
     shape: Shape,
     sizes: RangeInclusive<usize>,
     query_max: usize,
 ) -> impl Strategy<Value = (Spec, Spec)> {
-    graph(shape, sizes).prop_flat_map(move |data| {
-        let n = data.len();
-        let chosen =
-            prop::sample::subsequence((0..n as VertexId).collect::<Vec<_>>(), 1..=n.min(query_max))
-                .prop_shuffle();
-        let keep = prop::collection::vec(prop::bool::weighted(0.75), data.edges.len());
-        (Just(data), chosen, keep).prop_map(|(data, chosen, keep)| {
-            let labels = chosen.iter().map(|&v| data.labels[v as usize]).collect();
-            let mut query = Spec::new(data.directed, labels);
-            let at = |v: VertexId| chosen.iter().position(|&c| c == v);
-            for (&(s, t, l), kept) in data.edges.iter().zip(keep) {
-                if let (Some(a), Some(b), true) = (at(s), at(t), kept) {
-                    query.edges.push((a as VertexId, b as VertexId, l));
-                }
+    graph(shape, sizes)
+        .prop_flat_map(move |data| (Just(data.clone()), subgraph_of(&data, query_max)))
+}
+
+/// A query cut out of `data`: 1 to `query_max` of its vertices in random order, each edge among
+/// them kept or dropped.
+pub fn subgraph_of(data: &Spec, query_max: usize) -> impl Strategy<Value = Spec> {
+    let data = data.clone();
+    let n = data.len();
+    assert!(n > 0, "a query needs a vertex to start from");
+    let chosen =
+        prop::sample::subsequence((0..n as VertexId).collect::<Vec<_>>(), 1..=n.min(query_max))
+            .prop_shuffle();
+    let keep = prop::collection::vec(prop::bool::weighted(0.75), data.edges.len());
+    (chosen, keep).prop_map(move |(chosen, keep)| {
+        let labels = chosen.iter().map(|&v| data.labels[v as usize]).collect();
+        let mut query = Spec::new(data.directed, labels);
+        let at = |v: VertexId| chosen.iter().position(|&c| c == v);
+        for (&(s, t, l), kept) in data.edges.iter().zip(keep) {
+            if let (Some(a), Some(b), true) = (at(s), at(t), kept) {
+                query.edges.push((a as VertexId, b as VertexId, l));
             }
-            (data, query)
-        })
+        }
+        query
     })
 }
 
@@ -240,11 +247,11 @@ fn check_against_brute(
     Ok(())
 }
 
-fn semantics() -> impl Strategy<Value = Semantics> {
+pub fn semantics() -> impl Strategy<Value = Semantics> {
     prop_oneof![Just(Semantics::Isomorphism), Just(Semantics::Homomorphism)]
 }
 
-const UNDIRECTED_MULTI: Shape = Shape {
+pub const UNDIRECTED_MULTI: Shape = Shape {
     directed: false,
     vertex_labels: 2,
     edge_labels: 2,
@@ -252,7 +259,7 @@ const UNDIRECTED_MULTI: Shape = Shape {
     multi: true,
 };
 
-const DIRECTED_MULTI: Shape = Shape {
+pub const DIRECTED_MULTI: Shape = Shape {
     directed: true,
     vertex_labels: 2,
     edge_labels: 2,
@@ -260,7 +267,7 @@ const DIRECTED_MULTI: Shape = Shape {
     multi: true,
 };
 
-const UNDIRECTED_SIMPLE: Shape = Shape {
+pub const UNDIRECTED_SIMPLE: Shape = Shape {
     directed: false,
     vertex_labels: 2,
     edge_labels: 2,
@@ -268,7 +275,7 @@ const UNDIRECTED_SIMPLE: Shape = Shape {
     multi: false,
 };
 
-const DIRECTED_SIMPLE: Shape = Shape {
+pub const DIRECTED_SIMPLE: Shape = Shape {
     directed: true,
     vertex_labels: 2,
     edge_labels: 2,
@@ -277,7 +284,7 @@ const DIRECTED_SIMPLE: Shape = Shape {
 };
 
 /// Queries: sparse, few labels, so that matches are frequent.
-fn query_shape(data: Shape) -> Shape {
+pub fn query_shape(data: Shape) -> Shape {
     Shape {
         density: data.density / 2.0,
         ..data
@@ -556,4 +563,29 @@ proptest! {
         let from_graph = gsi_graph::formats::sunluo::parse(path, crate::util::sunluo(&g).as_bytes(), spec.directed);
         prop_assert_eq!(from_graph.expect("graph text parses"), g);
     }
+}
+
+/// The join's memory with a budget far below one row per step: each step holds one row's
+/// buffers, and all steps are live at once (depth-first), so the peak is about |V(Q)| rows'
+/// worth, not one.
+#[test]
+#[ignore = "bug: peak_join_bytes exceeds max(budget, the one-row floor documented in cpu/join.rs)"]
+fn peak_join_bytes_stays_within_budget_or_documented_one_row_floor() {
+    let data = crate::util::clique(false, 12, 0).graph();
+    let query = crate::util::path(false, 5, 0).graph();
+    let index = DataIndex::build(data).expect("index");
+    let budget = 256;
+    let options = MatchOptions {
+        memory_budget: budget,
+        ..MatchOptions::default()
+    };
+    let bound = budget.max(documented_floor(&query, index.graph()));
+    let report = gsi(&query, &index, &options, &mut CountOnly);
+    assert_eq!(report.count, 12 * 11 * 10 * 9 * 8);
+    assert!(
+        report.peak_join_bytes <= bound,
+        "peak {} > max(budget {budget}, floor {})",
+        report.peak_join_bytes,
+        documented_floor(&query, index.graph())
+    );
 }
