@@ -28,7 +28,7 @@ impl MatchSink for Collect {
 
     fn matches(&mut self, rows: &[VertexId], width: usize) -> gsi_core::Result<()> {
         assert!(
-            width > 0 && rows.len() % width == 0,
+            width > 0 && rows.len().is_multiple_of(width),
             "a batch of whole rows"
         );
         self.rows
@@ -588,4 +588,39 @@ fn peak_join_bytes_stays_within_budget_or_documented_one_row_floor() {
         report.peak_join_bytes,
         documented_floor(&query, index.graph())
     );
+}
+
+proptest! {
+    #![proptest_config(config(200))]
+
+    /// A limit stops at exactly `k` matches, all real, when more exist; else finds them all.
+    #[test]
+    fn a_limit_gives_exactly_k_valid_matches(
+        (data, query) in prop_oneof![
+            data_and_subgraph(UNDIRECTED_MULTI, 1..=12, 4),
+            data_and_subgraph(DIRECTED_MULTI, 1..=12, 4),
+        ],
+        semantics in semantics(),
+        k in 1u64..40,
+        budget in prop_oneof![Just(64usize), Just(1 << 20)],
+    ) {
+        let (q, d) = (query.graph(), data.graph());
+        let homomorphism = semantics == Semantics::Homomorphism;
+        let total = brute::count(&q, &d, homomorphism);
+        let index = DataIndex::build(d.clone()).expect("index");
+        let options = MatchOptions { semantics, limit: Some(k), memory_budget: budget, ..MatchOptions::default() };
+        let expected_status = if total > k { Status::Limit } else { Status::Complete };
+
+        let counted = gsi(&q, &index, &options, &mut CountOnly);
+        prop_assert_eq!((counted.count, counted.status), (total.min(k), expected_status));
+
+        let mut sink = Collect::default();
+        let listed = gsi(&q, &index, &options, &mut sink);
+        prop_assert_eq!((listed.count, listed.status), (total.min(k), expected_status));
+        prop_assert_eq!(sink.rows.len() as u64, total.min(k));
+        let checker = brute::Checker::new(&q, &d, homomorphism);
+        prop_assert!(sink.rows.iter().all(|row| checker.is_match(row)));
+        let distinct: HashSet<&Vec<VertexId>> = sink.rows.iter().collect();
+        prop_assert_eq!(distinct.len(), sink.rows.len());
+    }
 }

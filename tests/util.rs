@@ -267,6 +267,9 @@ pub struct QueryJson {
     pub phases_ms: PhasesJson,
     pub candidates: Vec<usize>,
     pub peak_join_bytes: usize,
+    /// The plan's estimate of the join's rows.
+    #[serde(default)]
+    pub estimated_rows: Option<f64>,
     #[serde(default)]
     pub error: Option<String>,
     #[serde(default)]
