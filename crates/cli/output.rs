@@ -40,6 +40,7 @@ pub struct QueryJson<'a> {
     pub phases_ms: PhasesMs,
     pub candidates: Vec<usize>,
     pub peak_join_bytes: usize,
+    pub estimated_rows: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -133,6 +134,7 @@ impl Printer {
                     .map(|r| r.plan.candidate_sizes.clone())
                     .unwrap_or_default(),
                 peak_join_bytes: report.map_or(0, |r| r.peak_join_bytes),
+                estimated_rows: report.map_or(0.0, |r| r.estimated_rows),
                 error,
                 plan: report.filter(|_| self.explain).map(|r| r.plan.to_string()),
             };

@@ -187,6 +187,7 @@ fn generated_cases(
             spec.edge_labels = 1 + (case % 3) as u32;
             spec.directed = directed;
             spec.seed = case_seed;
+            spec.edges = spec.edges.min(spec.max_edges() as usize);
             generate_graph(&spec).context("generating a data graph")?
         };
         let size = 3 + case % 6;

@@ -55,40 +55,16 @@ impl AutoEngine {
     }
 }
 
-/// Rows the join is expected to produce, summed over its steps: each step multiplies the rows
-/// by the first edge's average list length in the data and by the share of data vertices that
-/// are candidates (a step without a first edge multiplies by |C(u)|).
-pub fn estimated_rows(plan: &Plan, data: &DataIndex) -> f64 {
-    let n = data.graph().vertex_count().max(1) as f64;
-    let mut rows = 1.0f64;
-    let mut total = 0.0;
-    for step in &plan.steps {
-        let candidates = plan.candidate_sizes[step.vertex] as f64;
-        rows *= match step.first {
-            None => candidates,
-            Some(e) => {
-                let lists = data
-                    .pcsr()
-                    .partition_index(e.label, e.direction)
-                    .map(|i| data.pcsr().partition(i));
-                let average = lists.map_or(0.0, |p| {
-                    p.column_index().len() as f64 / p.group_count().max(1) as f64
-                });
-                average * candidates / n
-            }
-        };
-        rows = rows.min(1e30);
-        total += rows;
-    }
-    total
-}
-
 impl Engine for AutoEngine {
     fn name(&self) -> &'static str {
         match self.joined_on {
             Side::Cpu => "cpu",
             Side::Gpu => "gpu",
         }
+    }
+
+    fn prepare(&mut self, data: &DataIndex) -> Result<()> {
+        self.gpu.prepare(data)
     }
 
     fn filter(
@@ -124,7 +100,7 @@ impl Engine for AutoEngine {
         options: &MatchOptions,
         sink: &mut dyn MatchSink,
     ) -> Result<JoinOutcome> {
-        let large = estimated_rows(plan, data) > self.gpu_join_min_rows;
+        let large = plan.estimated_rows(data) > self.gpu_join_min_rows;
         let side = if large && plan.width() <= crate::cuda::launch::MAX_WIDTH {
             Side::Gpu
         } else {

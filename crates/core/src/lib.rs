@@ -53,8 +53,10 @@ pub struct MatchReport {
     pub times: PhaseTimes,
     /// The plan that was run.
     pub plan: Plan,
-    /// Most bytes the join held at once.
+    /// Most bytes the join held at once (device bytes for the GPU engine).
     pub peak_join_bytes: usize,
+    /// The plan's estimate of the rows the join produces ([`Plan::estimated_rows`]).
+    pub estimated_rows: f64,
     /// Which engine ran it.
     pub engine: &'static str,
 }
@@ -84,6 +86,7 @@ pub fn find_matches(
     let planned = Instant::now();
     let outcome = engine.join(&plan, data, options, sink)?;
     let joined = Instant::now();
+    let estimated_rows = plan.estimated_rows(data);
     Ok(MatchReport {
         count: outcome.count,
         status: outcome.status,
@@ -94,6 +97,7 @@ pub fn find_matches(
         },
         plan,
         peak_join_bytes: outcome.peak_bytes,
+        estimated_rows,
         engine: engine.name(),
     })
 }

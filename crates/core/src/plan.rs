@@ -121,6 +121,34 @@ impl Plan {
         }
     }
 
+    /// Rows the join is expected to produce, summed over its steps: each step multiplies the rows
+    /// by the first edge's average list length in the data and by the share of data vertices that
+    /// are candidates (a step without a first edge multiplies by |C(u)|).
+    pub fn estimated_rows(&self, data: &DataIndex) -> f64 {
+        let n = data.graph().vertex_count().max(1) as f64;
+        let mut rows = 1.0f64;
+        let mut total = 0.0;
+        for step in &self.steps {
+            let candidates = self.candidate_sizes[step.vertex] as f64;
+            rows *= match step.first {
+                None => candidates,
+                Some(e) => {
+                    let lists = data
+                        .pcsr()
+                        .partition_index(e.label, e.direction)
+                        .map(|i| data.pcsr().partition(i));
+                    let average = lists.map_or(0.0, |p| {
+                        p.column_index().len() as f64 / p.group_count().max(1) as f64
+                    });
+                    average * candidates / n
+                }
+            };
+            rows = rows.min(1e30);
+            total += rows;
+        }
+        total
+    }
+
     /// Number of query vertices.
     pub fn width(&self) -> usize {
         self.steps.len()

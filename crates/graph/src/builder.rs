@@ -43,9 +43,14 @@ impl GraphBuilder {
         edges: Vec<(VertexId, VertexId, EdgeLabel)>,
     ) -> Result<GraphBuilder> {
         let n = vertex_labels.len();
-        let bad = edges
-            .par_iter()
-            .position_first(|&(s, t, _)| s == t || s as usize >= n || t as usize >= n);
+        let invalid = |&(s, t, _): &(VertexId, VertexId, EdgeLabel)| {
+            s == t || s as usize >= n || t as usize >= n
+        };
+        let bad = if edges.len() < PARALLEL_MIN_EDGES {
+            edges.iter().position(invalid)
+        } else {
+            edges.par_iter().position_first(invalid)
+        };
         if let Some(err) = bad.and_then(|i| edge_error(edges[i].0, edges[i].1, n)) {
             return Err(err);
         }
@@ -165,6 +170,9 @@ enum Entries {
     Both,
 }
 
+/// Fewest edges worth building in parallel.
+const PARALLEL_MIN_EDGES: usize = 1 << 15;
+
 /// Builds one CSR from the entries of `edges`; on a repeated entry returns it.
 ///
 /// Counting and placing run in parallel with atomic counters; the order in which entries
@@ -174,15 +182,23 @@ fn csr(
     edges: &[(VertexId, VertexId, EdgeLabel)],
     entries: Entries,
 ) -> std::result::Result<Csr, (VertexId, VertexId, EdgeLabel)> {
+    // Small graphs (queries, above all) stay on this thread: a hand-off to the pool costs
+    // more than their whole build.
+    let parallel = edges.len() >= PARALLEL_MIN_EDGES;
     let each = |f: &(dyn Fn(VertexId, VertexId, EdgeLabel) + Sync)| {
-        edges.par_iter().for_each(|&(s, t, l)| match entries {
+        let visit = |&(s, t, l): &(VertexId, VertexId, EdgeLabel)| match entries {
             Entries::Forward => f(s, t, l),
             Entries::Backward => f(t, s, l),
             Entries::Both => {
                 f(s, t, l);
                 f(t, s, l);
             }
-        })
+        };
+        if parallel {
+            edges.par_iter().for_each(visit);
+        } else {
+            edges.iter().for_each(visit);
+        }
     };
     let counts: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
     each(&|from, _, _| {
@@ -199,10 +215,7 @@ fn csr(
         offsets.push(total);
     }
     // Pack (label, neighbour) into one u64 so one sort orders both.
-    let keys: Vec<AtomicU64> = (0..total)
-        .into_par_iter()
-        .map(|_| AtomicU64::new(0))
-        .collect();
+    let keys: Vec<AtomicU64> = (0..total).map(|_| AtomicU64::new(0)).collect();
     each(&|from, to, label| {
         let at = counts[from as usize].fetch_add(1, Ordering::Relaxed);
         keys[at].store((u64::from(label) << 32) | u64::from(to), Ordering::Relaxed);
@@ -216,20 +229,22 @@ fn csr(
         segments.push((v as VertexId, head));
         rest = tail;
     }
-    let duplicate = segments
-        .into_par_iter()
-        .filter_map(|(v, seg)| {
-            seg.sort_unstable();
-            seg.windows(2)
-                .find(|w| w[0] == w[1])
-                .map(|w| (v, w[0] as u32, (w[0] >> 32) as u32))
-        })
-        .min();
+    let sort = |(v, seg): (VertexId, &mut [u64])| {
+        seg.sort_unstable();
+        seg.windows(2)
+            .find(|w| w[0] == w[1])
+            .map(|w| (v, w[0] as u32, (w[0] >> 32) as u32))
+    };
+    let duplicate = if parallel {
+        segments.into_par_iter().filter_map(sort).min()
+    } else {
+        segments.into_iter().filter_map(sort).min()
+    };
     if let Some(d) = duplicate {
         return Err(d);
     }
-    let neighbors = keys.par_iter().map(|&k| k as u32).collect();
-    let labels = keys.par_iter().map(|&k| (k >> 32) as u32).collect();
+    let neighbors = keys.iter().map(|&k| k as u32).collect();
+    let labels = keys.iter().map(|&k| (k >> 32) as u32).collect();
     Ok(Csr {
         offsets,
         neighbors,

@@ -9,6 +9,9 @@ use crate::engine::Semantics;
 use crate::index::DataIndex;
 use crate::signature::{Saturation, Signature, SIGNATURE_WORDS};
 
+/// Fewest same-label data vertices worth filtering in parallel.
+const PARALLEL_MIN_VERTICES: usize = 1 << 14;
+
 /// C(u) for every query vertex.
 ///
 /// Beyond the signature, under isomorphism a candidate must have at least the query vertex's
@@ -32,21 +35,21 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, semantics: Semantics) 
             } else {
                 0
             };
-            data.vertices_with_label(query.label(u))
-                .par_iter()
-                .copied()
-                .filter(|&v| {
-                    (1..SIGNATURE_WORDS).all(|w| {
-                        let d = words[w * n + v as usize];
-                        d & sig.0[w] == sig.0[w]
-                    })
-                })
-                .filter(|&v| {
-                    semantics == Semantics::Homomorphism
-                        || (graph.degree(v, Direction::Out) >= out_degree
-                            && (in_degree == 0 || graph.degree(v, Direction::In) >= in_degree))
-                })
-                .collect()
+            let admits = |&v: &VertexId| {
+                (1..SIGNATURE_WORDS).all(|w| {
+                    let d = words[w * n + v as usize];
+                    d & sig.0[w] == sig.0[w]
+                }) && (semantics == Semantics::Homomorphism
+                    || (graph.degree(v, Direction::Out) >= out_degree
+                        && (in_degree == 0 || graph.degree(v, Direction::In) >= in_degree)))
+            };
+            let same_label = data.vertices_with_label(query.label(u));
+            // Below this many vertices a thread hand-off costs more than the tests.
+            if same_label.len() < PARALLEL_MIN_VERTICES {
+                same_label.iter().copied().filter(admits).collect()
+            } else {
+                same_label.par_iter().copied().filter(admits).collect()
+            }
         })
         .collect();
     CandidateSets::from_lists(lists, n)

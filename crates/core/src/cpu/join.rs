@@ -28,6 +28,9 @@ use crate::Result;
 
 /// Matches handed to the sink at once.
 const EMIT_BATCH_ROWS: usize = 1 << 14;
+/// Fewest rows worth spreading over threads: below this a hand-off to the pool costs more than
+/// the rows' work (measured on hprd 8-vertex queries).
+const PARALLEL_MIN_ROWS: usize = 256;
 /// Rows between two looks at the clock inside a parallel loop.
 const DEADLINE_CHECK_ROWS: usize = 256;
 
@@ -156,10 +159,12 @@ impl Join<'_> {
             return self.count_last(st, table, rows);
         }
         // Algorithm 4: the bound of each row's buffer.
-        let bounds: Vec<usize> = (0..rows)
-            .into_par_iter()
-            .map(|i| ctx.source(st, row(i)).len())
-            .collect();
+        let bound = |i: usize| ctx.source(st, row(i)).len();
+        let bounds: Vec<usize> = if rows < PARALLEL_MIN_ROWS {
+            (0..rows).map(bound).collect()
+        } else {
+            (0..rows).into_par_iter().map(bound).collect()
+        };
         let row_bytes = |b: usize| 4 * b * (width + 2) + 16;
         let mut start = 0;
         while start < rows {
@@ -200,19 +205,20 @@ impl Join<'_> {
             rest = tail;
         }
         let timed_out = AtomicBool::new(false);
-        let counts: Vec<usize> = buffers
-            .into_par_iter()
-            .enumerate()
-            .map(|(i, buf)| {
-                if i % DEADLINE_CHECK_ROWS == 0 && ctx.options.expired() {
-                    timed_out.store(true, Ordering::Relaxed);
-                }
-                if timed_out.load(Ordering::Relaxed) {
-                    return 0;
-                }
-                ctx.fill(st, &table[i * width..(i + 1) * width], buf)
-            })
-            .collect();
+        let fill = |(i, buf): (usize, &mut [VertexId])| {
+            if i % DEADLINE_CHECK_ROWS == 0 && ctx.options.expired() {
+                timed_out.store(true, Ordering::Relaxed);
+            }
+            if timed_out.load(Ordering::Relaxed) {
+                return 0;
+            }
+            ctx.fill(st, &table[i * width..(i + 1) * width], buf)
+        };
+        let counts: Vec<usize> = if rows < PARALLEL_MIN_ROWS {
+            buffers.into_iter().enumerate().map(fill).collect()
+        } else {
+            buffers.into_par_iter().enumerate().map(fill).collect()
+        };
         if timed_out.into_inner() {
             self.status = Status::Timeout;
         }
@@ -250,13 +256,18 @@ impl Join<'_> {
             rest = tail;
             offset += bounds[i];
         }
-        pieces.into_par_iter().for_each(|(i, at, out)| {
+        let copy = |(i, at, out): (usize, usize, &mut [VertexId])| {
             let row = &table[i * width..(i + 1) * width];
             for (k, slot) in out.chunks_exact_mut(new_width).enumerate() {
                 slot[..width].copy_from_slice(row);
                 slot[width] = gba[at + k];
             }
-        });
+        };
+        if counts.len() < PARALLEL_MIN_ROWS {
+            pieces.into_iter().for_each(copy);
+        } else {
+            pieces.into_par_iter().for_each(copy);
+        }
         let result = self.extend(step + 1, &next, new_rows);
         self.live_bytes -= 4 * next.len();
         result
@@ -315,20 +326,23 @@ impl Join<'_> {
         let ctx = self.ctx;
         let width = ctx.plan.width() - 1;
         let timed_out = AtomicBool::new(false);
-        let found: u64 = (0..rows)
-            .into_par_iter()
-            .map_init(Vec::new, |scratch, i| {
-                if i % DEADLINE_CHECK_ROWS == 0 && ctx.options.expired() {
-                    timed_out.store(true, Ordering::Relaxed);
-                }
-                if timed_out.load(Ordering::Relaxed) {
-                    return 0;
-                }
-                let row = &table[i * width..(i + 1) * width];
-                scratch.resize(ctx.source(st, row).len(), 0);
-                ctx.fill(st, row, scratch) as u64
-            })
-            .sum();
+        let count = |scratch: &mut Vec<VertexId>, i: usize| {
+            if i % DEADLINE_CHECK_ROWS == 0 && ctx.options.expired() {
+                timed_out.store(true, Ordering::Relaxed);
+            }
+            if timed_out.load(Ordering::Relaxed) {
+                return 0;
+            }
+            let row = &table[i * width..(i + 1) * width];
+            scratch.resize(ctx.source(st, row).len(), 0);
+            ctx.fill(st, row, scratch) as u64
+        };
+        let found: u64 = if rows < PARALLEL_MIN_ROWS {
+            let mut scratch = Vec::new();
+            (0..rows).map(|i| count(&mut scratch, i)).sum()
+        } else {
+            (0..rows).into_par_iter().map_init(Vec::new, count).sum()
+        };
         self.count += found;
         if let Some(k) = self.ctx.options.limit.filter(|&k| self.count > k) {
             self.count = k;

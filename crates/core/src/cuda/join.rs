@@ -23,6 +23,23 @@ const MAX_PART_ENTRIES: usize = 1 << 31;
 /// Rows counted per launch at a count-only last step, so that the deadline is checked often.
 const COUNT_ROWS_PER_LAUNCH: usize = 1 << 22;
 
+/// Where each row's buffer lies in the GBA.
+enum Buffers {
+    /// At Algorithm 4's prefix sum of the rows' bounds.
+    Offsets(CudaSlice<u32>),
+    /// Every row gets the step's largest bound: row r's buffer starts at r times it.
+    Uniform(usize),
+}
+
+impl Buffers {
+    fn stride(&self) -> u32 {
+        match self {
+            Buffers::Offsets(_) => 0,
+            Buffers::Uniform(stride) => *stride as u32,
+        }
+    }
+}
+
 /// What one step needs on the device.
 struct StepLinks {
     /// Linking edges, the first edge first (`Link` per entry).
@@ -158,15 +175,26 @@ impl GpuJoin<'_> {
             return Ok(());
         }
         let width = step;
+        let need = |entries: usize| 4 * entries * (width + 2) + 16 * rows;
+        // When every row can have the largest buffer, skip the bounds pass and its prefix sum.
+        let uniform = rows * self.steps[step].max_bound;
+        if need(uniform) <= self.step_budget {
+            return self.join_chunk(
+                step,
+                table,
+                rows,
+                Buffers::Uniform(self.steps[step].max_bound),
+                uniform,
+            );
+        }
         let (offsets, total) = self.bounds(step, table, rows)?;
-        let need = 4 * total as usize * (width + 2) + 16 * rows;
-        if need > self.step_budget && rows > 1 {
+        if need(total as usize) > self.step_budget && rows > 1 {
             drop(offsets);
             let half = rows / 2;
             self.join_part(step, &table.slice(0..half * width), half)?;
             return self.join_part(step, &table.slice(half * width..rows * width), rows - half);
         }
-        self.join_chunk(step, table, rows, offsets, total as usize)
+        self.join_chunk(step, table, rows, Buffers::Offsets(offsets), total as usize)
     }
 
     /// Buffer bounds of each row and their exclusive prefix sum F (Algorithm 4).
@@ -208,7 +236,7 @@ impl GpuJoin<'_> {
         step: usize,
         table: &CudaView<'_, u32>,
         rows: usize,
-        offsets: Option<&CudaSlice<u32>>,
+        buffers: Option<&Buffers>,
         gba: Option<&mut CudaSlice<u32>>,
         counts: Option<&mut CudaSlice<u32>>,
         total: Option<&mut CudaSlice<u64>>,
@@ -243,10 +271,12 @@ impl GpuJoin<'_> {
             .arg(&candidate_count)
             .arg(&bits)
             .arg(&injective);
-        match offsets {
-            Some(o) => launch.arg(o),
-            None => launch.arg(&NULL),
+        let stride = buffers.map_or(0, Buffers::stride);
+        match buffers {
+            Some(Buffers::Offsets(o)) => launch.arg(o),
+            _ => launch.arg(&NULL),
         };
+        launch.arg(&stride);
         match gba {
             Some(g) => launch.arg(g),
             None => launch.arg(&NULL),
@@ -261,8 +291,9 @@ impl GpuJoin<'_> {
         };
         // SAFETY: gsi_join_rows(table[rows*width], rows, width, groups, ci, links[count],
         // count, has_first, candidate_list[|C(u)|], |C(u)|, candidate_bits[words], injective,
-        // offsets[rows + 1] | null, gba[F[rows]] | null, counts[rows] | null, total[1] | null):
-        // either the first three or the last are null. Warp per row.
+        // offsets[rows + 1] | null, stride, gba[F[rows]] | null, counts[rows] | null,
+        // total[1] | null): either gba and counts or total are null; offsets is null when the
+        // buffers are uniform (stride) or absent. Warp per row.
         unsafe { launch.launch(warp_per_row(rows32)) }
             .map_err(gpu_error("launching gsi_join_rows"))?;
         Ok(())
@@ -295,7 +326,7 @@ impl GpuJoin<'_> {
         step: usize,
         table: &CudaView<'_, u32>,
         rows: usize,
-        offsets: CudaSlice<u32>,
+        buffers: Buffers,
         total: usize,
     ) -> Result<()> {
         let width = step;
@@ -307,7 +338,7 @@ impl GpuJoin<'_> {
             step,
             table,
             rows,
-            Some(&offsets),
+            Some(&buffers),
             Some(&mut gba),
             Some(&mut counts),
             None,
@@ -319,16 +350,22 @@ impl GpuJoin<'_> {
         let next_bytes = 4 * new_rows * new_width;
         self.track(next_bytes);
         let (rows32, width32) = (rows as u32, width as u32);
-        // SAFETY: gsi_join_link(table[rows*width], rows, width, offsets[rows + 1], gba,
-        // counts[rows], new_offsets[rows + 1], next[new_rows*(width + 1)]); warp per row.
+        let stride = buffers.stride();
+        let mut launch = self
+            .device
+            .stream
+            .launch_builder(self.device.kernels.get("gsi_join_link"));
+        launch.arg(table).arg(&rows32).arg(&width32);
+        match &buffers {
+            Buffers::Offsets(o) => launch.arg(o),
+            Buffers::Uniform(_) => launch.arg(&NULL),
+        };
+        // SAFETY: gsi_join_link(table[rows*width], rows, width, offsets[rows + 1] | null,
+        // stride, gba, counts[rows], new_offsets[rows + 1], next[new_rows*(width + 1)]);
+        // warp per row.
         unsafe {
-            self.device
-                .stream
-                .launch_builder(self.device.kernels.get("gsi_join_link"))
-                .arg(table)
-                .arg(&rows32)
-                .arg(&width32)
-                .arg(&offsets)
+            launch
+                .arg(&stride)
                 .arg(&gba)
                 .arg(&counts)
                 .arg(&new_offsets)
@@ -336,7 +373,7 @@ impl GpuJoin<'_> {
                 .launch(warp_per_row(rows32))
         }
         .map_err(gpu_error("launching gsi_join_link"))?;
-        drop((gba, counts, offsets, new_offsets));
+        drop((gba, counts, buffers, new_offsets));
         self.live_bytes -= gba_bytes;
         let result = if step + 1 == self.plan.width() {
             self.emit(&next, new_rows)
