@@ -1134,9 +1134,10 @@ fn json_lines_follow_the_schema() {
             assert!(q.error.is_none());
             assert_eq!(q.plan.is_some(), explain, "{}", q.query);
             assert!(q.elapsed_ms >= 0.0 && q.elapsed_ms.is_finite());
-            if let Some(rows) = q.estimated_rows {
-                assert!(rows >= 0.0 && rows.is_finite(), "{q:?}");
-            }
+            assert!(
+                q.estimated_rows >= 0.0 && q.estimated_rows.is_finite(),
+                "{q:?}"
+            );
             let phases = &q.phases_ms;
             for t in [phases.filter, phases.plan, phases.join, phases.output] {
                 assert!(t >= 0.0 && t <= q.elapsed_ms + 1.0, "{q:?}");

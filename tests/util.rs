@@ -268,8 +268,7 @@ pub struct QueryJson {
     pub candidates: Vec<usize>,
     pub peak_join_bytes: usize,
     /// The plan's estimate of the join's rows.
-    #[serde(default)]
-    pub estimated_rows: Option<f64>,
+    pub estimated_rows: f64,
     #[serde(default)]
     pub error: Option<String>,
     #[serde(default)]
