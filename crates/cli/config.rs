@@ -3,82 +3,79 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use gsi_core::{EngineKind, MatchOptions, Semantics};
-use gsi_graph::formats::Format;
+use gsi_graph::formats::{Format, ReadOptions};
 
 use crate::exit::InputError;
-use crate::flags::{EngineArg, FormatArg, MatchArgs};
+use crate::flags::{EngineArg, EngineArgs, MatchArgs, MatchingArgs, OutputIds, ReadArgs};
 
 /// Everything `gsi match` needs, checked.
 #[derive(Debug)]
 pub struct MatchConfig {
     pub data: PathBuf,
+    /// Query files, directories expanded.
     pub queries: Vec<PathBuf>,
-    pub format: Format,
-    pub directed: bool,
-    pub options: MatchOptions,
-    pub timeout: Option<Duration>,
-    pub engine: EngineKind,
-    pub device: usize,
-    pub threads: Option<usize>,
+    /// How to read the data graph.
+    pub read: ReadOptions,
+    /// How to read the query files.
+    pub query_read: ReadOptions,
+    pub matching: Matching,
+    pub engine: EngineChoice,
     pub output: Option<PathBuf>,
+    pub output_ids: Option<OutputIds>,
     pub explain: bool,
     pub json: bool,
     pub quiet: bool,
 }
 
-fn input_error(message: String) -> anyhow::Error {
+/// How each query is matched.
+#[derive(Debug, Clone)]
+pub struct Matching {
+    /// Options without a deadline: set per query from `timeout`.
+    pub options: MatchOptions,
+    pub timeout: Option<Duration>,
+}
+
+impl Matching {
+    /// The options for a query started at `started`.
+    pub fn options_from(&self, started: std::time::Instant) -> MatchOptions {
+        MatchOptions {
+            deadline: self.timeout.map(|t| started + t),
+            ..self.options.clone()
+        }
+    }
+}
+
+/// The engine and its threads and device.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineChoice {
+    pub kind: EngineKind,
+    pub device: usize,
+    pub threads: Option<usize>,
+}
+
+pub fn input_error(message: String) -> anyhow::Error {
     InputError(message).into()
 }
 
 impl MatchConfig {
     pub fn from_args(args: MatchArgs) -> Result<MatchConfig> {
-        let timeout = match args.timeout {
-            None => None,
-            Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Some(Duration::from_secs_f64(s)),
-            Some(s) => {
-                return Err(input_error(format!(
-                    "--timeout {s}: expected a positive number of seconds"
-                )))
-            }
-        };
-        let memory_budget = match &args.memory_limit {
-            Some(text) => parse_size(text)?,
-            None => default_memory_budget(),
-        };
-        if args.threads == Some(0) {
-            return Err(input_error(
-                "--threads 0: expected at least one thread".into(),
-            ));
-        }
+        let mut matching = matching(&args.matching)?;
         if args.limit == Some(0) {
             return Err(input_error("--limit 0: expected at least one match".into()));
         }
-        let mut queries = Vec::new();
-        for path in &args.query {
-            expand_query_path(path, &mut queries)?;
-        }
+        matching.options.limit = args.limit;
+        let read = read_options(&args.read)?;
         Ok(MatchConfig {
+            query_read: query_read_options(&read, args.query_format),
+            read,
+            engine: engine_choice(&args.engine)?,
+            queries: expand_query_paths(&args.query)?,
             data: args.data,
-            queries,
-            format: format_of(args.format),
-            directed: args.directed,
-            options: MatchOptions {
-                semantics: if args.homomorphism {
-                    Semantics::Homomorphism
-                } else {
-                    Semantics::Isomorphism
-                },
-                limit: args.limit,
-                deadline: None,
-                memory_budget,
-            },
-            timeout,
-            engine: engine_kind(args.engine),
-            device: args.device,
-            threads: args.threads,
+            matching,
             output: args.output,
+            output_ids: args.output_ids,
             explain: args.explain,
             json: args.json,
             quiet: args.quiet,
@@ -86,11 +83,99 @@ impl MatchConfig {
     }
 }
 
-pub fn format_of(arg: FormatArg) -> Format {
-    match arg {
-        FormatArg::Auto => Format::Auto,
-        FormatArg::Sunluo => Format::SunLuo,
+/// Checks `--timeout`, `--memory-limit` and `--homomorphism`.
+pub fn matching(args: &MatchingArgs) -> Result<Matching> {
+    let timeout = match args.timeout {
+        None => None,
+        Some(s) => Some(seconds("--timeout", s)?),
+    };
+    let memory_budget = match &args.memory_limit {
+        Some(text) => parse_size(text)?,
+        None => default_memory_budget(),
+    };
+    Ok(Matching {
+        options: MatchOptions {
+            semantics: if args.homomorphism {
+                Semantics::Homomorphism
+            } else {
+                Semantics::Isomorphism
+            },
+            limit: None,
+            deadline: None,
+            memory_budget,
+        },
+        timeout,
+    })
+}
+
+/// A positive, finite number of seconds given to `flag`.
+pub fn seconds(flag: &str, s: f64) -> Result<Duration> {
+    if s.is_finite() && s > 0.0 && s < 1e9 {
+        Ok(Duration::from_secs_f64(s))
+    } else {
+        Err(input_error(format!(
+            "{flag} {s}: expected a positive number of seconds"
+        )))
     }
+}
+
+/// Checks `--engine`, `--device` and `--threads`.
+pub fn engine_choice(args: &EngineArgs) -> Result<EngineChoice> {
+    if args.threads == Some(0) {
+        return Err(input_error(
+            "--threads 0: expected at least one thread".into(),
+        ));
+    }
+    Ok(EngineChoice {
+        kind: engine_kind(args.engine),
+        device: args.device,
+        threads: args.threads,
+    })
+}
+
+/// How to read the data graph: `--format`, `--directed` and `--vertex-labels`, which only a
+/// SNAP edge list can use.
+pub fn read_options(args: &ReadArgs) -> Result<ReadOptions> {
+    if let (Some(labels), false) = (
+        &args.vertex_labels,
+        matches!(args.format, Format::Auto | Format::Snap),
+    ) {
+        return Err(input_error(format!(
+            "--vertex-labels {}: applies only to SNAP edge lists, not to --format {}",
+            labels.display(),
+            args.format
+        )));
+    }
+    Ok(ReadOptions {
+        format: args.format,
+        directed: args.directed,
+        vertex_labels: args.vertex_labels.clone(),
+    })
+}
+
+/// How to read query files: in `--query-format`, by default the data's format where that is
+/// one queries come in (Sun–Luo, GSI) and else detected; as directed as the data graph.
+pub fn query_read_options(data: &ReadOptions, query_format: Option<Format>) -> ReadOptions {
+    let format = query_format.unwrap_or(match data.format {
+        Format::SunLuo | Format::Gsi => data.format,
+        _ => Format::Auto,
+    });
+    ReadOptions {
+        format,
+        directed: data.directed,
+        vertex_labels: None,
+    }
+}
+
+/// Starts the worker pool with `threads` threads, where asked.
+pub fn start_threads(threads: Option<usize>) -> Result<()> {
+    if let Some(threads) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()
+            .context("starting the worker threads")?;
+    }
+    Ok(())
 }
 
 pub fn engine_kind(arg: EngineArg) -> EngineKind {
@@ -131,8 +216,17 @@ fn default_memory_budget() -> usize {
     total_kib.map_or(4 << 30, |kib| kib * 1024 / 2)
 }
 
+/// Every query file the paths name, directories expanded.
+pub fn expand_query_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        expand_query_path(path, &mut files)?;
+    }
+    Ok(files)
+}
+
 /// A query path is a file, or a directory whose visible files are taken in natural order.
-pub fn expand_query_path(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+fn expand_query_path(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     let meta = std::fs::metadata(path)
         .map_err(|e| input_error(format!("query {}: {e}", path.display())))?;
     if !meta.is_dir() {
@@ -205,5 +299,64 @@ mod tests {
         let mut names = vec!["q_10", "q_2", "q_1", "p_3"];
         names.sort_by_cached_key(|n| natural_key(n));
         assert_eq!(names, vec!["p_3", "q_1", "q_2", "q_10"]);
+    }
+
+    fn read_args(format: Format, labels: bool) -> ReadArgs {
+        ReadArgs {
+            format,
+            directed: false,
+            vertex_labels: labels.then(|| PathBuf::from("labels.txt")),
+        }
+    }
+
+    #[test]
+    fn vertex_labels_need_snap_or_auto() {
+        for format in [Format::Auto, Format::Snap] {
+            let read = read_options(&read_args(format, true)).unwrap();
+            assert_eq!(read.vertex_labels, Some(PathBuf::from("labels.txt")));
+        }
+        for format in [Format::SunLuo, Format::Gsi, Format::NTriples] {
+            let err = read_options(&read_args(format, true)).unwrap_err();
+            let text = err.to_string();
+            assert!(
+                text.contains("--vertex-labels") && text.contains("--format"),
+                "{text}"
+            );
+            assert_eq!(
+                crate::exit::Exit::of_error(&err),
+                crate::exit::Exit::BadInput
+            );
+            assert!(read_options(&read_args(format, false)).is_ok());
+        }
+    }
+
+    #[test]
+    fn queries_follow_the_data_format_where_queries_come_in_it() {
+        let cases = [
+            (Format::Auto, None, Format::Auto),
+            (Format::SunLuo, None, Format::SunLuo),
+            (Format::Gsi, None, Format::Gsi),
+            (Format::Snap, None, Format::Auto),
+            (Format::NTriples, None, Format::Auto),
+            (Format::Snap, Some(Format::Gsi), Format::Gsi),
+        ];
+        for (data, asked, expected) in cases {
+            let read = read_options(&read_args(data, data == Format::Snap)).unwrap();
+            let query = query_read_options(&read, asked);
+            assert_eq!(query.format, expected, "{data} {asked:?}");
+            assert_eq!(query.vertex_labels, None);
+        }
+    }
+
+    #[test]
+    fn seconds_must_be_positive_and_finite() {
+        assert_eq!(
+            seconds("--timeout", 1.5).unwrap(),
+            Duration::from_millis(1500)
+        );
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let err = seconds("--timeout", bad).unwrap_err().to_string();
+            assert!(err.starts_with("--timeout"), "{err}");
+        }
     }
 }

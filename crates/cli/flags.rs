@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use gsi_graph::formats::{Format, UnknownFormat};
 
 /// Exact subgraph matching on the GPU and the CPU (GSI, ICDE 2020).
 ///
@@ -25,6 +26,60 @@ pub enum Command {
     Verify(VerifyArgs),
 }
 
+/// How to read graph files: shared by every command that reads them.
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// Format of the graph files: auto, sunluo, gsi, snap or ntriples.
+    ///
+    /// `auto` decides from each file's first meaningful line: `t N M` is Sun–Luo, `t # 0`
+    /// is GSI (which may hold several graphs), `u v [label]` is a SNAP edge list and
+    /// `<s> <p> <o> .` is RDF N-Triples.
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        default_value = "auto",
+        value_parser = parse_format,
+        help_heading = "Input"
+    )]
+    pub format: Format,
+
+    /// Read the graphs as directed: edge `u v` means u -> v.
+    ///
+    /// A query edge must then map to a data edge of the same direction and label.
+    /// N-Triples graphs are always directed.
+    #[arg(long, help_heading = "Input")]
+    pub directed: bool,
+
+    /// Vertex labels of a SNAP edge list: a file of `id label` lines, by original id.
+    ///
+    /// Vertices it does not name get label 0. Only for SNAP data graphs.
+    #[arg(long, value_name = "FILE", help_heading = "Input")]
+    pub vertex_labels: Option<PathBuf>,
+}
+
+fn parse_format(text: &str) -> Result<Format, UnknownFormat> {
+    text.parse()
+}
+
+/// Engine choice: shared by `gsi match` and `gsi bench`.
+#[derive(Debug, Args)]
+pub struct EngineArgs {
+    /// Which engine answers the queries.
+    ///
+    /// `auto` uses the GPU when one is usable and falls back to the CPU, saying why; per
+    /// query it runs each phase where it is expected to be faster.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = "Engine")]
+    pub engine: EngineArg,
+
+    /// Which GPU to use (with the GPU engine).
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Engine")]
+    pub device: usize,
+
+    /// Worker threads of the CPU engine. Default: one per core.
+    #[arg(long, value_name = "N", help_heading = "Engine")]
+    pub threads: Option<usize>,
+}
+
 /// `gsi verify`: run every case on both engines and compare candidate sets, counts and matches.
 ///
 /// Without --data, checks generated cases: vertex- and edge-labelled graphs, directed and
@@ -32,22 +87,31 @@ pub enum Command {
 /// limits that force chunking. With --data and --query, checks those queries too. Prints one
 /// line per mismatch and ends with `N passed, M failed`; exits 1 on any mismatch.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  gsi verify\n  gsi verify --data hprd.graph --query queries/ --homomorphism"
+)]
 pub struct VerifyArgs {
     /// A data graph to check queries on.
-    #[arg(long, short = 'd', value_name = "FILE", requires = "query")]
+    #[arg(
+        long,
+        short = 'd',
+        value_name = "FILE",
+        requires = "query",
+        help_heading = "Input"
+    )]
     pub data: Option<PathBuf>,
 
-    /// Query files or directories (with --data).
-    #[arg(long, short = 'q', value_name = "PATH", num_args = 1..)]
+    /// Query files or directories (with --data); every graph of a GSI file is checked.
+    #[arg(long, short = 'q', value_name = "PATH", num_args = 1.., help_heading = "Input")]
     pub query: Vec<PathBuf>,
 
-    /// Format of the graph files.
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-    pub format: FormatArg,
+    /// Format of the query files. Default: --format when that is sunluo or gsi, else auto
+    /// (queries of a SNAP or N-Triples data graph are usually Sun–Luo or GSI files).
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format, help_heading = "Input")]
+    pub query_format: Option<Format>,
 
-    /// Read the given graphs as directed.
-    #[arg(long)]
-    pub directed: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
 
     /// Also check the given queries under homomorphism.
     #[arg(long)]
@@ -62,7 +126,12 @@ pub struct VerifyArgs {
     pub seed: u64,
 
     /// Seconds the CPU engine may spend on one case; cases it cannot finish are skipped.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 10.0,
+        allow_negative_numbers = true
+    )]
     pub timeout: f64,
 
     /// Which GPU to use.
@@ -71,6 +140,7 @@ pub struct VerifyArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  gsi demo\n  gsi demo --engine cpu")]
 pub struct DemoArgs {
     /// Which engine runs the demo.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
@@ -84,7 +154,7 @@ pub struct DemoArgs {
 /// direction, with --directed). Automorphic copies count separately.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  gsi match --data yeast.graph --query query_dense_8_1.graph\n  gsi match --data hprd.graph --query queries/ --json > results.jsonl\n  gsi match --data g.graph --query q.graph --output matches.txt --limit 1000"
+    after_help = "Examples:\n  gsi match --data yeast.graph --query query_dense_8_1.graph\n  gsi match --data hprd.graph --query queries/ --json > results.jsonl\n  gsi match --data g.graph --query q.graph --output matches.txt --limit 1000\n  gsi match --data web.txt --format snap --vertex-labels labels.txt --query q.graph -o m.txt"
 )]
 pub struct MatchArgs {
     /// The data graph file.
@@ -93,61 +163,53 @@ pub struct MatchArgs {
 
     /// Query graph files, or directories of them (every file inside, in natural order).
     ///
-    /// The data graph is loaded and indexed once for all of them.
+    /// The data graph is loaded and indexed once for all of them. A GSI file holding
+    /// several graphs gives several queries, named `FILE#0`, `FILE#1`, ...
     #[arg(long, short = 'q', value_name = "PATH", num_args = 1.., required = true, help_heading = "Input")]
     pub query: Vec<PathBuf>,
 
-    /// Format of the graph files.
-    ///
-    /// `auto` decides from each file's content.
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto, help_heading = "Input")]
-    pub format: FormatArg,
+    /// Format of the query files. Default: --format when that is sunluo or gsi, else auto
+    /// (queries of a SNAP or N-Triples data graph are usually Sun–Luo or GSI files).
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format, help_heading = "Input")]
+    pub query_format: Option<Format>,
 
-    /// Read both graphs as directed: edge `u v` means u -> v.
-    ///
-    /// A query edge must then map to a data edge of the same direction and label.
-    #[arg(long, help_heading = "Input")]
-    pub directed: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
 
-    /// Match homomorphisms: distinct query vertices may map to the same data vertex.
-    #[arg(long, help_heading = "Matching")]
-    pub homomorphism: bool,
+    #[command(flatten)]
+    pub matching: MatchingArgs,
 
     /// Stop each query after this many matches (status `limit`).
-    #[arg(long, value_name = "K", help_heading = "Matching")]
+    #[arg(
+        long,
+        value_name = "K",
+        allow_negative_numbers = true,
+        help_heading = "Matching"
+    )]
     pub limit: Option<u64>,
 
-    /// Give up on a query after this many seconds (status `timeout`; the count is then the
-    /// number of matches found so far).
-    #[arg(long, value_name = "SECONDS", help_heading = "Matching")]
-    pub timeout: Option<f64>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
 
-    /// Memory the join's intermediate tables may use, such as `512MiB` or `4GiB`.
-    ///
-    /// Larger work is split in chunks and processed depth-first, so queries do not fail for
-    /// lack of memory. Default: half of the machine's RAM.
-    #[arg(long, value_name = "SIZE", help_heading = "Matching")]
-    pub memory_limit: Option<String>,
-
-    /// Which engine answers the queries.
-    ///
-    /// `auto` uses the GPU when one is usable and falls back to the CPU, saying why.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto, help_heading = "Engine")]
-    pub engine: EngineArg,
-
-    /// Which GPU to use (with the GPU engine).
-    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Engine")]
-    pub device: usize,
-
-    /// Worker threads of the CPU engine. Default: one per core.
-    #[arg(long, value_name = "N", help_heading = "Engine")]
-    pub threads: Option<usize>,
-
-    /// Write every match to FILE, one line each: the data vertex ids in query-vertex order.
+    /// Write every match to FILE, one line each: the data vertices in query-vertex order.
     ///
     /// With several queries, each query's matches follow a line `# QUERY`.
     #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
     pub output: Option<PathBuf>,
+
+    /// How --output names data vertices: `original` (the SNAP ids or RDF terms of the file)
+    /// or `dense` (gsi's vertex numbers, 0 to N-1).
+    ///
+    /// Default: original where the data file names its vertices (SNAP, N-Triples), else
+    /// dense (Sun–Luo and GSI vertices are already numbered densely).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "IDS",
+        requires = "output",
+        help_heading = "Output"
+    )]
+    pub output_ids: Option<OutputIds>,
 
     /// Print each query's join plan and candidate-set sizes.
     #[arg(long, help_heading = "Output")]
@@ -162,12 +224,43 @@ pub struct MatchArgs {
     pub quiet: bool,
 }
 
+/// How queries are matched: shared by `gsi match` and `gsi bench`.
+#[derive(Debug, Args)]
+pub struct MatchingArgs {
+    /// Match homomorphisms: distinct query vertices may map to the same data vertex.
+    #[arg(long, help_heading = "Matching")]
+    pub homomorphism: bool,
+
+    /// Give up on a query after this many seconds (status `timeout`; the count is then the
+    /// number of matches found so far).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        allow_negative_numbers = true,
+        help_heading = "Matching"
+    )]
+    pub timeout: Option<f64>,
+
+    /// Memory the join's intermediate tables may use, such as `512MiB` or `4GiB`.
+    ///
+    /// Larger work is split in chunks and processed depth-first, so queries do not fail for
+    /// lack of memory. Default: half of the machine's RAM.
+    #[arg(
+        long,
+        value_name = "SIZE",
+        allow_hyphen_values = true,
+        help_heading = "Matching"
+    )]
+    pub memory_limit: Option<String>,
+}
+
+/// How `--output` names data vertices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// Decide from the file's content.
-    Auto,
-    /// `t N M`, `v id label degree`, `e u v [label]` (the subgraph-matching benchmarks).
-    Sunluo,
+pub enum OutputIds {
+    /// gsi's vertex numbers, 0 to N-1.
+    Dense,
+    /// The file's own names: SNAP ids, RDF terms.
+    Original,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -198,5 +291,53 @@ mod tests {
             panic!()
         };
         assert_eq!(args.query.len(), 2);
+    }
+
+    fn match_args(extra: &[&str]) -> Result<MatchArgs, clap::Error> {
+        let mut argv = vec!["gsi", "match", "-d", "g", "-q", "q"];
+        argv.extend_from_slice(extra);
+        Cli::try_parse_from(argv).map(|cli| match cli.command {
+            Some(Command::Match(args)) => args,
+            other => panic!("{other:?}"),
+        })
+    }
+
+    #[test]
+    fn formats_parse_by_name() {
+        assert_eq!(match_args(&[]).unwrap().read.format, Format::Auto);
+        for (name, format) in [
+            ("sunluo", Format::SunLuo),
+            ("gsi", Format::Gsi),
+            ("snap", Format::Snap),
+            ("ntriples", Format::NTriples),
+            ("NT", Format::NTriples),
+        ] {
+            let args = match_args(&["--format", name]).unwrap();
+            assert_eq!(args.read.format, format);
+            let args = match_args(&["--query-format", name]).unwrap();
+            assert_eq!(args.query_format, Some(format));
+        }
+        let err = match_args(&["--format", "xml"]).unwrap_err().to_string();
+        assert!(
+            err.contains("--format") && err.contains("unknown graph format"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn output_ids_need_an_output_file() {
+        assert!(match_args(&["--output-ids", "dense"]).is_err());
+        let args = match_args(&["-o", "m.txt", "--output-ids", "original"]).unwrap();
+        assert_eq!(args.output_ids, Some(OutputIds::Original));
+        assert_eq!(match_args(&["-o", "m.txt"]).unwrap().output_ids, None);
+    }
+
+    #[test]
+    fn negative_numbers_reach_validation() {
+        let args = match_args(&["--timeout", "-1", "--memory-limit", "-5MiB"]).unwrap();
+        assert_eq!(args.matching.timeout, Some(-1.0));
+        assert_eq!(args.matching.memory_limit.as_deref(), Some("-5MiB"));
+        let err = match_args(&["--limit", "-3"]).unwrap_err().to_string();
+        assert!(err.contains("--limit"), "{err}");
     }
 }

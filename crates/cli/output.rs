@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use gsi_core::{MatchReport, MatchSink};
+use gsi_graph::formats::VertexNames;
 use gsi_graph::VertexId;
 use serde::Serialize;
 
@@ -180,19 +181,23 @@ impl Printer {
     }
 }
 
-/// Writes matches to a file, one line each, streamed.
-pub struct FileSink {
+/// Writes matches to a file, one line each, streamed: dense vertex ids, or the names the
+/// data file gave its vertices (SNAP ids, RDF terms; a literal's spaces stay inside its
+/// quotes, as in N-Triples).
+pub struct FileSink<'a> {
     writer: BufWriter<File>,
     line: Vec<u8>,
+    names: Option<&'a VertexNames>,
     /// Time spent formatting and writing.
     pub elapsed: Duration,
 }
 
-impl FileSink {
-    pub fn create(path: &Path) -> io::Result<FileSink> {
+impl<'a> FileSink<'a> {
+    pub fn create(path: &Path, names: Option<&'a VertexNames>) -> io::Result<FileSink<'a>> {
         Ok(FileSink {
             writer: BufWriter::with_capacity(1 << 20, File::create(path)?),
             line: Vec::new(),
+            names,
             elapsed: Duration::ZERO,
         })
     }
@@ -206,7 +211,7 @@ impl FileSink {
     }
 }
 
-impl MatchSink for FileSink {
+impl MatchSink for FileSink<'_> {
     fn wants_matches(&self) -> bool {
         true
     }
@@ -215,11 +220,14 @@ impl MatchSink for FileSink {
         let started = Instant::now();
         for row in rows.chunks_exact(width) {
             self.line.clear();
-            for (i, v) in row.iter().enumerate() {
+            for (i, &v) in row.iter().enumerate() {
                 if i > 0 {
                     self.line.push(b' ');
                 }
-                write!(self.line, "{v}")?;
+                match self.names.and_then(|names| names.name(v)) {
+                    Some(name) => write!(self.line, "{name}")?,
+                    None => write!(self.line, "{v}")?,
+                }
             }
             self.line.push(b'\n');
             self.writer.write_all(&self.line)?;

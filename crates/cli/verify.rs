@@ -8,12 +8,14 @@ use gsi_core::cuda::GpuEngine;
 use gsi_core::pcsr::group_of;
 use gsi_core::{DataIndex, Engine, MatchOptions, MatchSink, Plan, Semantics, Status};
 use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
-use gsi_graph::formats::read_graph;
 use gsi_graph::{Graph, GraphBuilder, VertexId};
+use indicatif::ProgressBar;
 
-use crate::config::{expand_query_path, format_of};
-use crate::exit::{Exit, InputError};
+use crate::config::{expand_query_paths, query_read_options, read_options, seconds};
+use crate::exit::Exit;
 use crate::flags::VerifyArgs;
+use crate::load;
+use crate::queries::read_query_files;
 
 /// Matches compared one by one per case; beyond this only counts are compared.
 const COMPARED_MATCHES: u64 = 20_000;
@@ -228,15 +230,7 @@ fn generated_cases(
 }
 
 pub fn run(args: VerifyArgs) -> Result<Exit> {
-    let timeout = if args.timeout.is_finite() && args.timeout > 0.0 {
-        Duration::from_secs_f64(args.timeout)
-    } else {
-        return Err(InputError(format!(
-            "--timeout {}: expected a positive number of seconds",
-            args.timeout
-        ))
-        .into());
-    };
+    let timeout = seconds("--timeout", args.timeout)?;
     let mut gpu = GpuEngine::open(args.device).context("gsi verify needs a GPU")?;
     println!("gsi verify: GPU {}", gpu.describe());
     let mut tally = Tally::default();
@@ -245,30 +239,26 @@ pub fn run(args: VerifyArgs) -> Result<Exit> {
         .unwrap_or(if args.data.is_some() { 0 } else { 48 });
     generated_cases(&mut tally, &mut gpu, generated, args.seed, timeout)?;
     if let Some(data_path) = &args.data {
-        let format = format_of(args.format);
-        let graph = read_graph(data_path, format, args.directed)
-            .with_context(|| format!("reading data graph {}", data_path.display()))?;
-        let index = DataIndex::build(graph)?;
-        let mut queries = Vec::new();
-        for path in &args.query {
-            expand_query_path(path, &mut queries)?;
-        }
+        let read = read_options(&args.read)?;
+        let hidden = ProgressBar::hidden();
+        let (loaded, _) = load::read_one(data_path, &read, "data graph", &hidden, true)?;
+        let (index, _) = load::index(loaded.graph, data_path, &hidden)?;
+        let files = expand_query_paths(&args.query)?;
         let mut semantics = vec![Semantics::Isomorphism];
         if args.homomorphism {
             semantics.push(Semantics::Homomorphism);
         }
-        for path in &queries {
-            let query = read_graph(path, format, args.directed)
-                .with_context(|| format!("reading query {}", path.display()))?;
+        for query in read_query_files(&files, &query_read_options(&read, args.query_format)) {
+            let graph = query.graph?;
             for &s in &semantics {
                 let options = MatchOptions {
                     semantics: s,
                     ..MatchOptions::default()
                 };
                 tally.check(
-                    &format!("{} ({s:?})", path.display()),
+                    &format!("{} ({s:?})", query.name),
                     &mut gpu,
-                    &query,
+                    &graph,
                     &index,
                     &options,
                     timeout,
