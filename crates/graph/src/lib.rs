@@ -4,8 +4,9 @@
 //! with each vertex's neighbours sorted by (edge label, neighbour id) so that the neighbours
 //! reached through one edge label, N(v, l) in the paper's notation, form one sorted slice.
 //! Graphs are undirected unless built as directed; a directed graph keeps a second CSR of
-//! incoming edges. The [`formats`] module reads graphs from text files and reports every
-//! malformed line with the file, the line number and what was expected.
+//! incoming edges. The [`formats`] module reads graphs from text files (Sun–Luo, GSI, SNAP
+//! edge lists and RDF N-Triples), reporting every malformed line with the file, the line
+//! number and what was expected, and writes them as Sun–Luo or GSI text.
 #![deny(missing_docs)]
 
 mod builder;

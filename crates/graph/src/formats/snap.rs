@@ -26,27 +26,73 @@ use crate::formats::{empty, Format, Lines, LoadedGraph, SkippedEdges, VertexName
 use crate::{EdgeLabel, GraphBuilder, Result, VertexId};
 
 /// Original ids to dense vertices, in order of first appearance.
+///
+/// Ids that are small next to the number of vertices (the usual case: ids `0..N` with
+/// gaps) are looked up in a flat table indexed by id; others in a hash map.
 struct Renumbering {
-    dense: HashMap<u64, VertexId, IdHash>,
+    /// `direct[id]` is the vertex of `id`, or [`UNSEEN`].
+    direct: Vec<VertexId>,
+    hashed: HashMap<u64, VertexId, IdHash>,
     original: Vec<u64>,
 }
 
+const UNSEEN: VertexId = VertexId::MAX;
+
 impl Renumbering {
+    fn new() -> Renumbering {
+        Renumbering {
+            direct: Vec::new(),
+            hashed: HashMap::default(),
+            original: Vec::new(),
+        }
+    }
+
     fn vertex(&mut self, id: u64, fields: &Fields<'_>) -> Result<VertexId> {
-        let next = self.original.len();
-        match self.dense.entry(id) {
-            std::collections::hash_map::Entry::Occupied(e) => Ok(*e.get()),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                if next >= u32::MAX as usize {
-                    return Err(fields.error(format!(
-                        "vertex {id} would be vertex number {next}: more vertices than 32-bit ids can number"
-                    )));
-                }
-                e.insert(next as VertexId);
-                self.original.push(id);
-                Ok(next as VertexId)
+        if id >= self.direct.len() as u64 {
+            // Widen the table while it stays within a few words per vertex.
+            let limit = 8 * (self.original.len() as u64 + 1) + (1 << 16);
+            if id < limit {
+                self.widen(id);
             }
         }
+        let next = self.original.len();
+        let slot = match self.direct.get_mut(id as usize) {
+            Some(slot) if *slot != UNSEEN => return Ok(*slot),
+            Some(slot) => Some(slot),
+            None => {
+                if let Some(&v) = self.hashed.get(&id) {
+                    return Ok(v);
+                }
+                None
+            }
+        };
+        if next >= UNSEEN as usize {
+            return Err(fields.error(format!(
+                "vertex {id} would be vertex number {next}: more vertices than 32-bit ids can number"
+            )));
+        }
+        match slot {
+            Some(slot) => *slot = next as VertexId,
+            None => {
+                self.hashed.insert(id, next as VertexId);
+            }
+        }
+        self.original.push(id);
+        Ok(next as VertexId)
+    }
+
+    /// Grows the flat table to cover `id`, moving over the ids it now covers.
+    fn widen(&mut self, id: u64) {
+        let len = (id + 1).next_power_of_two().max(1 << 10) as usize;
+        self.direct.resize(len, UNSEEN);
+        let direct = &mut self.direct;
+        self.hashed.retain(|&k, &mut v| {
+            let moved = k < len as u64;
+            if moved {
+                direct[k as usize] = v;
+            }
+            !moved
+        });
     }
 }
 
@@ -68,10 +114,7 @@ pub fn parse(
     directed: bool,
 ) -> Result<LoadedGraph> {
     let mut lines = Lines::new(path, bytes);
-    let mut ids = Renumbering {
-        dense: HashMap::default(),
-        original: Vec::new(),
-    };
+    let mut ids = Renumbering::new();
     let mut edges: Vec<(VertexId, VertexId, EdgeLabel)> = Vec::new();
     let mut skipped = SkippedEdges::default();
     let mut any_line = false;
@@ -118,7 +161,8 @@ pub fn parse(
     if let Some((labels_path, labels_bytes)) = labels {
         read_labels(labels_path, labels_bytes, &mut ids, &mut vertex_labels)?;
     }
-    drop(ids.dense);
+    drop(ids.direct);
+    drop(ids.hashed);
     let graph = GraphBuilder::with_edges(directed, vertex_labels, edges)?.build()?;
     Ok(LoadedGraph {
         graph,
@@ -241,6 +285,33 @@ mod tests {
         assert_eq!(ids(&loaded), &[10, 20, 30, 99]);
         assert_eq!(loaded.graph.vertex_labels(), &[1, 0, 3, 9]);
         assert_eq!(loaded.graph.degree(3, Direction::Out), 0);
+    }
+
+    #[test]
+    fn small_and_huge_ids_mix() {
+        // Small ids go to the flat table, huge ones to the hash map; 200000 is too large for
+        // the table at first and is moved into it once the table has grown to cover it.
+        let mut text = String::from("18446744073709551615 200000\n3000 1\n");
+        for i in 0..200_000u64 {
+            text.push_str(&format!("{i} {}\n", i + 1));
+        }
+        let loaded = parse_str(&text, false).unwrap();
+        let original = ids(&loaded);
+        assert_eq!(&original[..5], &[u64::MAX, 200_000, 3000, 1, 0]);
+        assert_eq!(original.len(), 200_002);
+        let mut sorted = original.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), 200_002);
+        assert_eq!(loaded.graph.edge_count(), 200_002);
+        assert_eq!(loaded.skipped.duplicates, 0);
+        let names = loaded.names.as_ref().unwrap();
+        assert_eq!(names.find("200000"), Some(1));
+        assert_eq!(names.find("2"), Some(5));
+        assert_eq!(
+            loaded.graph.neighbors(1, 0, Direction::Out),
+            &[0, names.find("199999").unwrap()]
+        );
     }
 
     #[test]

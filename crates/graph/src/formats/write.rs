@@ -1,4 +1,4 @@
-//! Writing graphs as Sun–Luo or GSI text.
+//! Writing graphs as Sun–Luo or GSI text, and the names readers keep beside them.
 //!
 //! Both writers give files that the matching reader turns back into the same [`Graph`]
 //! (read with the same `directed`). Lines are formatted in parallel, block by block, and
@@ -19,7 +19,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::formats::Format;
+use crate::formats::{Dictionary, Format, VertexNames};
 use crate::{Direction, Error, Graph, Result, VertexId};
 
 /// Vertices formatted by one task.
@@ -148,6 +148,66 @@ pub fn write_graphs<'a>(
         _ => write_gsi_all(graphs, out),
     }
     .map_err(io)
+}
+
+/// Writes one `vertex name` line per vertex: the dense id gsi uses, then the original id or
+/// RDF term, so that output in dense ids can be translated back.
+///
+/// # Errors
+/// Whatever `out` reports.
+pub fn write_vertex_names<W: Write>(names: &VertexNames, out: W) -> io::Result<()> {
+    match names {
+        VertexNames::Ids(ids) => write_lines(
+            ids.iter()
+                .enumerate()
+                .map(|(v, &id)| (v as u64, Name::Id(id))),
+            out,
+        ),
+        VertexNames::Terms(terms) => write_dictionary(terms, out),
+    }
+}
+
+/// Writes one `number name` line per name of a dictionary (label numbers and the class or
+/// predicate IRIs they stand for).
+///
+/// # Errors
+/// Whatever `out` reports.
+pub fn write_dictionary<W: Write>(dictionary: &Dictionary, out: W) -> io::Result<()> {
+    write_lines(
+        dictionary
+            .iter()
+            .map(|(id, name)| (u64::from(id), Name::Term(name))),
+        out,
+    )
+}
+
+/// What follows the number on a line of [`write_lines`].
+enum Name<'a> {
+    Id(u64),
+    Term(&'a str),
+}
+
+/// Writes `number name` lines.
+fn write_lines<'a, W: Write>(
+    lines: impl Iterator<Item = (u64, Name<'a>)>,
+    mut out: W,
+) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(1 << 16);
+    for (number, name) in lines {
+        push_number(&mut buf, number);
+        buf.push(b' ');
+        match name {
+            Name::Id(id) => push_number(&mut buf, id),
+            Name::Term(term) => buf.extend_from_slice(term.as_bytes()),
+        }
+        buf.push(b'\n');
+        if buf.len() >= 1 << 16 {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)?;
+    out.flush()
 }
 
 /// Writes `e u v label` for every edge, adding `shift` to each label.
@@ -335,6 +395,32 @@ mod tests {
             gsi::parse(Path::new("a"), &to_gsi(&g), false).unwrap()[0],
             g
         );
+    }
+
+    #[test]
+    fn names_and_dictionaries_are_written_one_per_line() {
+        let mut out = Vec::new();
+        write_vertex_names(&VertexNames::Ids(vec![42, 7]), &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "0 42\n1 7\n");
+        let mut d = Dictionary::new(1);
+        d.insert("<http://ex/A>");
+        d.insert("<http://ex/B>");
+        let mut out = Vec::new();
+        write_dictionary(&d, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "1 <http://ex/A>\n2 <http://ex/B>\n"
+        );
+        let mut terms = Dictionary::new(0);
+        terms.insert("_:b");
+        terms.insert("\"x\"@en");
+        let mut out = Vec::new();
+        write_vertex_names(&VertexNames::Terms(terms), &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "0 _:b\n1 \"x\"@en\n");
+        let many = VertexNames::Ids((0..20_000).collect());
+        let mut out = Vec::new();
+        write_vertex_names(&many, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap().lines().count(), 20_000);
     }
 
     #[test]
