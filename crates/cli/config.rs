@@ -8,7 +8,9 @@ use gsi_core::{EngineKind, MatchOptions, Semantics};
 use gsi_graph::formats::{Format, ReadOptions};
 
 use crate::exit::InputError;
-use crate::flags::{EngineArg, EngineArgs, MatchArgs, MatchingArgs, OutputIds, ReadArgs};
+use crate::flags::{
+    BenchArgs, EngineArg, EngineArgs, MatchArgs, MatchingArgs, OutputIds, ReadArgs,
+};
 
 /// Everything `gsi match` needs, checked.
 #[derive(Debug)]
@@ -77,6 +79,42 @@ impl MatchConfig {
             output: args.output,
             output_ids: args.output_ids,
             explain: args.explain,
+            json: args.json,
+            quiet: args.quiet,
+        })
+    }
+}
+
+/// Everything `gsi bench` needs, checked.
+#[derive(Debug)]
+pub struct BenchConfig {
+    pub data: PathBuf,
+    pub queries: Vec<PathBuf>,
+    pub read: ReadOptions,
+    pub query_read: ReadOptions,
+    pub repeat: usize,
+    pub warmup: usize,
+    pub matching: Matching,
+    pub engine: EngineChoice,
+    pub json: bool,
+    pub quiet: bool,
+}
+
+impl BenchConfig {
+    pub fn from_args(args: BenchArgs) -> Result<BenchConfig> {
+        if args.repeat == 0 {
+            return Err(input_error("--repeat 0: expected at least one run".into()));
+        }
+        let read = read_options(&args.read)?;
+        Ok(BenchConfig {
+            query_read: query_read_options(&read, args.query_format),
+            read,
+            matching: matching(&args.matching)?,
+            engine: engine_choice(&args.engine)?,
+            queries: expand_query_paths(&args.query)?,
+            data: args.data,
+            repeat: args.repeat,
+            warmup: args.warmup,
             json: args.json,
             quiet: args.quiet,
         })

@@ -10,7 +10,6 @@ use crate::config::EngineChoice;
 pub struct Opened {
     pub engine: Box<dyn Engine>,
     /// The GPU's name and architecture, where known (`--engine gpu`).
-    #[allow(dead_code)]
     pub gpu: Option<String>,
 }
 

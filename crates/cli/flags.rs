@@ -19,11 +19,84 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Find the matches of query graphs in a data graph.
+    ///
+    /// Loads and indexes the data graph once, then answers every query. Counts are exact: a
+    /// match is an injective map from query vertices to data vertices that keeps vertex labels
+    /// and maps every query edge onto a data edge with the same label (and direction, with
+    /// --directed). Automorphic copies count separately.
     Match(MatchArgs),
     /// Answer a query on a small built-in graph of drug molecules.
     Demo(DemoArgs),
+    /// Time queries: each run several times on a data graph loaded and indexed once.
+    ///
+    /// Loads, indexes and uploads the data graph once, runs each query W warm-up times and then
+    /// R timed times (counting matches only), and reports per query the median and fastest
+    /// time and, for the set, the mean, median, 95th percentile, maximum and sum of the
+    /// per-query medians. A query that times out is not run again: its one timed run counts,
+    /// with status `timeout`, and its time enters the statistics; queries that fail do not.
+    /// The summary also gives the median time of each phase over the queries, the load, index
+    /// and upload times, the peak memory of the process and of the join, the engines that ran
+    /// and the machine.
+    Bench(BenchArgs),
     /// Check the GPU engine against the CPU engine, on generated graphs and on given files.
+    ///
+    /// Without --data, checks generated cases: vertex- and edge-labelled graphs, directed and
+    /// undirected, isomorphism and homomorphism, graphs that force PCSR overflow chains and
+    /// memory limits that force chunking. With --data and --query, checks those queries too.
+    /// Prints one line per mismatch and ends with `N passed, M failed`; exits 1 on any
+    /// mismatch.
     Verify(VerifyArgs),
+}
+
+/// `gsi bench` (documented on [`Command::Bench`]).
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  gsi bench --data hprd.graph --query queries/ --engine cpu --repeat 5\n  gsi bench --data enron.graph --query q/ --engine gpu --repeat 10 --warmup 2 --timeout 60 --json > bench.jsonl"
+)]
+pub struct BenchArgs {
+    /// The data graph file.
+    #[arg(long, short = 'd', value_name = "FILE", help_heading = "Input")]
+    pub data: PathBuf,
+
+    /// Query graph files, or directories of them (every file inside, in natural order); a
+    /// GSI file holding several graphs gives one query each, named `FILE#INDEX`.
+    #[arg(long, short = 'q', value_name = "PATH", num_args = 1.., required = true, help_heading = "Input")]
+    pub query: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub read: ReadArgs,
+
+    /// Format of the query files. Default: --format when that is sunluo or gsi, else auto.
+    #[arg(long, value_name = "FORMAT", value_parser = parse_format, help_heading = "Input")]
+    pub query_format: Option<Format>,
+
+    /// Timed runs of each query; the median and the fastest are reported.
+    #[arg(
+        long,
+        short = 'r',
+        value_name = "R",
+        default_value_t = 5,
+        help_heading = "Runs"
+    )]
+    pub repeat: usize,
+
+    /// Untimed runs of each query before the timed ones (caches, device warm-up).
+    #[arg(long, value_name = "W", default_value_t = 1, help_heading = "Runs")]
+    pub warmup: usize,
+
+    #[command(flatten)]
+    pub matching: MatchingArgs,
+
+    #[command(flatten)]
+    pub engine: EngineArgs,
+
+    /// Print JSON Lines: one object per query, then a summary object.
+    #[arg(long, help_heading = "Output")]
+    pub json: bool,
+
+    /// Print no progress bar and no notes on stderr.
+    #[arg(long, help_heading = "Output")]
+    pub quiet: bool,
 }
 
 /// How to read graph files: shared by every command that reads them.
@@ -80,12 +153,7 @@ pub struct EngineArgs {
     pub threads: Option<usize>,
 }
 
-/// `gsi verify`: run every case on both engines and compare candidate sets, counts and matches.
-///
-/// Without --data, checks generated cases: vertex- and edge-labelled graphs, directed and
-/// undirected, isomorphism and homomorphism, graphs that force PCSR overflow chains and memory
-/// limits that force chunking. With --data and --query, checks those queries too. Prints one
-/// line per mismatch and ends with `N passed, M failed`; exits 1 on any mismatch.
+/// `gsi verify` (documented on [`Command::Verify`]).
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  gsi verify\n  gsi verify --data hprd.graph --query queries/ --homomorphism"
@@ -105,13 +173,13 @@ pub struct VerifyArgs {
     #[arg(long, short = 'q', value_name = "PATH", num_args = 1.., help_heading = "Input")]
     pub query: Vec<PathBuf>,
 
+    #[command(flatten)]
+    pub read: ReadArgs,
+
     /// Format of the query files. Default: --format when that is sunluo or gsi, else auto
     /// (queries of a SNAP or N-Triples data graph are usually Sun–Luo or GSI files).
     #[arg(long, value_name = "FORMAT", value_parser = parse_format, help_heading = "Input")]
     pub query_format: Option<Format>,
-
-    #[command(flatten)]
-    pub read: ReadArgs,
 
     /// Also check the given queries under homomorphism.
     #[arg(long)]
@@ -147,11 +215,7 @@ pub struct DemoArgs {
     pub engine: EngineArg,
 }
 
-/// `gsi match`: load and index the data graph once, then answer every query.
-///
-/// Counts are exact: a match is an injective map from query vertices to data vertices that
-/// keeps vertex labels and maps every query edge onto a data edge with the same label (and
-/// direction, with --directed). Automorphic copies count separately.
+/// `gsi match` (documented on [`Command::Match`]).
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  gsi match --data yeast.graph --query query_dense_8_1.graph\n  gsi match --data hprd.graph --query queries/ --json > results.jsonl\n  gsi match --data g.graph --query q.graph --output matches.txt --limit 1000\n  gsi match --data web.txt --format snap --vertex-labels labels.txt --query q.graph -o m.txt"
@@ -168,13 +232,13 @@ pub struct MatchArgs {
     #[arg(long, short = 'q', value_name = "PATH", num_args = 1.., required = true, help_heading = "Input")]
     pub query: Vec<PathBuf>,
 
+    #[command(flatten)]
+    pub read: ReadArgs,
+
     /// Format of the query files. Default: --format when that is sunluo or gsi, else auto
     /// (queries of a SNAP or N-Triples data graph are usually Sun–Luo or GSI files).
     #[arg(long, value_name = "FORMAT", value_parser = parse_format, help_heading = "Input")]
     pub query_format: Option<Format>,
-
-    #[command(flatten)]
-    pub read: ReadArgs,
 
     #[command(flatten)]
     pub matching: MatchingArgs,

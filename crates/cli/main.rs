@@ -1,6 +1,7 @@
 //! The `gsi` command: flags in, results out. No matching logic lives here; this is the one
 //! place where errors become exit codes and messages (`gsi: ...` on stderr).
 
+mod bench;
 mod config;
 mod demo;
 mod engines;
@@ -11,6 +12,7 @@ mod matching;
 mod output;
 mod progress;
 mod queries;
+mod system;
 mod verify;
 
 use std::process::ExitCode;
@@ -18,7 +20,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Parser;
 
-use crate::config::MatchConfig;
+use crate::config::{BenchConfig, MatchConfig};
 use crate::exit::Exit;
 use crate::flags::{Cli, Command, EngineArg};
 
@@ -48,6 +50,7 @@ fn run() -> Result<Exit> {
         None => demo::run(EngineArg::Auto),
         Some(Command::Demo(args)) => demo::run(args.engine),
         Some(Command::Match(args)) => matching::run(MatchConfig::from_args(args)?),
+        Some(Command::Bench(args)) => bench::run(BenchConfig::from_args(args)?),
         Some(Command::Verify(args)) => verify::run(args),
     }
 }

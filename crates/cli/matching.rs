@@ -127,7 +127,7 @@ pub fn run(cfg: MatchConfig) -> Result<Exit> {
     if let Some(file) = file_sink.as_mut() {
         file.finish().context("writing matches")?;
     }
-    summary.median_ms = crate::output::median_ms(&mut times);
+    summary.median_ms = crate::output::median_ms(&times);
     printer.summary(&summary)?;
     Ok(exit)
 }

@@ -74,12 +74,39 @@ pub fn ms(d: Duration) -> f64 {
 }
 
 /// The median of `times` in milliseconds (the mean of the middle two for an even count).
-pub fn median_ms(times: &mut [Duration]) -> f64 {
-    times.sort();
-    match times.len() {
+pub fn median_ms(times: &[Duration]) -> f64 {
+    median(&times.iter().map(|&t| ms(t)).collect::<Vec<_>>())
+}
+
+/// The median of `values` (the mean of the middle two for an even count; 0 for none).
+pub fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
         0 => 0.0,
-        n if n % 2 == 1 => ms(times[n / 2]),
-        n => (ms(times[n / 2 - 1]) + ms(times[n / 2])) / 2.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
+}
+
+/// The `p`-th percentile of `values` by nearest rank: the smallest value that at least `p`
+/// percent of the values do not exceed (0 for none).
+pub fn percentile(values: &[f64], p: f64) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = (p / 100.0 * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// The mean of `values` (0 for none).
+pub fn mean(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        0.0
+    } else {
+        values.iter().sum::<f64>() / values.len() as f64
     }
 }
 
@@ -234,5 +261,30 @@ impl MatchSink for FileSink<'_> {
         }
         self.elapsed += started.elapsed();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians_and_percentiles() {
+        assert_eq!(median(&[]), 0.0);
+        assert_eq!(median(&[3.0]), 3.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0]), 3.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        let ms3 = [3, 1, 2].map(Duration::from_millis);
+        assert_eq!(median_ms(&ms3), 2.0);
+        let values: Vec<f64> = (1..=20).map(f64::from).collect();
+        assert_eq!(percentile(&values, 95.0), 19.0);
+        assert_eq!(percentile(&values, 100.0), 20.0);
+        assert_eq!(percentile(&values, 50.0), 10.0);
+        assert_eq!(percentile(&values, 0.0), 1.0);
+        assert_eq!(percentile(&[7.0], 95.0), 7.0);
+        assert_eq!(percentile(&[], 95.0), 0.0);
+        assert_eq!(percentile(&[5.0, 1.0, 3.0], 95.0), 5.0);
+        assert_eq!(mean(&[1.0, 2.0, 6.0]), 3.0);
+        assert_eq!(mean(&[]), 0.0);
     }
 }

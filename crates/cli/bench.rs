@@ -1,0 +1,464 @@
+//! `gsi bench`: each query run several times on one loaded, indexed and uploaded data graph;
+//! per-query medians and the statistics of the set, as a table or JSON Lines.
+
+use std::io::{self, Write};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use gsi_core::{find_matches, CountOnly, DataIndex, Engine, PhaseTimes, Status};
+use gsi_graph::Graph;
+use serde::Serialize;
+
+use crate::config::BenchConfig;
+use crate::exit::Exit;
+use crate::output::{mean, median, median_ms, ms, percentile};
+use crate::queries::read_query_files;
+use crate::{engines, load, progress, system};
+
+/// The timed runs of one query.
+#[derive(Debug, Default)]
+struct Timed {
+    /// Wall time of each timed run.
+    times: Vec<Duration>,
+    /// Phase times of each timed run.
+    phases: Vec<PhaseTimes>,
+    count: u64,
+    status: Option<Status>,
+    /// Engines that ran it (under `auto`, possibly both).
+    engines: Vec<&'static str>,
+    estimated_rows: f64,
+    peak_join_bytes: usize,
+}
+
+impl Timed {
+    fn median_ms(&self) -> f64 {
+        median_ms(&self.times)
+    }
+
+    fn min_ms(&self) -> f64 {
+        self.times.iter().min().map_or(0.0, |&t| ms(t))
+    }
+
+    fn phases_ms(&self) -> PhasesMs {
+        let phase = |f: fn(&PhaseTimes) -> Duration| {
+            median(&self.phases.iter().map(|p| ms(f(p))).collect::<Vec<_>>())
+        };
+        PhasesMs {
+            filter: phase(|p| p.filter),
+            plan: phase(|p| p.plan),
+            join: phase(|p| p.join),
+        }
+    }
+
+    fn status(&self) -> &'static str {
+        self.status.map_or("ok", Status::as_str)
+    }
+
+    fn engine(&self) -> String {
+        self.engines.join("+")
+    }
+}
+
+/// Runs `query` `warmup` times untimed and `repeat` times timed; a run that times out ends
+/// the query (and is its one timed run if it was a warm-up).
+fn bench_query(
+    engine: &mut dyn Engine,
+    query: &Graph,
+    index: &DataIndex,
+    cfg: &BenchConfig,
+) -> Result<Timed> {
+    let mut timed = Timed::default();
+    for run in 0..cfg.warmup + cfg.repeat {
+        let started = Instant::now();
+        let options = cfg.matching.options_from(started);
+        let report = find_matches(engine, query, index, &options, &mut CountOnly)?;
+        let elapsed = started.elapsed();
+        let timeout = report.status == Status::Timeout;
+        if run < cfg.warmup && !timeout {
+            continue;
+        }
+        if report.status == Status::Complete
+            && timed.status == Some(Status::Complete)
+            && report.count != timed.count
+        {
+            anyhow::bail!(
+                "the count changed between runs: {} then {}",
+                timed.count,
+                report.count
+            );
+        }
+        timed.times.push(elapsed);
+        timed.phases.push(report.times);
+        timed.count = report.count;
+        timed.status = Some(report.status);
+        if !timed.engines.contains(&report.engine) {
+            timed.engines.push(report.engine);
+            timed.engines.sort_unstable();
+        }
+        timed.estimated_rows = report.estimated_rows;
+        timed.peak_join_bytes = timed.peak_join_bytes.max(report.peak_join_bytes);
+        if timeout {
+            break;
+        }
+    }
+    Ok(timed)
+}
+
+/// Phase medians in milliseconds.
+#[derive(Debug, Default, Serialize)]
+struct PhasesMs {
+    filter: f64,
+    plan: f64,
+    join: f64,
+}
+
+/// The JSON object printed per query.
+#[derive(Debug, Serialize)]
+struct QueryJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    query: &'a str,
+    matches: u64,
+    status: &'a str,
+    median_ms: f64,
+    min_ms: f64,
+    runs: usize,
+    engine: Option<String>,
+    phases_ms: PhasesMs,
+    estimated_rows: f64,
+    peak_join_bytes: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+}
+
+/// The JSON object that closes a run.
+#[derive(Debug, Default, Serialize)]
+struct SummaryJson {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    data: String,
+    vertices: usize,
+    edges: usize,
+    queries: usize,
+    ok: usize,
+    timeouts: usize,
+    errors: usize,
+    repeat: usize,
+    warmup: usize,
+    /// Statistics of the per-query medians, over the queries that ran.
+    mean_ms: f64,
+    median_ms: f64,
+    p95_ms: f64,
+    max_ms: f64,
+    sum_ms: f64,
+    /// Medians over the queries of their phase medians.
+    phases_ms: PhasesMs,
+    load_ms: f64,
+    index_ms: f64,
+    upload_ms: f64,
+    peak_rss_bytes: u64,
+    peak_join_bytes: usize,
+    engine: String,
+    threads: usize,
+    machine: String,
+}
+
+/// The statistics of the set, from the per-query medians of the queries that ran.
+fn set_statistics(summary: &mut SummaryJson, results: &[&Timed]) {
+    let medians: Vec<f64> = results.iter().map(|t| t.median_ms()).collect();
+    summary.mean_ms = mean(&medians);
+    summary.median_ms = median(&medians);
+    summary.p95_ms = percentile(&medians, 95.0);
+    summary.max_ms = medians.iter().copied().fold(0.0, f64::max);
+    summary.sum_ms = medians.iter().sum();
+    let phases: Vec<PhasesMs> = results.iter().map(|t| t.phases_ms()).collect();
+    let phase = |f: fn(&PhasesMs) -> f64| median(&phases.iter().map(f).collect::<Vec<_>>());
+    summary.phases_ms = PhasesMs {
+        filter: phase(|p| p.filter),
+        plan: phase(|p| p.plan),
+        join: phase(|p| p.join),
+    };
+    summary.peak_join_bytes = results.iter().map(|t| t.peak_join_bytes).max().unwrap_or(0);
+    let mut engines: Vec<&str> = results.iter().flat_map(|t| t.engines.clone()).collect();
+    engines.sort_unstable();
+    engines.dedup();
+    summary.engine = if engines.is_empty() {
+        "none".into()
+    } else {
+        engines.join("+")
+    };
+}
+
+/// Estimated rows for a table cell: whole numbers up to a billion, then scientific.
+fn rows_cell(rows: f64) -> String {
+    if rows < 1e9 {
+        format!("{rows:.0}")
+    } else {
+        format!("{rows:.3e}")
+    }
+}
+
+struct Printer {
+    json: bool,
+    out: io::StdoutLock<'static>,
+}
+
+impl Printer {
+    fn header(&mut self) -> io::Result<()> {
+        if !self.json {
+            writeln!(
+                self.out,
+                "{:>12} {:>12} {:>16}  {:<8} {:<8} {:>12}  query",
+                "median (ms)", "min (ms)", "matches", "status", "engine", "est. rows"
+            )?;
+        }
+        Ok(())
+    }
+
+    fn query(&mut self, name: &str, result: &Result<Timed, String>) -> io::Result<()> {
+        let empty = Timed::default();
+        let (timed, status, error) = match result {
+            Ok(t) => (t, t.status(), None),
+            Err(e) => (&empty, "error", Some(e.as_str())),
+        };
+        if self.json {
+            let object = QueryJson {
+                kind: "query",
+                query: name,
+                matches: timed.count,
+                status,
+                median_ms: timed.median_ms(),
+                min_ms: timed.min_ms(),
+                runs: timed.times.len(),
+                engine: result.as_ref().ok().map(Timed::engine),
+                phases_ms: timed.phases_ms(),
+                estimated_rows: timed.estimated_rows,
+                peak_join_bytes: timed.peak_join_bytes,
+                error,
+            };
+            serde_json::to_writer(&mut self.out, &object)?;
+            writeln!(self.out)?;
+        } else {
+            writeln!(
+                self.out,
+                "{:>12.3} {:>12.3} {:>16}  {status:<8} {:<8} {:>12}  {name}",
+                timed.median_ms(),
+                timed.min_ms(),
+                timed.count,
+                if error.is_some() {
+                    "-".into()
+                } else {
+                    timed.engine()
+                },
+                rows_cell(timed.estimated_rows),
+            )?;
+            if let Some(e) = error {
+                writeln!(self.out, "{:>12}  error: {e}", "")?;
+            }
+        }
+        self.out.flush()
+    }
+
+    fn summary(&mut self, s: &SummaryJson) -> io::Result<()> {
+        if self.json {
+            serde_json::to_writer(&mut self.out, s)?;
+            writeln!(self.out)?;
+            return self.out.flush();
+        }
+        let lines: [(&str, String); 25] = [
+            ("queries", s.queries.to_string()),
+            ("ok", s.ok.to_string()),
+            ("timeouts", s.timeouts.to_string()),
+            ("errors", s.errors.to_string()),
+            ("repeat", s.repeat.to_string()),
+            ("warmup", s.warmup.to_string()),
+            ("mean_ms", format!("{:.3}", s.mean_ms)),
+            ("median_ms", format!("{:.3}", s.median_ms)),
+            ("p95_ms", format!("{:.3}", s.p95_ms)),
+            ("max_ms", format!("{:.3}", s.max_ms)),
+            ("sum_ms", format!("{:.3}", s.sum_ms)),
+            ("filter_ms", format!("{:.3}", s.phases_ms.filter)),
+            ("plan_ms", format!("{:.3}", s.phases_ms.plan)),
+            ("join_ms", format!("{:.3}", s.phases_ms.join)),
+            ("load_ms", format!("{:.3}", s.load_ms)),
+            ("index_ms", format!("{:.3}", s.index_ms)),
+            ("upload_ms", format!("{:.3}", s.upload_ms)),
+            ("peak_rss_bytes", s.peak_rss_bytes.to_string()),
+            ("peak_join_bytes", s.peak_join_bytes.to_string()),
+            ("engine", s.engine.clone()),
+            ("threads", s.threads.to_string()),
+            ("machine", s.machine.clone()),
+            ("data", s.data.clone()),
+            ("vertices", s.vertices.to_string()),
+            ("edges", s.edges.to_string()),
+        ];
+        writeln!(self.out)?;
+        for (key, value) in lines {
+            writeln!(self.out, "{key} = {value}")?;
+        }
+        self.out.flush()
+    }
+}
+
+pub fn run(cfg: BenchConfig) -> Result<Exit> {
+    let show_progress = progress::wanted(cfg.json, cfg.quiet);
+    let notes = !cfg.quiet && !cfg.json;
+    let opened = engines::open(&cfg.engine, !cfg.quiet)?;
+    let mut engine = opened.engine;
+
+    let spinner = progress::spinner(show_progress, String::new());
+    let (loaded, load_time) = load::read_one(&cfg.data, &cfg.read, "data graph", &spinner, notes)?;
+    let (index, index_time) = load::index(loaded.graph, &cfg.data, &spinner)?;
+    spinner.set_message("copying the index to the device");
+    let uploaded = Instant::now();
+    engine.prepare(&index)?;
+    let upload_time = uploaded.elapsed();
+    spinner.set_message("reading the queries");
+    let queries = read_query_files(&cfg.queries, &cfg.query_read);
+    spinner.finish_and_clear();
+
+    let mut printer = Printer {
+        json: cfg.json,
+        out: io::stdout().lock(),
+    };
+    printer.header()?;
+    let bar = progress::bar(show_progress, queries.len() as u64);
+    let mut summary = SummaryJson {
+        kind: "summary",
+        data: cfg.data.display().to_string(),
+        vertices: index.graph().vertex_count(),
+        edges: index.graph().edge_count(),
+        queries: queries.len(),
+        repeat: cfg.repeat,
+        warmup: cfg.warmup,
+        load_ms: ms(load_time),
+        index_ms: ms(index_time),
+        upload_ms: ms(upload_time),
+        threads: rayon::current_num_threads(),
+        ..SummaryJson::default()
+    };
+    let mut exit = Exit::Success;
+    let mut results = Vec::with_capacity(queries.len());
+    for query in queries {
+        let name = query.name;
+        let result = query.graph.and_then(|graph| {
+            bench_query(engine.as_mut(), &graph, &index, &cfg)
+                .with_context(|| format!("matching {name}"))
+        });
+        let result = match result {
+            Ok(timed) => {
+                match timed.status {
+                    Some(Status::Timeout) => summary.timeouts += 1,
+                    _ => summary.ok += 1,
+                }
+                Ok(timed)
+            }
+            Err(err) => {
+                if notes {
+                    bar.suspend(|| eprintln!("gsi: {err:#}"));
+                }
+                exit = exit.max(Exit::of_error(&err));
+                summary.errors += 1;
+                Err(format!("{err:#}"))
+            }
+        };
+        bar.suspend(|| printer.query(&name, &result))?;
+        bar.inc(1);
+        results.push(result);
+    }
+    bar.finish_and_clear();
+    let ran: Vec<&Timed> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+    set_statistics(&mut summary, &ran);
+    summary.peak_rss_bytes = system::peak_rss_bytes();
+    summary.machine = system::machine(opened.gpu.as_deref());
+    printer.summary(&summary)?;
+    Ok(exit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timed(times_ms: &[u64], engine: &'static str, peak: usize) -> Timed {
+        Timed {
+            times: times_ms.iter().map(|&t| Duration::from_millis(t)).collect(),
+            phases: times_ms
+                .iter()
+                .map(|&t| PhaseTimes {
+                    filter: Duration::from_millis(1),
+                    plan: Duration::ZERO,
+                    join: Duration::from_millis(t - 1),
+                })
+                .collect(),
+            count: 7,
+            status: Some(Status::Complete),
+            engines: vec![engine],
+            estimated_rows: 10.0,
+            peak_join_bytes: peak,
+        }
+    }
+
+    #[test]
+    fn set_statistics_use_the_per_query_medians() {
+        let a = timed(&[10, 2, 4], "cpu", 100);
+        let b = timed(&[20, 30], "gpu", 50);
+        let c = timed(&[3], "cpu", 0);
+        assert_eq!(a.median_ms(), 4.0);
+        assert_eq!(a.min_ms(), 2.0);
+        assert_eq!(b.median_ms(), 25.0);
+        assert_eq!(a.phases_ms().join, 3.0);
+        let mut s = SummaryJson::default();
+        set_statistics(&mut s, &[&a, &b, &c]);
+        assert_eq!(s.sum_ms, 32.0);
+        assert_eq!(s.median_ms, 4.0);
+        assert_eq!(s.max_ms, 25.0);
+        assert_eq!(s.p95_ms, 25.0);
+        assert!((s.mean_ms - 32.0 / 3.0).abs() < 1e-9);
+        assert_eq!(s.phases_ms.filter, 1.0);
+        assert_eq!(s.phases_ms.join, 3.0);
+        assert_eq!(s.peak_join_bytes, 100);
+        assert_eq!(s.engine, "cpu+gpu");
+        let mut empty = SummaryJson::default();
+        set_statistics(&mut empty, &[]);
+        assert_eq!((empty.median_ms, empty.engine.as_str()), (0.0, "none"));
+    }
+
+    #[test]
+    fn rows_print_whole_then_scientific() {
+        assert_eq!(rows_cell(15.48), "15");
+        assert_eq!(rows_cell(2.5e12), "2.500e12");
+    }
+
+    #[test]
+    fn runs_repeat_and_stop_at_a_timeout() {
+        use clap::Parser;
+        use gsi_core::cpu::CpuEngine;
+        use gsi_graph::GraphBuilder;
+
+        let mut b = GraphBuilder::with_vertices(false, vec![0; 6]);
+        for u in 0..6 {
+            for v in u + 1..6 {
+                b.add_edge(u, v, 0).unwrap();
+            }
+        }
+        let index = DataIndex::build(b.build().unwrap()).unwrap();
+        let mut q = GraphBuilder::with_vertices(false, vec![0; 3]);
+        q.add_edge(0, 1, 0).unwrap();
+        q.add_edge(1, 2, 0).unwrap();
+        let query = q.build().unwrap();
+        let args = crate::flags::Cli::try_parse_from([
+            "gsi", "bench", "-d", "g", "-q", ".", "--repeat", "3", "--warmup", "2",
+        ])
+        .unwrap();
+        let Some(crate::flags::Command::Bench(args)) = args.command else {
+            panic!()
+        };
+        let cfg = BenchConfig::from_args(args).unwrap();
+        let mut engine = CpuEngine::default();
+        let timed = bench_query(&mut engine, &query, &index, &cfg).unwrap();
+        assert_eq!(timed.times.len(), 3);
+        assert_eq!(timed.count, 6 * 5 * 4);
+        assert_eq!(timed.status(), "ok");
+        assert_eq!(timed.engine(), "cpu");
+    }
+}
