@@ -1015,7 +1015,6 @@ fn a_small_memory_limit_gives_the_exact_count_within_the_limit() {
 /// candidates, 80,016 bytes of buffer and table for a 1KiB limit, while every vertex has
 /// degree 1 (documented floor: 1 * 3 * 4 = 12 bytes).
 #[test]
-#[ignore = "bug: --memory-limit is exceeded by the first join step, which is never chunked"]
 fn memory_limit_holds_for_the_first_steps_candidate_list() {
     let dir = TestDir::new();
     let mut data = Spec::new(false, vec![0; 10_000]);
@@ -1085,7 +1084,6 @@ fn bad_flag_values_exit_2_naming_the_flag() {
 /// A negative value after a flag (`--timeout -1`) is taken by the argument parser for an
 /// unknown flag `-1`: the message, `unexpected argument '-1' found`, never names the flag.
 #[test]
-#[ignore = "bug: `--timeout -1` is reported as an unexpected argument `-1`, not naming --timeout"]
 fn negative_flag_values_name_their_flag() {
     let dir = TestDir::new();
     dir.write("g.graph", TRIANGLE);

@@ -8,12 +8,14 @@
 //! 3. (line 12) every further linking edge intersects the buffer with N(v'', l) in place;
 //! 4. (lines 13-19) a second prefix sum over the buffer counts lays out the new table M'.
 //!
-//! Rows are processed in parallel. Memory stays bounded: each step may hold at most
-//! `memory_budget / |V(Q)|` bytes of GBA and new table, so when a step would need more, its
-//! rows are split into chunks and each chunk runs through all remaining steps before the next
-//! (depth-first), keeping one live table per step. A chunk is never smaller than one row, so
-//! the floor is one row's buffers: (max degree) × (|V(Q)| + 1) × 4 bytes. When only the count
-//! is wanted, the last step counts per row and writes no table.
+//! Rows are processed in parallel. The first table is C(u0) itself. Memory stays bounded:
+//! each step may hold at most `memory_budget / |V(Q)|` bytes of GBA and new table, so when a
+//! step would need more, its rows are split into chunks and each chunk runs through all
+//! remaining steps before the next (depth-first), keeping one live table per step; a single
+//! row over the budget is taken a window of its first-edge list at a time. The join thus holds
+//! at most the budget, or |V(Q)| × (|V(Q)| + 2) × 4 bytes when the budget is smaller still.
+//! When only the count is wanted, the last step counts per row and writes no table (each
+//! thread keeps one scratch list there, at most the longest first-edge list).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -60,8 +62,13 @@ pub(crate) fn run(
         batch: Vec::new(),
     };
     if width > 0 && !candidates.any_empty() {
-        // The table before step 0 has one row of width 0.
-        join.extend(0, &[], 1)?;
+        // Step 0 joins nothing: its table is C(u0) itself (Algorithm 2, line 8).
+        let start = candidates.list(plan.steps[0].vertex);
+        if width == 1 {
+            join.finish(start)?;
+        } else {
+            join.extend(1, start, start.len())?;
+        }
     }
     join.flush()?;
     Ok(JoinOutcome {
@@ -106,12 +113,19 @@ impl Context<'_> {
         }
     }
 
-    /// Algorithm 3 for one row: fills `buf` with the row's extensions and returns how many.
-    fn fill(&self, st: &JoinStep, row: &[VertexId], buf: &mut [VertexId]) -> usize {
+    /// Algorithm 3 for one row: fills `buf` with the row's extensions drawn from `source` (the
+    /// row's first-edge list, or a window of it) and returns how many.
+    fn fill(
+        &self,
+        st: &JoinStep,
+        row: &[VertexId],
+        source: &[VertexId],
+        buf: &mut [VertexId],
+    ) -> usize {
         let injective = self.options.semantics == Semantics::Isomorphism;
         let mut n = 0;
         // Lines 9-10: subtraction and candidate-bitset intersection, fused.
-        for &x in self.source(st, row) {
+        for &x in source {
             if self.candidates.contains(st.vertex, x) && !(injective && row.contains(&x)) {
                 buf[n] = x;
                 n += 1;
@@ -167,7 +181,7 @@ impl Join<'_> {
         };
         let row_bytes = |b: usize| 4 * b * (width + 2) + 16;
         let mut start = 0;
-        while start < rows {
+        while start < rows && !self.stopped() {
             let mut end = start;
             let mut bytes = 0;
             while end < rows && (end == start || bytes + row_bytes(bounds[end]) <= self.step_budget)
@@ -175,20 +189,33 @@ impl Join<'_> {
                 bytes += row_bytes(bounds[end]);
                 end += 1;
             }
-            self.join_chunk(
-                step,
-                &table[start * width..end * width],
-                &bounds[start..end],
-            )?;
-            if self.stopped() {
-                break;
+            let table = &table[start * width..end * width];
+            if bytes <= self.step_budget || end > start + 1 {
+                self.join_chunk(step, table, &bounds[start..end], None)?;
+            } else {
+                // One row alone is over the budget: take its list a window at a time.
+                let per_window = (self.step_budget.saturating_sub(16) / (4 * (width + 2))).max(1);
+                let mut from = 0;
+                while from < bounds[start] && !self.stopped() {
+                    let to = (from + per_window).min(bounds[start]);
+                    self.join_chunk(step, table, &[to - from], Some(from..to))?;
+                    from = to;
+                }
             }
             start = end;
         }
         Ok(())
     }
 
-    fn join_chunk(&mut self, step: usize, table: &[VertexId], bounds: &[usize]) -> Result<()> {
+    /// Joins the rows of `table`, whose bounds are `bounds`; `window` restricts a single row to
+    /// part of its first-edge list.
+    fn join_chunk(
+        &mut self,
+        step: usize,
+        table: &[VertexId],
+        bounds: &[usize],
+        window: Option<std::ops::Range<usize>>,
+    ) -> Result<()> {
         let ctx = self.ctx;
         let st = &ctx.plan.steps[step];
         let width = step;
@@ -206,13 +233,16 @@ impl Join<'_> {
         }
         let timed_out = AtomicBool::new(false);
         let fill = |(i, buf): (usize, &mut [VertexId])| {
-            if i % DEADLINE_CHECK_ROWS == 0 && ctx.options.expired() {
+            if i.is_multiple_of(DEADLINE_CHECK_ROWS) && ctx.options.expired() {
                 timed_out.store(true, Ordering::Relaxed);
             }
             if timed_out.load(Ordering::Relaxed) {
                 return 0;
             }
-            ctx.fill(st, &table[i * width..(i + 1) * width], buf)
+            let row = &table[i * width..(i + 1) * width];
+            let source = ctx.source(st, row);
+            let source = window.clone().map_or(source, |w| &source[w]);
+            ctx.fill(st, row, source, buf)
         };
         let counts: Vec<usize> = if rows < PARALLEL_MIN_ROWS {
             buffers.into_iter().enumerate().map(fill).collect()
@@ -305,6 +335,26 @@ impl Join<'_> {
         Ok(())
     }
 
+    /// A one-vertex query: its matches are C(u0).
+    fn finish(&mut self, candidates: &[VertexId]) -> Result<()> {
+        if self.count_only {
+            self.count = candidates.len() as u64;
+            if let Some(k) = self.ctx.options.limit.filter(|&k| self.count > k) {
+                self.count = k;
+                self.status = Status::Limit;
+            }
+            return Ok(());
+        }
+        for &v in candidates {
+            if self.limit_reached() {
+                break;
+            }
+            self.batch.push(v);
+            self.count += 1;
+        }
+        Ok(())
+    }
+
     fn flush(&mut self) -> Result<()> {
         if !self.batch.is_empty() {
             self.sink.matches(&self.batch, self.ctx.plan.width())?;
@@ -327,15 +377,16 @@ impl Join<'_> {
         let width = ctx.plan.width() - 1;
         let timed_out = AtomicBool::new(false);
         let count = |scratch: &mut Vec<VertexId>, i: usize| {
-            if i % DEADLINE_CHECK_ROWS == 0 && ctx.options.expired() {
+            if i.is_multiple_of(DEADLINE_CHECK_ROWS) && ctx.options.expired() {
                 timed_out.store(true, Ordering::Relaxed);
             }
             if timed_out.load(Ordering::Relaxed) {
                 return 0;
             }
             let row = &table[i * width..(i + 1) * width];
-            scratch.resize(ctx.source(st, row).len(), 0);
-            ctx.fill(st, row, scratch) as u64
+            let source = ctx.source(st, row);
+            scratch.resize(source.len(), 0);
+            ctx.fill(st, row, source, scratch) as u64
         };
         let found: u64 = if rows < PARALLEL_MIN_ROWS {
             let mut scratch = Vec::new();

@@ -117,9 +117,18 @@ pub(crate) fn run(
         peak_bytes: 0,
     };
     if width > 0 && sizes.iter().all(|&s| s > 0) {
-        // The table before step 0 has one row of width 0.
-        let start = device.alloc(1, "the first table")?;
-        join.extend(0, &start.slice(0..1), 1)?;
+        // Step 0 joins nothing: its table is C(u0) itself (Algorithm 2, line 8).
+        let u0 = plan.steps[0].vertex;
+        let (from, to) = (
+            candidates.starts[u0] as usize,
+            candidates.starts[u0 + 1] as usize,
+        );
+        let start = candidates.lists.slice(from..to);
+        if width == 1 {
+            join.finish(&start, to - from)?;
+        } else {
+            join.extend(1, &start, to - from)?;
+        }
     }
     Ok(JoinOutcome {
         count: join.count,
@@ -386,6 +395,24 @@ impl GpuJoin<'_> {
         };
         self.live_bytes -= next_bytes;
         result
+    }
+
+    /// A one-vertex query: its matches are C(u0).
+    fn finish(&mut self, candidates: &CudaView<'_, u32>, len: usize) -> Result<()> {
+        let take = self.options.limit.map_or(len, |k| len.min(k as usize));
+        if take < len {
+            self.status = Status::Limit;
+        }
+        self.count = take as u64;
+        if self.sink.wants_matches() {
+            let host = self
+                .device
+                .stream
+                .clone_dtoh(&candidates.slice(0..take))
+                .map_err(gpu_error("reading the matches"))?;
+            self.sink.matches(&host, 1)?;
+        }
+        Ok(())
     }
 
     /// The final table: permuted into query-vertex order on the device, copied out, handed to
