@@ -300,7 +300,7 @@ impl Printer {
     }
 }
 
-pub fn run(cfg: BenchConfig) -> Result<Exit> {
+pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
     let show_progress = progress::wanted(cfg.json, cfg.quiet);
     let notes = !cfg.quiet && !cfg.json;
     let opened = engines::open(&cfg.engine, !cfg.quiet)?;
@@ -309,6 +309,8 @@ pub fn run(cfg: BenchConfig) -> Result<Exit> {
     let spinner = progress::spinner(show_progress, String::new());
     let (loaded, load_time) = load::read_one(&cfg.data, &cfg.read, "data graph", &spinner, notes)?;
     let (index, index_time) = load::index(loaded.graph, &cfg.data, &spinner)?;
+    // Queries are as directed as the data graph (N-Triples data always is).
+    cfg.query_read.directed = index.graph().is_directed();
     spinner.set_message("copying the index to the device");
     let uploaded = Instant::now();
     engine.prepare(&index)?;

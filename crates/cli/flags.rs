@@ -38,6 +38,16 @@ pub enum Command {
     /// and upload times, the peak memory of the process and of the join, the engines that ran
     /// and the machine.
     Bench(BenchArgs),
+    /// Describe a graph file: size, labels, degrees, load and index times, index size.
+    ///
+    /// Prints `key = value` lines (or one JSON object per graph with --json): vertices, edges,
+    /// whether directed, how many vertex and edge labels occur and the five most frequent of
+    /// each with their counts, the minimum, mean, median and maximum degree (in and out edges
+    /// together for a directed graph), the time to read the file and to build gsi's index,
+    /// the index's size, the PCSR partitions and their longest overflow chain, dropped
+    /// repeated edges and self-loops, and for RDF the sizes of the term and label
+    /// dictionaries. A GSI file of several graphs gets one description per graph.
+    Info(InfoArgs),
     /// Check the GPU engine against the CPU engine, on generated graphs and on given files.
     ///
     /// Without --data, checks generated cases: vertex- and edge-labelled graphs, directed and
@@ -46,6 +56,28 @@ pub enum Command {
     /// Prints one line per mismatch and ends with `N passed, M failed`; exits 1 on any
     /// mismatch.
     Verify(VerifyArgs),
+}
+
+/// `gsi info` (documented on [`Command::Info`]).
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  gsi info yeast.graph\n  gsi info soc-Epinions1.txt --format snap --json\n  gsi info watdiv.nt"
+)]
+pub struct InfoArgs {
+    /// The graph file.
+    #[arg(value_name = "GRAPH")]
+    pub graph: PathBuf,
+
+    #[command(flatten)]
+    pub read: ReadArgs,
+
+    /// Print one JSON object per graph instead of `key = value` lines.
+    #[arg(long, help_heading = "Output")]
+    pub json: bool,
+
+    /// Print no progress spinner and no notes on stderr.
+    #[arg(long, help_heading = "Output")]
+    pub quiet: bool,
 }
 
 /// `gsi bench` (documented on [`Command::Bench`]).
@@ -119,7 +151,8 @@ pub struct ReadArgs {
     /// Read the graphs as directed: edge `u v` means u -> v.
     ///
     /// A query edge must then map to a data edge of the same direction and label.
-    /// N-Triples graphs are always directed.
+    /// N-Triples graphs are always directed, and queries are read as directed as the data
+    /// graph.
     #[arg(long, help_heading = "Input")]
     pub directed: bool,
 

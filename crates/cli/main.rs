@@ -7,6 +7,7 @@ mod demo;
 mod engines;
 mod exit;
 mod flags;
+mod info;
 mod load;
 mod matching;
 mod output;
@@ -51,6 +52,7 @@ fn run() -> Result<Exit> {
         Some(Command::Demo(args)) => demo::run(args.engine),
         Some(Command::Match(args)) => matching::run(MatchConfig::from_args(args)?),
         Some(Command::Bench(args)) => bench::run(BenchConfig::from_args(args)?),
+        Some(Command::Info(args)) => info::run(args),
         Some(Command::Verify(args)) => verify::run(args),
     }
 }

@@ -23,7 +23,7 @@ fn is_output_error(err: &anyhow::Error) -> bool {
     })
 }
 
-pub fn run(cfg: MatchConfig) -> Result<Exit> {
+pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
     let show_progress = progress::wanted(cfg.json, cfg.quiet);
     let notes = !cfg.quiet && !cfg.json;
     let mut engine = engines::open(&cfg.engine, !cfg.quiet)?.engine;
@@ -35,6 +35,8 @@ pub fn run(cfg: MatchConfig) -> Result<Exit> {
         _ => loaded.names,
     };
     let (index, index_time) = load::index(loaded.graph, &cfg.data, &spinner)?;
+    // Queries are as directed as the data graph (N-Triples data always is).
+    cfg.query_read.directed = index.graph().is_directed();
     spinner.set_message("copying the index to the device");
     let uploaded = Instant::now();
     engine.prepare(&index)?;

@@ -248,7 +248,9 @@ pub fn run(args: VerifyArgs) -> Result<Exit> {
         if args.homomorphism {
             semantics.push(Semantics::Homomorphism);
         }
-        for query in read_query_files(&files, &query_read_options(&read, args.query_format)) {
+        let mut query_read = query_read_options(&read, args.query_format);
+        query_read.directed = index.graph().is_directed();
+        for query in read_query_files(&files, &query_read) {
             let graph = query.graph?;
             for &s in &semantics {
                 let options = MatchOptions {
