@@ -357,11 +357,11 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
             }
             Err(err) => {
                 if notes {
-                    bar.suspend(|| eprintln!("gsi: {err:#}"));
+                    bar.suspend(|| eprintln!("gsi: {}", crate::exit::message(&err)));
                 }
                 exit = exit.max(Exit::of_error(&err));
                 summary.errors += 1;
-                Err(format!("{err:#}"))
+                Err(crate::exit::message(&err))
             }
         };
         bar.suspend(|| printer.query(&name, &result))?;

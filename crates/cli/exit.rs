@@ -47,6 +47,23 @@ impl Exit {
     }
 }
 
+/// An error as one line: its causes joined by `: `, leaving out a cause that the message
+/// before it already ends with (readers' errors print their source themselves).
+pub fn message(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let part = cause.to_string();
+        if text.ends_with(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
 impl From<Exit> for ExitCode {
     fn from(exit: Exit) -> ExitCode {
         ExitCode::from(exit as u8)
@@ -70,5 +87,18 @@ mod tests {
         assert_eq!(Exit::of_error(&graph), Exit::BadInput);
         let empty = anyhow::Error::new(gsi_core::Error::EmptyQuery);
         assert_eq!(Exit::of_error(&empty), Exit::BadInput);
+    }
+
+    #[test]
+    fn messages_do_not_repeat_a_cause() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "gone");
+        let graph = gsi_graph::Error::Io {
+            path: "g.graph".into(),
+            source: io,
+        };
+        let err = anyhow::Error::new(graph).context("reading data graph g.graph");
+        assert_eq!(message(&err), "reading data graph g.graph: g.graph: gone");
+        let err = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(message(&err), "outer: inner");
     }
 }

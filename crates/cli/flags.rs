@@ -48,6 +48,14 @@ pub enum Command {
     /// repeated edges and self-loops, and for RDF the sizes of the term and label
     /// dictionaries. A GSI file of several graphs gets one description per graph.
     Info(InfoArgs),
+    /// Convert a graph file to Sun–Luo or GSI text.
+    ///
+    /// Reads any format gsi reads and writes the same graph: vertices numbered 0 to N-1 in
+    /// the order the reader gave them (for SNAP and N-Triples, the order of first
+    /// appearance; original names are not written), labels as read. A GSI file of several
+    /// graphs converts only to GSI. Reading the output back with the same --directed gives
+    /// the same graph, and so the same answers to every query.
+    Convert(ConvertArgs),
     /// Check the GPU engine against the CPU engine, on generated graphs and on given files.
     ///
     /// Without --data, checks generated cases: vertex- and edge-labelled graphs, directed and
@@ -78,6 +86,52 @@ pub struct InfoArgs {
     /// Print no progress spinner and no notes on stderr.
     #[arg(long, help_heading = "Output")]
     pub quiet: bool,
+}
+
+/// `gsi convert` (documented on [`Command::Convert`]).
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  gsi convert yeast.graph --to gsi -o yeast.gsi\n  gsi convert soc-Epinions1.txt --format snap --vertex-labels labels.txt --to sunluo -o epinions.graph\n  gsi convert queries.gsi --to gsi -o copy.gsi"
+)]
+pub struct ConvertArgs {
+    /// The graph file to convert.
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+
+    #[command(flatten)]
+    pub read: ReadArgs,
+
+    /// Format to write: `sunluo` (`t N M`, `v id label degree`, `e u v label`) or `gsi`
+    /// (`t # 0`, `N M maxVertexLabel maxEdgeLabel`, `v id label`, `e u v label`, `t # -1`,
+    /// labels one higher).
+    #[arg(long, value_enum, value_name = "FORMAT", help_heading = "Output")]
+    pub to: WriteFormat,
+
+    /// The file to write (replaced if it exists).
+    #[arg(long, short = 'o', value_name = "OUTPUT", help_heading = "Output")]
+    pub output: PathBuf,
+
+    /// Print no progress spinner and no notes or summary on stderr.
+    #[arg(long, help_heading = "Output")]
+    pub quiet: bool,
+}
+
+/// A format gsi writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum WriteFormat {
+    /// Sun–Luo text, one graph per file.
+    Sunluo,
+    /// GSI text, one or several graphs per file.
+    Gsi,
+}
+
+impl WriteFormat {
+    pub fn format(self) -> Format {
+        match self {
+            WriteFormat::Sunluo => Format::SunLuo,
+            WriteFormat::Gsi => Format::Gsi,
+        }
+    }
 }
 
 /// `gsi bench` (documented on [`Command::Bench`]).

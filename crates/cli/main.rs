@@ -3,6 +3,7 @@
 
 mod bench;
 mod config;
+mod convert;
 mod demo;
 mod engines;
 mod exit;
@@ -30,7 +31,7 @@ fn main() -> ExitCode {
         Ok(exit) => exit.into(),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("gsi: {err:#}");
+            eprintln!("gsi: {}", crate::exit::message(&err));
             Exit::of_error(&err).into()
         }
     }
@@ -53,6 +54,7 @@ fn run() -> Result<Exit> {
         Some(Command::Match(args)) => matching::run(MatchConfig::from_args(args)?),
         Some(Command::Bench(args)) => bench::run(BenchConfig::from_args(args)?),
         Some(Command::Info(args)) => info::run(args),
+        Some(Command::Convert(args)) => convert::run(args),
         Some(Command::Verify(args)) => verify::run(args),
     }
 }

@@ -105,11 +105,11 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                 Err(err) if is_output_error(&err) => return Err(err),
                 Err(err) => {
                     if !cfg.quiet && !cfg.json {
-                        bar.suspend(|| eprintln!("gsi: {err:#}"));
+                        bar.suspend(|| eprintln!("gsi: {}", crate::exit::message(&err)));
                     }
                     exit = exit.max(Exit::of_error(&err));
                     summary.errors += 1;
-                    Err(format!("{err:#}"))
+                    Err(crate::exit::message(&err))
                 }
             };
             summary.queries += 1;

@@ -105,7 +105,10 @@ impl Tally {
             Ok(run) => run,
             Err(err) => {
                 self.failed += 1;
-                println!("FAILED {name}: the GPU engine failed: {err:#}");
+                println!(
+                    "FAILED {name}: the GPU engine failed: {}",
+                    crate::exit::message(&err)
+                );
                 return Ok(());
             }
         };

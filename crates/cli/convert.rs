@@ -1,0 +1,262 @@
+//! `gsi convert`: any format gsi reads to Sun–Luo or GSI text.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use gsi_graph::formats::write::write_graphs;
+use gsi_graph::formats::{Format, ReadOptions};
+use indicatif::ProgressBar;
+
+use crate::config::{input_error, read_options};
+use crate::exit::Exit;
+use crate::flags::ConvertArgs;
+use crate::{load, progress};
+
+/// What a conversion wrote.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Converted {
+    pub graphs: usize,
+    pub vertices: usize,
+    pub edges: usize,
+    /// Whether the input named its vertices (names that the output does not keep).
+    pub had_names: bool,
+}
+
+/// Reads `input` and writes its graphs to `output` as `to`.
+pub fn convert(
+    input: &Path,
+    read: &ReadOptions,
+    to: Format,
+    output: &Path,
+    spinner: &ProgressBar,
+    notes: bool,
+) -> Result<Converted> {
+    if same_file(input, output) {
+        return Err(input_error(format!(
+            "-o {}: the output would replace the input; name another file",
+            output.display()
+        )));
+    }
+    let loaded = load::read_file(input, read, "input", spinner, notes)?;
+    let count = loaded.graphs.len();
+    if to == Format::SunLuo && count != 1 {
+        return Err(input_error(format!(
+            "--to sunluo: {} holds {count} graphs, but a Sun–Luo file holds one; use --to gsi",
+            input.display()
+        )));
+    }
+    spinner.set_message(format!("writing {}", output.display()));
+    write_graphs(output, loaded.graphs.iter().map(|g| &g.graph), to)
+        .with_context(|| format!("writing {}", output.display()))?;
+    Ok(Converted {
+        graphs: count,
+        vertices: loaded.graphs.iter().map(|g| g.graph.vertex_count()).sum(),
+        edges: loaded.graphs.iter().map(|g| g.graph.edge_count()).sum(),
+        had_names: loaded.graphs.iter().any(|g| g.names.is_some()),
+    })
+}
+
+/// Whether two paths name one existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+pub fn run(args: ConvertArgs) -> Result<Exit> {
+    let read = read_options(&args.read)?;
+    let notes = !args.quiet;
+    let spinner = progress::spinner(progress::wanted(false, args.quiet), String::new());
+    let started = Instant::now();
+    let to = args.to.format();
+    let done = convert(&args.input, &read, to, &args.output, &spinner, notes)?;
+    spinner.finish_and_clear();
+    if notes {
+        if done.had_names {
+            eprintln!(
+                "gsi: {} names its vertices; {} numbers them 0 to N-1 in order of first appearance",
+                args.input.display(),
+                args.output.display()
+            );
+        }
+        eprintln!(
+            "gsi: wrote {} ({to}, {} graph{}, {} vertices, {} edges) in {:.3} s",
+            args.output.display(),
+            done.graphs,
+            if done.graphs == 1 { "" } else { "s" },
+            done.vertices,
+            done.edges,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(Exit::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use gsi_core::cpu::CpuEngine;
+    use gsi_core::{find_matches, DataIndex, MatchOptions, MatchSink, Semantics};
+    use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
+    use gsi_graph::formats::{load_graph, write::write_graph};
+    use gsi_graph::{Graph, VertexId};
+
+    use super::*;
+
+    #[derive(Default)]
+    struct Collect(Vec<VertexId>);
+
+    impl MatchSink for Collect {
+        fn wants_matches(&self) -> bool {
+            true
+        }
+
+        fn matches(&mut self, rows: &[VertexId], _width: usize) -> gsi_core::Result<()> {
+            self.0.extend_from_slice(rows);
+            Ok(())
+        }
+    }
+
+    /// Every match of every query, sorted per query.
+    fn answers(data: Graph, queries: &[Graph], semantics: Semantics) -> Vec<Vec<Vec<VertexId>>> {
+        let index = DataIndex::build(data).unwrap();
+        let options = MatchOptions {
+            semantics,
+            ..MatchOptions::default()
+        };
+        queries
+            .iter()
+            .map(|q| {
+                let mut found = Collect::default();
+                let report =
+                    find_matches(&mut CpuEngine::default(), q, &index, &options, &mut found)
+                        .unwrap();
+                let mut rows: Vec<Vec<VertexId>> = found
+                    .0
+                    .chunks(q.vertex_count())
+                    .map(<[_]>::to_vec)
+                    .collect();
+                rows.sort();
+                assert_eq!(rows.len() as u64, report.count);
+                rows
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sunluo_to_gsi_to_sunluo_keeps_every_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let hidden = ProgressBar::hidden();
+        let shapes = [Shape::ScaleFree, Shape::Uniform, Shape::Mesh];
+        for case in 0..6u64 {
+            let directed = case % 2 == 1;
+            let mut spec = GraphSpec::new(150 + 40 * case as usize, 600, shapes[case as usize % 3]);
+            spec.vertex_labels = 3;
+            spec.edge_labels = 1 + (case % 3) as u32;
+            spec.directed = directed;
+            spec.seed = case;
+            spec.edges = spec.edges.min(spec.max_edges() as usize);
+            let data = generate_graph(&spec).unwrap();
+            let queries: Vec<Graph> = [3, 4]
+                .into_iter()
+                .flat_map(|k| {
+                    generate_queries(
+                        &data,
+                        &QuerySpec {
+                            vertices: k,
+                            count: 2,
+                            density: if case % 2 == 0 {
+                                Density::Dense
+                            } else {
+                                Density::Sparse
+                            },
+                            seed: case,
+                        },
+                    )
+                    .unwrap()
+                })
+                .map(|q| q.graph)
+                .collect();
+            let original = dir.path().join(format!("g{case}.graph"));
+            write_graph(&original, &data, Format::SunLuo).unwrap();
+            let read = ReadOptions {
+                format: Format::Auto,
+                directed,
+                vertex_labels: None,
+            };
+            let gsi = dir.path().join(format!("g{case}.gsi"));
+            let back = dir.path().join(format!("g{case}.back.graph"));
+            convert(&original, &read, Format::Gsi, &gsi, &hidden, false).unwrap();
+            let converted = convert(&gsi, &read, Format::SunLuo, &back, &hidden, false).unwrap();
+            assert_eq!((converted.graphs, converted.edges), (1, data.edge_count()));
+            assert_eq!(load_graph(&gsi, &read).unwrap().format, Format::Gsi);
+            let round = load_graph(&back, &read).unwrap();
+            assert_eq!(round.format, Format::SunLuo);
+            assert_eq!(round.graph, data);
+            for semantics in [Semantics::Isomorphism, Semantics::Homomorphism] {
+                assert_eq!(
+                    answers(round.graph.clone(), &queries, semantics),
+                    answers(data.clone(), &queries, semantics),
+                    "case {case} {semantics:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn several_graphs_convert_only_to_gsi() {
+        let dir = tempfile::tempdir().unwrap();
+        let hidden = ProgressBar::hidden();
+        let many = dir.path().join("q.gsi");
+        std::fs::write(
+            &many,
+            "t # 0\n1 0 1 1\nv 0 1\nt # 1\n2 1 2 1\nv 0 2\nv 1 1\ne 0 1 1\nt # -1\n",
+        )
+        .unwrap();
+        let read = ReadOptions::default();
+        let err = convert(
+            &many,
+            &read,
+            Format::SunLuo,
+            &dir.path().join("x"),
+            &hidden,
+            false,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("holds 2 graphs"), "{err}");
+        assert_eq!(
+            crate::exit::Exit::of_error(&err),
+            crate::exit::Exit::BadInput
+        );
+        let copy = dir.path().join("copy.gsi");
+        let done = convert(&many, &read, Format::Gsi, &copy, &hidden, false).unwrap();
+        assert_eq!((done.graphs, done.vertices, done.edges), (2, 3, 1));
+        assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&many).unwrap());
+        let err = convert(&many, &read, Format::Gsi, &many, &hidden, false).unwrap_err();
+        assert!(err.to_string().contains("would replace the input"), "{err}");
+    }
+
+    #[test]
+    fn snap_names_are_noted_and_renumbered() {
+        let dir = tempfile::tempdir().unwrap();
+        let hidden = ProgressBar::hidden();
+        let snap = dir.path().join("g.txt");
+        std::fs::write(&snap, "# comment\n100 7\n7 42\n").unwrap();
+        let out = dir.path().join("g.graph");
+        let done = convert(
+            &snap,
+            &ReadOptions::default(),
+            Format::SunLuo,
+            &out,
+            &hidden,
+            false,
+        )
+        .unwrap();
+        assert!(done.had_names);
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            "t 3 2\nv 0 0 1\nv 1 0 2\nv 2 0 1\ne 0 1 0\ne 1 2 0\n"
+        );
+    }
+}
