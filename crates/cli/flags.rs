@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use gsi_generate::{Preset, Shape};
 use gsi_graph::formats::{Format, UnknownFormat};
 
 /// Exact subgraph matching on the GPU and the CPU (GSI, ICDE 2020).
@@ -56,6 +57,12 @@ pub enum Command {
     /// graphs converts only to GSI. Reading the output back with the same --directed gives
     /// the same graph, and so the same answers to every query.
     Convert(ConvertArgs),
+    /// Generate seeded data graphs and queries.
+    ///
+    /// `gsi generate graph` makes a labelled data graph, from sizes or shaped like one of the
+    /// GSI paper's datasets; `gsi generate queries` draws connected queries from a data graph
+    /// by random walks. The same flags and seed give the same files on every machine.
+    Generate(GenerateArgs),
     /// Check the GPU engine against the CPU engine, on generated graphs and on given files.
     ///
     /// Without --data, checks generated cases: vertex- and edge-labelled graphs, directed and
@@ -132,6 +139,176 @@ impl WriteFormat {
             WriteFormat::Gsi => Format::Gsi,
         }
     }
+}
+
+/// `gsi generate`.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    #[command(subcommand)]
+    pub what: GenerateCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GenerateCommand {
+    /// Generate a labelled data graph.
+    ///
+    /// Exactly --edges distinct edges (no self-loops) on --vertices vertices, laid out as
+    /// --shape, with vertex and edge labels drawn from Zipf distributions (label 0 the most
+    /// frequent). --like takes the sizes, label counts and shape of a dataset of the GSI
+    /// paper instead, multiplied by --scale.
+    Graph(GenerateGraphArgs),
+    /// Generate connected queries from a data graph by random walks.
+    ///
+    /// Each query walks the data graph from a random vertex until it has visited --size
+    /// vertices and keeps them with all edges among them (--dense) or with the walk's
+    /// spanning tree and a quarter as many more (--sparse), so it has at least one match.
+    /// Writes one Sun–Luo file per query, `query_{dense|sparse}_{K}_{i}.graph` with i from 1.
+    Queries(GenerateQueriesArgs),
+}
+
+/// `gsi generate graph` (documented on [`GenerateCommand::Graph`]).
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  gsi generate graph --vertices 100000 --edges 1000000 --vertex-labels 10 --edge-labels 4 -o g.graph\n  gsi generate graph --like gowalla --scale 0.1 --seed 7 -o gowalla-0.1.graph\n  gsi generate graph --vertices 4096 --edges 8000 --shape mesh --directed --to gsi -o mesh.gsi"
+)]
+pub struct GenerateGraphArgs {
+    /// Number of vertices, N.
+    #[arg(
+        long,
+        value_name = "N",
+        required_unless_present = "like",
+        conflicts_with = "like",
+        help_heading = "Graph"
+    )]
+    pub vertices: Option<usize>,
+
+    /// Number of edges, M: exactly this many distinct edges, without self-loops.
+    #[arg(
+        long,
+        value_name = "M",
+        required_unless_present = "like",
+        conflicts_with = "like",
+        help_heading = "Graph"
+    )]
+    pub edges: Option<usize>,
+
+    /// Number of vertex labels; labels are 0 to A-1, Zipf-distributed. Default: 1.
+    #[arg(
+        long,
+        value_name = "A",
+        conflicts_with = "like",
+        help_heading = "Graph"
+    )]
+    pub vertex_labels: Option<u32>,
+
+    /// Number of edge labels; labels are 0 to B-1, Zipf-distributed. Default: 1.
+    #[arg(
+        long,
+        value_name = "B",
+        conflicts_with = "like",
+        help_heading = "Graph"
+    )]
+    pub edge_labels: Option<u32>,
+
+    /// How edges are laid out: `scale-free` (power-law degrees, as social, citation and RDF
+    /// graphs), `mesh` (a road-network-like grid, degrees at most 8) or `uniform`
+    /// (Erdős–Rényi). Default: scale-free.
+    #[arg(
+        long,
+        value_name = "SHAPE",
+        value_parser = parse_shape,
+        conflicts_with = "like",
+        help_heading = "Graph"
+    )]
+    pub shape: Option<Shape>,
+
+    /// Shape the graph like a dataset of the GSI paper: enron, gowalla, patent, road, watdiv
+    /// or dbpedia (sizes, label counts and shape; undirected unless --directed).
+    #[arg(long, value_name = "DATASET", value_parser = parse_preset, help_heading = "Graph")]
+    pub like: Option<Preset>,
+
+    /// Multiply the --like dataset's vertices and edges by F (label counts are kept).
+    /// Default: 1, the full size.
+    #[arg(
+        long,
+        value_name = "F",
+        requires = "like",
+        conflicts_with_all = ["vertices", "edges", "vertex_labels", "edge_labels", "shape"],
+        allow_negative_numbers = true,
+        help_heading = "Graph"
+    )]
+    pub scale: Option<f64>,
+
+    /// Directed edges.
+    #[arg(long, help_heading = "Graph")]
+    pub directed: bool,
+
+    /// The seed: the same flags and seed give the same graph.
+    #[arg(long, value_name = "S", default_value_t = 0, help_heading = "Graph")]
+    pub seed: u64,
+
+    /// The file to write (replaced if it exists).
+    #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
+    pub output: PathBuf,
+
+    /// Format to write.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = WriteFormat::Sunluo, help_heading = "Output")]
+    pub to: WriteFormat,
+
+    /// Print no progress spinner and no summary on stderr.
+    #[arg(long, help_heading = "Output")]
+    pub quiet: bool,
+}
+
+fn parse_shape(text: &str) -> Result<Shape, gsi_generate::Error> {
+    text.parse()
+}
+
+fn parse_preset(text: &str) -> Result<Preset, gsi_generate::Error> {
+    text.parse()
+}
+
+/// `gsi generate queries` (documented on [`GenerateCommand::Queries`]).
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  gsi generate queries --data yeast.graph --size 8 --count 100 --dense -o queries/\n  gsi generate queries --data g.graph --size 12 --count 20 --sparse --seed 3 -o q12/"
+)]
+pub struct GenerateQueriesArgs {
+    /// The data graph to draw queries from.
+    #[arg(long, short = 'd', value_name = "FILE", help_heading = "Input")]
+    pub data: PathBuf,
+
+    #[command(flatten)]
+    pub read: ReadArgs,
+
+    /// Vertices per query, K.
+    #[arg(long, value_name = "K", help_heading = "Queries")]
+    pub size: usize,
+
+    /// Number of queries.
+    #[arg(long, value_name = "N", default_value_t = 10, help_heading = "Queries")]
+    pub count: usize,
+
+    /// Keep every data edge among the walked vertices (the default).
+    #[arg(long, conflicts_with = "sparse", help_heading = "Queries")]
+    pub dense: bool,
+
+    /// Keep the walk's spanning tree and K/4 more edges among the walked vertices.
+    #[arg(long, help_heading = "Queries")]
+    pub sparse: bool,
+
+    /// The seed: the same data, flags and seed give the same queries.
+    #[arg(long, value_name = "S", default_value_t = 0, help_heading = "Queries")]
+    pub seed: u64,
+
+    /// The folder to write the queries into (made if missing; files of the same names are
+    /// replaced).
+    #[arg(long, short = 'o', value_name = "DIR", help_heading = "Output")]
+    pub output: PathBuf,
+
+    /// Print no progress spinner and no summary on stderr.
+    #[arg(long, help_heading = "Output")]
+    pub quiet: bool,
 }
 
 /// `gsi bench` (documented on [`Command::Bench`]).

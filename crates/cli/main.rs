@@ -8,6 +8,7 @@ mod demo;
 mod engines;
 mod exit;
 mod flags;
+mod generate;
 mod info;
 mod load;
 mod matching;
@@ -55,6 +56,7 @@ fn run() -> Result<Exit> {
         Some(Command::Bench(args)) => bench::run(BenchConfig::from_args(args)?),
         Some(Command::Info(args)) => info::run(args),
         Some(Command::Convert(args)) => convert::run(args),
+        Some(Command::Generate(args)) => generate::run(args.what),
         Some(Command::Verify(args)) => verify::run(args),
     }
 }
