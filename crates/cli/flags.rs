@@ -98,7 +98,7 @@ pub struct InfoArgs {
 /// `gsi convert` (documented on [`Command::Convert`]).
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  gsi convert yeast.graph --to gsi -o yeast.gsi\n  gsi convert soc-Epinions1.txt --format snap --vertex-labels labels.txt --to sunluo -o epinions.graph\n  gsi convert queries.gsi --to gsi -o copy.gsi"
+    after_help = "Examples:\n  gsi convert yeast.graph --to gsi -o yeast.gsi\n  gsi convert web.txt --vertex-labels labels.txt --to sunluo -o web.graph\n  gsi convert queries.gsi --to gsi -o copy.gsi"
 )]
 pub struct ConvertArgs {
     /// The graph file to convert.
@@ -143,6 +143,9 @@ impl WriteFormat {
 
 /// `gsi generate`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  gsi generate graph --like enron --scale 0.1 -o enron.graph\n  gsi generate queries --data enron.graph --size 8 --count 100 -o queries/\n  gsi generate graph --help"
+)]
 pub struct GenerateArgs {
     #[command(subcommand)]
     pub what: GenerateCommand,
@@ -160,8 +163,8 @@ pub enum GenerateCommand {
     /// Generate connected queries from a data graph by random walks.
     ///
     /// Each query walks the data graph from a random vertex until it has visited --size
-    /// vertices and keeps them with all edges among them (--dense) or with the walk's
-    /// spanning tree and a quarter as many more (--sparse), so it has at least one match.
+    /// vertices and keeps them with every edge among them (--dense) or with the walk's
+    /// spanning tree and K/4 more edges among them (--sparse), so it has at least one match.
     /// Writes one Sun–Luo file per query, `query_{dense|sparse}_{K}_{i}.graph` with i from 1.
     Queries(GenerateQueriesArgs),
 }
@@ -610,6 +613,37 @@ mod tests {
     #[test]
     fn flags_are_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// Every command has examples and every option says what it does.
+    #[test]
+    fn every_command_explains_itself() {
+        fn check(command: &clap::Command, path: &str) {
+            if command.get_name() == "help" {
+                return;
+            }
+            let after = command.get_after_help().map(|h| h.to_string());
+            assert!(
+                after.as_deref().is_some_and(|h| h.starts_with("Examples:")),
+                "{path} has no examples"
+            );
+            assert!(command.get_about().is_some(), "{path} has no description");
+            for arg in command.get_arguments() {
+                assert!(
+                    arg.get_help().is_some(),
+                    "{path} {} has no help",
+                    arg.get_id()
+                );
+            }
+            for sub in command.get_subcommands() {
+                check(sub, &format!("{path} {}", sub.get_name()));
+            }
+        }
+        let mut cli = Cli::command();
+        cli.build();
+        for sub in cli.get_subcommands() {
+            check(sub, &format!("gsi {}", sub.get_name()));
+        }
     }
 
     #[test]
