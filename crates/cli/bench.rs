@@ -431,36 +431,67 @@ mod tests {
         assert_eq!(rows_cell(2.5e12), "2.500e12");
     }
 
-    #[test]
-    fn runs_repeat_and_stop_at_a_timeout() {
-        use clap::Parser;
-        use gsi_core::cpu::CpuEngine;
-        use gsi_graph::GraphBuilder;
-
-        let mut b = GraphBuilder::with_vertices(false, vec![0; 6]);
-        for u in 0..6 {
-            for v in u + 1..6 {
+    fn clique(n: u32) -> DataIndex {
+        let mut b = gsi_graph::GraphBuilder::with_vertices(false, vec![0; n as usize]);
+        for u in 0..n {
+            for v in u + 1..n {
                 b.add_edge(u, v, 0).unwrap();
             }
         }
-        let index = DataIndex::build(b.build().unwrap()).unwrap();
-        let mut q = GraphBuilder::with_vertices(false, vec![0; 3]);
-        q.add_edge(0, 1, 0).unwrap();
-        q.add_edge(1, 2, 0).unwrap();
-        let query = q.build().unwrap();
-        let args = crate::flags::Cli::try_parse_from([
-            "gsi", "bench", "-d", "g", "-q", ".", "--repeat", "3", "--warmup", "2",
-        ])
-        .unwrap();
-        let Some(crate::flags::Command::Bench(args)) = args.command else {
+        DataIndex::build(b.build().unwrap()).unwrap()
+    }
+
+    fn path(n: u32) -> Graph {
+        let mut q = gsi_graph::GraphBuilder::with_vertices(false, vec![0; n as usize]);
+        for v in 1..n {
+            q.add_edge(v - 1, v, 0).unwrap();
+        }
+        q.build().unwrap()
+    }
+
+    fn config(extra: &[&str]) -> BenchConfig {
+        use clap::Parser;
+        let mut argv = vec!["gsi", "bench", "-d", "g", "-q", "."];
+        argv.extend_from_slice(extra);
+        let cli = crate::flags::Cli::try_parse_from(argv).unwrap();
+        let Some(crate::flags::Command::Bench(args)) = cli.command else {
             panic!()
         };
-        let cfg = BenchConfig::from_args(args).unwrap();
-        let mut engine = CpuEngine::default();
-        let timed = bench_query(&mut engine, &query, &index, &cfg).unwrap();
+        BenchConfig::from_args(args).unwrap()
+    }
+
+    #[test]
+    fn runs_repeat_then_report() {
+        let cfg = config(&["--repeat", "3", "--warmup", "2"]);
+        let mut engine = gsi_core::cpu::CpuEngine::default();
+        let timed = bench_query(&mut engine, &path(3), &clique(6), &cfg).unwrap();
         assert_eq!(timed.times.len(), 3);
+        assert_eq!(timed.phases.len(), 3);
         assert_eq!(timed.count, 6 * 5 * 4);
         assert_eq!(timed.status(), "ok");
         assert_eq!(timed.engine(), "cpu");
+        assert!(timed.min_ms() <= timed.median_ms());
+    }
+
+    #[test]
+    fn a_timeout_ends_the_query_after_one_run() {
+        let cfg = config(&["--repeat", "3", "--warmup", "2", "--timeout", "0.05"]);
+        let mut engine = gsi_core::cpu::CpuEngine::default();
+        let timed = bench_query(&mut engine, &path(10), &clique(60), &cfg).unwrap();
+        assert_eq!(timed.times.len(), 1);
+        assert_eq!(timed.status(), "timeout");
+    }
+
+    #[test]
+    fn repeat_must_be_positive() {
+        let cli = <crate::flags::Cli as clap::Parser>::try_parse_from([
+            "gsi", "bench", "-d", "g", "-q", ".", "--repeat", "0",
+        ])
+        .unwrap();
+        let Some(crate::flags::Command::Bench(args)) = cli.command else {
+            panic!()
+        };
+        let err = BenchConfig::from_args(args).unwrap_err();
+        assert!(err.to_string().starts_with("--repeat 0"), "{err}");
     }
 }
