@@ -44,12 +44,19 @@ struct Run {
     matches: Vec<VertexId>,
 }
 
+/// Runs `query` twice (counting, then listing the first matches), each run with `timeout`.
 fn run_engine(
     engine: &mut dyn Engine,
     query: &Graph,
     data: &DataIndex,
     options: &MatchOptions,
+    timeout: Option<Duration>,
 ) -> Result<Run> {
+    let deadline = || timeout.map(|t| Instant::now() + t);
+    let options = &MatchOptions {
+        deadline: deadline(),
+        ..options.clone()
+    };
     let sizes = engine.filter(query, data, options)?;
     let sets = engine.candidate_sets()?;
     let candidates = (0..query.vertex_count())
@@ -60,15 +67,21 @@ fn run_engine(
     let mut collect = Collect::default();
     let listed_options = MatchOptions {
         limit: Some(COMPARED_MATCHES),
+        deadline: deadline(),
         ..options.clone()
     };
     engine.filter(query, data, options)?;
-    engine.join(&plan, data, &listed_options, &mut collect)?;
+    let listed = engine.join(&plan, data, &listed_options, &mut collect)?;
+    // A listing cut short by the clock is not comparable: report it as a timeout.
+    let status = match listed.status {
+        Status::Timeout => Status::Timeout,
+        _ => counted.status,
+    };
     Ok(Run {
         sizes,
         candidates,
         count: counted.count,
-        status: counted.status,
+        status,
         matches: collect.0,
     })
 }
@@ -91,17 +104,13 @@ impl Tally {
         options: &MatchOptions,
         timeout: Duration,
     ) -> Result<()> {
-        let cpu_options = MatchOptions {
-            deadline: Some(Instant::now() + timeout),
-            ..options.clone()
-        };
-        let cpu = run_engine(&mut CpuEngine::default(), query, data, &cpu_options)?;
+        let cpu = run_engine(&mut CpuEngine::default(), query, data, options, Some(timeout))?;
         if cpu.status == Status::Timeout {
             self.skipped += 1;
             println!("skipped {name}: the CPU engine did not finish in {timeout:?}");
             return Ok(());
         }
-        let gpu = match run_engine(gpu, query, data, options) {
+        let gpu = match run_engine(gpu, query, data, options, None) {
             Ok(run) => run,
             Err(err) => {
                 self.failed += 1;

@@ -7,10 +7,10 @@ use rayon::prelude::*;
 use crate::candidates::CandidateSets;
 use crate::engine::Semantics;
 use crate::index::DataIndex;
-use crate::signature::{Saturation, Signature, SIGNATURE_WORDS};
+use crate::signature::{Saturation, Signature};
 
-/// Fewest same-label data vertices worth filtering in parallel.
-const PARALLEL_MIN_VERTICES: usize = 1 << 14;
+/// Fewest vertex tests worth spreading over threads (below, a hand-off costs more).
+const PARALLEL_MIN_TESTS: usize = 1 << 15;
 
 /// C(u) for every query vertex.
 ///
@@ -26,31 +26,40 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, semantics: Semantics) 
     let n = table.vertex_count();
     let words = table.words();
     let graph = data.graph();
-    let lists = (0..query.vertex_count() as VertexId)
-        .map(|u| {
-            let sig = Signature::of(query, u, saturation);
-            let out_degree = query.degree(u, Direction::Out);
-            let in_degree = if query.is_directed() {
-                query.degree(u, Direction::In)
-            } else {
-                0
-            };
-            let admits = |&v: &VertexId| {
-                (1..SIGNATURE_WORDS).all(|w| {
-                    let d = words[w * n + v as usize];
-                    d & sig.0[w] == sig.0[w]
-                }) && (semantics == Semantics::Homomorphism
-                    || (graph.degree(v, Direction::Out) >= out_degree
-                        && (in_degree == 0 || graph.degree(v, Direction::In) >= in_degree)))
-            };
-            let same_label = data.vertices_with_label(query.label(u));
-            // Below this many vertices a thread hand-off costs more than the tests.
-            if same_label.len() < PARALLEL_MIN_VERTICES {
-                same_label.iter().copied().filter(admits).collect()
-            } else {
-                same_label.par_iter().copied().filter(admits).collect()
+    let filter = |u: VertexId| -> Vec<VertexId> {
+        let sig = Signature::of(query, u, saturation);
+        let out_degree = query.degree(u, Direction::Out);
+        let in_degree = if query.is_directed() {
+            query.degree(u, Direction::In)
+        } else {
+            0
+        };
+        // Word by word over the column-first table: a column is read in ascending vertex
+        // order (the label lists are sorted), and words the query leaves empty cost nothing.
+        let mut kept: Vec<VertexId> = data.vertices_with_label(query.label(u)).to_vec();
+        for (w, &need) in sig.0.iter().enumerate().skip(1) {
+            if need != 0 {
+                let column = &words[w * n..(w + 1) * n];
+                kept.retain(|&v| column[v as usize] & need == need);
             }
-        })
-        .collect();
+        }
+        if semantics == Semantics::Isomorphism {
+            kept.retain(|&v| {
+                graph.degree(v, Direction::Out) >= out_degree
+                    && (in_degree == 0 || graph.degree(v, Direction::In) >= in_degree)
+            });
+        }
+        kept
+    };
+    // Query vertices are filtered in parallel when their labels cover many data vertices.
+    let tests: usize = (0..query.vertex_count() as VertexId)
+        .map(|u| data.vertices_with_label(query.label(u)).len())
+        .sum();
+    let vertices = 0..query.vertex_count() as VertexId;
+    let lists = if tests < PARALLEL_MIN_TESTS {
+        vertices.map(filter).collect()
+    } else {
+        vertices.into_par_iter().map(filter).collect()
+    };
     CandidateSets::from_lists(lists, n)
 }
