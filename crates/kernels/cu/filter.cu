@@ -2,30 +2,44 @@
 // check, for every query vertex against every data vertex; then the candidate lists.
 // Host wrappers: gsi-core cuda/filter.rs.
 
-// Thread per data vertex, grid.y per query vertex. The signature table is column-first, so
-// consecutive threads read consecutive words (coalesced). Each warp's ballot is one word of
-// u's candidate bitset, written by lane 0 with its population count.
+// Thread per data vertex; each thread tests its vertex against every query vertex, so the
+// column-first table is read once per query (not once per query vertex) and consecutive threads
+// read consecutive words (coalesced). The query signatures sit in shared memory. For each query
+// vertex u, each warp's ballot is one word of u's candidate bitset, written by lane 0 with its
+// population count.
 extern "C" __global__ void gsi_filter_signatures(
     const u32* __restrict__ signatures, u32 n,
     const u32* __restrict__ out_degree, const u32* __restrict__ in_degree,
     const u32* __restrict__ query_signatures, const u32* __restrict__ query_degrees,
-    u32 words, u32* __restrict__ bits, u32* __restrict__ word_counts) {
-    u32 u = blockIdx.y;
+    u32 query_vertices, u32 words, u32* __restrict__ bits, u32* __restrict__ word_counts) {
+    __shared__ u32 query_sh[MAX_WIDTH * SIGNATURE_WORDS];
+    __shared__ u32 degrees_sh[MAX_WIDTH * 2];
+    for (u32 i = threadIdx.x; i < query_vertices * SIGNATURE_WORDS; i += blockDim.x) {
+        query_sh[i] = query_signatures[i];
+    }
+    for (u32 i = threadIdx.x; i < query_vertices * 2; i += blockDim.x) {
+        degrees_sh[i] = query_degrees[i];
+    }
+    __syncthreads();
     u32 v = blockIdx.x * blockDim.x + threadIdx.x;
-    const u32* q = query_signatures + (u64)u * SIGNATURE_WORDS;
-    bool ok = v < n && signatures[v] == q[0];
-    for (u32 w = 1; ok && w < SIGNATURE_WORDS; ++w) {
-        u32 need = q[w];
-        ok = (signatures[(u64)w * n + v] & need) == need;
-    }
-    if (ok) {
-        ok = out_degree[v] >= query_degrees[2 * u] && in_degree[v] >= query_degrees[2 * u + 1];
-    }
-    u32 mask = __ballot_sync(FULL_MASK, ok);
+    bool in_range = v < n;
+    u32 label = in_range ? signatures[v] : 0;
+    u32 out_deg = in_range ? out_degree[v] : 0;
+    u32 in_deg = in_range ? in_degree[v] : 0;
     u32 word = v / WARP_SIZE;
-    if ((threadIdx.x & 31u) == 0 && word < words) {
-        bits[(u64)u * words + word] = mask;
-        word_counts[(u64)u * words + word] = __popc(mask);
+    for (u32 u = 0; u < query_vertices; ++u) {
+        const u32* q = query_sh + u * SIGNATURE_WORDS;
+        bool ok = in_range && label == q[0];
+        for (u32 w = 1; ok && w < SIGNATURE_WORDS; ++w) {
+            u32 need = q[w];
+            ok = need == 0 || (signatures[(u64)w * n + v] & need) == need;
+        }
+        ok = ok && out_deg >= degrees_sh[2 * u] && in_deg >= degrees_sh[2 * u + 1];
+        u32 mask = __ballot_sync(FULL_MASK, ok);
+        if ((threadIdx.x & 31u) == 0 && word < words) {
+            bits[(u64)u * words + word] = mask;
+            word_counts[(u64)u * words + word] = __popc(mask);
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use gsi_graph::{Direction, Graph, VertexId};
 
 use super::device::{gpu_error, Device};
 use super::index::DeviceIndex;
-use super::launch::{per_element, per_vertex_per_query_vertex};
+use super::launch::per_element;
 use super::scan::exclusive_scan;
 use crate::candidates::CandidateSets;
 use crate::engine::Semantics;
@@ -107,8 +107,8 @@ pub fn candidates(
     let mut word_counts = device.alloc(total_words, "candidate counts")?;
     let (n32, words32) = (n as u32, words as u32);
     // SAFETY: gsi_filter_signatures(signatures[16n], n, out_degree[n], in_degree[n],
-    // query_signatures[16q], query_degrees[2q], words, bits[q*words], word_counts[q*words]);
-    // grid.y = q, one thread per data vertex (a warp per bitset word).
+    // query_signatures[16q], query_degrees[2q], q <= MAX_WIDTH, words, bits[q*words],
+    // word_counts[q*words]); one thread per data vertex (a warp per bitset word).
     unsafe {
         device
             .stream
@@ -119,10 +119,11 @@ pub fn candidates(
             .arg(&index.in_degree)
             .arg(&query_signatures)
             .arg(&query_degrees)
+            .arg(&(q as u32))
             .arg(&words32)
             .arg(&mut bits)
             .arg(&mut word_counts)
-            .launch(per_vertex_per_query_vertex(n32, q as u32))
+            .launch(per_element(u64::from(n32)))
     }
     .map_err(gpu_error("launching gsi_filter_signatures"))?;
     let (word_offsets, total) =

@@ -26,15 +26,6 @@ pub fn per_element(n: u64) -> LaunchConfig {
     }
 }
 
-/// One thread per data vertex, one grid row per query vertex (the filter).
-pub fn per_vertex_per_query_vertex(n: u32, query_vertices: u32) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: (n.div_ceil(BLOCK_SIZE).max(1), query_vertices, 1),
-        block_dim: (BLOCK_SIZE, 1, 1),
-        shared_mem_bytes: 0,
-    }
-}
-
 /// One warp per row of the intermediate table, grid-stride.
 pub fn warp_per_row(rows: u32) -> LaunchConfig {
     let warps_per_block = BLOCK_SIZE / 32;
