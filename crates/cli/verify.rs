@@ -104,7 +104,13 @@ impl Tally {
         options: &MatchOptions,
         timeout: Duration,
     ) -> Result<()> {
-        let cpu = run_engine(&mut CpuEngine::default(), query, data, options, Some(timeout))?;
+        let cpu = run_engine(
+            &mut CpuEngine::default(),
+            query,
+            data,
+            options,
+            Some(timeout),
+        )?;
         if cpu.status == Status::Timeout {
             self.skipped += 1;
             println!("skipped {name}: the CPU engine did not finish in {timeout:?}");

@@ -102,6 +102,15 @@ struct Join<'a> {
 }
 
 impl Context<'_> {
+    /// Whether row `i` of a parallel loop should stop: looks at the clock every
+    /// `DEADLINE_CHECK_ROWS` rows and tells every worker through `timed_out`.
+    fn out_of_time(&self, i: usize, timed_out: &AtomicBool) -> bool {
+        if i.is_multiple_of(DEADLINE_CHECK_ROWS) && self.options.expired() {
+            timed_out.store(true, Ordering::Relaxed);
+        }
+        timed_out.load(Ordering::Relaxed)
+    }
+
     /// The list the first edge reads for `row`: N(v', l0), or C(u) when u has no linking edge.
     fn source(&self, st: &JoinStep, row: &[VertexId]) -> &[VertexId] {
         match st.first {
@@ -233,10 +242,7 @@ impl Join<'_> {
         }
         let timed_out = AtomicBool::new(false);
         let fill = |(i, buf): (usize, &mut [VertexId])| {
-            if i.is_multiple_of(DEADLINE_CHECK_ROWS) && ctx.options.expired() {
-                timed_out.store(true, Ordering::Relaxed);
-            }
-            if timed_out.load(Ordering::Relaxed) {
+            if ctx.out_of_time(i, &timed_out) {
                 return 0;
             }
             let row = &table[i * width..(i + 1) * width];
@@ -377,10 +383,7 @@ impl Join<'_> {
         let width = ctx.plan.width() - 1;
         let timed_out = AtomicBool::new(false);
         let count = |scratch: &mut Vec<VertexId>, i: usize| {
-            if i.is_multiple_of(DEADLINE_CHECK_ROWS) && ctx.options.expired() {
-                timed_out.store(true, Ordering::Relaxed);
-            }
-            if timed_out.load(Ordering::Relaxed) {
+            if ctx.out_of_time(i, &timed_out) {
                 return 0;
             }
             let row = &table[i * width..(i + 1) * width];
