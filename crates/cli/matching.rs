@@ -37,10 +37,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
     let (index, index_time) = load::index(loaded.graph, &cfg.data, &spinner)?;
     // Queries are as directed as the data graph (N-Triples data always is).
     cfg.query_read.directed = index.graph().is_directed();
-    spinner.set_message("copying the index to the device");
-    let uploaded = Instant::now();
-    engine.prepare(&index)?;
-    let upload_time = uploaded.elapsed();
+    let upload_time = load::prepare(engine.as_mut(), &index, &spinner, notes)?;
     spinner.finish_and_clear();
 
     let mut file_sink = match &cfg.output {

@@ -40,6 +40,8 @@ pub struct AutoEngine {
     joined_on: Side,
     query_vertices: usize,
     gpu_join_min_rows: f64,
+    /// Set when the index could not be copied to the GPU: every phase then runs on the CPU.
+    gpu_unusable: bool,
 }
 
 impl AutoEngine {
@@ -55,6 +57,7 @@ impl AutoEngine {
             joined_on: Side::Cpu,
             query_vertices: 0,
             gpu_join_min_rows,
+            gpu_unusable: false,
         }
     }
 }
@@ -67,8 +70,16 @@ impl Engine for AutoEngine {
         }
     }
 
-    fn prepare(&mut self, data: &DataIndex) -> Result<()> {
-        self.gpu.prepare(data)
+    fn prepare(&mut self, data: &DataIndex) -> Result<Option<String>> {
+        match self.gpu.prepare(data) {
+            Ok(note) => Ok(note),
+            Err(err) => {
+                let note =
+                    format!("the GPU cannot hold this graph's index ({err}); using the CPU engine");
+                self.gpu_unusable = true;
+                Ok(Some(note))
+            }
+        }
     }
 
     fn filter(
@@ -81,7 +92,10 @@ impl Engine for AutoEngine {
         let tests: usize = (0..query.vertex_count() as VertexId)
             .map(|u| data.vertices_with_label(query.label(u)).len())
             .sum();
-        if tests > GPU_FILTER_MIN_TESTS && query.vertex_count() <= crate::cuda::launch::MAX_WIDTH {
+        if !self.gpu_unusable
+            && tests > GPU_FILTER_MIN_TESTS
+            && query.vertex_count() <= crate::cuda::launch::MAX_WIDTH
+        {
             self.filtered_on = Side::Gpu;
             self.gpu.filter(query, data, options)
         } else {
@@ -104,7 +118,7 @@ impl Engine for AutoEngine {
         options: &MatchOptions,
         sink: &mut dyn MatchSink,
     ) -> Result<JoinOutcome> {
-        let large = plan.estimated_rows(data) > self.gpu_join_min_rows;
+        let large = !self.gpu_unusable && plan.estimated_rows(data) > self.gpu_join_min_rows;
         let side = if large && plan.width() <= crate::cuda::launch::MAX_WIDTH {
             Side::Gpu
         } else {

@@ -131,12 +131,13 @@ pub trait Engine {
     fn name(&self) -> &'static str;
 
     /// Readies the engine for queries on `data` (the GPU engine uploads the index); the
-    /// first query does it otherwise.
+    /// first query does it otherwise. Returns a note for the user when the engine had to
+    /// change course (`auto` falling back to the CPU when the index does not fit the GPU).
     ///
     /// # Errors
     /// Device failures.
-    fn prepare(&mut self, _data: &DataIndex) -> Result<()> {
-        Ok(())
+    fn prepare(&mut self, _data: &DataIndex) -> Result<Option<String>> {
+        Ok(None)
     }
 
     /// The filtering phase: computes and keeps C(u) for every vertex of `query`; returns

@@ -79,13 +79,13 @@ impl Engine for GpuEngine {
     }
 
     /// Uploads `data`'s index unless it is already there.
-    fn prepare(&mut self, data: &DataIndex) -> Result<()> {
+    fn prepare(&mut self, data: &DataIndex) -> Result<Option<String>> {
         if self.index.as_ref().is_some_and(|i| i.id == data.id()) {
-            return Ok(());
+            return Ok(None);
         }
         self.index = None;
         self.index = Some(DeviceIndex::upload(&self.device, data)?);
-        Ok(())
+        Ok(None)
     }
 
     fn filter(
