@@ -1,8 +1,9 @@
 //! The data index on the device: the signature table in column-first layout (Sec. 3.2), the
-//! degrees, and every PCSR partition (Sec. 4) concatenated, uploaded once per data graph and
-//! reused by every query.
+//! degrees, and the PCSR partitions (Sec. 4) concatenated, uploaded once per data graph and
+//! reused by every query; when the partitions do not fit, each query gets a copy of just the
+//! partitions its plan reads.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use cudarc::driver::{CudaSlice, DeviceRepr};
 use gsi_graph::{Direction, EdgeLabel, VertexId};
@@ -10,6 +11,7 @@ use gsi_graph::{Direction, EdgeLabel, VertexId};
 use super::device::Device;
 use crate::index::DataIndex;
 use crate::pcsr::{PartitionKey, GROUP_WORDS};
+use crate::plan::Plan;
 use crate::Result;
 
 /// A partition as a kernel reads it (`struct Link` in `prelude.cuh`): the table column whose
@@ -30,7 +32,7 @@ pub struct Link {
 // SAFETY: `Link` is `repr(C)`, four u32, the layout of the kernels' `struct Link`.
 unsafe impl DeviceRepr for Link {}
 
-/// Where a partition lies, and its longest list.
+/// Where a partition lies in concatenated arrays, and its longest list.
 #[derive(Clone, Copy, Debug)]
 struct Partition {
     group_base: u32,
@@ -39,43 +41,29 @@ struct Partition {
     max_degree: usize,
 }
 
-/// The index, resident on the device.
-pub struct DeviceIndex {
-    /// `DataIndex::id` of the index uploaded.
-    pub(crate) id: u64,
-    pub(crate) vertex_count: usize,
-    pub(crate) directed: bool,
-    pub(crate) signatures: CudaSlice<u32>,
-    pub(crate) out_degree: CudaSlice<u32>,
-    pub(crate) in_degree: CudaSlice<u32>,
+/// PCSR partitions on the device: groups and column indexes concatenated, and where each
+/// partition lies in them.
+pub struct DevicePcsr {
+    directed: bool,
     pub(crate) groups: CudaSlice<u32>,
     pub(crate) column_index: CudaSlice<u32>,
-    partitions: HashMap<PartitionKey, Partition>,
+    layout: HashMap<PartitionKey, Partition>,
     /// Bytes on the device.
     pub(crate) bytes: usize,
 }
 
-impl DeviceIndex {
-    /// Uploads `data`'s index.
-    pub fn upload(device: &Device, data: &DataIndex) -> Result<DeviceIndex> {
-        let graph = data.graph();
-        let n = graph.vertex_count();
-        let degrees = |d: Direction| -> Vec<u32> {
-            (0..n as VertexId)
-                .map(|v| graph.degree(v, d) as u32)
-                .collect()
-        };
-        let out_degree = degrees(Direction::Out);
-        let in_degree = if graph.is_directed() {
-            degrees(Direction::In)
-        } else {
-            out_degree.clone()
-        };
+impl DevicePcsr {
+    /// Uploads the partitions of `data` whose keys `wanted` accepts.
+    fn upload(
+        device: &Device,
+        data: &DataIndex,
+        wanted: impl Fn(PartitionKey) -> bool,
+    ) -> Result<DevicePcsr> {
         let mut groups = Vec::new();
         let mut column_index = Vec::new();
-        let mut partitions = HashMap::new();
-        for (key, pcsr) in data.pcsr().partitions() {
-            partitions.insert(
+        let mut layout = HashMap::new();
+        for (key, pcsr) in data.pcsr().partitions().filter(|(key, _)| wanted(*key)) {
+            layout.insert(
                 key,
                 Partition {
                     group_base: (groups.len() / GROUP_WORDS) as u32,
@@ -95,24 +83,12 @@ impl DeviceIndex {
                 column_index.len()
             )));
         }
-        let signatures = device.upload(data.signatures().words(), "the signature table")?;
-        let out_degree_dev = device.upload(&out_degree, "degrees")?;
-        let in_degree_dev = device.upload(&in_degree, "degrees")?;
-        let groups_dev = device.upload(&groups, "PCSR groups")?;
-        let ci_dev = device.upload(&column_index, "PCSR column index")?;
-        let bytes =
-            4 * (data.signatures().words().len() + 2 * n + groups.len() + column_index.len());
-        Ok(DeviceIndex {
-            id: data.id(),
-            vertex_count: n,
-            directed: graph.is_directed(),
-            signatures,
-            out_degree: out_degree_dev,
-            in_degree: in_degree_dev,
-            groups: groups_dev,
-            column_index: ci_dev,
-            partitions,
-            bytes,
+        Ok(DevicePcsr {
+            directed: data.graph().is_directed(),
+            bytes: 4 * (groups.len() + column_index.len()),
+            groups: device.upload(&groups, "PCSR groups")?,
+            column_index: device.upload(&column_index, "PCSR column index")?,
+            layout,
         })
     }
 
@@ -122,7 +98,7 @@ impl DeviceIndex {
         } else {
             Direction::Out
         };
-        self.partitions.get(&(label, direction)).copied()
+        self.layout.get(&(label, direction)).copied()
     }
 
     /// The kernel's view of N(row[column], label) in `direction`.
@@ -139,5 +115,113 @@ impl DeviceIndex {
     /// The longest list of a partition (0 if no edge has the label).
     pub fn max_degree(&self, label: EdgeLabel, direction: Direction) -> usize {
         self.partition(label, direction).map_or(0, |p| p.max_degree)
+    }
+}
+
+/// The index on the device: the signature table and degrees always; the PCSR partitions all
+/// together when they fit in the share of device memory the index may take, or else only
+/// those a query's plan reads, copied for that query (Sec. 4: one partition at a time is
+/// enough for a join step).
+pub struct DeviceIndex {
+    /// `DataIndex::id` of the index uploaded.
+    pub(crate) id: u64,
+    pub(crate) vertex_count: usize,
+    pub(crate) signatures: CudaSlice<u32>,
+    pub(crate) out_degree: CudaSlice<u32>,
+    pub(crate) in_degree: CudaSlice<u32>,
+    /// Every partition, when they fit.
+    pub(crate) resident: Option<DevicePcsr>,
+    /// Bytes on the device.
+    pub(crate) bytes: usize,
+}
+
+impl DeviceIndex {
+    /// Uploads `data`'s signature table and degrees, and its PCSR partitions when they take at
+    /// most `pcsr_limit` bytes.
+    pub fn upload(device: &Device, data: &DataIndex, pcsr_limit: usize) -> Result<DeviceIndex> {
+        let graph = data.graph();
+        let n = graph.vertex_count();
+        let degrees = |d: Direction| -> Vec<u32> {
+            (0..n as VertexId)
+                .map(|v| graph.degree(v, d) as u32)
+                .collect()
+        };
+        let out_degree = degrees(Direction::Out);
+        let in_degree = if graph.is_directed() {
+            degrees(Direction::In)
+        } else {
+            out_degree.clone()
+        };
+        let signatures = device.upload(data.signatures().words(), "the signature table")?;
+        let out_degree = device.upload(&out_degree, "degrees")?;
+        let in_degree = device.upload(&in_degree, "degrees")?;
+        let resident = if data.pcsr().size_bytes() <= pcsr_limit {
+            Some(DevicePcsr::upload(device, data, |_| true)?)
+        } else {
+            None
+        };
+        let bytes = 4 * (data.signatures().words().len() + 2 * n)
+            + resident.as_ref().map_or(0, |p| p.bytes);
+        Ok(DeviceIndex {
+            id: data.id(),
+            vertex_count: n,
+            signatures,
+            out_degree,
+            in_degree,
+            resident,
+            bytes,
+        })
+    }
+
+    /// The partitions `plan` reads: the resident ones, or a copy of just those for this query.
+    pub fn partitions_for<'a>(
+        &'a self,
+        device: &Device,
+        data: &DataIndex,
+        plan: &Plan,
+    ) -> Result<PartitionsFor<'a>> {
+        if let Some(resident) = &self.resident {
+            return Ok(PartitionsFor::Resident(resident));
+        }
+        let directed = data.graph().is_directed();
+        let keys: HashSet<PartitionKey> = plan
+            .steps
+            .iter()
+            .flat_map(|s| s.links())
+            .map(|e| {
+                (
+                    e.label,
+                    if directed {
+                        e.direction
+                    } else {
+                        Direction::Out
+                    },
+                )
+            })
+            .collect();
+        Ok(PartitionsFor::Copied(DevicePcsr::upload(
+            device,
+            data,
+            |key| keys.contains(&key),
+        )?))
+    }
+}
+
+/// The PCSR partitions a query reads.
+pub enum PartitionsFor<'a> {
+    /// All partitions stay on the device.
+    Resident(&'a DevicePcsr),
+    /// Only this query's partitions, copied for it.
+    Copied(DevicePcsr),
+}
+
+impl std::ops::Deref for PartitionsFor<'_> {
+    type Target = DevicePcsr;
+
+    fn deref(&self) -> &DevicePcsr {
+        match self {
+            PartitionsFor::Resident(p) => p,
+            PartitionsFor::Copied(p) => p,
+        }
     }
 }

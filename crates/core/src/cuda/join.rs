@@ -9,7 +9,7 @@ use cudarc::driver::{CudaSlice, CudaView, PushKernelArg};
 
 use super::device::{gpu_error, Device};
 use super::filter::DeviceCandidates;
-use super::index::{DeviceIndex, Link};
+use super::index::{DevicePcsr, Link};
 use super::launch::{per_element, warp_per_row};
 use super::scan::exclusive_scan;
 use crate::engine::{JoinOutcome, MatchOptions, MatchSink, Semantics, Status};
@@ -53,7 +53,7 @@ struct StepLinks {
 
 pub(crate) struct GpuJoin<'a> {
     device: &'a Device,
-    index: &'a DeviceIndex,
+    pcsr: &'a DevicePcsr,
     plan: &'a Plan,
     candidates: &'a DeviceCandidates,
     options: &'a MatchOptions,
@@ -69,7 +69,7 @@ pub(crate) struct GpuJoin<'a> {
 
 pub(crate) fn run(
     device: &Device,
-    index: &DeviceIndex,
+    pcsr: &DevicePcsr,
     plan: &Plan,
     candidates: &DeviceCandidates,
     options: &MatchOptions,
@@ -82,10 +82,10 @@ pub(crate) fn run(
     for step in &plan.steps {
         let links: Vec<Link> = step
             .links()
-            .map(|e| index.link(e.column, e.label, e.direction))
+            .map(|e| pcsr.link(e.column, e.label, e.direction))
             .collect();
         let max_bound = match step.first {
-            Some(e) => index.max_degree(e.label, e.direction),
+            Some(e) => pcsr.max_degree(e.label, e.direction),
             None => sizes[step.vertex],
         };
         steps.push(StepLinks {
@@ -103,7 +103,7 @@ pub(crate) fn run(
     let order = device.upload(&order, "the join order")?;
     let mut join = GpuJoin {
         device,
-        index,
+        pcsr,
         plan,
         candidates,
         options,
@@ -226,7 +226,7 @@ impl GpuJoin<'_> {
                 .arg(table)
                 .arg(&rows32)
                 .arg(&width32)
-                .arg(&self.index.groups)
+                .arg(&self.pcsr.groups)
                 .arg(&s.first)
                 .arg(&has_first)
                 .arg(&candidate_count)
@@ -271,8 +271,8 @@ impl GpuJoin<'_> {
             .arg(table)
             .arg(&rows32)
             .arg(&width32)
-            .arg(&self.index.groups)
-            .arg(&self.index.column_index)
+            .arg(&self.pcsr.groups)
+            .arg(&self.pcsr.column_index)
             .arg(&s.links)
             .arg(&s.count)
             .arg(&has_first)

@@ -24,6 +24,14 @@ use crate::{Error, Result};
 
 /// Share of the free device memory the join may use when `--memory-limit` allows more.
 const FREE_MEMORY_SHARE: f64 = 0.8;
+/// Share of the free device memory the PCSR partitions may take to stay resident; the rest is
+/// left to the join.
+const RESIDENT_INDEX_SHARE: f64 = 0.5;
+
+/// `GSI_GPU_PCSR_LIMIT` (bytes) caps the resident PCSR, to exercise per-query partitions.
+fn pcsr_limit() -> Option<usize> {
+    std::env::var("GSI_GPU_PCSR_LIMIT").ok()?.parse().ok()
+}
 
 /// The GPU engine.
 pub struct GpuEngine {
@@ -84,8 +92,17 @@ impl Engine for GpuEngine {
             return Ok(None);
         }
         self.index = None;
-        self.index = Some(DeviceIndex::upload(&self.device, data)?);
-        Ok(None)
+        let (free, _) = self.device.memory()?;
+        let limit = pcsr_limit().unwrap_or((free as f64 * RESIDENT_INDEX_SHARE) as usize);
+        let index = DeviceIndex::upload(&self.device, data, limit)?;
+        let note = index.resident.is_none().then(|| {
+            format!(
+                "the PCSR index ({} MiB) does not fit on the GPU beside the join's buffers; each query copies only the partitions it reads",
+                data.pcsr().size_bytes() >> 20
+            )
+        });
+        self.index = Some(index);
+        Ok(note)
     }
 
     fn filter(
@@ -127,10 +144,11 @@ impl Engine for GpuEngine {
         self.prepare(data)?;
         let index = self.index.as_ref().expect("prepared");
         let candidates = self.candidates.as_ref().ok_or(Error::NoCandidates)?;
+        let pcsr = index.partitions_for(&self.device, data, plan)?;
         let (free, _) = self.device.memory()?;
         let budget = options
             .memory_budget
             .min((free as f64 * FREE_MEMORY_SHARE) as usize);
-        join::run(&self.device, index, plan, candidates, options, budget, sink)
+        join::run(&self.device, &pcsr, plan, candidates, options, budget, sink)
     }
 }
