@@ -61,28 +61,44 @@ impl Pcsr {
             return Pcsr::default();
         }
         let group_count = n as u32;
-        // Lines 3-4: hash every vertex to a group.
-        let mut keys: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (i, &(v, _)) in rows.iter().enumerate() {
-            keys[group_of(v, group_count) as usize].push(i);
+        // Lines 3-4: hash every vertex to a group; a counting sort lists each group's rows
+        // (in row order) in one flat array, `members[first[g]..first[g + 1]]`.
+        let hashes: Vec<u32> = rows
+            .iter()
+            .map(|&(v, _)| group_of(v, group_count))
+            .collect();
+        let mut first = vec![0usize; n + 1];
+        for &h in &hashes {
+            first[h as usize + 1] += 1;
         }
-        // Lines 5-8: overflowing groups continue in empty groups, linked through GID.
-        let mut empty = (0..n)
-            .filter(|&g| keys[g].is_empty())
-            .collect::<Vec<_>>()
-            .into_iter();
+        for g in 0..n {
+            first[g + 1] += first[g];
+        }
+        let mut members = vec![0usize; n];
+        let mut cursor = first.clone();
+        for (i, &h) in hashes.iter().enumerate() {
+            members[cursor[h as usize]] = i;
+            cursor[h as usize] += 1;
+        }
+        // Lines 5-8: a group keeps its first GPN - 1 rows; the rest continue in groups that got
+        // none, linked through GID. `slots[g]` is the run of `members` that group g holds.
+        let mut empty = (0..n).filter(|&g| first[g] == first[g + 1]);
+        let mut slots = vec![(0usize, 0usize); n];
         let mut next_group = vec![NO_GROUP; n];
         for g in 0..n {
-            if keys[g].len() <= KEYS_PER_GROUP {
+            let (start, end) = (first[g], first[g + 1]);
+            if start == end {
                 continue;
             }
-            let overflow = keys[g].split_off(KEYS_PER_GROUP);
+            slots[g] = (start, end.min(start + KEYS_PER_GROUP));
             let mut tail = g;
-            for chunk in overflow.chunks(KEYS_PER_GROUP) {
+            let mut from = start + KEYS_PER_GROUP;
+            while from < end {
                 let fresh = empty.next().expect("Claim 1: enough empty groups");
-                keys[fresh] = chunk.to_vec();
+                slots[fresh] = (from, end.min(from + KEYS_PER_GROUP));
                 next_group[tail] = fresh as u32;
                 tail = fresh;
+                from += KEYS_PER_GROUP;
             }
         }
         // Lines 9-13: lay the neighbour lists out group by group and record offsets and END.
@@ -92,7 +108,8 @@ impl Pcsr {
         let mut column_index = Vec::with_capacity(total);
         for g in 0..n {
             let group = &mut groups[g * GROUP_WORDS..(g + 1) * GROUP_WORDS];
-            for (slot, &i) in keys[g].iter().enumerate() {
+            let (start, end) = slots[g];
+            for (slot, &i) in members[start..end].iter().enumerate() {
                 let (v, neighbors) = rows[i];
                 group[2 * slot] = v;
                 group[2 * slot + 1] = column_index.len() as u32;

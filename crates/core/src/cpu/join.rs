@@ -34,7 +34,7 @@ const EMIT_BATCH_ROWS: usize = 1 << 14;
 /// the rows' work (measured on hprd 8-vertex queries).
 const PARALLEL_MIN_ROWS: usize = 256;
 /// Rows between two looks at the clock inside a parallel loop.
-const DEADLINE_CHECK_ROWS: usize = 256;
+const DEADLINE_CHECK_ROWS: usize = 16;
 
 pub(crate) fn run(
     plan: &Plan,
