@@ -4,9 +4,11 @@
 //! - `oracle`: property tests on random labelled graphs against the brute force and `vf2`.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
 //! - `hprd`: the HPRD benchmark queries with their published counts.
+//! - `index`: PCSR against CSR on the real benchmark graphs.
 
 mod brute;
 mod cli;
 mod hprd;
+mod index;
 mod oracle;
 mod util;
