@@ -97,26 +97,12 @@ pub fn run(args: ConvertArgs) -> Result<Exit> {
 #[cfg(test)]
 mod tests {
     use gsi_core::cpu::CpuEngine;
-    use gsi_core::{find_matches, DataIndex, MatchOptions, MatchSink, Semantics};
+    use gsi_core::{find_matches, CollectMatches, DataIndex, MatchOptions, Semantics};
     use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
     use gsi_graph::formats::{load_graph, write::write_graph};
     use gsi_graph::{Graph, VertexId};
 
     use super::*;
-
-    #[derive(Default)]
-    struct Collect(Vec<VertexId>);
-
-    impl MatchSink for Collect {
-        fn wants_matches(&self) -> bool {
-            true
-        }
-
-        fn matches(&mut self, rows: &[VertexId], _width: usize) -> gsi_core::Result<()> {
-            self.0.extend_from_slice(rows);
-            Ok(())
-        }
-    }
 
     /// Every match of every query, sorted per query.
     fn answers(data: Graph, queries: &[Graph], semantics: Semantics) -> Vec<Vec<Vec<VertexId>>> {
@@ -128,15 +114,11 @@ mod tests {
         queries
             .iter()
             .map(|q| {
-                let mut found = Collect::default();
+                let mut found = CollectMatches::default();
                 let report =
                     find_matches(&mut CpuEngine::default(), q, &index, &options, &mut found)
                         .unwrap();
-                let mut rows: Vec<Vec<VertexId>> = found
-                    .0
-                    .chunks(q.vertex_count())
-                    .map(<[_]>::to_vec)
-                    .collect();
+                let mut rows: Vec<Vec<VertexId>> = found.rows().map(<[_]>::to_vec).collect();
                 rows.sort();
                 assert_eq!(rows.len() as u64, report.count);
                 rows

@@ -6,7 +6,7 @@
 //! acid groups of aspirin and ibuprofen and the ester group of aspirin.
 
 use anyhow::Result;
-use gsi_core::{find_matches, DataIndex, MatchOptions, MatchSink};
+use gsi_core::{find_matches, CollectMatches, DataIndex, MatchOptions};
 use gsi_graph::{Graph, GraphBuilder, VertexId};
 
 use crate::config::engine_kind;
@@ -147,19 +147,6 @@ fn atom_name(v: VertexId) -> (&'static str, String) {
     unreachable!("vertex {v} is in some molecule")
 }
 
-struct Collect(Vec<Vec<VertexId>>);
-
-impl MatchSink for Collect {
-    fn wants_matches(&self) -> bool {
-        true
-    }
-
-    fn matches(&mut self, rows: &[VertexId], width: usize) -> gsi_core::Result<()> {
-        self.0.extend(rows.chunks_exact(width).map(<[_]>::to_vec));
-        Ok(())
-    }
-}
-
 pub fn run(engine: EngineArg) -> Result<Exit> {
     let selected = gsi_core::engine::select(engine_kind(engine), 0)?;
     let mut engine = selected.engine;
@@ -168,7 +155,7 @@ pub fn run(engine: EngineArg) -> Result<Exit> {
     }
     let data = DataIndex::build(molecules_graph())?;
     let query = carboxyl_query();
-    let mut found = Collect(Vec::new());
+    let mut found = CollectMatches::default();
     let report = find_matches(
         engine.as_mut(),
         &query,
@@ -185,7 +172,7 @@ pub fn run(engine: EngineArg) -> Result<Exit> {
     );
     println!();
     println!("  molecule     C    C(=O) =O   -O");
-    for m in &found.0 {
+    for m in found.rows() {
         let (molecule, _) = atom_name(m[0]);
         let atoms: Vec<String> = m
             .iter()

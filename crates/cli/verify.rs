@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::GpuEngine;
 use gsi_core::pcsr::group_of;
-use gsi_core::{DataIndex, Engine, MatchOptions, MatchSink, Plan, Semantics, Status};
+use gsi_core::{CollectMatches, DataIndex, Engine, MatchOptions, Plan, Semantics, Status};
 use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
 use gsi_graph::{Graph, GraphBuilder, VertexId};
 use indicatif::ProgressBar;
@@ -19,21 +19,6 @@ use crate::queries::read_query_files;
 
 /// Matches compared one by one per case; beyond this only counts are compared.
 const COMPARED_MATCHES: u64 = 20_000;
-
-/// Collects matches.
-#[derive(Default)]
-struct Collect(Vec<VertexId>);
-
-impl MatchSink for Collect {
-    fn wants_matches(&self) -> bool {
-        true
-    }
-
-    fn matches(&mut self, rows: &[VertexId], _width: usize) -> gsi_core::Result<()> {
-        self.0.extend_from_slice(rows);
-        Ok(())
-    }
-}
 
 /// One query on one engine: its candidate sizes, count, status and first matches.
 struct Run {
@@ -64,7 +49,7 @@ fn run_engine(
         .collect();
     let plan = Plan::build(query, &sizes, data);
     let counted = engine.join(&plan, data, options, &mut gsi_core::CountOnly)?;
-    let mut collect = Collect::default();
+    let mut collect = CollectMatches::default();
     let listed_options = MatchOptions {
         limit: Some(COMPARED_MATCHES),
         deadline: deadline(),
@@ -82,7 +67,7 @@ fn run_engine(
         candidates,
         count: counted.count,
         status,
-        matches: collect.0,
+        matches: collect.flat().to_vec(),
     })
 }
 

@@ -88,6 +88,37 @@ impl MatchSink for CountOnly {
     }
 }
 
+/// A sink that keeps every match, `width` data vertices each, in the order found.
+#[derive(Clone, Debug, Default)]
+pub struct CollectMatches {
+    flat: Vec<VertexId>,
+    width: usize,
+}
+
+impl CollectMatches {
+    /// The matches one after another.
+    pub fn flat(&self) -> &[VertexId] {
+        &self.flat
+    }
+
+    /// The matches, one slice each.
+    pub fn rows(&self) -> impl Iterator<Item = &[VertexId]> {
+        self.flat.chunks_exact(self.width.max(1))
+    }
+}
+
+impl MatchSink for CollectMatches {
+    fn wants_matches(&self) -> bool {
+        true
+    }
+
+    fn matches(&mut self, rows: &[VertexId], width: usize) -> Result<()> {
+        self.width = width;
+        self.flat.extend_from_slice(rows);
+        Ok(())
+    }
+}
+
 /// How a query ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {

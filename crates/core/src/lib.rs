@@ -25,7 +25,8 @@ use gsi_graph::Graph;
 
 pub use candidates::CandidateSets;
 pub use engine::{
-    CountOnly, Engine, EngineKind, JoinOutcome, MatchOptions, MatchSink, Semantics, Status,
+    CollectMatches, CountOnly, Engine, EngineKind, JoinOutcome, MatchOptions, MatchSink, Semantics,
+    Status,
 };
 pub use error::{Error, Result};
 pub use index::DataIndex;

@@ -19,7 +19,7 @@
 use std::path::Path;
 
 use crate::formats::fields::{build_naming_lines, Fields};
-use crate::formats::{empty, Lines};
+use crate::formats::{check_counts, empty, Lines, UNDECLARED};
 use crate::{Error, Graph, Result, VertexId};
 
 /// Parses every graph of a GSI file from `bytes`; `path` only names the file in errors.
@@ -148,7 +148,6 @@ fn parse_graph(
         break (line, n as usize, m, max_v, max_e);
     };
 
-    const UNDECLARED: u32 = u32::MAX;
     let mut labels = vec![UNDECLARED; vertex_total];
     let mut vertex_lines = vec![0u32; vertex_total];
     let mut edges: Vec<(VertexId, VertexId, u32)> =
@@ -205,22 +204,15 @@ fn parse_graph(
         }
     }
 
-    let invalid = |message: String| Error::Invalid {
-        path: path.to_path_buf(),
-        message,
-    };
-    if vertices_seen != vertex_total {
-        let missing = labels.iter().position(|&l| l == UNDECLARED).unwrap_or(0);
-        return Err(invalid(format!(
-            "the counts on line {header_line} declare {vertex_total} vertices but the graph has {vertices_seen} `v` lines (vertex {missing} is missing)"
-        )));
-    }
-    if edges.len() as u64 != edge_total {
-        return Err(invalid(format!(
-            "the counts on line {header_line} declare {edge_total} edges but the graph has {} `e` lines",
-            edges.len()
-        )));
-    }
+    check_counts(
+        path,
+        &format!("the counts on line {header_line} declare"),
+        "the graph",
+        &labels,
+        vertices_seen,
+        edge_total,
+        edges.len(),
+    )?;
     drop(vertex_lines);
     let graph = build_naming_lines(path, directed, 1, labels, edges, &edge_lines)?;
     Ok((graph, next))

@@ -300,6 +300,40 @@ fn detect(path: &Path, bytes: &[u8]) -> Result<Format> {
 }
 
 /// The error for a file with nothing but blank lines (and comments where allowed).
+/// The label slot of a vertex no `v` line has declared yet.
+pub(crate) const UNDECLARED: u32 = u32::MAX;
+
+/// Checks the vertex and edge counts a graph declared (`declared`, such as "the header on line
+/// 1 declares") against what its body (`body`, such as "the file") gave: `labels` with
+/// [`UNDECLARED`] for missing vertices, and the number of edges.
+pub(crate) fn check_counts(
+    path: &Path,
+    declared: &str,
+    body: &str,
+    labels: &[u32],
+    vertices_seen: usize,
+    edge_total: u64,
+    edges_seen: usize,
+) -> Result<()> {
+    let invalid = |message: String| Error::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    if vertices_seen != labels.len() {
+        let missing = labels.iter().position(|&l| l == UNDECLARED).unwrap_or(0);
+        return Err(invalid(format!(
+            "{declared} {} vertices but {body} has {vertices_seen} `v` lines (vertex {missing} is missing)",
+            labels.len()
+        )));
+    }
+    if edges_seen as u64 != edge_total {
+        return Err(invalid(format!(
+            "{declared} {edge_total} edges but {body} has {edges_seen} `e` lines"
+        )));
+    }
+    Ok(())
+}
+
 pub(crate) fn empty(path: &Path, expected: &str) -> Error {
     Error::Invalid {
         path: path.to_path_buf(),

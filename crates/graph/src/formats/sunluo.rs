@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use crate::formats::fields::{build_naming_lines, Fields};
-use crate::formats::{empty, Lines};
+use crate::formats::{check_counts, empty, Lines, UNDECLARED};
 use crate::{Error, Graph, Result, VertexId};
 
 /// Parses a Sun–Luo graph from `bytes`; `path` only names the file in errors.
@@ -55,7 +55,6 @@ pub fn parse(path: &Path, bytes: &[u8], directed: bool) -> Result<Graph> {
         }
     };
 
-    const UNDECLARED: u32 = u32::MAX;
     let mut labels = vec![UNDECLARED; vertex_total];
     let mut declared_degree = vec![0u64; vertex_total];
     let mut vertex_lines = vec![0u32; vertex_total];
@@ -123,22 +122,15 @@ pub fn parse(path: &Path, bytes: &[u8], directed: bool) -> Result<Graph> {
         }
     }
 
-    let invalid = |message: String| Error::Invalid {
-        path: path.to_path_buf(),
-        message,
-    };
-    if vertices_seen != vertex_total {
-        let missing = labels.iter().position(|&l| l == UNDECLARED).unwrap_or(0);
-        return Err(invalid(format!(
-            "the header on line {header_line} declares {vertex_total} vertices but the file has {vertices_seen} `v` lines (vertex {missing} is missing)"
-        )));
-    }
-    if edges.len() as u64 != edge_total {
-        return Err(invalid(format!(
-            "the header on line {header_line} declares {edge_total} edges but the file has {} `e` lines",
-            edges.len()
-        )));
-    }
+    check_counts(
+        path,
+        &format!("the header on line {header_line} declares"),
+        "the file",
+        &labels,
+        vertices_seen,
+        edge_total,
+        edges.len(),
+    )?;
     let mut degree = vec![0u64; vertex_total];
     for &(u, v, _) in &edges {
         degree[u as usize] += 1;
