@@ -388,11 +388,21 @@ pub(crate) struct Lines<'a> {
 
 impl<'a> Lines<'a> {
     pub(crate) fn new(path: &'a Path, bytes: &'a [u8]) -> Lines<'a> {
+        Lines::after(path, bytes, 0)
+    }
+
+    /// Lines of `bytes` numbered from `line + 1`.
+    pub(crate) fn after(path: &'a Path, bytes: &'a [u8], line: usize) -> Lines<'a> {
         Lines {
             path,
             rest: bytes,
-            line: 0,
+            line,
         }
+    }
+
+    /// The bytes not read yet.
+    pub(crate) fn rest(&self) -> &'a [u8] {
+        self.rest
     }
 
     /// The next line as (line number, text without its ending), or `None` at the end.

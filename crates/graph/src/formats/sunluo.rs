@@ -11,6 +11,8 @@ use std::path::Path;
 
 use crate::formats::fields::{build_naming_lines, Fields};
 use crate::formats::{check_counts, empty, Lines, UNDECLARED};
+use rayon::prelude::*;
+
 use crate::{Error, Graph, Result, VertexId};
 
 /// Parses a Sun–Luo graph from `bytes`; `path` only names the file in errors.
@@ -19,6 +21,11 @@ use crate::{Error, Graph, Result, VertexId};
 /// [`Error::Parse`] for a malformed line, [`Error::Invalid`] when the file is empty or its
 /// counts disagree with its header.
 pub fn parse(path: &Path, bytes: &[u8], directed: bool) -> Result<Graph> {
+    parse_in_chunks(path, bytes, directed, CHUNK_BYTES)
+}
+
+/// [`parse`] with the body split in chunks of about `chunk_bytes`.
+fn parse_in_chunks(path: &Path, bytes: &[u8], directed: bool, chunk_bytes: usize) -> Result<Graph> {
     let parse_error = |line: usize, message: String| Error::Parse {
         path: path.to_path_buf(),
         line,
@@ -55,70 +62,55 @@ pub fn parse(path: &Path, bytes: &[u8], directed: bool) -> Result<Graph> {
         }
     };
 
+    // The body is parsed in parallel, in chunks of whole lines, each numbering its lines from
+    // the count of line ends before it; the chunks are then merged in file order, so the
+    // error reported is the first in the file, as a line-by-line reading would find.
+    let chunks = split_lines(lines.rest(), chunk_bytes);
+    let mut first_lines = Vec::with_capacity(chunks.len());
+    let mut line = header_line;
+    for chunk in &chunks {
+        first_lines.push(line);
+        line += chunk.iter().filter(|&&b| b == b'\n').count();
+    }
+    let parse_chunk = |(chunk, line): (&&[u8], usize)| Body::parse(path, chunk, line, vertex_total);
+    // A file of one chunk (every query file) stays on this thread: no hand-off to the pool.
+    let bodies: Vec<Body> = if chunks.len() == 1 {
+        chunks.iter().zip(first_lines).map(parse_chunk).collect()
+    } else {
+        chunks
+            .par_iter()
+            .zip(first_lines)
+            .map(parse_chunk)
+            .collect()
+    };
+
     let mut labels = vec![UNDECLARED; vertex_total];
     let mut declared_degree = vec![0u64; vertex_total];
     let mut vertex_lines = vec![0u32; vertex_total];
-    let mut edges: Vec<(VertexId, VertexId, u32)> =
-        Vec::with_capacity(edge_total.min(1 << 28) as usize);
-    let mut edge_lines: Vec<u32> = Vec::with_capacity(edges.capacity());
+    let edge_count: usize = bodies.iter().map(|b| b.edges.len()).sum();
+    let mut edges: Vec<(VertexId, VertexId, u32)> = Vec::with_capacity(edge_count);
+    let mut edge_lines: Vec<u32> = Vec::with_capacity(edge_count);
     let mut vertices_seen = 0usize;
-
-    while let Some((line, text)) = lines.next_line()? {
-        let mut fields = Fields::new(text, line, path);
-        match fields.word() {
-            None => {}
-            Some("v") => {
-                let id = fields.vertex(vertex_total, "vertex id")?;
-                let label = fields.label("vertex label")?;
-                let degree = fields.number("vertex degree")?;
-                fields.end("`v id label degree`")?;
-                if labels[id as usize] != UNDECLARED {
-                    return Err(parse_error(
-                        line,
-                        format!(
-                            "vertex {id} is declared twice (first on line {})",
-                            vertex_lines[id as usize]
-                        ),
-                    ));
-                }
-                if label == UNDECLARED {
-                    return Err(parse_error(
-                        line,
-                        format!("vertex label {label} is reserved; use a smaller label"),
-                    ));
-                }
-                labels[id as usize] = label;
-                declared_degree[id as usize] = degree;
-                vertex_lines[id as usize] = line as u32;
-                vertices_seen += 1;
-            }
-            Some("e") => {
-                let u = fields.vertex(vertex_total, "edge source")?;
-                let v = fields.vertex(vertex_total, "edge target")?;
-                let label = if fields.has_more() {
-                    fields.label("edge label")?
-                } else {
-                    0
-                };
-                fields.end("`e u v [label]`")?;
-                if u == v {
-                    return Err(parse_error(line, format!("self-loop at vertex {u}")));
-                }
-                edges.push((u, v, label));
-                edge_lines.push(line as u32);
-            }
-            Some("t") => {
+    for body in bodies {
+        for (id, label, degree, line) in body.vertices {
+            if labels[id as usize] != UNDECLARED {
                 return Err(parse_error(
-                    line,
-                    "a second `t` header: a Sun–Luo file holds one graph".into(),
-                ))
+                    line as usize,
+                    format!(
+                        "vertex {id} is declared twice (first on line {})",
+                        vertex_lines[id as usize]
+                    ),
+                ));
             }
-            Some(word) => {
-                return Err(parse_error(
-                    line,
-                    format!("unknown line type `{word}`: expected `v` (vertex) or `e` (edge)"),
-                ))
-            }
+            labels[id as usize] = label;
+            declared_degree[id as usize] = degree;
+            vertex_lines[id as usize] = line;
+            vertices_seen += 1;
+        }
+        edges.extend(body.edges);
+        edge_lines.extend(body.edge_lines);
+        if let Some(err) = body.error {
+            return Err(err);
         }
     }
 
@@ -147,6 +139,115 @@ pub fn parse(path: &Path, bytes: &[u8], directed: bool) -> Result<Graph> {
     }
 
     build_naming_lines(path, directed, 0, labels, edges, &edge_lines)
+}
+
+/// Bytes of a chunk of the body parsed by one task.
+const CHUNK_BYTES: usize = 4 << 20;
+
+/// Splits `bytes` into runs of whole lines of about `size` bytes.
+fn split_lines(bytes: &[u8], size: usize) -> Vec<&[u8]> {
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    while start < bytes.len() {
+        let mut end = (start + size).min(bytes.len());
+        if end < bytes.len() {
+            end = bytes[end..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |i| end + i + 1);
+        }
+        chunks.push(&bytes[start..end]);
+        start = end;
+    }
+    chunks
+}
+
+/// What one chunk of the body holds, up to its first malformed line.
+struct Body {
+    /// `(id, label, declared degree, line)` per `v` line.
+    vertices: Vec<(VertexId, u32, u64, u32)>,
+    edges: Vec<(VertexId, VertexId, u32)>,
+    edge_lines: Vec<u32>,
+    /// The chunk's first malformed line, if any; nothing after it was read.
+    error: Option<Error>,
+}
+
+impl Body {
+    /// Parses the `v` and `e` lines of `bytes`, numbered from `line + 1`.
+    fn parse(path: &Path, bytes: &[u8], line: usize, vertex_total: usize) -> Body {
+        let mut body = Body {
+            vertices: Vec::new(),
+            edges: Vec::new(),
+            edge_lines: Vec::new(),
+            error: None,
+        };
+        let mut lines = Lines::after(path, bytes, line);
+        loop {
+            match body.line(path, &mut lines, vertex_total) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(err) => {
+                    body.error = Some(err);
+                    break;
+                }
+            }
+        }
+        body
+    }
+
+    /// Reads one line; `Ok(false)` at the end.
+    fn line(&mut self, path: &Path, lines: &mut Lines, vertex_total: usize) -> Result<bool> {
+        let Some((line, text)) = lines.next_line()? else {
+            return Ok(false);
+        };
+        let parse_error = |message: String| Error::Parse {
+            path: path.to_path_buf(),
+            line,
+            message,
+        };
+        let mut fields = Fields::new(text, line, path);
+        match fields.word() {
+            None => {}
+            Some("v") => {
+                let id = fields.vertex(vertex_total, "vertex id")?;
+                let label = fields.label("vertex label")?;
+                let degree = fields.number("vertex degree")?;
+                fields.end("`v id label degree`")?;
+                if label == UNDECLARED {
+                    return Err(parse_error(format!(
+                        "vertex label {label} is reserved; use a smaller label"
+                    )));
+                }
+                self.vertices.push((id, label, degree, line as u32));
+            }
+            Some("e") => {
+                let u = fields.vertex(vertex_total, "edge source")?;
+                let v = fields.vertex(vertex_total, "edge target")?;
+                let label = if fields.has_more() {
+                    fields.label("edge label")?
+                } else {
+                    0
+                };
+                fields.end("`e u v [label]`")?;
+                if u == v {
+                    return Err(parse_error(format!("self-loop at vertex {u}")));
+                }
+                self.edges.push((u, v, label));
+                self.edge_lines.push(line as u32);
+            }
+            Some("t") => {
+                return Err(parse_error(
+                    "a second `t` header: a Sun–Luo file holds one graph".into(),
+                ))
+            }
+            Some(word) => {
+                return Err(parse_error(format!(
+                    "unknown line type `{word}`: expected `v` (vertex) or `e` (edge)"
+                )))
+            }
+        }
+        Ok(true)
+    }
 }
 
 #[cfg(test)]
@@ -232,6 +333,27 @@ mod tests {
                 "{text:?}: got `{msg}`, expected `{expected}`"
             );
         }
+    }
+
+    #[test]
+    fn chunked_parsing_reports_the_first_error_and_reads_the_same_graph() {
+        let valid = "t 4 4\nv 0 1 2\nv 1 1 2\nv 2 2 2\nv 3 0 2\ne 0 1\ne 1 2 7\ne 2 3\ne 3 0 1\n";
+        let cases = [
+            valid,
+            "t 3 1\nv 0 0 1\nv 1 0 1\nv 0 0 0\nx 1\ne 0 1\n",
+            "t 3 1\nv 0 0 1\nx 1\nv 0 0 0\ne 0 1\n",
+            "t 2 1\nv 0 0 1\nv 1 0 1\ne 0 1\ne 1 1\n",
+            "t 2 1\nv 0 0 1\r\nv 1 0 1\r\ne 0 5\r\n",
+        ];
+        for text in cases {
+            let whole = parse(Path::new("g"), text.as_bytes(), false).map_err(|e| e.to_string());
+            for chunk in 1..12 {
+                let parts = parse_in_chunks(Path::new("g"), text.as_bytes(), false, chunk)
+                    .map_err(|e| e.to_string());
+                assert_eq!(parts, whole, "{text:?} in chunks of {chunk}");
+            }
+        }
+        assert!(parse(Path::new("g"), valid.as_bytes(), false).is_ok());
     }
 
     #[test]
