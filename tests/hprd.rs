@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::util::{shared_data, TestDir};
 
 /// `expected_output.res`: lines `name:count`.
-fn expected_counts(path: &Path) -> BTreeMap<String, u64> {
+pub fn expected_counts(path: &Path) -> BTreeMap<String, u64> {
     let text = std::fs::read_to_string(path).expect("read expected_output.res");
     text.lines()
         .filter(|l| !l.trim().is_empty())

@@ -1,0 +1,117 @@
+//! The GPU engine, when a GPU is usable: its counts against the brute force on random graphs
+//! and against the published HPRD counts, and its matches against the CPU engine's. Without a
+//! GPU these tests print a notice and pass, unless `GSI_REQUIRE_GPU=1` (set on the GPU
+//! machine), which turns the missing GPU into a failure.
+
+use gsi_core::cpu::CpuEngine;
+use gsi_core::cuda::GpuEngine;
+use gsi_core::{find_matches, CollectMatches, CountOnly, DataIndex, MatchOptions, Semantics};
+use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
+use gsi_graph::formats::{read_graph, Format};
+
+use crate::brute;
+use crate::hprd::expected_counts;
+use crate::util::shared_data;
+
+/// The GPU engine, or `None` (after a notice) when there is none and none is required.
+fn gpu() -> Option<GpuEngine> {
+    match GpuEngine::open(0) {
+        Ok(gpu) => Some(gpu),
+        Err(err) => {
+            assert!(
+                std::env::var("GSI_REQUIRE_GPU").as_deref() != Ok("1"),
+                "GSI_REQUIRE_GPU=1 but the GPU engine cannot run: {err}"
+            );
+            eprintln!("skipped: no GPU ({err})");
+            None
+        }
+    }
+}
+
+#[test]
+fn gpu_counts_equal_the_brute_force_on_random_graphs() {
+    let Some(mut gpu) = gpu() else { return };
+    let shapes = [Shape::ScaleFree, Shape::Uniform, Shape::Mesh];
+    let mut checked = 0;
+    for case in 0..60u64 {
+        let directed = case % 2 == 1;
+        let homomorphism = case % 4 >= 2;
+        let vertices = 12 + (case as usize * 7) % 20;
+        let mut spec = GraphSpec::new(vertices, vertices * 2, shapes[case as usize % 3]);
+        spec.vertex_labels = 1 + (case % 3) as u32;
+        spec.edge_labels = 1 + (case % 2) as u32;
+        spec.directed = directed;
+        spec.seed = case;
+        spec.edges = spec.edges.min(spec.max_edges() as usize);
+        let data = generate_graph(&spec).expect("graph");
+        let Ok(queries) = generate_queries(
+            &data,
+            &QuerySpec {
+                vertices: 3 + (case as usize % 3),
+                count: 2,
+                density: if case % 3 == 0 {
+                    Density::Sparse
+                } else {
+                    Density::Dense
+                },
+                seed: case,
+            },
+        ) else {
+            continue;
+        };
+        let index = DataIndex::build(data).expect("index");
+        let options = MatchOptions {
+            semantics: if homomorphism {
+                Semantics::Homomorphism
+            } else {
+                Semantics::Isomorphism
+            },
+            // Every third case with a budget small enough to force chunking.
+            memory_budget: if case % 3 == 1 { 2048 } else { 1 << 30 },
+            ..MatchOptions::default()
+        };
+        for query in &queries {
+            let expected = brute::count(&query.graph, index.graph(), homomorphism);
+            let report = find_matches(&mut gpu, &query.graph, &index, &options, &mut CountOnly)
+                .expect("GPU engine");
+            assert_eq!(report.count, expected, "case {case}: GPU count");
+            let mut on_gpu = CollectMatches::default();
+            let mut on_cpu = CollectMatches::default();
+            find_matches(&mut gpu, &query.graph, &index, &options, &mut on_gpu).expect("GPU");
+            find_matches(
+                &mut CpuEngine::default(),
+                &query.graph,
+                &index,
+                &options,
+                &mut on_cpu,
+            )
+            .expect("CPU");
+            assert_eq!(on_gpu.flat(), on_cpu.flat(), "case {case}: matches");
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "only {checked} queries checked");
+}
+
+#[test]
+fn gpu_counts_equal_the_published_hprd_counts() {
+    let Some(shared) = shared_data() else { return };
+    let Some(mut gpu) = gpu() else { return };
+    let set = shared.join("hprd-test");
+    let expected = expected_counts(&set.join("expected_output.res"));
+    let data = read_graph(&set.join("data_graph/HPRD.graph"), Format::Auto, false).expect("HPRD");
+    let index = DataIndex::build(data).expect("index");
+    for (name, &count) in &expected {
+        let path = set.join("query_graph").join(format!("{name}.graph"));
+        let query = read_graph(&path, Format::Auto, false).expect("query");
+        let report = find_matches(
+            &mut gpu,
+            &query,
+            &index,
+            &MatchOptions::default(),
+            &mut CountOnly,
+        )
+        .expect("GPU engine");
+        assert_eq!(report.count, count, "{name}");
+    }
+}
