@@ -99,8 +99,12 @@ pub fn candidates(
         };
         degrees.extend_from_slice(&if injective { [out, inc] } else { [0, 0] });
     }
-    let query_signatures = device.upload(&signatures, "query signatures")?;
-    let query_degrees = device.upload(&degrees, "query degrees")?;
+    // One copy to the device: the signatures, then the degrees.
+    let signature_words = signatures.len();
+    signatures.extend_from_slice(&degrees);
+    let query = device.upload(&signatures, "the query's signatures")?;
+    let query_signatures = query.slice(0..signature_words);
+    let query_degrees = query.slice(signature_words..);
     let words = n.div_ceil(32).max(1);
     let total_words = words * q;
     let mut bits = device.alloc(total_words, "candidate bitsets")?;

@@ -42,8 +42,8 @@ impl Buffers {
 
 /// What one step needs on the device.
 struct StepLinks {
-    /// Linking edges, the first edge first (`Link` per entry).
-    links: CudaSlice<Link>,
+    /// Where this step's linking edges (the first edge first) start in `GpuJoin::links`.
+    links_from: usize,
     count: u32,
     has_first: bool,
     first: Link,
@@ -59,6 +59,8 @@ pub(crate) struct GpuJoin<'a> {
     options: &'a MatchOptions,
     sink: &'a mut dyn MatchSink,
     steps: Vec<StepLinks>,
+    /// Every step's linking edges, one after another (one copy to the device per query).
+    links: CudaSlice<Link>,
     order: CudaSlice<u32>,
     step_budget: usize,
     count: u64,
@@ -79,23 +81,26 @@ pub(crate) fn run(
     let width = plan.width();
     let sizes = candidates.sizes();
     let mut steps = Vec::with_capacity(width);
+    let mut links = Vec::new();
     for step in &plan.steps {
-        let links: Vec<Link> = step
-            .links()
-            .map(|e| pcsr.link(e.column, e.label, e.direction))
-            .collect();
+        let links_from = links.len();
+        links.extend(
+            step.links()
+                .map(|e| pcsr.link(e.column, e.label, e.direction)),
+        );
         let max_bound = match step.first {
             Some(e) => pcsr.max_degree(e.label, e.direction),
             None => sizes[step.vertex],
         };
         steps.push(StepLinks {
-            links: device.upload(&links, "the join plan")?,
-            count: links.len() as u32,
+            links_from,
+            count: (links.len() - links_from) as u32,
             has_first: step.first.is_some(),
-            first: links.first().copied().unwrap_or_default(),
+            first: links.get(links_from).copied().unwrap_or_default(),
             max_bound,
         });
     }
+    let links = device.upload(&links, "the join plan")?;
     let mut order = vec![0u32; width];
     for (column, step) in plan.steps.iter().enumerate() {
         order[column] = step.vertex as u32;
@@ -109,6 +114,7 @@ pub(crate) fn run(
         options,
         sink,
         steps,
+        links,
         order,
         step_budget: budget / width.max(1),
         count: 0,
@@ -251,6 +257,9 @@ impl GpuJoin<'_> {
         total: Option<&mut CudaSlice<u64>>,
     ) -> Result<()> {
         let s = &self.steps[step];
+        let step_links = self
+            .links
+            .slice(s.links_from..s.links_from + s.count as usize);
         let u = self.plan.steps[step].vertex;
         let start = self.candidates.starts[u] as usize;
         let candidate_count = self.candidates.starts[u + 1] - self.candidates.starts[u];
@@ -273,7 +282,7 @@ impl GpuJoin<'_> {
             .arg(&width32)
             .arg(&self.pcsr.groups)
             .arg(&self.pcsr.column_index)
-            .arg(&s.links)
+            .arg(&step_links)
             .arg(&s.count)
             .arg(&has_first)
             .arg(&list)
