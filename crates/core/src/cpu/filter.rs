@@ -12,7 +12,8 @@ use crate::signature::{Saturation, Signature};
 /// Fewest vertex tests worth spreading over threads (below, a hand-off costs more).
 const PARALLEL_MIN_TESTS: usize = 1 << 15;
 
-/// C(u) for every query vertex.
+/// C(u) for every query vertex, in parallel over query vertices and, for large label classes,
+/// over data vertices.
 ///
 /// Beyond the signature, under isomorphism a candidate must have at least the query vertex's
 /// degree (per direction in a directed graph): an injective match needs that many distinct
@@ -36,20 +37,32 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, semantics: Semantics) 
         };
         // Word by word over the column-first table: a column is read in ascending vertex
         // order (the label lists are sorted), and words the query leaves empty cost nothing.
-        let mut kept: Vec<VertexId> = data.vertices_with_label(query.label(u)).to_vec();
-        for (w, &need) in sig.0.iter().enumerate().skip(1) {
-            if need != 0 {
-                let column = &words[w * n..(w + 1) * n];
-                kept.retain(|&v| column[v as usize] & need == need);
+        let scan = |vertices: &[VertexId]| -> Vec<VertexId> {
+            let mut kept = vertices.to_vec();
+            for (w, &need) in sig.0.iter().enumerate().skip(1) {
+                if need != 0 {
+                    let column = &words[w * n..(w + 1) * n];
+                    kept.retain(|&v| column[v as usize] & need == need);
+                }
             }
+            if semantics == Semantics::Isomorphism {
+                kept.retain(|&v| {
+                    graph.degree(v, Direction::Out) >= out_degree
+                        && (in_degree == 0 || graph.degree(v, Direction::In) >= in_degree)
+                });
+            }
+            kept
+        };
+        // Large label classes are split over the threads (collect keeps their order).
+        let same_label = data.vertices_with_label(query.label(u));
+        if same_label.len() < PARALLEL_MIN_TESTS {
+            scan(same_label)
+        } else {
+            same_label
+                .par_chunks(PARALLEL_MIN_TESTS)
+                .flat_map_iter(scan)
+                .collect()
         }
-        if semantics == Semantics::Isomorphism {
-            kept.retain(|&v| {
-                graph.degree(v, Direction::Out) >= out_degree
-                    && (in_degree == 0 || graph.degree(v, Direction::In) >= in_degree)
-            });
-        }
-        kept
     };
     // Query vertices are filtered in parallel when their labels cover many data vertices.
     let tests: usize = (0..query.vertex_count() as VertexId)
