@@ -70,6 +70,10 @@ impl Engine for AutoEngine {
         }
     }
 
+    fn device(&self) -> Option<String> {
+        Some(self.gpu.describe())
+    }
+
     fn prepare(&mut self, data: &DataIndex) -> Result<Option<String>> {
         match self.gpu.prepare(data) {
             Ok(note) => Ok(note),

@@ -161,6 +161,11 @@ pub trait Engine {
     /// Short name of the engine that ran the last query (`cpu`, `gpu`).
     fn name(&self) -> &'static str;
 
+    /// The GPU the engine uses, by name and architecture (`None` for the CPU engine).
+    fn device(&self) -> Option<String> {
+        None
+    }
+
     /// Readies the engine for queries on `data` (the GPU engine uploads the index); the
     /// first query does it otherwise. Returns a note for the user when the engine had to
     /// change course (`auto` falling back to the CPU when the index does not fit the GPU).

@@ -86,6 +86,10 @@ impl Engine for GpuEngine {
         "gpu"
     }
 
+    fn device(&self) -> Option<String> {
+        Some(self.describe())
+    }
+
     /// Uploads `data`'s index unless it is already there.
     fn prepare(&mut self, data: &DataIndex) -> Result<Option<String>> {
         if self.index.as_ref().is_some_and(|i| i.id == data.id()) {
