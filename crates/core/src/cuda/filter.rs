@@ -28,10 +28,14 @@ pub struct DeviceCandidates {
 impl DeviceCandidates {
     /// |C(u)| per query vertex.
     pub fn sizes(&self) -> Vec<usize> {
-        self.starts
-            .windows(2)
-            .map(|w| (w[1] - w[0]) as usize)
+        (0..self.starts.len() - 1)
+            .map(|u| self.range(u).len())
             .collect()
+    }
+
+    /// Where C(u) lies in `lists`.
+    pub fn range(&self, u: usize) -> std::ops::Range<usize> {
+        self.starts[u] as usize..self.starts[u + 1] as usize
     }
 
     /// Uploads candidate sets computed on the host.
@@ -120,7 +124,7 @@ pub fn candidates(
             .arg(&index.signatures)
             .arg(&n32)
             .arg(&index.out_degree)
-            .arg(&index.in_degree)
+            .arg(index.in_degree.as_ref().unwrap_or(&index.out_degree))
             .arg(&query_signatures)
             .arg(&query_degrees)
             .arg(&(q as u32))

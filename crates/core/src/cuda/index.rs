@@ -128,7 +128,8 @@ pub struct DeviceIndex {
     pub(crate) vertex_count: usize,
     pub(crate) signatures: CudaSlice<u32>,
     pub(crate) out_degree: CudaSlice<u32>,
-    pub(crate) in_degree: CudaSlice<u32>,
+    /// In-degrees of a directed graph; an undirected graph has only `out_degree`.
+    pub(crate) in_degree: Option<CudaSlice<u32>>,
     /// Every partition, when they fit.
     pub(crate) resident: Option<DevicePcsr>,
     /// Bytes on the device.
@@ -146,21 +147,19 @@ impl DeviceIndex {
                 .map(|v| graph.degree(v, d) as u32)
                 .collect()
         };
-        let out_degree = degrees(Direction::Out);
-        let in_degree = if graph.is_directed() {
-            degrees(Direction::In)
-        } else {
-            out_degree.clone()
-        };
         let signatures = device.upload(data.signatures().words(), "the signature table")?;
-        let out_degree = device.upload(&out_degree, "degrees")?;
-        let in_degree = device.upload(&in_degree, "degrees")?;
+        let out_degree = device.upload(&degrees(Direction::Out), "degrees")?;
+        let in_degree = match graph.is_directed() {
+            true => Some(device.upload(&degrees(Direction::In), "degrees")?),
+            false => None,
+        };
         let resident = if data.pcsr().size_bytes() <= pcsr_limit {
             Some(DevicePcsr::upload(device, data, |_| true)?)
         } else {
             None
         };
-        let bytes = 4 * (data.signatures().words().len() + 2 * n)
+        let degree_arrays = if in_degree.is_some() { 2 } else { 1 };
+        let bytes = 4 * (data.signatures().words().len() + degree_arrays * n)
             + resident.as_ref().map_or(0, |p| p.bytes);
         Ok(DeviceIndex {
             id: data.id(),

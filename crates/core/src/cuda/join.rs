@@ -124,16 +124,13 @@ pub(crate) fn run(
     };
     if width > 0 && sizes.iter().all(|&s| s > 0) {
         // Step 0 joins nothing: its table is C(u0) itself (Algorithm 2, line 8).
-        let u0 = plan.steps[0].vertex;
-        let (from, to) = (
-            candidates.starts[u0] as usize,
-            candidates.starts[u0 + 1] as usize,
-        );
-        let start = candidates.lists.slice(from..to);
+        let range = candidates.range(plan.steps[0].vertex);
+        let rows = range.len();
+        let start = candidates.lists.slice(range);
         if width == 1 {
-            join.finish(&start, to - from)?;
+            join.finish(&start, rows)?;
         } else {
-            join.extend(1, &start, to - from)?;
+            join.extend(1, &start, rows)?;
         }
     }
     Ok(JoinOutcome {
@@ -222,7 +219,7 @@ impl GpuJoin<'_> {
         let s = &self.steps[step];
         let mut bounds = self.device.alloc(rows, "buffer bounds")?;
         let (rows32, width32, has_first) = (rows as u32, step as u32, u32::from(s.has_first));
-        let candidate_count = self.candidates.sizes()[self.plan.steps[step].vertex] as u32;
+        let candidate_count = self.candidates.range(self.plan.steps[step].vertex).len() as u32;
         // SAFETY: gsi_join_bounds(table[rows*width], rows, width, groups, first, has_first,
         // candidate_count, bounds[rows]); warp per row.
         unsafe {
@@ -261,13 +258,10 @@ impl GpuJoin<'_> {
             .links
             .slice(s.links_from..s.links_from + s.count as usize);
         let u = self.plan.steps[step].vertex;
-        let start = self.candidates.starts[u] as usize;
-        let candidate_count = self.candidates.starts[u + 1] - self.candidates.starts[u];
         // Every C(u) is non-empty here: a query with an empty one never reaches the join.
-        let list = self
-            .candidates
-            .lists
-            .slice(start..start + candidate_count as usize);
+        let range = self.candidates.range(u);
+        let candidate_count = range.len() as u32;
+        let list = self.candidates.lists.slice(range);
         let words = self.candidates.words;
         let bits = self.candidates.bits.slice(u * words..(u + 1) * words);
         let injective = u32::from(self.options.semantics == Semantics::Isomorphism);
