@@ -6,6 +6,7 @@
 //! - `gpu`: the GPU engine against the brute force and the published counts (needs a GPU).
 //! - `hprd`: the HPRD benchmark queries with their published counts.
 //! - `index`: PCSR against CSR on the real benchmark graphs.
+//! - `regression`: one test per defect found, named after its issue.
 
 mod brute;
 mod cli;
@@ -13,4 +14,5 @@ mod gpu;
 mod hprd;
 mod index;
 mod oracle;
+mod regression;
 mod util;

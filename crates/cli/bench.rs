@@ -308,12 +308,13 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
 
     let spinner = progress::spinner(show_progress, String::new());
     let (loaded, load_time) = load::read_one(&cfg.data, &cfg.read, "data graph", &spinner, notes)?;
+    let data_labels = loaded.labels;
     let (index, index_time) = load::index(loaded.graph, &cfg.data, &spinner)?;
     // Queries are as directed as the data graph (N-Triples data always is).
     cfg.query_read.directed = index.graph().is_directed();
     let upload_time = load::prepare(engine.as_mut(), &index, &spinner, notes)?;
     spinner.set_message("reading the queries");
-    let queries = read_query_files(&cfg.queries, &cfg.query_read);
+    let queries = read_query_files(&cfg.queries, &cfg.query_read, &data_labels);
     spinner.finish_and_clear();
 
     let mut printer = Printer {
@@ -339,6 +340,9 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
     let mut exit = Exit::Success;
     let mut results = Vec::with_capacity(queries.len());
     for query in queries {
+        if let (Some(note), false) = (query.unknown_labels_note(), cfg.quiet) {
+            bar.suspend(|| eprintln!("gsi: {note}"));
+        }
         let name = query.name;
         let result = query.graph.and_then(|graph| {
             bench_query(engine.as_mut(), &graph, &index, &cfg)

@@ -154,9 +154,9 @@ fn describe(
         top_vertex_labels: top_labels(
             vertex_counts.iter().map(|(&l, &c)| (l, c)),
             TOP_LABELS,
-            loaded.vertex_label_names.as_ref(),
+            loaded.labels.vertex.as_ref(),
         ),
-        top_edge_labels: top_labels(edge_counts, TOP_LABELS, loaded.edge_label_names.as_ref()),
+        top_edge_labels: top_labels(edge_counts, TOP_LABELS, loaded.labels.edge.as_ref()),
         degree,
         load_ms,
         index_ms: ms(index_time),
@@ -169,8 +169,8 @@ fn describe(
             Some(VertexNames::Terms(terms)) => Some(terms.len()),
             _ => None,
         },
-        class_dictionary: loaded.vertex_label_names.as_ref().map(Dictionary::len),
-        predicate_dictionary: loaded.edge_label_names.as_ref().map(Dictionary::len),
+        class_dictionary: loaded.labels.vertex.as_ref().map(Dictionary::len),
+        predicate_dictionary: loaded.labels.edge.as_ref().map(Dictionary::len),
     })
 }
 

@@ -34,6 +34,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
         Some(OutputIds::Dense) => None,
         _ => loaded.names,
     };
+    let data_labels = loaded.labels;
     let (index, index_time) = load::index(loaded.graph, &cfg.data, &spinner)?;
     // Queries are as directed as the data graph (N-Triples data always is).
     cfg.query_read.directed = index.graph().is_directed();
@@ -64,10 +65,13 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
     let mut times = Vec::with_capacity(cfg.queries.len());
     let mut exit = Exit::Success;
     for path in &cfg.queries {
-        let queries = read_query_file(path, &cfg.query_read);
+        let queries = read_query_file(path, &cfg.query_read, &data_labels);
         bar.inc_length(queries.len().saturating_sub(1) as u64);
         let several = several || queries.len() > 1;
         for query in queries {
+            if let (Some(note), false) = (query.unknown_labels_note(), cfg.quiet) {
+                bar.suspend(|| eprintln!("gsi: {note}"));
+            }
             let name = query.name;
             let started = Instant::now();
             let output_before = file_sink.as_ref().map_or(Duration::ZERO, |s| s.elapsed);

@@ -1,15 +1,56 @@
 //! Query files to queries: a file holds one graph, or (GSI) several, named `FILE#INDEX`.
+//! Labels a query file names (N-Triples) are renumbered through the data graph's names.
 
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
-use gsi_graph::formats::{read_graphs, ReadOptions};
+use gsi_graph::formats::{read_graphs, LabelNames, LoadedGraph, ReadOptions, UnknownLabel};
 use gsi_graph::Graph;
 
 /// One query to answer: its name, and its graph or why it could not be read.
 pub struct Query {
     pub name: String,
     pub graph: Result<Graph>,
+    /// Label names of the query that the data graph lacks (so the query has no match).
+    pub unknown_labels: Vec<UnknownLabel>,
+}
+
+impl Query {
+    fn failed(name: String, err: anyhow::Error) -> Query {
+        Query {
+            name,
+            graph: Err(err),
+            unknown_labels: Vec::new(),
+        }
+    }
+
+    /// The query of `loaded`, its labels in the numbering of `data_labels`.
+    fn translated(name: String, loaded: LoadedGraph, data_labels: &LabelNames) -> Query {
+        match data_labels.translate(loaded.graph, &loaded.labels) {
+            Ok(t) => Query {
+                name,
+                graph: Ok(t.graph),
+                unknown_labels: t.unknown,
+            },
+            Err(err) => {
+                let err = anyhow::Error::new(err).context(format!("reading query {name}"));
+                Query::failed(name, err)
+            }
+        }
+    }
+
+    /// The note for the user when the query names labels that the data graph lacks.
+    pub fn unknown_labels_note(&self) -> Option<String> {
+        if self.unknown_labels.is_empty() {
+            return None;
+        }
+        let names: Vec<String> = self.unknown_labels.iter().map(|u| u.to_string()).collect();
+        Some(format!(
+            "{}: the data graph has no {}: no match",
+            self.name,
+            names.join(", ")
+        ))
+    }
 }
 
 /// The name of graph `index` of a file holding `count` graphs.
@@ -21,37 +62,41 @@ pub fn query_name(path: &Path, index: usize, count: usize) -> String {
     }
 }
 
-/// The queries of one file; a file that cannot be read gives one query that failed.
-pub fn read_query_file(path: &Path, options: &ReadOptions) -> Vec<Query> {
+/// The queries of one file, their labels in the numbering of `data_labels` (the data
+/// graph's label names); a file that cannot be read gives one query that failed.
+pub fn read_query_file(path: &Path, options: &ReadOptions, data_labels: &LabelNames) -> Vec<Query> {
     let name = path.display().to_string();
     match read_graphs(path, options) {
-        Ok(graphs) if graphs.is_empty() => vec![Query {
-            graph: Err(anyhow!("reading query {name}: the file holds no graph")),
-            name,
-        }],
+        Ok(graphs) if graphs.is_empty() => {
+            let err = anyhow!("reading query {name}: the file holds no graph");
+            vec![Query::failed(name, err)]
+        }
         Ok(graphs) => {
             let count = graphs.len();
             graphs
                 .into_iter()
                 .enumerate()
-                .map(|(i, loaded)| Query {
-                    name: query_name(path, i, count),
-                    graph: Ok(loaded.graph),
+                .map(|(i, loaded)| {
+                    Query::translated(query_name(path, i, count), loaded, data_labels)
                 })
                 .collect()
         }
-        Err(err) => vec![Query {
-            graph: Err(anyhow::Error::new(err).context(format!("reading query {name}"))),
-            name,
-        }],
+        Err(err) => {
+            let err = anyhow::Error::new(err).context(format!("reading query {name}"));
+            vec![Query::failed(name, err)]
+        }
     }
 }
 
 /// The queries of every file, in order.
-pub fn read_query_files(paths: &[impl AsRef<Path>], options: &ReadOptions) -> Vec<Query> {
+pub fn read_query_files(
+    paths: &[impl AsRef<Path>],
+    options: &ReadOptions,
+    data_labels: &LabelNames,
+) -> Vec<Query> {
     paths
         .iter()
-        .flat_map(|p| read_query_file(p.as_ref(), options))
+        .flat_map(|p| read_query_file(p.as_ref(), options, data_labels))
         .collect()
 }
 
@@ -72,7 +117,11 @@ mod tests {
         std::fs::write(&one, "t 1 0\nv 0 0 0\n").unwrap();
         let bad = dir.path().join("bad.graph");
         std::fs::write(&bad, "t 1 0\nv 0 x 0\n").unwrap();
-        let queries = read_query_files(&[&many, &one, &bad], &ReadOptions::default());
+        let queries = read_query_files(
+            &[&many, &one, &bad],
+            &ReadOptions::default(),
+            &LabelNames::default(),
+        );
         let names: Vec<&str> = queries.iter().map(|q| q.name.as_str()).collect();
         let expected = [
             format!("{}#0", many.display()),

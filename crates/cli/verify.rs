@@ -245,6 +245,7 @@ pub fn run(args: VerifyArgs) -> Result<Exit> {
         let read = read_options(&args.read)?;
         let hidden = ProgressBar::hidden();
         let (loaded, _) = load::read_one(data_path, &read, "data graph", &hidden, true)?;
+        let data_labels = loaded.labels;
         let (index, _) = load::index(loaded.graph, data_path, &hidden)?;
         let files = expand_query_paths(&args.query)?;
         let mut semantics = vec![Semantics::Isomorphism];
@@ -253,7 +254,7 @@ pub fn run(args: VerifyArgs) -> Result<Exit> {
         }
         let mut query_read = query_read_options(&read, args.query_format);
         query_read.directed = index.graph().is_directed();
-        for query in read_query_files(&files, &query_read) {
+        for query in read_query_files(&files, &query_read, &data_labels) {
             let graph = query.graph?;
             for &s in &semantics {
                 let options = MatchOptions {

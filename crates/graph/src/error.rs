@@ -42,6 +42,13 @@ pub enum Error {
         /// The edge label.
         label: u32,
     },
+    /// A query names its labels (N-Triples) but the data graph only numbers them, so the
+    /// names cannot be matched.
+    #[error("the query names its {kind} labels but the data graph numbers them; write the query in the data graph's format")]
+    NamedQueryLabels {
+        /// Which labels.
+        kind: crate::formats::LabelKind,
+    },
     /// A graph built in memory is inconsistent.
     #[error("{0}")]
     Build(String),

@@ -19,6 +19,7 @@
 
 pub(crate) mod fields;
 pub mod gsi;
+mod labels;
 mod names;
 pub mod ntriples;
 pub mod snap;
@@ -29,6 +30,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+pub use labels::{LabelKind, LabelNames, TranslatedQuery, UnknownLabel};
 pub use names::{Dictionary, VertexName, VertexNames};
 
 use crate::{Error, Graph, Result};
@@ -156,11 +158,8 @@ pub struct LoadedGraph {
     /// Original ids (SNAP) or RDF terms (N-Triples) of the vertices; `None` where vertices
     /// are already numbered `0..N`.
     pub names: Option<VertexNames>,
-    /// Names of vertex labels: for N-Triples the class IRIs, numbered from 1 (label 0 means
-    /// "no `rdf:type`").
-    pub vertex_label_names: Option<Dictionary>,
-    /// Names of edge labels: for N-Triples the predicate IRIs, numbered from 0.
-    pub edge_label_names: Option<Dictionary>,
+    /// Names of the labels, where the file named them (N-Triples classes and predicates).
+    pub labels: LabelNames,
     /// Repeated edges and self-loops that were dropped (SNAP and N-Triples only; the other
     /// formats reject them as errors).
     pub skipped: SkippedEdges,
@@ -173,8 +172,7 @@ impl LoadedGraph {
             graph,
             format,
             names: None,
-            vertex_label_names: None,
-            edge_label_names: None,
+            labels: LabelNames::default(),
             skipped: SkippedEdges::default(),
         }
     }

@@ -28,7 +28,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use crate::formats::names::Dictionary;
-use crate::formats::{empty, Format, Lines, LoadedGraph, SkippedEdges, VertexNames};
+use crate::formats::{empty, Format, LabelNames, Lines, LoadedGraph, SkippedEdges, VertexNames};
 use crate::{EdgeLabel, Error, GraphBuilder, Result, VertexId, VertexLabel};
 
 /// The `rdf:type` predicate.
@@ -110,8 +110,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedGraph> {
         graph,
         format: Format::NTriples,
         names: Some(VertexNames::Terms(vertices)),
-        vertex_label_names: Some(classes),
-        edge_label_names: Some(predicates),
+        labels: LabelNames {
+            vertex: Some(classes),
+            edge: Some(predicates),
+        },
         skipped,
     })
 }
@@ -381,7 +383,7 @@ _:b0 <http://ex/name> "Bob \"B\" Smith"@en-GB .
         assert_eq!(g.vertex_count(), 7);
         assert_eq!(names.find("<http://ex/Person>"), None);
 
-        let preds = loaded.edge_label_names.as_ref().unwrap();
+        let preds = loaded.labels.edge.as_ref().unwrap();
         assert_eq!(
             preds.iter().collect::<Vec<_>>(),
             vec![
@@ -390,7 +392,7 @@ _:b0 <http://ex/name> "Bob \"B\" Smith"@en-GB .
                 (2, "<http://ex/age>")
             ]
         );
-        let classes = loaded.vertex_label_names.as_ref().unwrap();
+        let classes = loaded.labels.vertex.as_ref().unwrap();
         assert_eq!(classes.find("http://ex/Person"), Some(1));
         assert_eq!(classes.id("<http://ex/Agent>"), Some(2));
         assert_eq!(g.label(alice), 1);

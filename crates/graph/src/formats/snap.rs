@@ -22,7 +22,7 @@ use rayon::prelude::*;
 
 use crate::formats::fields::Fields;
 use crate::formats::names::IdHash;
-use crate::formats::{empty, Format, Lines, LoadedGraph, SkippedEdges, VertexNames};
+use crate::formats::{empty, Format, LabelNames, Lines, LoadedGraph, SkippedEdges, VertexNames};
 use crate::{EdgeLabel, GraphBuilder, Result, VertexId};
 
 /// Original ids to dense vertices, in order of first appearance.
@@ -168,8 +168,7 @@ pub fn parse(
         graph,
         format: Format::Snap,
         names: Some(VertexNames::Ids(ids.original)),
-        vertex_label_names: None,
-        edge_label_names: None,
+        labels: LabelNames::default(),
         skipped,
     })
 }
