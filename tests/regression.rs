@@ -1,10 +1,13 @@
 //! Regressions: each test is named after the defect it pins down, with the issue it came from.
 
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
 use crate::brute;
-use crate::util::{Spec, TestDir};
+use crate::util::{Run, Spec, TestDir};
 
 // ---------------------------------------------------------------------------------------------
 // Issue 11: N-Triples queries were matched with their own dictionaries, so a query's predicate
@@ -188,4 +191,391 @@ fn visible(spec: &Spec) -> Spec {
         out = out.edge(number[s as usize], number[t as usize], l);
     }
     out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 11: crashes and resource abuse. The inputs of `tests/data/repro` are the reported
+// reproducers.
+
+/// A reproducer's path.
+fn repro(name: &str) -> String {
+    format!("{}/tests/data/repro/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Address space, in KiB, under which the reproducers were found to abort gsi.
+const ULIMIT_KIB: u64 = 4_000_000;
+
+/// Runs gsi with `args` under `ulimit -v ULIMIT_KIB`, in `dir`.
+fn gsi_under_ulimit(dir: &TestDir, args: &[&str]) -> Run {
+    let mut all = vec![
+        "-c".to_string(),
+        format!("ulimit -v {ULIMIT_KIB} && exec \"$0\" \"$@\""),
+        env!("CARGO_BIN_EXE_gsi").to_string(),
+    ];
+    all.extend(args.iter().map(|a| a.to_string()));
+    let started = Instant::now();
+    let output = Command::new("sh")
+        .args(&all)
+        .current_dir(dir.path(""))
+        .output()
+        .expect("run sh");
+    Run {
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        code: output.status.code(),
+        wall: started.elapsed(),
+        args: all,
+    }
+}
+
+#[test]
+fn issue_11_headers_that_claim_more_than_the_file_holds_are_errors_not_aborts() {
+    let dir = TestDir::new();
+    for (file, says) in [
+        (
+            "01_huge_header_abort.graph",
+            ":1: 4000000000 vertices and 1 edges are declared",
+        ),
+        (
+            "02_header_2p31_8GB.graph",
+            ":1: 2147483648 vertices and 1 edges are declared",
+        ),
+        (
+            "03_gsi_header_2p31.gsi",
+            ":9: 2147483648 vertices and 4 edges are declared",
+        ),
+        (
+            "03b_gsi_header_fuzz.gsi",
+            ":9: 4 vertices and 18446744073709551615 edges",
+        ),
+    ] {
+        let run = gsi_under_ulimit(&dir, &["info", &repro(file)]);
+        assert_eq!(run.code, Some(2), "{file}: {run:#?}");
+        assert!(run.stderr.contains(says), "{file}: {}", run.stderr);
+        assert!(
+            run.wall < Duration::from_secs(5),
+            "{file} took {:?}",
+            run.wall
+        );
+    }
+}
+
+#[test]
+fn issue_11_the_default_memory_budget_respects_ulimit() {
+    let dir = TestDir::new();
+    let run = gsi_under_ulimit(
+        &dir,
+        &[
+            "match",
+            "--engine",
+            "cpu",
+            "--json",
+            "--homomorphism",
+            "--timeout",
+            "2",
+            "--data",
+            &repro("15_data.txt"),
+            "--query",
+            &repro("15_hom_query_abort_under_ulimit.txt"),
+        ],
+    );
+    run.no_panic();
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    let status = &run.json().queries[0].status;
+    assert!(status == "ok" || status == "timeout", "{status}");
+}
+
+#[test]
+fn issue_11_a_memory_limit_beyond_what_the_process_may_use_is_refused() {
+    let dir = TestDir::new();
+    dir.write("g.graph", "t 2 1\nv 0 0 1\nv 1 0 1\ne 0 1 0\n");
+    let run = dir.match_files("g.graph", &["g.graph"], &["--memory-limit", "100TiB"]);
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(
+        run.stderr
+            .contains("--memory-limit 100TiB: more than this process may use"),
+        "{}",
+        run.stderr
+    );
+    let run = dir.match_files("g.graph", &["g.graph"], &["--threads", "100000"]);
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(
+        run.stderr.contains("--threads 100000: at most"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn issue_11_ntriples_lines_may_end_in_any_run_of_cr_and_lf() {
+    let dir = TestDir::new();
+    let run = dir
+        .gsi(["info", "--json", &repro("13_nt_crcr_valid_rejected.nt")])
+        .ok();
+    assert!(run.stdout.contains("\"edges\":1"), "{}", run.stdout);
+    dir.write("cr.nt", "<a> <p> <b> .\r<b> <p> <c> .\r\r\n\n<c> <p> <a> .");
+    let run = dir.gsi(["info", "--json", "cr.nt"]).ok();
+    assert!(run.stdout.contains("\"edges\":3"), "{}", run.stdout);
+    // Characters the grammar forbids inside an IRI.
+    for bad in [
+        "<a b>",
+        "<a{b}>",
+        "<a\"b>",
+        "<a\\b>",
+        "<a|b>",
+        "<a^b>",
+        "<a`b>",
+        "<a\u{1}b>",
+    ] {
+        dir.write("bad.nt", format!("{bad} <p> <c> .\n"));
+        let run = dir.gsi(["info", "bad.nt"]);
+        assert_eq!(run.code, Some(2), "{bad:?}: {run:#?}");
+        assert!(
+            run.stderr.contains("bad.nt:1: the iri of the subject"),
+            "{}",
+            run.stderr
+        );
+    }
+    dir.write("escaped.nt", "<a\\u00E9> <p> <b\\U0001F600> .\n");
+    dir.gsi(["info", "escaped.nt"]).ok();
+}
+
+#[test]
+fn issue_11_error_messages_do_not_pass_terminal_escapes_through() {
+    let dir = TestDir::new();
+    let run = dir.gsi(["info", &repro("14_escape_in_error.graph")]);
+    assert_eq!(run.code, Some(2));
+    assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
+    assert!(run.stderr.contains("\\u{1b}[31mRED"), "{}", run.stderr);
+}
+
+#[test]
+fn issue_11_a_byte_order_mark_is_skipped() {
+    let dir = TestDir::new();
+    dir.write("g.graph", "\u{feff}t 2 1\nv 0 0 1\nv 1 0 1\ne 0 1 0\n");
+    dir.write("g.nt", "\u{feff}<a> <p> <b> .\n");
+    dir.write("g.txt", "\u{feff}0 1\n");
+    for file in ["g.graph", "g.nt", "g.txt"] {
+        let run = dir.gsi(["info", "--json", file]).ok();
+        assert!(run.stdout.contains("\"edges\":1"), "{file}: {}", run.stdout);
+    }
+}
+
+#[test]
+fn issue_11_a_reserved_vertex_label_is_refused_so_convert_never_writes_what_gsi_rejects() {
+    let dir = TestDir::new();
+    dir.write("tri.txt", "1 2\n2 3\n3 1\n");
+    dir.write("lab.txt", "1 4294967295\n");
+    dir.write("t.graph", "kept\n");
+    let run = dir.gsi([
+        "convert",
+        "tri.txt",
+        "--vertex-labels",
+        "lab.txt",
+        "--to",
+        "sunluo",
+        "-o",
+        "t.graph",
+    ]);
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(
+        run.stderr
+            .contains("lab.txt:1: vertex label 4294967295 is reserved"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(dir.read("t.graph"), "kept\n");
+}
+
+#[test]
+fn issue_11_a_failed_convert_leaves_the_previous_file_whole() {
+    let dir = TestDir::new();
+    // Edge label 4294967295 is fine in Sun–Luo but GSI labels are one higher.
+    dir.write("g.graph", "t 2 1\nv 0 0 1\nv 1 0 1\ne 0 1 4294967295\n");
+    dir.write("out.gsi", "previous\n");
+    let run = dir.gsi(["convert", "g.graph", "--to", "gsi", "-o", "out.gsi"]);
+    assert_ne!(run.code, Some(0), "{run:#?}");
+    assert_eq!(dir.read("out.gsi"), "previous\n");
+    let litter: Vec<_> = std::fs::read_dir(dir.path(""))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("partial"))
+        .collect();
+    assert!(litter.is_empty(), "{litter:?}");
+}
+
+/// A query with very many matches on a complete graph: a 7-vertex path on K60 (60^7-ish
+/// rows), so that a run is still busy when the test signals it.
+fn busy(dir: &TestDir) {
+    dir.write_spec("k.graph", &crate::util::clique(false, 60, 0));
+    dir.write_spec("p.graph", &crate::util::path(false, 7, 0));
+}
+
+/// Starts `gsi match` on [`busy`] input, sends `signal` after `after`, and waits.
+fn signalled(dir: &TestDir, signal: &str, after: Duration, extra: &[&str]) -> Run {
+    let mut args = vec!["match", "--data", "k.graph", "--engine", "cpu", "--json"];
+    args.extend_from_slice(extra);
+    args.extend(["--query", "p.graph", "p.graph"]);
+    let started = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_gsi"))
+        .args(&args)
+        .current_dir(dir.path(""))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start gsi");
+    std::thread::sleep(after);
+    let killed = Command::new("kill")
+        .args([format!("-{signal}"), child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let output = child.wait_with_output().expect("wait for gsi");
+    Run {
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        code: output.status.code(),
+        wall: started.elapsed(),
+        args: args.iter().map(|a| a.to_string()).collect(),
+    }
+}
+
+#[test]
+fn issue_11_sigint_and_sigterm_stop_cleanly_with_a_summary_and_a_marked_output() {
+    let dir = TestDir::new();
+    busy(&dir);
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        dir.write("m.txt", "previous\n");
+        let run = signalled(&dir, signal, Duration::from_millis(700), &["-o", "m.txt"]);
+        assert_eq!(run.code, Some(code), "{signal}: {run:#?}");
+        let out = run.json();
+        assert_eq!(out.summary.status, "interrupted");
+        assert_eq!(out.queries.len(), 1, "the second query never starts");
+        assert_eq!(out.queries[0].status, "interrupted");
+        let written = dir.read("m.txt");
+        assert!(
+            written
+                .trim_end()
+                .ends_with("# incomplete: interrupted before every match was written"),
+            "{}",
+            &written[written.len().saturating_sub(200)..]
+        );
+    }
+}
+
+#[test]
+fn issue_11_a_data_file_that_shrinks_while_read_never_kills_gsi_silently() {
+    let dir = TestDir::new();
+    let mut text = String::from("t 400000 1200000\n");
+    for v in 0..400_000u32 {
+        text += &format!("v {v} 0 6\n");
+    }
+    for v in 0..400_000u32 {
+        for d in 1..=3 {
+            text += &format!("e {v} {} 0\n", (v + d * 1000) % 400_000);
+        }
+    }
+    let path = dir.write("big.graph", &text);
+    for delay in [0, 5, 20, 60] {
+        std::fs::write(&path, &text).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_gsi"))
+            .args(["info", "big.graph"])
+            .current_dir(dir.path(""))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start gsi");
+        std::thread::sleep(Duration::from_millis(delay));
+        std::fs::File::create(&path).unwrap();
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        // Whether the file shrank before, during or after the read, gsi ends with a code.
+        assert!(
+            output.status.code().is_some(),
+            "killed by a signal: {stderr}"
+        );
+        if output.status.code() == Some(2) && stderr.contains("shrank") {
+            assert!(stderr.contains("big.graph"), "{stderr}");
+        }
+    }
+}
+
+#[test]
+fn issue_11_two_runs_writing_one_output_never_interleave() {
+    let dir = TestDir::new();
+    dir.write_spec("k.graph", &crate::util::clique(false, 14, 0));
+    dir.write_spec("p4.graph", &crate::util::path(false, 4, 0));
+    dir.write_spec("p3.graph", &crate::util::path(false, 3, 0));
+    let start = |query: &str| {
+        Command::new(env!("CARGO_BIN_EXE_gsi"))
+            .args([
+                "match", "--data", "k.graph", "--engine", "cpu", "-o", "m.txt", "--query", query,
+            ])
+            .current_dir(dir.path(""))
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("start gsi")
+    };
+    let (mut a, mut b) = (start("p4.graph"), start("p3.graph"));
+    assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
+    let rows = crate::util::output_rows(&dir.read("m.txt"));
+    // The whole output of one run: ordered paths of 4 (or 3) distinct vertices of K14.
+    let width = rows.first().map_or(0, Vec::len);
+    let expected = if width == 4 {
+        14 * 13 * 12 * 11
+    } else {
+        14 * 13 * 12
+    };
+    assert_eq!(rows.len(), expected, "width {width}");
+    assert!(rows
+        .iter()
+        .all(|r| r.len() == width && r.iter().all(|&v| v < 14)));
+}
+
+#[test]
+fn issue_11_a_graph_too_large_to_generate_is_refused_before_memory_is_spent() {
+    let dir = TestDir::new();
+    let run = dir.gsi([
+        "generate",
+        "graph",
+        "--vertices",
+        "4000000000",
+        "--edges",
+        "1",
+        "-o",
+        "g.graph",
+    ]);
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(
+        run.stderr.contains("more than this process may use"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.wall < Duration::from_secs(2), "{:?}", run.wall);
+    assert!(!dir.path("g.graph").exists());
+}
+
+#[test]
+fn issue_11_output_dash_writes_matches_to_stdout_and_the_rest_to_stderr() {
+    let dir = TestDir::new();
+    dir.write_spec("k.graph", &crate::util::clique(false, 5, 0));
+    dir.write_spec("p.graph", &crate::util::path(false, 3, 0));
+    let run = dir
+        .match_files("k.graph", &["p.graph"], &["-o", "-", "--json"])
+        .ok();
+    let rows = crate::util::output_rows(&run.stdout);
+    assert_eq!(rows.len(), 5 * 4 * 3);
+    assert_eq!(
+        crate::util::parse_json_lines(
+            &run.stderr
+                .lines()
+                .filter(|l| l.starts_with('{'))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+        .queries[0]
+            .matches,
+        60
+    );
+    assert!(!dir.path("-").exists());
 }

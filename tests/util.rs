@@ -295,6 +295,8 @@ pub struct SummaryJson {
     pub upload_ms: f64,
     pub queries_ms: f64,
     pub median_ms: f64,
+    /// `complete`, or `interrupted`.
+    pub status: String,
 }
 
 /// A `--json` run: the query objects in order, then the summary.

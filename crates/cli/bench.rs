@@ -13,7 +13,7 @@ use crate::config::BenchConfig;
 use crate::exit::Exit;
 use crate::output::{mean, median, median_ms, ms, percentile};
 use crate::queries::read_query_files;
-use crate::{engines, load, progress, system};
+use crate::{engines, load, progress, signals, system};
 
 /// The timed runs of one query.
 #[derive(Debug, Default)]
@@ -161,6 +161,8 @@ struct SummaryJson {
     engine: String,
     threads: usize,
     machine: String,
+    /// `complete`, or `interrupted` when a signal stopped the run before every query ran.
+    status: &'static str,
 }
 
 /// The statistics of the set, from the per-query medians of the queries that ran.
@@ -265,7 +267,7 @@ impl Printer {
             writeln!(self.out)?;
             return self.out.flush();
         }
-        let lines: [(&str, String); 25] = [
+        let lines: [(&str, String); 26] = [
             ("queries", s.queries.to_string()),
             ("ok", s.ok.to_string()),
             ("timeouts", s.timeouts.to_string()),
@@ -288,6 +290,7 @@ impl Printer {
             ("engine", s.engine.clone()),
             ("threads", s.threads.to_string()),
             ("machine", s.machine.clone()),
+            ("status", s.status.to_string()),
             ("data", s.data.clone()),
             ("vertices", s.vertices.to_string()),
             ("edges", s.edges.to_string()),
@@ -301,6 +304,8 @@ impl Printer {
 }
 
 pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
+    let interrupt = signals::interrupt()?;
+    cfg.matching.options.interrupt = Some(interrupt.flag());
     let show_progress = progress::wanted(cfg.json, cfg.quiet);
     let notes = !cfg.quiet && !cfg.json;
     let opened = engines::open(&cfg.engine, !cfg.quiet)?;
@@ -340,6 +345,9 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
     let mut exit = Exit::Success;
     let mut results = Vec::with_capacity(queries.len());
     for query in queries {
+        if interrupt.is_set() {
+            break;
+        }
         if let (Some(note), false) = (query.unknown_labels_note(), cfg.quiet) {
             bar.suspend(|| eprintln!("gsi: {note}"));
         }
@@ -374,7 +382,15 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
     set_statistics(&mut summary, &ran);
     summary.peak_rss_bytes = system::peak_rss_bytes();
     summary.machine = system::machine(opened.gpu.as_deref());
+    summary.status = if interrupt.is_set() {
+        "interrupted"
+    } else {
+        "complete"
+    };
     printer.summary(&summary)?;
+    if interrupt.is_set() {
+        return Ok(interrupt.exit());
+    }
     Ok(exit)
 }
 

@@ -127,9 +127,19 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
         None => None,
         Some(s) => Some(seconds("--timeout", s)?),
     };
+    let limit = crate::memory::process_limit();
     let memory_budget = match &args.memory_limit {
-        Some(text) => parse_size(text)?,
-        None => default_memory_budget(),
+        Some(text) => {
+            let bytes = parse_size(text)?;
+            if bytes as u64 > limit.bytes {
+                return Err(input_error(format!(
+                    "--memory-limit {text}: more than this process may use, {limit}"
+                )));
+            }
+            bytes
+        }
+        // Half: the data graph, its index and the output need the rest.
+        None => (limit.bytes / 2) as usize,
     };
     Ok(Matching {
         options: MatchOptions {
@@ -141,6 +151,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             limit: None,
             deadline: None,
             memory_budget,
+            interrupt: None,
         },
         timeout,
     })
@@ -157,12 +168,22 @@ pub fn seconds(flag: &str, s: f64) -> Result<Duration> {
     }
 }
 
+/// More worker threads than this many per logical CPU only cost time.
+const THREADS_PER_CPU: usize = 4;
+
 /// Checks `--engine`, `--device` and `--threads`.
 pub fn engine_choice(args: &EngineArgs) -> Result<EngineChoice> {
     if args.threads == Some(0) {
         return Err(input_error(
             "--threads 0: expected at least one thread".into(),
         ));
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if let Some(threads) = args.threads.filter(|&t| t > THREADS_PER_CPU * cpus) {
+        return Err(input_error(format!(
+            "--threads {threads}: at most {} here ({THREADS_PER_CPU} per logical CPU, of which this machine has {cpus})",
+            THREADS_PER_CPU * cpus
+        )));
     }
     Ok(EngineChoice {
         kind: engine_kind(args.engine),
@@ -240,18 +261,6 @@ pub fn parse_size(text: &str) -> Result<usize> {
         )));
     }
     Ok(usize::try_from(bytes).unwrap_or(usize::MAX))
-}
-
-/// Half of the machine's RAM, or 4 GiB where it cannot be read.
-fn default_memory_budget() -> usize {
-    let total_kib = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|l| l.starts_with("MemTotal:"))
-                .and_then(|l| l.split_ascii_whitespace().nth(1)?.parse::<usize>().ok())
-        });
-    total_kib.map_or(4 << 30, |kib| kib * 1024 / 2)
 }
 
 /// Every query file the paths name, directories expanded.

@@ -26,6 +26,10 @@ pub enum Exit {
     Failure = 1,
     /// Bad input or usage.
     BadInput = 2,
+    /// Stopped by SIGINT (128 + 2).
+    Interrupted = 130,
+    /// Stopped by SIGTERM (128 + 15).
+    Terminated = 143,
 }
 
 impl Exit {
@@ -48,7 +52,9 @@ impl Exit {
 }
 
 /// An error as one line: its causes joined by `: `, leaving out a cause that the message
-/// before it already ends with (readers' errors print their source themselves).
+/// before it already ends with (readers' errors print their source themselves). Control
+/// characters that came from the input (a terminal escape, a carriage return) are shown
+/// escaped, never sent to the terminal.
 pub fn message(err: &anyhow::Error) -> String {
     let mut text = String::new();
     for cause in err.chain() {
@@ -61,7 +67,23 @@ pub fn message(err: &anyhow::Error) -> String {
         }
         text.push_str(&part);
     }
-    text
+    escape_controls(&text)
+}
+
+/// `text` with every control character written as a `\u{..}` escape.
+pub fn escape_controls(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 impl From<Exit> for ExitCode {
@@ -100,5 +122,7 @@ mod tests {
         assert_eq!(message(&err), "reading data graph g.graph: g.graph: gone");
         let err = anyhow::anyhow!("inner").context("outer");
         assert_eq!(message(&err), "outer: inner");
+        let err = anyhow::anyhow!("found `\x1b[31mRED\r`");
+        assert_eq!(message(&err), "found `\\u{1b}[31mRED\\u{d}`");
     }
 }

@@ -522,9 +522,12 @@ pub struct MatchArgs {
     #[command(flatten)]
     pub engine: EngineArgs,
 
-    /// Write every match to FILE, one line each: the data vertices in query-vertex order.
+    /// Write every match to FILE (`-`: standard output), one line each: the data vertices in
+    /// query-vertex order.
     ///
-    /// With several queries, each query's matches follow a line `# QUERY`.
+    /// With several queries, each query's matches follow a line `# QUERY`. The file replaces
+    /// FILE only once complete; with `-`, the table and summary go to standard error. A run
+    /// stopped by a signal ends the file with `# incomplete: ...`.
     #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
     pub output: Option<PathBuf>,
 
@@ -575,7 +578,9 @@ pub struct MatchingArgs {
     /// Memory the join's intermediate tables may use, such as `512MiB` or `4GiB`.
     ///
     /// Larger work is split in chunks and processed depth-first, so queries do not fail for
-    /// lack of memory. Default: half of the machine's RAM.
+    /// lack of memory. Default: half of what this process may use, the least of the machine's
+    /// RAM, the address-space limit (ulimit -v) and its control group's memory limit; a
+    /// larger value is refused.
     #[arg(
         long,
         value_name = "SIZE",

@@ -50,6 +50,15 @@ pub fn query_file_name(density: Density, size: usize, i: usize) -> String {
 
 fn run_graph(args: GenerateGraphArgs) -> Result<Exit> {
     let spec = graph_spec(&args)?;
+    let limit = crate::memory::process_limit();
+    if spec.estimated_bytes() > limit.bytes {
+        return Err(input_error(format!(
+            "{} vertices and {} edges need about {:.1} GiB of memory to generate, more than this process may use, {limit}",
+            spec.vertices,
+            spec.edges,
+            spec.estimated_bytes() as f64 / (1u64 << 30) as f64
+        )));
+    }
     let started = Instant::now();
     let what = match args.like {
         Some(preset) => format!(

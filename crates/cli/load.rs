@@ -29,6 +29,7 @@ pub fn read_file(
     notes: bool,
 ) -> Result<Loaded> {
     spinner.set_message(format!("loading {}", path.display()));
+    crate::signals::reading(path);
     let started = Instant::now();
     check_vertex_labels(path, options)?;
     let graphs =

@@ -12,9 +12,11 @@ mod generate;
 mod info;
 mod load;
 mod matching;
+mod memory;
 mod output;
 mod progress;
 mod queries;
+mod signals;
 mod system;
 mod verify;
 
@@ -26,6 +28,9 @@ use clap::Parser;
 use crate::config::{BenchConfig, MatchConfig};
 use crate::exit::Exit;
 use crate::flags::{Cli, Command, EngineArg};
+
+#[global_allocator]
+static ALLOCATOR: memory::ReportingAllocator = memory::ReportingAllocator;
 
 fn main() -> ExitCode {
     match run() {
@@ -49,6 +54,7 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 
 fn run() -> Result<Exit> {
     let cli = Cli::parse();
+    signals::watch_file_changes()?;
     match cli.command {
         None => demo::run(EngineArg::Auto),
         Some(Command::Demo(args)) => demo::run(args.engine),

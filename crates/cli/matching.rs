@@ -1,4 +1,9 @@
 //! `gsi match`: load and index the data graph once, then answer every query in order.
+//!
+//! Each query's outcome is recorded by phase: a query that cannot be read or matched is
+//! reported (status `error`) and the others still run; only a failure to write matches, which
+//! no later query could escape either, ends the run early. A SIGINT or SIGTERM stops the query
+//! under way, starts no other, and still prints the summary (status `interrupted`).
 
 use std::time::{Duration, Instant};
 
@@ -8,22 +13,23 @@ use gsi_core::{find_matches, CountOnly, MatchReport, MatchSink, Status};
 use crate::config::MatchConfig;
 use crate::exit::Exit;
 use crate::flags::OutputIds;
-use crate::output::{ms, FileSink, Printer, QueryOutcome, SummaryJson};
+use crate::output::{is_stdout, ms, FileSink, Printer, QueryOutcome, SummaryJson};
 use crate::queries::read_query_file;
-use crate::{engines, load, progress};
+use crate::{engines, load, progress, signals};
 
-/// Whether `err` comes from writing matches (which no later query can succeed at either).
+/// Whether `err` comes from writing matches, the one failure that ends the run.
 fn is_output_error(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
-        cause.is::<std::io::Error>()
-            || matches!(
-                cause.downcast_ref::<gsi_core::Error>(),
-                Some(gsi_core::Error::Output(_))
-            )
+        matches!(
+            cause.downcast_ref::<gsi_core::Error>(),
+            Some(gsi_core::Error::Output(_))
+        )
     })
 }
 
 pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
+    let interrupt = signals::interrupt()?;
+    cfg.matching.options.interrupt = Some(interrupt.flag());
     let show_progress = progress::wanted(cfg.json, cfg.quiet);
     let notes = !cfg.quiet && !cfg.json;
     let mut engine = engines::open(&cfg.engine, !cfg.quiet)?.engine;
@@ -48,7 +54,8 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
         ),
         None => None,
     };
-    let mut printer = Printer::new(cfg.json, cfg.explain);
+    let matches_on_stdout = cfg.output.as_deref().is_some_and(is_stdout);
+    let mut printer = Printer::new(cfg.json, cfg.explain, matches_on_stdout);
     printer.header()?;
     let bar = progress::bar(show_progress, cfg.queries.len() as u64);
     let mut summary = SummaryJson {
@@ -64,11 +71,19 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
     let several = cfg.queries.len() > 1;
     let mut times = Vec::with_capacity(cfg.queries.len());
     let mut exit = Exit::Success;
-    for path in &cfg.queries {
+    let mut output_failed = false;
+    'files: for path in &cfg.queries {
+        if interrupt.is_set() {
+            break;
+        }
+        signals::reading(path);
         let queries = read_query_file(path, &cfg.query_read, &data_labels);
         bar.inc_length(queries.len().saturating_sub(1) as u64);
         let several = several || queries.len() > 1;
         for query in queries {
+            if interrupt.is_set() {
+                break 'files;
+            }
             if let (Some(note), false) = (query.unknown_labels_note(), cfg.quiet) {
                 bar.suspend(|| eprintln!("gsi: {note}"));
             }
@@ -80,7 +95,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                 let sink: &mut dyn MatchSink = match file_sink.as_mut() {
                     Some(file) => {
                         if several {
-                            file.comment(&name)?;
+                            file.comment(&name).map_err(gsi_core::Error::Output)?;
                         }
                         file
                     }
@@ -99,18 +114,23 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                         Status::Complete => summary.ok += 1,
                         Status::Timeout => summary.timeouts += 1,
                         Status::Limit => summary.limits += 1,
+                        Status::Interrupted => {}
                     }
                     Ok(report)
                 }
-                // A failure to write matches ends the run; any other error ends only its query.
-                Err(err) if is_output_error(&err) => return Err(err),
                 Err(err) => {
+                    let message = crate::exit::message(&err);
                     if !cfg.quiet && !cfg.json {
-                        bar.suspend(|| eprintln!("gsi: {}", crate::exit::message(&err)));
+                        bar.suspend(|| eprintln!("gsi: {message}"));
                     }
-                    exit = exit.max(Exit::of_error(&err));
+                    output_failed = is_output_error(&err);
+                    exit = exit.max(if output_failed {
+                        Exit::Failure
+                    } else {
+                        Exit::of_error(&err)
+                    });
                     summary.errors += 1;
-                    Err(crate::exit::message(&err))
+                    Err(message)
                 }
             };
             summary.queries += 1;
@@ -124,13 +144,28 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
             };
             bar.suspend(|| printer.query(&outcome))?;
             bar.inc(1);
+            if output_failed {
+                // No later query could write its matches either.
+                break 'files;
+            }
         }
     }
     bar.finish_and_clear();
-    if let Some(file) = file_sink.as_mut() {
-        file.finish().context("writing matches")?;
+    let interrupted = interrupt.is_set();
+    summary.status = if interrupted {
+        "interrupted"
+    } else {
+        "complete"
+    };
+    // A failed output is dropped unfinished: the file it would replace stays as it was.
+    if let (Some(file), false) = (file_sink, output_failed) {
+        file.finish(interrupted.then_some("interrupted before every match was written"))
+            .context("writing matches")?;
     }
     summary.median_ms = crate::output::median_ms(&times);
     printer.summary(&summary)?;
+    if interrupted {
+        return Ok(interrupt.exit());
+    }
     Ok(exit)
 }

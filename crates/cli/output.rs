@@ -1,13 +1,12 @@
 //! What `gsi match` prints on stdout: a readable table, or JSON Lines with `--json`; and the
 //! sink that writes matches to `--output`.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use gsi_core::{MatchReport, MatchSink};
-use gsi_graph::formats::VertexNames;
+use gsi_graph::formats::{AtomicFile, VertexNames};
 use gsi_graph::VertexId;
 use serde::Serialize;
 
@@ -67,6 +66,8 @@ pub struct SummaryJson {
     pub upload_ms: f64,
     pub queries_ms: f64,
     pub median_ms: f64,
+    /// `complete`, or `interrupted` when a signal stopped the run before every query ran.
+    pub status: &'static str,
 }
 
 pub fn ms(d: Duration) -> f64 {
@@ -110,20 +111,22 @@ pub fn mean(values: &[f64]) -> f64 {
     }
 }
 
-/// Prints results as they come.
+/// Prints results as they come: on stdout, or on stderr when the matches themselves go to
+/// stdout (`--output -`).
 pub struct Printer {
     json: bool,
     explain: bool,
-    out: io::StdoutLock<'static>,
+    out: Box<dyn Write>,
 }
 
 impl Printer {
-    pub fn new(json: bool, explain: bool) -> Printer {
-        Printer {
-            json,
-            explain,
-            out: io::stdout().lock(),
-        }
+    pub fn new(json: bool, explain: bool, to_stderr: bool) -> Printer {
+        let out: Box<dyn Write> = if to_stderr {
+            Box::new(io::stderr())
+        } else {
+            Box::new(io::stdout().lock())
+        };
+        Printer { json, explain, out }
     }
 
     pub fn header(&mut self) -> io::Result<()> {
@@ -203,26 +206,60 @@ impl Printer {
             writeln!(self.out, "upload_ms = {:.3}", s.upload_ms)?;
             writeln!(self.out, "queries_ms = {:.3}", s.queries_ms)?;
             writeln!(self.out, "median_ms = {:.3}", s.median_ms)?;
+            writeln!(self.out, "status = {}", s.status)?;
         }
         self.out.flush()
     }
 }
 
-/// Writes matches to a file, one line each, streamed: dense vertex ids, or the names the
+/// Writes matches to `--output`, one line each, streamed: dense vertex ids, or the names the
 /// data file gave its vertices (SNAP ids, RDF terms; a literal's spaces stay inside its
-/// quotes, as in N-Triples).
+/// quotes, as in N-Triples). A file appears only when [`FileSink::finish`] completes it
+/// (see [`AtomicFile`]); `-` is standard output.
 pub struct FileSink<'a> {
-    writer: BufWriter<File>,
+    writer: BufWriter<Destination>,
     line: Vec<u8>,
     names: Option<&'a VertexNames>,
     /// Time spent formatting and writing.
     pub elapsed: Duration,
 }
 
+/// Where matches go.
+enum Destination {
+    File(AtomicFile),
+    Stdout(io::Stdout),
+}
+
+impl Write for Destination {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Destination::File(f) => f.write(buf),
+            Destination::Stdout(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Destination::File(f) => f.flush(),
+            Destination::Stdout(s) => s.flush(),
+        }
+    }
+}
+
+/// Whether `--output PATH` means standard output.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
 impl<'a> FileSink<'a> {
     pub fn create(path: &Path, names: Option<&'a VertexNames>) -> io::Result<FileSink<'a>> {
+        let destination = if is_stdout(path) {
+            Destination::Stdout(io::stdout())
+        } else {
+            Destination::File(AtomicFile::create(path)?)
+        };
         Ok(FileSink {
-            writer: BufWriter::with_capacity(1 << 20, File::create(path)?),
+            writer: BufWriter::with_capacity(1 << 20, destination),
             line: Vec::new(),
             names,
             elapsed: Duration::ZERO,
@@ -233,8 +270,16 @@ impl<'a> FileSink<'a> {
         writeln!(self.writer, "# {text}")
     }
 
-    pub fn finish(&mut self) -> io::Result<()> {
-        self.writer.flush()
+    /// Completes the output; `incomplete` names why it lacks matches (an interrupt), in a
+    /// last comment line.
+    pub fn finish(mut self, incomplete: Option<&str>) -> io::Result<()> {
+        if let Some(why) = incomplete {
+            writeln!(self.writer, "# incomplete: {why}")?;
+        }
+        match self.writer.into_inner().map_err(|e| e.into_error())? {
+            Destination::File(file) => file.commit(),
+            Destination::Stdout(mut out) => out.flush(),
+        }
     }
 }
 

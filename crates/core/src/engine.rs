@@ -1,5 +1,7 @@
 //! The engine interface: one filter and one join per engine, the plan and index shared.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use gsi_graph::{Graph, VertexId};
@@ -41,6 +43,8 @@ pub struct MatchOptions {
     pub deadline: Option<Instant>,
     /// Bytes the join's tables and buffers may hold at once; larger work is split in chunks.
     pub memory_budget: usize,
+    /// Stop as soon as this is set (the caller was asked to stop, say by a signal).
+    pub interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Default for MatchOptions {
@@ -50,14 +54,26 @@ impl Default for MatchOptions {
             limit: None,
             deadline: None,
             memory_budget: 1 << 30,
+            interrupt: None,
         }
     }
 }
 
 impl MatchOptions {
-    /// Whether the deadline has passed.
-    pub fn expired(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
+    /// Why the search must stop now, if it must: [`Status::Interrupted`] when the interrupt
+    /// is set, [`Status::Timeout`] when the deadline has passed.
+    pub fn stop(&self) -> Option<Status> {
+        if self
+            .interrupt
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        {
+            Some(Status::Interrupted)
+        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            Some(Status::Timeout)
+        } else {
+            None
+        }
     }
 }
 
@@ -128,16 +144,24 @@ pub enum Status {
     Limit,
     /// The deadline passed: the count is of the matches found until then.
     Timeout,
+    /// The interrupt was set: the count is of the matches found until then.
+    Interrupted,
 }
 
 impl Status {
-    /// The word used in output: `ok`, `limit` or `timeout`.
+    /// The word used in output: `ok`, `limit`, `timeout` or `interrupted`.
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Complete => "ok",
             Status::Limit => "limit",
             Status::Timeout => "timeout",
+            Status::Interrupted => "interrupted",
         }
+    }
+
+    /// Whether every match was found.
+    pub fn is_complete(self) -> bool {
+        self == Status::Complete
     }
 }
 

@@ -105,7 +105,7 @@ impl Context<'_> {
     /// Whether row `i` of a parallel loop should stop: looks at the clock every
     /// `DEADLINE_CHECK_ROWS` rows and tells every worker through `timed_out`.
     fn out_of_time(&self, i: usize, timed_out: &AtomicBool) -> bool {
-        if i.is_multiple_of(DEADLINE_CHECK_ROWS) && self.options.expired() {
+        if i.is_multiple_of(DEADLINE_CHECK_ROWS) && self.options.stop().is_some() {
             timed_out.store(true, Ordering::Relaxed);
         }
         timed_out.load(Ordering::Relaxed)
@@ -157,8 +157,10 @@ impl Context<'_> {
 
 impl Join<'_> {
     fn stopped(&mut self) -> bool {
-        if self.status == Status::Complete && self.ctx.options.expired() {
-            self.status = Status::Timeout;
+        if self.status == Status::Complete {
+            if let Some(stop) = self.ctx.options.stop() {
+                self.status = stop;
+            }
         }
         self.status != Status::Complete
     }
@@ -256,7 +258,7 @@ impl Join<'_> {
             buffers.into_par_iter().enumerate().map(fill).collect()
         };
         if timed_out.into_inner() {
-            self.status = Status::Timeout;
+            self.status = self.ctx.options.stop().unwrap_or(Status::Timeout);
         }
         let result = if self.status != Status::Complete {
             Ok(())
@@ -403,7 +405,7 @@ impl Join<'_> {
             self.status = Status::Limit;
         }
         if timed_out.into_inner() && self.status == Status::Complete {
-            self.status = Status::Timeout;
+            self.status = self.ctx.options.stop().unwrap_or(Status::Timeout);
         }
         Ok(())
     }

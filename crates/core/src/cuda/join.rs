@@ -3,8 +3,6 @@
 //! the budget: a step whose buffers and new table would not fit is split by rows, and each
 //! part runs through all remaining steps before the next (depth-first).
 
-use std::time::Instant;
-
 use cudarc::driver::{CudaSlice, CudaView, PushKernelArg};
 
 use super::device::{gpu_error, Device};
@@ -142,10 +140,10 @@ pub(crate) fn run(
 
 impl GpuJoin<'_> {
     fn stopped(&mut self) -> bool {
-        if self.status == Status::Complete
-            && self.options.deadline.is_some_and(|d| Instant::now() >= d)
-        {
-            self.status = Status::Timeout;
+        if self.status == Status::Complete {
+            if let Some(stop) = self.options.stop() {
+                self.status = stop;
+            }
         }
         self.status != Status::Complete
     }

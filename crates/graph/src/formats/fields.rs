@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::formats::UNDECLARED;
 use crate::{EdgeLabel, Error, Graph, GraphBuilder, Result, VertexId, VertexLabel};
 
 /// The whitespace-separated fields of one line, with errors that say what was expected.
@@ -56,6 +57,16 @@ impl<'a> Fields<'a> {
         let value = self.number(what)?;
         u32::try_from(value)
             .map_err(|_| self.error(format!("{what} {value} does not fit in 32 bits")))
+    }
+
+    /// A vertex label: any 32-bit number but [`UNDECLARED`], which readers reserve, so that
+    /// every graph gsi reads can be written in every format it writes.
+    pub(crate) fn vertex_label(&mut self, what: &str) -> Result<VertexLabel> {
+        let label = self.label(what)?;
+        if label == UNDECLARED {
+            return Err(self.error(format!("{what} {label} is reserved; use a smaller label")));
+        }
+        Ok(label)
     }
 
     pub(crate) fn vertex(&mut self, vertex_total: usize, what: &str) -> Result<VertexId> {

@@ -19,7 +19,7 @@
 use std::path::Path;
 
 use crate::formats::fields::{build_naming_lines, Fields};
-use crate::formats::{check_counts, empty, Lines, UNDECLARED};
+use crate::formats::{check_claim, check_counts, empty, LineSizes, Lines, UNDECLARED};
 use crate::{Error, Graph, Result, VertexId};
 
 /// Parses every graph of a GSI file from `bytes`; `path` only names the file in errors.
@@ -75,6 +75,9 @@ pub fn parse(path: &Path, bytes: &[u8], directed: bool) -> Result<Vec<Graph>> {
     }
     Ok(graphs)
 }
+
+/// The shortest lines: `v 0 1` and `e 0 1 1`, each with its line end.
+const LINE_SIZES: LineSizes = LineSizes { vertex: 6, edge: 8 };
 
 /// A `t # K` line that ended a graph's body.
 struct NextHeader {
@@ -145,13 +148,13 @@ fn parse_graph(
                 format!("{n} vertices do not fit in 32-bit vertex ids"),
             ));
         }
+        check_claim(path, line, n, m, lines.rest().len(), LINE_SIZES)?;
         break (line, n as usize, m, max_v, max_e);
     };
 
     let mut labels = vec![UNDECLARED; vertex_total];
     let mut vertex_lines = vec![0u32; vertex_total];
-    let mut edges: Vec<(VertexId, VertexId, u32)> =
-        Vec::with_capacity(edge_total.min(1 << 28) as usize);
+    let mut edges: Vec<(VertexId, VertexId, u32)> = Vec::with_capacity(edge_total as usize);
     let mut edge_lines: Vec<u32> = Vec::with_capacity(edges.capacity());
     let mut vertices_seen = 0usize;
     let mut next = None;

@@ -8,7 +8,8 @@
 //! - [`read_graphs`] reads every graph of a file (a GSI file may hold several) together with
 //!   what the file says beyond the graph: original vertex ids (SNAP), RDF terms and label
 //!   dictionaries (N-Triples), and how many repeated edges and self-loops were dropped.
-//! - [`write`](mod@write) writes graphs as Sun–Luo or GSI text.
+//! - [`write`](mod@write) writes graphs as Sun–Luo or GSI text, through an [`AtomicFile`] that
+//!   replaces its target only once complete.
 //!
 //! | format | vertices | labels | direction |
 //! | --- | --- | --- | --- |
@@ -17,6 +18,7 @@
 //! | [`Format::Snap`] | any `u64` ids, renumbered in order of first appearance | vertex labels from an optional second file, else 0; edge label from an optional third column, else 0 | as asked |
 //! | [`Format::NTriples`] | IRIs, blank nodes and literals in order of first appearance | vertex: class of its first `rdf:type` triple, numbered from 1 (0: no type); edge: predicate, numbered from 0 | always directed |
 
+mod atomic;
 pub(crate) mod fields;
 pub mod gsi;
 mod labels;
@@ -30,6 +32,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+pub use atomic::AtomicFile;
 pub use labels::{LabelKind, LabelNames, TranslatedQuery, UnknownLabel};
 pub use names::{Dictionary, VertexName, VertexNames};
 
@@ -297,7 +300,6 @@ fn detect(path: &Path, bytes: &[u8]) -> Result<Format> {
     Err(empty(path, "a graph"))
 }
 
-/// The error for a file with nothing but blank lines (and comments where allowed).
 /// The label slot of a vertex no `v` line has declared yet.
 pub(crate) const UNDECLARED: u32 = u32::MAX;
 
@@ -332,6 +334,45 @@ pub(crate) fn check_counts(
     Ok(())
 }
 
+/// The fewest bytes a format's vertex and edge lines take, line end included.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LineSizes {
+    /// A `v` line.
+    pub(crate) vertex: u64,
+    /// An `e` line.
+    pub(crate) edge: u64,
+}
+
+/// Claims of fewer lines than this cost little memory; for them, the checks of the body say
+/// more precisely what is wrong than [`check_claim`] would.
+const SMALL_CLAIM: u64 = 1 << 20;
+
+/// Checks a header's claim of `vertices` and `edges` against the `rest` bytes that follow it,
+/// before anything is allocated for it: a header is a claim, and the body must be able to
+/// hold the lines it declares. (The last line may lack its line end: one byte less.)
+pub(crate) fn check_claim(
+    path: &Path,
+    line: usize,
+    vertices: u64,
+    edges: u64,
+    rest: usize,
+    sizes: LineSizes,
+) -> Result<()> {
+    let needed = u128::from(vertices) * u128::from(sizes.vertex)
+        + u128::from(edges) * u128::from(sizes.edge);
+    if needed > rest as u128 + 1 && vertices.saturating_add(edges) > SMALL_CLAIM {
+        return Err(Error::Parse {
+            path: path.to_path_buf(),
+            line,
+            message: format!(
+                "{vertices} vertices and {edges} edges are declared, but the {rest} bytes that follow cannot hold that many lines"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The error for a file with nothing but blank lines (and comments where allowed).
 pub(crate) fn empty(path: &Path, expected: &str) -> Error {
     Error::Invalid {
         path: path.to_path_buf(),
@@ -385,7 +426,9 @@ pub(crate) struct Lines<'a> {
 }
 
 impl<'a> Lines<'a> {
+    /// The lines of a whole file; a UTF-8 byte-order mark before the first is skipped.
     pub(crate) fn new(path: &'a Path, bytes: &'a [u8]) -> Lines<'a> {
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         Lines::after(path, bytes, 0)
     }
 

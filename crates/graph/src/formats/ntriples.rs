@@ -49,53 +49,56 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedGraph> {
     let mut any_line = false;
 
     while let Some((line, text)) = lines.next_line()? {
-        let mut cursor = Cursor {
-            text,
-            at: 0,
-            line,
-            path,
-        };
-        if cursor.at_end_or_comment() {
-            any_line |= cursor.at < text.len();
-            continue;
-        }
-        any_line = true;
-        let subject = cursor.term("subject", &[Kind::Iri, Kind::Blank])?;
-        let predicate = cursor.term("predicate", &[Kind::Iri])?;
-        let object = cursor.term("object", &[Kind::Iri, Kind::Blank, Kind::Literal])?;
-        cursor.end_of_triple()?;
+        // The grammar ends a line with any run of CR and LF, so a CR alone ends one too.
+        for text in text.split('\r') {
+            let mut cursor = Cursor {
+                text,
+                at: 0,
+                line,
+                path,
+            };
+            if cursor.at_end_or_comment() {
+                any_line |= cursor.at < text.len();
+                continue;
+            }
+            any_line = true;
+            let subject = cursor.term("subject", &[Kind::Iri, Kind::Blank])?;
+            let predicate = cursor.term("predicate", &[Kind::Iri])?;
+            let object = cursor.term("object", &[Kind::Iri, Kind::Blank, Kind::Literal])?;
+            cursor.end_of_triple()?;
 
-        let full = |d: &Dictionary, what: &str| -> Result<()> {
-            if d.is_full() {
-                return Err(cursor.error(format!("too many {what} for 32-bit numbers")));
+            let full = |d: &Dictionary, what: &str| -> Result<()> {
+                if d.is_full() {
+                    return Err(cursor.error(format!("too many {what} for 32-bit numbers")));
+                }
+                Ok(())
+            };
+            full(&vertices, "vertices")?;
+            let s = vertices.insert(subject);
+            if labels.len() < vertices.len() {
+                labels.push(0);
             }
-            Ok(())
-        };
-        full(&vertices, "vertices")?;
-        let s = vertices.insert(subject);
-        if labels.len() < vertices.len() {
-            labels.push(0);
-        }
-        if predicate == RDF_TYPE {
-            full(&classes, "classes")?;
-            let class = classes.insert(object);
-            if labels[s as usize] == 0 {
-                labels[s as usize] = class;
+            if predicate == RDF_TYPE {
+                full(&classes, "classes")?;
+                let class = classes.insert(object);
+                if labels[s as usize] == 0 {
+                    labels[s as usize] = class;
+                }
+                continue;
             }
-            continue;
+            full(&predicates, "predicates")?;
+            let p = predicates.insert(predicate);
+            full(&vertices, "vertices")?;
+            let o = vertices.insert(object);
+            if labels.len() < vertices.len() {
+                labels.push(0);
+            }
+            if s == o {
+                skipped.self_loops += 1;
+                continue;
+            }
+            edges.push((s, o, p));
         }
-        full(&predicates, "predicates")?;
-        let p = predicates.insert(predicate);
-        full(&vertices, "vertices")?;
-        let o = vertices.insert(object);
-        if labels.len() < vertices.len() {
-            labels.push(0);
-        }
-        if s == o {
-            skipped.self_loops += 1;
-            continue;
-        }
-        edges.push((s, o, p));
     }
     if !any_line {
         return Err(empty(path, "triples `<s> <p> <o> .`"));
@@ -230,17 +233,48 @@ impl<'a> Cursor<'a> {
         Ok(&self.text[start..self.at])
     }
 
+    /// Reads `<...>`: the grammar's IRIREF, which allows no control character, space or any
+    /// of `<>"{}|^`\` inside, except `\uXXXX` and `\UXXXXXXXX` escapes.
     fn iri(&mut self, what: &str) -> Result<()> {
-        let rest = &self.bytes()[self.at + 1..];
-        match rest.iter().position(|&b| matches!(b, b'>' | b' ' | b'\t')) {
-            Some(i) if rest[i] == b'>' => {
-                self.at += i + 2;
-                Ok(())
+        let bytes = self.bytes();
+        let mut i = self.at + 1;
+        loop {
+            match bytes.get(i) {
+                Some(b'>') => break,
+                None | Some(b' ' | b'\t') => {
+                    return Err(self.error(format!(
+                        "the iri of the {what} has no closing `>`: expected `<...>` without spaces"
+                    )))
+                }
+                Some(b'\\') => {
+                    let digits = match bytes.get(i + 1) {
+                        Some(b'u') => 4,
+                        Some(b'U') => 8,
+                        _ => 0,
+                    };
+                    let hex = bytes.get(i + 2..i + 2 + digits);
+                    if digits == 0 || !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                        return Err(self.error(format!(
+                            "the iri of the {what} holds a `\\` that is not a `\\uXXXX` or `\\UXXXXXXXX` escape"
+                        )));
+                    }
+                    i += 2 + digits;
+                }
+                Some(&b) if b < 0x20 || b"<\"{}|^`".contains(&b) => {
+                    let shown = if b < 0x20 {
+                        format!("the control character {:#04x}", b)
+                    } else {
+                        format!("`{}`", b as char)
+                    };
+                    return Err(self.error(format!(
+                        "the iri of the {what} holds {shown}, which an iri may not hold"
+                    )));
+                }
+                Some(_) => i += 1,
             }
-            _ => Err(self.error(format!(
-                "the iri of the {what} has no closing `>`: expected `<...>` without spaces"
-            ))),
         }
+        self.at = i + 1;
+        Ok(())
     }
 
     fn blank(&mut self, what: &str) -> Result<()> {

@@ -192,7 +192,7 @@ fn read_labels(
             continue;
         }
         let id = fields.number("vertex id")?;
-        let label = fields.label("vertex label")?;
+        let label = fields.vertex_label("vertex label")?;
         fields.end("`id label`")?;
         let v = ids.vertex(id, &fields)? as usize;
         if v == vertex_labels.len() {

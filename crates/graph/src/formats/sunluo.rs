@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use crate::formats::fields::{build_naming_lines, Fields};
-use crate::formats::{check_counts, empty, Lines, UNDECLARED};
+use crate::formats::{check_claim, check_counts, empty, LineSizes, Lines, UNDECLARED};
 use rayon::prelude::*;
 
 use crate::{Error, Graph, Result, VertexId};
@@ -51,6 +51,7 @@ fn parse_in_chunks(path: &Path, bytes: &[u8], directed: bool, chunk_bytes: usize
                         format!("{n} vertices do not fit in 32-bit vertex ids"),
                     ));
                 }
+                check_claim(path, line, n, m, lines.rest().len(), LINE_SIZES)?;
                 break (line, n as usize, m);
             }
             Some(word) => {
@@ -141,6 +142,9 @@ fn parse_in_chunks(path: &Path, bytes: &[u8], directed: bool, chunk_bytes: usize
     build_naming_lines(path, directed, 0, labels, edges, &edge_lines)
 }
 
+/// The shortest lines: `v 0 0 0` and `e 0 1`, each with its line end.
+const LINE_SIZES: LineSizes = LineSizes { vertex: 8, edge: 6 };
+
 /// Bytes of a chunk of the body parsed by one task.
 const CHUNK_BYTES: usize = 4 << 20;
 
@@ -210,14 +214,9 @@ impl Body {
             None => {}
             Some("v") => {
                 let id = fields.vertex(vertex_total, "vertex id")?;
-                let label = fields.label("vertex label")?;
+                let label = fields.vertex_label("vertex label")?;
                 let degree = fields.number("vertex degree")?;
                 fields.end("`v id label degree`")?;
-                if label == UNDECLARED {
-                    return Err(parse_error(format!(
-                        "vertex label {label} is reserved; use a smaller label"
-                    )));
-                }
                 self.vertices.push((id, label, degree, line as u32));
             }
             Some("e") => {

@@ -19,7 +19,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::formats::{Dictionary, Format, VertexNames};
+use crate::formats::{AtomicFile, Dictionary, Format, VertexNames};
 use crate::{Direction, Error, Graph, Result, VertexId};
 
 /// Vertices formatted by one task.
@@ -102,7 +102,8 @@ pub fn write_gsi_all<'a, W: Write>(
     out.flush()
 }
 
-/// Writes `graph` to `path` (replacing it) as Sun–Luo or GSI text.
+/// Writes `graph` to `path` (replacing it once complete: see [`AtomicFile`]) as Sun–Luo or
+/// GSI text.
 ///
 /// # Errors
 /// [`Error::Io`] when the file cannot be written; [`Error::Invalid`] for a format other
@@ -141,13 +142,15 @@ pub fn write_graphs<'a>(
         path: path.to_path_buf(),
         source,
     };
-    let file = std::fs::File::create(path).map_err(io)?;
-    let out = io::BufWriter::with_capacity(1 << 16, file);
+    let file = AtomicFile::create(path).map_err(io)?;
+    let mut out = io::BufWriter::with_capacity(1 << 16, file);
     match format {
-        Format::SunLuo => write_sunluo(graphs[0], out),
-        _ => write_gsi_all(graphs, out),
+        Format::SunLuo => write_sunluo(graphs[0], &mut out),
+        _ => write_gsi_all(graphs, &mut out),
     }
-    .map_err(io)
+    .map_err(io)?;
+    let file = out.into_inner().map_err(|e| io(e.into_error()))?;
+    file.commit().map_err(io)
 }
 
 /// Writes one `vertex name` line per vertex: the dense id gsi uses, then the original id or
