@@ -5,7 +5,9 @@
 
 use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::GpuEngine;
-use gsi_core::{find_matches, CollectMatches, CountOnly, DataIndex, MatchOptions, Semantics};
+use gsi_core::{
+    find_matches, CollectMatches, CountOnly, DataIndex, EngineConfig, MatchOptions, Semantics,
+};
 use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
 use gsi_graph::formats::{read_graph, Format};
 
@@ -15,7 +17,7 @@ use crate::util::shared_data;
 
 /// The GPU engine, or `None` (after a notice) when there is none and none is required.
 fn gpu() -> Option<GpuEngine> {
-    match GpuEngine::open(0) {
+    match GpuEngine::open(&EngineConfig::default()) {
         Ok(gpu) => Some(gpu),
         Err(err) => {
             assert!(
@@ -78,14 +80,7 @@ fn gpu_counts_equal_the_brute_force_on_random_graphs() {
             let mut on_gpu = CollectMatches::default();
             let mut on_cpu = CollectMatches::default();
             find_matches(&mut gpu, &query.graph, &index, &options, &mut on_gpu).expect("GPU");
-            find_matches(
-                &mut CpuEngine::default(),
-                &query.graph,
-                &index,
-                &options,
-                &mut on_cpu,
-            )
-            .expect("CPU");
+            find_matches(&mut CpuEngine, &query.graph, &index, &options, &mut on_cpu).expect("CPU");
             assert_eq!(on_gpu.flat(), on_cpu.flat(), "case {case}: matches");
             checked += 1;
         }

@@ -44,7 +44,7 @@ pub fn gsi(
     options: &MatchOptions,
     sink: &mut dyn MatchSink,
 ) -> MatchReport {
-    find_matches(&mut CpuEngine::default(), query, data, options, sink).expect("gsi runs")
+    find_matches(&mut CpuEngine, query, data, options, sink).expect("gsi runs")
 }
 
 fn options(semantics: Semantics) -> MatchOptions {

@@ -11,9 +11,10 @@ use serde::Serialize;
 
 use crate::config::BenchConfig;
 use crate::exit::Exit;
-use crate::output::{mean, median, median_ms, ms, percentile};
-use crate::queries::read_query_files;
-use crate::{engines, load, progress, signals, system};
+use crate::output::{mean, median, median_ms, ms, percentile, report_stream, JsonLines, Printer};
+use crate::queries::Query;
+use crate::session::{Session, Show};
+use crate::{progress, signals, system};
 
 /// The timed runs of one query.
 #[derive(Debug, Default)]
@@ -112,14 +113,14 @@ struct PhasesMs {
     join: f64,
 }
 
-/// The JSON object printed per query.
+/// One query's record, as `--json` prints it (the table shows part of it).
 #[derive(Debug, Serialize)]
-struct QueryJson<'a> {
+struct QueryJson {
     #[serde(rename = "type")]
     kind: &'static str,
-    query: &'a str,
+    query: String,
     matches: u64,
-    status: &'a str,
+    status: &'static str,
     median_ms: f64,
     min_ms: f64,
     runs: usize,
@@ -128,7 +129,31 @@ struct QueryJson<'a> {
     estimated_rows: f64,
     peak_join_bytes: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<&'a str>,
+    error: Option<String>,
+}
+
+impl QueryJson {
+    fn of(query: String, result: &Result<Timed, String>) -> QueryJson {
+        let empty = Timed::default();
+        let timed = result.as_ref().unwrap_or(&empty);
+        QueryJson {
+            kind: "query",
+            query,
+            matches: timed.count,
+            status: match result {
+                Ok(t) => t.status(),
+                Err(_) => "error",
+            },
+            median_ms: timed.median_ms(),
+            min_ms: timed.min_ms(),
+            runs: timed.times.len(),
+            engine: result.as_ref().ok().map(Timed::engine),
+            phases_ms: timed.phases_ms(),
+            estimated_rows: timed.estimated_rows,
+            peak_join_bytes: timed.peak_join_bytes,
+            error: result.as_ref().err().cloned(),
+        }
+    }
 }
 
 /// The JSON object that closes a run.
@@ -200,73 +225,39 @@ fn rows_cell(rows: f64) -> String {
     }
 }
 
-struct Printer {
-    json: bool,
-    out: io::StdoutLock<'static>,
+/// `gsi bench` for people: a row per query, then `key = value` lines.
+struct BenchTable {
+    out: Box<dyn Write>,
 }
 
-impl Printer {
+impl Printer<QueryJson, SummaryJson> for BenchTable {
     fn header(&mut self) -> io::Result<()> {
-        if !self.json {
-            writeln!(
-                self.out,
-                "{:>12} {:>12} {:>16}  {:<8} {:<8} {:>12}  query",
-                "median (ms)", "min (ms)", "matches", "status", "engine", "est. rows"
-            )?;
-        }
-        Ok(())
+        writeln!(
+            self.out,
+            "{:>12} {:>12} {:>16}  {:<8} {:<8} {:>12}  query",
+            "median (ms)", "min (ms)", "matches", "status", "engine", "est. rows"
+        )
     }
 
-    fn query(&mut self, name: &str, result: &Result<Timed, String>) -> io::Result<()> {
-        let empty = Timed::default();
-        let (timed, status, error) = match result {
-            Ok(t) => (t, t.status(), None),
-            Err(e) => (&empty, "error", Some(e.as_str())),
-        };
-        if self.json {
-            let object = QueryJson {
-                kind: "query",
-                query: name,
-                matches: timed.count,
-                status,
-                median_ms: timed.median_ms(),
-                min_ms: timed.min_ms(),
-                runs: timed.times.len(),
-                engine: result.as_ref().ok().map(Timed::engine),
-                phases_ms: timed.phases_ms(),
-                estimated_rows: timed.estimated_rows,
-                peak_join_bytes: timed.peak_join_bytes,
-                error,
-            };
-            serde_json::to_writer(&mut self.out, &object)?;
-            writeln!(self.out)?;
-        } else {
-            writeln!(
-                self.out,
-                "{:>12.3} {:>12.3} {:>16}  {status:<8} {:<8} {:>12}  {name}",
-                timed.median_ms(),
-                timed.min_ms(),
-                timed.count,
-                if error.is_some() {
-                    "-".into()
-                } else {
-                    timed.engine()
-                },
-                rows_cell(timed.estimated_rows),
-            )?;
-            if let Some(e) = error {
-                writeln!(self.out, "{:>12}  error: {e}", "")?;
-            }
+    fn query(&mut self, q: &QueryJson) -> io::Result<()> {
+        writeln!(
+            self.out,
+            "{:>12.3} {:>12.3} {:>16}  {:<8} {:<8} {:>12}  {}",
+            q.median_ms,
+            q.min_ms,
+            q.matches,
+            q.status,
+            q.engine.as_deref().unwrap_or("-"),
+            rows_cell(q.estimated_rows),
+            q.query
+        )?;
+        if let Some(e) = &q.error {
+            writeln!(self.out, "{:>12}  error: {e}", "")?;
         }
         self.out.flush()
     }
 
     fn summary(&mut self, s: &SummaryJson) -> io::Result<()> {
-        if self.json {
-            serde_json::to_writer(&mut self.out, s)?;
-            writeln!(self.out)?;
-            return self.out.flush();
-        }
         let lines: [(&str, String); 26] = [
             ("queries", s.queries.to_string()),
             ("ok", s.ok.to_string()),
@@ -307,38 +298,36 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
     let interrupt = signals::interrupt()?;
     cfg.matching.options.interrupt = Some(interrupt.flag());
     let show_progress = progress::wanted(cfg.json, cfg.quiet);
-    let notes = !cfg.quiet && !cfg.json;
-    let opened = engines::open(&cfg.engine, !cfg.quiet)?;
-    let mut engine = opened.engine;
+    let show = Show {
+        progress: show_progress,
+        notes: !cfg.quiet,
+    };
+    let mut session = Session::open(&cfg.data, &cfg.read, &cfg.engine, show)?;
+    let queries: Vec<Query> = cfg
+        .queries
+        .iter()
+        .flat_map(|path| session.queries(path, &cfg.query_read))
+        .collect();
 
-    let spinner = progress::spinner(show_progress, String::new());
-    let (loaded, load_time) = load::read_one(&cfg.data, &cfg.read, "data graph", &spinner, notes)?;
-    let data_labels = loaded.labels;
-    let (index, index_time) = load::index(loaded.graph, &cfg.data, &spinner)?;
-    // Queries are as directed as the data graph (N-Triples data always is).
-    cfg.query_read.directed = index.graph().is_directed();
-    let upload_time = load::prepare(engine.as_mut(), &index, &spinner, notes)?;
-    spinner.set_message("reading the queries");
-    let queries = read_query_files(&cfg.queries, &cfg.query_read, &data_labels);
-    spinner.finish_and_clear();
-
-    let mut printer = Printer {
-        json: cfg.json,
-        out: io::stdout().lock(),
+    let out = report_stream(false);
+    let mut printer: Box<dyn Printer<QueryJson, SummaryJson>> = if cfg.json {
+        Box::new(JsonLines { out })
+    } else {
+        Box::new(BenchTable { out })
     };
     printer.header()?;
     let bar = progress::bar(show_progress, queries.len() as u64);
     let mut summary = SummaryJson {
         kind: "summary",
         data: cfg.data.display().to_string(),
-        vertices: index.graph().vertex_count(),
-        edges: index.graph().edge_count(),
+        vertices: session.index.graph().vertex_count(),
+        edges: session.index.graph().edge_count(),
         queries: queries.len(),
         repeat: cfg.repeat,
         warmup: cfg.warmup,
-        load_ms: ms(load_time),
-        index_ms: ms(index_time),
-        upload_ms: ms(upload_time),
+        load_ms: ms(session.load_time),
+        index_ms: ms(session.index_time),
+        upload_ms: session.upload_time.map_or(0.0, ms),
         threads: rayon::current_num_threads(),
         ..SummaryJson::default()
     };
@@ -353,7 +342,7 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
         }
         let name = query.name;
         let result = query.graph.and_then(|graph| {
-            bench_query(engine.as_mut(), &graph, &index, &cfg)
+            bench_query(session.engine.as_mut(), &graph, &session.index, &cfg)
                 .with_context(|| format!("matching {name}"))
         });
         let result = match result {
@@ -365,7 +354,7 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
                 Ok(timed)
             }
             Err(err) => {
-                if notes {
+                if !cfg.quiet && !cfg.json {
                     bar.suspend(|| eprintln!("gsi: {}", crate::exit::message(&err)));
                 }
                 exit = exit.max(Exit::of_error(&err));
@@ -373,7 +362,8 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
                 Err(crate::exit::message(&err))
             }
         };
-        bar.suspend(|| printer.query(&name, &result))?;
+        let record = QueryJson::of(name, &result);
+        bar.suspend(|| printer.query(&record))?;
         bar.inc(1);
         results.push(result);
     }
@@ -381,7 +371,7 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
     let ran: Vec<&Timed> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
     set_statistics(&mut summary, &ran);
     summary.peak_rss_bytes = system::peak_rss_bytes();
-    summary.machine = system::machine(opened.gpu.as_deref());
+    summary.machine = system::machine(session.gpu.as_deref());
     summary.status = if interrupt.is_set() {
         "interrupted"
     } else {
@@ -480,7 +470,7 @@ mod tests {
     #[test]
     fn runs_repeat_then_report() {
         let cfg = config(&["--repeat", "3", "--warmup", "2"]);
-        let mut engine = gsi_core::cpu::CpuEngine::default();
+        let mut engine = gsi_core::cpu::CpuEngine;
         let timed = bench_query(&mut engine, &path(3), &clique(6), &cfg).unwrap();
         assert_eq!(timed.times.len(), 3);
         assert_eq!(timed.phases.len(), 3);
@@ -493,7 +483,7 @@ mod tests {
     #[test]
     fn a_timeout_ends_the_query_after_one_run() {
         let cfg = config(&["--repeat", "3", "--warmup", "2", "--timeout", "0.05"]);
-        let mut engine = gsi_core::cpu::CpuEngine::default();
+        let mut engine = gsi_core::cpu::CpuEngine;
         let timed = bench_query(&mut engine, &path(10), &clique(60), &cfg).unwrap();
         assert_eq!(timed.times.len(), 1);
         assert_eq!(timed.status(), "timeout");

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use gsi_core::{EngineKind, MatchOptions, Semantics};
+use gsi_core::{EngineConfig, EngineKind, MatchOptions, Semantics};
 use gsi_graph::formats::{Format, ReadOptions};
 
 use crate::exit::InputError;
@@ -49,11 +49,11 @@ impl Matching {
     }
 }
 
-/// The engine and its threads and device.
-#[derive(Debug, Clone, Copy)]
+/// The engine, how it is set up, and the CPU's worker threads.
+#[derive(Debug, Clone)]
 pub struct EngineChoice {
     pub kind: EngineKind,
-    pub device: usize,
+    pub config: EngineConfig,
     pub threads: Option<usize>,
 }
 
@@ -187,9 +187,46 @@ pub fn engine_choice(args: &EngineArgs) -> Result<EngineChoice> {
     }
     Ok(EngineChoice {
         kind: engine_kind(args.engine),
-        device: args.device,
+        config: engine_config(args.device)?,
         threads: args.threads,
     })
+}
+
+/// The engines' setup for GPU `device`: the library's measured defaults, with the
+/// environment's overrides (README, "Environment").
+pub fn engine_config(device: usize) -> Result<EngineConfig> {
+    let number = |name: &str| -> Result<Option<f64>> {
+        match std::env::var(name) {
+            Err(_) => Ok(None),
+            Ok(text) => text
+                .trim()
+                .parse::<f64>()
+                .map(Some)
+                .map_err(|_| input_error(format!("{name}={text}: expected a number"))),
+        }
+    };
+    let mut config = EngineConfig {
+        device,
+        kernel_cache: kernel_cache_dir(),
+        ..EngineConfig::default()
+    };
+    if let Some(rows) = number("GSI_AUTO_GPU_ROWS")? {
+        config.auto_gpu_join_min_rows = rows;
+    }
+    if let Some(bytes) = number("GSI_GPU_PCSR_LIMIT")? {
+        config.resident_index_limit = Some(bytes as usize);
+    }
+    Ok(config)
+}
+
+/// Where compiled kernels are kept: `$GSI_CACHE_DIR`, else `$XDG_CACHE_HOME/gsi`, else
+/// `~/.cache/gsi`, each with `kernels` below it.
+fn kernel_cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("GSI_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("gsi")))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/gsi")))?;
+    Some(base.join("kernels"))
 }
 
 /// How to read the data graph: `--format`, `--directed` and `--vertex-labels`, which only a

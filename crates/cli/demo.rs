@@ -9,7 +9,7 @@ use anyhow::Result;
 use gsi_core::{find_matches, CollectMatches, DataIndex, MatchOptions};
 use gsi_graph::{Graph, GraphBuilder, VertexId};
 
-use crate::config::engine_kind;
+use crate::config::{engine_config, engine_kind};
 use crate::exit::Exit;
 use crate::flags::EngineArg;
 
@@ -148,10 +148,10 @@ fn atom_name(v: VertexId) -> (&'static str, String) {
 }
 
 pub fn run(engine: EngineArg) -> Result<Exit> {
-    let selected = gsi_core::engine::select(engine_kind(engine), 0)?;
-    let mut engine = selected.engine;
-    if let Some(note) = selected.note {
-        eprintln!("gsi: {note}");
+    let opened = gsi_core::open(engine_kind(engine), &engine_config(0)?)?;
+    let mut engine = opened.engine;
+    if let Some(notice) = &opened.notice {
+        eprintln!("gsi: {}", crate::messages::notice(notice));
     }
     let data = DataIndex::build(molecules_graph())?;
     let query = carboxyl_query();

@@ -67,6 +67,14 @@ pub fn message(err: &anyhow::Error) -> String {
         }
         text.push_str(&part);
     }
+    let advice = err
+        .chain()
+        .find_map(|cause| cause.downcast_ref::<gsi_core::Error>())
+        .and_then(crate::messages::advice);
+    if let Some(advice) = advice {
+        text.push_str("; ");
+        text.push_str(advice);
+    }
     escape_controls(&text)
 }
 

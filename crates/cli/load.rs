@@ -75,24 +75,6 @@ pub fn index(
     Ok((index, started.elapsed()))
 }
 
-/// Readies `engine` for queries on `index` (the GPU engine copies it to the device), showing
-/// what it does on `spinner`; prints the engine's note, if any, when `notes`. Returns the time.
-pub fn prepare(
-    engine: &mut dyn gsi_core::Engine,
-    index: &DataIndex,
-    spinner: &ProgressBar,
-    notes: bool,
-) -> Result<Duration> {
-    spinner.set_message("copying the index to the device");
-    let started = Instant::now();
-    let note = engine.prepare(index)?;
-    let elapsed = started.elapsed();
-    if let (Some(note), true) = (note, notes) {
-        spinner.suspend(|| eprintln!("gsi: {note}"));
-    }
-    Ok(elapsed)
-}
-
 /// `--vertex-labels` with a file that `auto` does not read as SNAP is an error naming both
 /// flags (an explicit format other than SNAP is refused earlier, in `config.rs`).
 fn check_vertex_labels(path: &Path, options: &ReadOptions) -> Result<()> {

@@ -13,9 +13,11 @@ use gsi_core::{find_matches, CountOnly, MatchReport, MatchSink, Status};
 use crate::config::MatchConfig;
 use crate::exit::Exit;
 use crate::flags::OutputIds;
-use crate::output::{is_stdout, ms, FileSink, Printer, QueryOutcome, SummaryJson};
-use crate::queries::read_query_file;
-use crate::{engines, load, progress, signals};
+use crate::output::{
+    is_stdout, match_printer, ms, report_stream, FileSink, QueryJson, SummaryJson,
+};
+use crate::session::{Session, Show};
+use crate::{progress, signals};
 
 /// Whether `err` comes from writing matches, the one failure that ends the run.
 fn is_output_error(err: &anyhow::Error) -> bool {
@@ -31,22 +33,15 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
     let interrupt = signals::interrupt()?;
     cfg.matching.options.interrupt = Some(interrupt.flag());
     let show_progress = progress::wanted(cfg.json, cfg.quiet);
-    let notes = !cfg.quiet && !cfg.json;
-    let mut engine = engines::open(&cfg.engine, !cfg.quiet)?.engine;
-
-    let spinner = progress::spinner(show_progress, String::new());
-    let (loaded, load_time) = load::read_one(&cfg.data, &cfg.read, "data graph", &spinner, notes)?;
+    let show = Show {
+        progress: show_progress,
+        notes: !cfg.quiet,
+    };
+    let mut session = Session::open(&cfg.data, &cfg.read, &cfg.engine, show)?;
     let names = match cfg.output_ids {
         Some(OutputIds::Dense) => None,
-        _ => loaded.names,
+        _ => session.names.take(),
     };
-    let data_labels = loaded.labels;
-    let (index, index_time) = load::index(loaded.graph, &cfg.data, &spinner)?;
-    // Queries are as directed as the data graph (N-Triples data always is).
-    cfg.query_read.directed = index.graph().is_directed();
-    let upload_time = load::prepare(engine.as_mut(), &index, &spinner, notes)?;
-    spinner.finish_and_clear();
-
     let mut file_sink = match &cfg.output {
         Some(path) => Some(
             FileSink::create(path, names.as_ref())
@@ -55,17 +50,17 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
         None => None,
     };
     let matches_on_stdout = cfg.output.as_deref().is_some_and(is_stdout);
-    let mut printer = Printer::new(cfg.json, cfg.explain, matches_on_stdout);
+    let mut printer = match_printer(cfg.json, report_stream(matches_on_stdout));
     printer.header()?;
     let bar = progress::bar(show_progress, cfg.queries.len() as u64);
     let mut summary = SummaryJson {
         kind: "summary",
         data: cfg.data.display().to_string(),
-        vertices: index.graph().vertex_count(),
-        edges: index.graph().edge_count(),
-        load_ms: ms(load_time),
-        index_ms: ms(index_time),
-        upload_ms: ms(upload_time),
+        vertices: session.index.graph().vertex_count(),
+        edges: session.index.graph().edge_count(),
+        load_ms: ms(session.load_time),
+        index_ms: ms(session.index_time),
+        upload_ms: session.upload_time.map_or(0.0, ms),
         ..SummaryJson::default()
     };
     let several = cfg.queries.len() > 1;
@@ -76,8 +71,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
         if interrupt.is_set() {
             break;
         }
-        signals::reading(path);
-        let queries = read_query_file(path, &cfg.query_read, &data_labels);
+        let queries = session.queries(path, &cfg.query_read);
         bar.inc_length(queries.len().saturating_sub(1) as u64);
         let several = several || queries.len() > 1;
         for query in queries {
@@ -101,8 +95,14 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                     }
                     None => &mut CountOnly,
                 };
-                find_matches(engine.as_mut(), &graph, &index, &options, sink)
-                    .with_context(|| format!("matching {name}"))
+                find_matches(
+                    session.engine.as_mut(),
+                    &graph,
+                    &session.index,
+                    &options,
+                    sink,
+                )
+                .with_context(|| format!("matching {name}"))
             });
             let elapsed = started.elapsed();
             let output_time =
@@ -136,13 +136,8 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
             summary.queries += 1;
             times.push(elapsed);
             summary.queries_ms += ms(elapsed);
-            let outcome = QueryOutcome {
-                query: &name,
-                report,
-                elapsed,
-                output_time,
-            };
-            bar.suspend(|| printer.query(&outcome))?;
+            let record = QueryJson::of(name, &report, elapsed, output_time, cfg.explain);
+            bar.suspend(|| printer.query(&record))?;
             bar.inc(1);
             if output_failed {
                 // No later query could write its matches either.

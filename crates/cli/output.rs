@@ -10,14 +10,6 @@ use gsi_graph::formats::{AtomicFile, VertexNames};
 use gsi_graph::VertexId;
 use serde::Serialize;
 
-/// One query's outcome, as printed.
-pub struct QueryOutcome<'a> {
-    pub query: &'a str,
-    pub report: Result<MatchReport, String>,
-    pub elapsed: Duration,
-    pub output_time: Duration,
-}
-
 /// Phase times in milliseconds.
 #[derive(Debug, Serialize)]
 pub struct PhasesMs {
@@ -27,14 +19,14 @@ pub struct PhasesMs {
     pub output: f64,
 }
 
-/// The JSON object printed per query.
+/// One query's record, as `--json` prints it (the table shows part of it).
 #[derive(Debug, Serialize)]
-pub struct QueryJson<'a> {
+pub struct QueryJson {
     #[serde(rename = "type")]
     pub kind: &'static str,
-    pub query: &'a str,
+    pub query: String,
     pub matches: u64,
-    pub status: &'a str,
+    pub status: &'static str,
     pub elapsed_ms: f64,
     pub engine: Option<&'static str>,
     pub phases_ms: PhasesMs,
@@ -42,9 +34,46 @@ pub struct QueryJson<'a> {
     pub peak_join_bytes: usize,
     pub estimated_rows: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<&'a str>,
+    pub error: Option<String>,
+    /// The join plan, with `--explain`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan: Option<String>,
+}
+
+impl QueryJson {
+    /// The record of query `query`: its report or error, its time and the part of that
+    /// spent writing matches; the plan when `explain`.
+    pub fn of(
+        query: String,
+        report: &Result<MatchReport, String>,
+        elapsed: Duration,
+        output_time: Duration,
+        explain: bool,
+    ) -> QueryJson {
+        let ok = report.as_ref().ok();
+        let times = ok.map(|r| r.times).unwrap_or_default();
+        QueryJson {
+            kind: "query",
+            query,
+            matches: ok.map_or(0, |r| r.count),
+            status: ok.map_or("error", |r| r.status.as_str()),
+            elapsed_ms: ms(elapsed),
+            engine: ok.map(|r| r.engine),
+            phases_ms: PhasesMs {
+                filter: ms(times.filter),
+                plan: ms(times.plan),
+                join: ms(times.join.saturating_sub(output_time)),
+                output: ms(output_time),
+            },
+            candidates: ok
+                .map(|r| r.plan.candidate_sizes.clone())
+                .unwrap_or_default(),
+            peak_join_bytes: ok.map_or(0, |r| r.peak_join_bytes),
+            estimated_rows: ok.map_or(0.0, |r| r.estimated_rows),
+            error: report.as_ref().err().cloned(),
+            plan: ok.filter(|_| explain).map(|r| r.plan.to_string()),
+        }
+    }
 }
 
 /// The JSON object that closes a run.
@@ -111,104 +140,109 @@ pub fn mean(values: &[f64]) -> f64 {
     }
 }
 
-/// Prints results as they come: on stdout, or on stderr when the matches themselves go to
-/// stdout (`--output -`).
-pub struct Printer {
-    json: bool,
-    explain: bool,
-    out: Box<dyn Write>,
+/// Prints a run's records as they come: a header, one record per query, a summary. One
+/// printer per output kind: [`JsonLines`] for `--json`, a table for people (each command has
+/// its own, such as [`MatchTable`]).
+pub trait Printer<Q, S> {
+    /// Before the first query.
+    fn header(&mut self) -> io::Result<()>;
+    /// One query's record.
+    fn query(&mut self, record: &Q) -> io::Result<()>;
+    /// The run's summary.
+    fn summary(&mut self, summary: &S) -> io::Result<()>;
 }
 
-impl Printer {
-    pub fn new(json: bool, explain: bool, to_stderr: bool) -> Printer {
-        let out: Box<dyn Write> = if to_stderr {
-            Box::new(io::stderr())
-        } else {
-            Box::new(io::stdout().lock())
-        };
-        Printer { json, explain, out }
+/// Where a run's report goes: stdout, or stderr when the matches themselves go to stdout
+/// (`--output -`).
+pub fn report_stream(to_stderr: bool) -> Box<dyn Write> {
+    if to_stderr {
+        Box::new(io::stderr())
+    } else {
+        Box::new(io::stdout().lock())
     }
+}
 
-    pub fn header(&mut self) -> io::Result<()> {
-        if !self.json {
-            writeln!(
-                self.out,
-                "{:>16}  {:<8} {:>12}  query",
-                "matches", "status", "time (ms)"
-            )?;
-        }
+/// `--json`: every record one JSON object on its own line.
+pub struct JsonLines {
+    pub out: Box<dyn Write>,
+}
+
+impl JsonLines {
+    fn line(&mut self, value: &impl Serialize) -> io::Result<()> {
+        serde_json::to_writer(&mut self.out, value)?;
+        writeln!(self.out)?;
+        self.out.flush()
+    }
+}
+
+impl<Q: Serialize, S: Serialize> Printer<Q, S> for JsonLines {
+    fn header(&mut self) -> io::Result<()> {
         Ok(())
     }
 
-    pub fn query(&mut self, q: &QueryOutcome) -> io::Result<()> {
-        let (matches, status, error) = match &q.report {
-            Ok(r) => (r.count, r.status.as_str(), None),
-            Err(e) => (0, "error", Some(e.as_str())),
-        };
-        if self.json {
-            let report = q.report.as_ref().ok();
-            let times = report.map(|r| r.times).unwrap_or_default();
-            let object = QueryJson {
-                kind: "query",
-                query: q.query,
-                matches,
-                status,
-                elapsed_ms: ms(q.elapsed),
-                engine: report.map(|r| r.engine),
-                phases_ms: PhasesMs {
-                    filter: ms(times.filter),
-                    plan: ms(times.plan),
-                    join: ms(times.join.saturating_sub(q.output_time)),
-                    output: ms(q.output_time),
-                },
-                candidates: report
-                    .map(|r| r.plan.candidate_sizes.clone())
-                    .unwrap_or_default(),
-                peak_join_bytes: report.map_or(0, |r| r.peak_join_bytes),
-                estimated_rows: report.map_or(0.0, |r| r.estimated_rows),
-                error,
-                plan: report.filter(|_| self.explain).map(|r| r.plan.to_string()),
-            };
-            serde_json::to_writer(&mut self.out, &object)?;
-            writeln!(self.out)?;
-        } else {
-            if let (true, Ok(r)) = (self.explain, &q.report) {
-                writeln!(self.out, "{}:", q.query)?;
-                write!(self.out, "{}", r.plan)?;
-            }
-            writeln!(
-                self.out,
-                "{matches:>16}  {status:<8} {:>12.3}  {}",
-                ms(q.elapsed),
-                q.query
-            )?;
-            if let Some(e) = error {
-                writeln!(self.out, "{:>16}  error: {e}", "")?;
-            }
+    fn query(&mut self, record: &Q) -> io::Result<()> {
+        self.line(record)
+    }
+
+    fn summary(&mut self, summary: &S) -> io::Result<()> {
+        self.line(summary)
+    }
+}
+
+/// `gsi match` for people: a row per query, then `key = value` lines.
+pub struct MatchTable {
+    pub out: Box<dyn Write>,
+}
+
+impl Printer<QueryJson, SummaryJson> for MatchTable {
+    fn header(&mut self) -> io::Result<()> {
+        writeln!(
+            self.out,
+            "{:>16}  {:<8} {:>12}  query",
+            "matches", "status", "time (ms)"
+        )
+    }
+
+    fn query(&mut self, q: &QueryJson) -> io::Result<()> {
+        if let Some(plan) = &q.plan {
+            writeln!(self.out, "{}:", q.query)?;
+            write!(self.out, "{plan}")?;
+        }
+        writeln!(
+            self.out,
+            "{:>16}  {:<8} {:>12.3}  {}",
+            q.matches, q.status, q.elapsed_ms, q.query
+        )?;
+        if let Some(e) = &q.error {
+            writeln!(self.out, "{:>16}  error: {e}", "")?;
         }
         self.out.flush()
     }
 
-    pub fn summary(&mut self, s: &SummaryJson) -> io::Result<()> {
-        if self.json {
-            serde_json::to_writer(&mut self.out, s)?;
-            writeln!(self.out)?;
-        } else {
-            writeln!(self.out)?;
-            writeln!(self.out, "queries = {}", s.queries)?;
-            writeln!(self.out, "matches = {}", s.matches)?;
-            writeln!(self.out, "ok = {}", s.ok)?;
-            writeln!(self.out, "timeouts = {}", s.timeouts)?;
-            writeln!(self.out, "limits = {}", s.limits)?;
-            writeln!(self.out, "errors = {}", s.errors)?;
-            writeln!(self.out, "load_ms = {:.3}", s.load_ms)?;
-            writeln!(self.out, "index_ms = {:.3}", s.index_ms)?;
-            writeln!(self.out, "upload_ms = {:.3}", s.upload_ms)?;
-            writeln!(self.out, "queries_ms = {:.3}", s.queries_ms)?;
-            writeln!(self.out, "median_ms = {:.3}", s.median_ms)?;
-            writeln!(self.out, "status = {}", s.status)?;
-        }
+    fn summary(&mut self, s: &SummaryJson) -> io::Result<()> {
+        writeln!(self.out)?;
+        writeln!(self.out, "queries = {}", s.queries)?;
+        writeln!(self.out, "matches = {}", s.matches)?;
+        writeln!(self.out, "ok = {}", s.ok)?;
+        writeln!(self.out, "timeouts = {}", s.timeouts)?;
+        writeln!(self.out, "limits = {}", s.limits)?;
+        writeln!(self.out, "errors = {}", s.errors)?;
+        writeln!(self.out, "load_ms = {:.3}", s.load_ms)?;
+        writeln!(self.out, "index_ms = {:.3}", s.index_ms)?;
+        writeln!(self.out, "upload_ms = {:.3}", s.upload_ms)?;
+        writeln!(self.out, "queries_ms = {:.3}", s.queries_ms)?;
+        writeln!(self.out, "median_ms = {:.3}", s.median_ms)?;
+        writeln!(self.out, "status = {}", s.status)?;
         self.out.flush()
+    }
+}
+
+/// The printer `--json` asks for.
+pub fn match_printer(json: bool, out: Box<dyn Write>) -> Box<dyn Printer<QueryJson, SummaryJson>> {
+    if json {
+        Box::new(JsonLines { out })
+    } else {
+        Box::new(MatchTable { out })
     }
 }
 

@@ -88,18 +88,6 @@ pub fn read_query_file(path: &Path, options: &ReadOptions, data_labels: &LabelNa
     }
 }
 
-/// The queries of every file, in order.
-pub fn read_query_files(
-    paths: &[impl AsRef<Path>],
-    options: &ReadOptions,
-    data_labels: &LabelNames,
-) -> Vec<Query> {
-    paths
-        .iter()
-        .flat_map(|p| read_query_file(p.as_ref(), options, data_labels))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,11 +105,10 @@ mod tests {
         std::fs::write(&one, "t 1 0\nv 0 0 0\n").unwrap();
         let bad = dir.path().join("bad.graph");
         std::fs::write(&bad, "t 1 0\nv 0 x 0\n").unwrap();
-        let queries = read_query_files(
-            &[&many, &one, &bad],
-            &ReadOptions::default(),
-            &LabelNames::default(),
-        );
+        let queries: Vec<Query> = [&many, &one, &bad]
+            .iter()
+            .flat_map(|p| read_query_file(p, &ReadOptions::default(), &LabelNames::default()))
+            .collect();
         let names: Vec<&str> = queries.iter().map(|q| q.name.as_str()).collect();
         let expected = [
             format!("{}#0", many.display()),

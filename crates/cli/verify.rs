@@ -6,16 +6,18 @@ use anyhow::{Context, Result};
 use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::GpuEngine;
 use gsi_core::pcsr::group_of;
-use gsi_core::{CollectMatches, DataIndex, Engine, MatchOptions, Plan, Semantics, Status};
+use gsi_core::{
+    CollectMatches, DataIndex, Engine, EngineKind, MatchOptions, Plan, Semantics, Status,
+};
 use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
 use gsi_graph::{Graph, GraphBuilder, VertexId};
-use indicatif::ProgressBar;
 
-use crate::config::{expand_query_paths, query_read_options, read_options, seconds};
+use crate::config::{
+    engine_config, expand_query_paths, query_read_options, read_options, seconds, EngineChoice,
+};
 use crate::exit::Exit;
 use crate::flags::VerifyArgs;
-use crate::load;
-use crate::queries::read_query_files;
+use crate::session::{Session, Show};
 
 /// Matches compared one by one per case; beyond this only counts are compared.
 const COMPARED_MATCHES: u64 = 20_000;
@@ -42,21 +44,21 @@ fn run_engine(
         deadline: deadline(),
         ..options.clone()
     };
-    let sizes = engine.filter(query, data, options)?;
-    let sets = engine.candidate_sets()?;
+    let filtered = engine.filter(query, data, options.semantics)?;
+    let sizes = filtered.sizes();
+    let sets = filtered.to_host()?;
     let candidates = (0..query.vertex_count())
         .map(|u| sets.list(u).to_vec())
         .collect();
     let plan = Plan::build(query, &sizes, data);
-    let counted = engine.join(&plan, data, options, &mut gsi_core::CountOnly)?;
+    let counted = engine.join(&plan, &filtered, data, options, &mut gsi_core::CountOnly)?;
     let mut collect = CollectMatches::default();
     let listed_options = MatchOptions {
         limit: Some(COMPARED_MATCHES),
         deadline: deadline(),
         ..options.clone()
     };
-    // The engine still holds the candidate sets of the filter above.
-    let listed = engine.join(&plan, data, &listed_options, &mut collect)?;
+    let listed = engine.join(&plan, &filtered, data, &listed_options, &mut collect)?;
     // A listing cut short by the clock is not comparable: report it as a timeout.
     let status = match listed.status {
         Status::Timeout => Status::Timeout,
@@ -89,13 +91,7 @@ impl Tally {
         options: &MatchOptions,
         timeout: Duration,
     ) -> Result<()> {
-        let cpu = run_engine(
-            &mut CpuEngine::default(),
-            query,
-            data,
-            options,
-            Some(timeout),
-        )?;
+        let cpu = run_engine(&mut CpuEngine, query, data, options, Some(timeout))?;
         if cpu.status == Status::Timeout {
             self.skipped += 1;
             println!("skipped {name}: the CPU engine did not finish in {timeout:?}");
@@ -234,7 +230,8 @@ fn generated_cases(
 
 pub fn run(args: VerifyArgs) -> Result<Exit> {
     let timeout = seconds("--timeout", args.timeout)?;
-    let mut gpu = GpuEngine::open(args.device).context("gsi verify needs a GPU")?;
+    let mut gpu =
+        GpuEngine::open(&engine_config(args.device)?).context("gsi verify needs a GPU")?;
     println!("gsi verify: GPU {}", gpu.describe());
     let mut tally = Tally::default();
     let generated = args
@@ -243,18 +240,26 @@ pub fn run(args: VerifyArgs) -> Result<Exit> {
     generated_cases(&mut tally, &mut gpu, generated, args.seed, timeout)?;
     if let Some(data_path) = &args.data {
         let read = read_options(&args.read)?;
-        let hidden = ProgressBar::hidden();
-        let (loaded, _) = load::read_one(data_path, &read, "data graph", &hidden, true)?;
-        let data_labels = loaded.labels;
-        let (index, _) = load::index(loaded.graph, data_path, &hidden)?;
+        // The data graph on the CPU engine; the GPU engine above is checked against it.
+        let cpu_only = EngineChoice {
+            kind: EngineKind::Cpu,
+            config: engine_config(args.device)?,
+            threads: None,
+        };
+        let show = Show {
+            progress: false,
+            notes: true,
+        };
+        let session = Session::open(data_path, &read, &cpu_only, show)?;
+        let index = &session.index;
         let files = expand_query_paths(&args.query)?;
         let mut semantics = vec![Semantics::Isomorphism];
         if args.homomorphism {
             semantics.push(Semantics::Homomorphism);
         }
-        let mut query_read = query_read_options(&read, args.query_format);
-        query_read.directed = index.graph().is_directed();
-        for query in read_query_files(&files, &query_read, &data_labels) {
+        let query_read = query_read_options(&read, args.query_format);
+        let queries = files.iter().flat_map(|f| session.queries(f, &query_read));
+        for query in queries {
             let graph = query.graph?;
             for &s in &semantics {
                 let options = MatchOptions {
@@ -265,7 +270,7 @@ pub fn run(args: VerifyArgs) -> Result<Exit> {
                     &format!("{} ({s:?})", query.name),
                     &mut gpu,
                     &graph,
-                    &index,
+                    index,
                     &options,
                     timeout,
                 )?;

@@ -1,4 +1,50 @@
-//! Errors of the core.
+//! Errors of the core: typed, so that the caller decides the wording and the advice.
+
+use std::fmt;
+
+/// Why the GPU engine cannot run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NoGpu {
+    /// `libcuda` cannot be loaded.
+    NoDriver,
+    /// `libnvrtc` cannot be loaded.
+    NoNvrtc,
+    /// The driver cannot list its devices.
+    CannotList(String),
+    /// The driver lists no device.
+    NoDevice,
+    /// The device asked for does not exist.
+    NoSuchDevice {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// How many devices there are.
+        count: usize,
+    },
+    /// The device exists but cannot be opened.
+    CannotOpen {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// What the driver said.
+        message: String,
+    },
+}
+
+impl fmt::Display for NoGpu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoGpu::NoDriver => f.write_str("no NVIDIA driver found (libcuda.so could not be loaded)"),
+            NoGpu::NoNvrtc => f.write_str("NVRTC not found (libnvrtc.so could not be loaded); install the CUDA runtime compiler, e.g. `pip install nvidia-cuda-nvrtc`, and add its lib folder to LD_LIBRARY_PATH"),
+            NoGpu::CannotList(message) => write!(f, "the NVIDIA driver cannot list devices: {message}"),
+            NoGpu::NoDevice => f.write_str("the NVIDIA driver reports no GPU"),
+            NoGpu::NoSuchDevice { ordinal, count } => write!(
+                f,
+                "there is no GPU {ordinal}: this machine has {count}, numbered from 0"
+            ),
+            NoGpu::CannotOpen { ordinal, message } => write!(f, "cannot open GPU {ordinal}: {message}"),
+        }
+    }
+}
 
 /// Everything that can go wrong while indexing or matching.
 #[derive(Debug, thiserror::Error)]
@@ -13,23 +59,47 @@ pub enum Error {
     /// The data graph exceeds what the index can address.
     #[error("the data graph is too large: {0}")]
     GraphTooLarge(String),
+    /// The data graph's PCSR exceeds the 32-bit offsets of the GPU index.
+    #[error("the data graph is too large for the GPU index: {entries} neighbour entries exceed its 32-bit offsets")]
+    GpuIndexTooLarge {
+        /// Neighbour entries the partitions hold.
+        entries: usize,
+    },
     /// The GPU engine cannot run.
     #[error("{0}")]
-    NoGpu(String),
-    /// `join` was called before `filter`.
-    #[error("internal error: the join ran before the filter")]
-    NoCandidates,
-    /// A CUDA driver, NVRTC or kernel failure.
-    #[error("GPU error while {what}: {message}")]
-    Gpu {
+    NoGpu(NoGpu),
+    /// The query has more vertices than the GPU engine's tables can hold.
+    #[error("the GPU engine handles queries of up to {max} vertices; this one has {vertices}")]
+    QueryTooWide {
+        /// The query's vertices.
+        vertices: usize,
+        /// The most the engine takes.
+        max: usize,
+    },
+    /// A CUDA driver call failed.
+    #[error("GPU error while {what}: {source}")]
+    Driver {
         /// What gsi was doing.
         what: String,
         /// What the driver said.
-        message: String,
+        source: cudarc::driver::DriverError,
     },
-    /// The engine cannot run this query (for example, too many query vertices for the GPU).
-    #[error("{0}")]
-    Unsupported(String),
+    /// NVRTC could not compile a kernel module.
+    #[error("GPU error while compiling {module}: {log}")]
+    Compile {
+        /// The `.cu` file.
+        module: &'static str,
+        /// NVRTC's message and log.
+        log: String,
+    },
+    /// A compiled module lacks a kernel that gsi-kernels lists (a build mismatch).
+    #[error("kernel {name} is missing from {module}")]
+    MissingKernel {
+        /// The kernel's entry name.
+        name: &'static str,
+        /// The `.cu` file.
+        module: &'static str,
+    },
     /// Writing matches failed.
     #[error("writing matches: {0}")]
     Output(#[from] std::io::Error),
@@ -37,3 +107,9 @@ pub enum Error {
 
 /// Result with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Wraps a driver error with what gsi was doing.
+pub(crate) fn driver(what: impl Into<String>) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
+    let what = what.into();
+    move |source| Error::Driver { what, source }
+}

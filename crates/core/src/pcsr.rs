@@ -222,14 +222,9 @@ pub struct PcsrSet {
 impl PcsrSet {
     /// Partitions `graph` by edge label (and direction) and builds each PCSR, in parallel.
     pub fn build(graph: &Graph) -> PcsrSet {
-        let directions: &[Direction] = if graph.is_directed() {
-            &[Direction::Out, Direction::In]
-        } else {
-            &[Direction::Out]
-        };
         // One pass over every adjacency list collects the runs of equal labels.
         let mut runs: Vec<(PartitionKey, VertexId, &[VertexId])> = Vec::new();
-        for &direction in directions {
+        for &direction in graph.directions() {
             for v in 0..graph.vertex_count() as VertexId {
                 let (neighbors, labels) = graph.edges(v, direction);
                 let mut start = 0;
@@ -265,12 +260,8 @@ impl PcsrSet {
 
     /// Index of the partition of `label` read in `direction`, if any edge has that label.
     pub fn partition_index(&self, label: EdgeLabel, direction: Direction) -> Option<usize> {
-        let direction = if self.directed {
-            direction
-        } else {
-            Direction::Out
-        };
-        self.keys.binary_search(&(label, direction)).ok()
+        let key = (label, direction.stored(self.directed));
+        self.keys.binary_search(&key).ok()
     }
 
     /// The partitions with their keys.

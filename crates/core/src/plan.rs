@@ -63,15 +63,7 @@ impl Plan {
         let n = query.vertex_count();
         let total_edges = data.graph().edge_count().max(1) as f64;
         let freq = |l: EdgeLabel| data.edge_label_count(l) as f64 / total_edges;
-        let degree = |u: usize| {
-            let d = query.degree(u as u32, Direction::Out)
-                + if query.is_directed() {
-                    query.degree(u as u32, Direction::In)
-                } else {
-                    0
-                };
-            d.max(1) as f64
-        };
+        let degree = |u: usize| query.total_degree(u as u32).max(1) as f64;
         let mut score: Vec<f64> = (0..n)
             .map(|u| candidate_sizes[u] as f64 / degree(u))
             .collect();
@@ -89,7 +81,9 @@ impl Plan {
                 .expect("a vertex is left");
             column[u] = i;
             let mut links = Vec::new();
-            for (direction, reverse) in directions(query) {
+            for &direction in query.directions() {
+                // An edge u -direction-> w is read from w's match the other way.
+                let reverse = direction.reverse().stored(query.is_directed());
                 let (neighbors, labels) = query.edges(u as u32, direction);
                 for (&w, &l) in neighbors.iter().zip(labels) {
                     let w = w as usize;
@@ -97,7 +91,6 @@ impl Plan {
                         score[w] *= freq(l);
                         connected[w] = true;
                     } else if column[w] < i {
-                        // Edge u -dir-> w: from w's match, read the reverse direction to reach u.
                         links.push(LinkEdge {
                             column: column[w],
                             label: l,
@@ -157,18 +150,6 @@ impl Plan {
     /// `order[i]` is the query vertex in column i.
     pub fn order(&self) -> Vec<usize> {
         self.steps.iter().map(|s| s.vertex).collect()
-    }
-}
-
-/// The adjacencies of a query vertex to read, each with the direction that leads back.
-fn directions(query: &Graph) -> Vec<(Direction, Direction)> {
-    if query.is_directed() {
-        vec![
-            (Direction::Out, Direction::In),
-            (Direction::In, Direction::Out),
-        ]
-    } else {
-        vec![(Direction::Out, Direction::Out)]
     }
 }
 

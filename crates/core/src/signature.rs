@@ -11,6 +11,8 @@
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId, VertexLabel};
 use rayon::prelude::*;
 
+use crate::options::Semantics;
+
 /// Bits in a signature (the paper's N).
 pub const SIGNATURE_BITS: usize = 512;
 /// 32-bit words in a signature.
@@ -56,12 +58,7 @@ impl Signature {
     pub fn of(graph: &Graph, v: VertexId, saturation: Saturation) -> Signature {
         let mut words = [0u32; SIGNATURE_WORDS];
         words[0] = graph.label(v);
-        let directions: &[Direction] = if graph.is_directed() {
-            &[Direction::Out, Direction::In]
-        } else {
-            &[Direction::Out]
-        };
-        for &direction in directions {
+        for &direction in graph.directions() {
             let (neighbors, labels) = graph.edges(v, direction);
             for (&w, &l) in neighbors.iter().zip(labels) {
                 let group = group_of(direction, l, graph.label(w));
@@ -92,6 +89,48 @@ impl Signature {
                 .iter()
                 .zip(&query.0[1..])
                 .all(|(d, q)| d & q == *q)
+    }
+}
+
+/// What the filter tests data vertices against, per query vertex: its signature and the
+/// fewest out- and in-edges a candidate needs. Both engines' filters start from this.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuerySignatures {
+    /// Signature of each query vertex.
+    pub signatures: Vec<Signature>,
+    /// `[out, in]` edges a candidate of each query vertex needs at least: its degrees under
+    /// isomorphism (an injective match needs that many distinct edges), else 0. An
+    /// undirected graph keeps only out-edges, so `in` is 0 there.
+    pub min_degrees: Vec<[u32; 2]>,
+}
+
+impl QuerySignatures {
+    /// The signatures and degree floors of every vertex of `query`.
+    pub fn of(query: &Graph, semantics: Semantics) -> QuerySignatures {
+        let saturation = match semantics {
+            Semantics::Isomorphism => Saturation::Counting,
+            Semantics::Homomorphism => Saturation::PresenceOnly,
+        };
+        let vertices = 0..query.vertex_count() as VertexId;
+        let signatures = vertices
+            .clone()
+            .map(|u| Signature::of(query, u, saturation))
+            .collect();
+        let min_degrees = vertices
+            .map(|u| {
+                let mut floor = [0u32; 2];
+                if semantics == Semantics::Isomorphism {
+                    for &d in query.directions() {
+                        floor[d as usize] = query.degree(u, d) as u32;
+                    }
+                }
+                floor
+            })
+            .collect();
+        QuerySignatures {
+            signatures,
+            min_degrees,
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 
 use gsi_graph::{Direction, Graph, VertexId};
 
-use crate::engine::Semantics;
+use crate::options::Semantics;
 
 /// Whether `embedding` (data vertex per query vertex) is a match of `query` in `data`: labels
 /// equal, every query edge present in the data with its label and direction, and, under

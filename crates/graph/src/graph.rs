@@ -11,9 +11,9 @@ pub type EdgeLabel = u32;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Direction {
     /// Edges leaving the vertex (`v -> w`).
-    Out,
+    Out = 0,
     /// Edges entering the vertex (`w -> v`).
-    In,
+    In = 1,
 }
 
 impl Direction {
@@ -22,6 +22,26 @@ impl Direction {
         match self {
             Direction::Out => Direction::In,
             Direction::In => Direction::Out,
+        }
+    }
+
+    /// The adjacencies a graph keeps: `[Out]` when undirected (every edge is stored both
+    /// ways there), `[Out, In]` when directed. The one place that decides it.
+    pub fn kept(directed: bool) -> &'static [Direction] {
+        if directed {
+            &[Direction::Out, Direction::In]
+        } else {
+            &[Direction::Out]
+        }
+    }
+
+    /// The adjacency that holds the edges read in this direction: this one in a directed
+    /// graph, `Out` in an undirected one.
+    pub fn stored(self, directed: bool) -> Direction {
+        if directed {
+            self
+        } else {
+            Direction::Out
         }
     }
 }
@@ -63,6 +83,17 @@ impl Graph {
         self.directed
     }
 
+    /// The adjacencies this graph keeps ([`Direction::kept`]).
+    pub fn directions(&self) -> &'static [Direction] {
+        Direction::kept(self.directed)
+    }
+
+    /// Number of edges at `v` in every kept adjacency: the degree of an undirected graph,
+    /// out-degree plus in-degree of a directed one.
+    pub fn total_degree(&self, v: VertexId) -> usize {
+        self.directions().iter().map(|&d| self.degree(v, d)).sum()
+    }
+
     /// Number of vertices.
     pub fn vertex_count(&self) -> usize {
         self.vertex_labels.len()
@@ -84,9 +115,9 @@ impl Graph {
     }
 
     fn csr(&self, direction: Direction) -> &Csr {
-        match direction {
-            Direction::In if self.directed => &self.inc,
-            _ => &self.out,
+        match direction.stored(self.directed) {
+            Direction::In => &self.inc,
+            Direction::Out => &self.out,
         }
     }
 

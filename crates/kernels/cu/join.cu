@@ -32,8 +32,9 @@ extern "C" __global__ void gsi_join_bounds(
 // every other linking edge's list — so subtraction and both intersections are fused into one
 // pass and the buffer is written once. Survivors are compacted by ballot into a 128-byte
 // per-warp write cache in shared memory that is flushed to the row's GBA buffer 32 words at a
-// time (one transaction). Row r's buffer starts at offsets[r] (Algorithm 4's prefix sum) or,
-// when offsets == 0, at r * stride (every row given the largest bound, when memory allows:
+// time (one transaction). Row r's buffer starts at offsets[r] - offset_base (Algorithm 4's
+// prefix sum, taken over a run of which these rows may be a part) or, when offsets == 0, at
+// r * stride (every row given the largest bound, when memory allows:
 // it saves the bounds pass and its prefix sum). With gba == 0 nothing is written: the warp
 // only counts, and the counts are added to *total (the last step of a count-only query).
 extern "C" __global__ void gsi_join_rows(
@@ -42,7 +43,7 @@ extern "C" __global__ void gsi_join_rows(
     const Link* __restrict__ links, u32 link_count, u32 has_first,
     const u32* __restrict__ candidate_list, u32 candidate_count,
     const u32* __restrict__ candidate_bits, u32 injective,
-    const u32* __restrict__ offsets, u32 stride, u32* __restrict__ gba,
+    const u32* __restrict__ offsets, u32 offset_base, u32 stride, u32* __restrict__ gba,
     u32* __restrict__ counts, u64* __restrict__ total) {
     __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
     __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * MAX_WIDTH];
@@ -74,7 +75,7 @@ extern "C" __global__ void gsi_join_rows(
             source_len = range_sh[w][1] - range_sh[w][0];
             first_other = 1;
         }
-        u64 out_at = !gba ? 0 : offsets ? offsets[r] : (u64)r * stride;
+        u64 out_at = !gba ? 0 : offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride;
         u32 cached = 0;
         u32 written = 0;
         for (u32 base = 0; base < source_len; base += WARP_SIZE) {
@@ -136,11 +137,12 @@ extern "C" __global__ void gsi_join_rows(
 }
 
 // Warp per row (grid-stride), Algorithm 3 lines 15-19: copies row r followed by each of its
-// buffer's vertices (buffers placed as in gsi_join_rows) into the new table at the row's offset (a scan of the counts). Lanes
-// stride over the output words, so the writes are coalesced.
+// buffer's vertices (buffers placed as in gsi_join_rows) into the new table at the row's
+// offset (a scan of the counts). Lanes stride over the output words, so the writes are
+// coalesced.
 extern "C" __global__ void gsi_join_link(
     const u32* __restrict__ table, u32 rows, u32 width,
-    const u32* __restrict__ offsets, u32 stride, const u32* __restrict__ gba,
+    const u32* __restrict__ offsets, u32 offset_base, u32 stride, const u32* __restrict__ gba,
     const u32* __restrict__ counts, const u32* __restrict__ new_offsets, u32* __restrict__ next) {
     __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
     u32 lane = threadIdx.x & 31u;
@@ -155,7 +157,7 @@ extern "C" __global__ void gsi_join_link(
             row_sh[w][lane] = table[(u64)r * width + lane];
         }
         __syncwarp();
-        const u32* buffer = gba + (offsets ? (u64)offsets[r] : (u64)r * stride);
+        const u32* buffer = gba + (offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride);
         u32* out = next + (u64)new_offsets[r] * new_width;
         u64 words = (u64)count * new_width;
         for (u64 t = lane; t < words; t += WARP_SIZE) {

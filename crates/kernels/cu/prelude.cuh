@@ -1,32 +1,35 @@
 // Shared definitions of gsi's kernels. NVRTC sees no headers: the host prepends this text to
-// every .cu file. BLOCK_SIZE and MAX_WIDTH come from the host as -D options (gsi-core's
-// cuda/launch.rs holds the Rust constants they are derived from).
+// every .cu file. Launch shapes and layout constants come from the host as -D options, made
+// from the Rust constants they mirror (gsi-core's cuda/launch.rs lists them), so the two
+// sides cannot disagree.
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
 
+// Launch shape: threads per block, widest table.
 #ifndef BLOCK_SIZE
 #error "BLOCK_SIZE must be defined by the host"
 #endif
 #ifndef MAX_WIDTH
 #error "MAX_WIDTH must be defined by the host"
 #endif
+// Signature: N = 512 bits = SIGNATURE_WORDS words; word 0 holds the vertex label (Sec. 3.2).
+#ifndef SIGNATURE_WORDS
+#error "SIGNATURE_WORDS must be defined by the host"
+#endif
+// PCSR group: GPN pairs = GROUP_WORDS words (128 bytes); the first KEY_WORDS words are
+// (vertex, offset) pairs, then (GID, END) at GID_WORD and END_WORD (Sec. 4, Definition 4).
+// EMPTY_SLOT marks an unused pair, NO_GROUP the end of an overflow chain.
+#if !defined(GROUP_WORDS) || !defined(KEY_WORDS) || !defined(GID_WORD) || !defined(END_WORD)
+#error "the PCSR group layout must be defined by the host"
+#endif
+#if !defined(EMPTY_SLOT) || !defined(NO_GROUP)
+#error "EMPTY_SLOT and NO_GROUP must be defined by the host"
+#endif
 
 #define FULL_MASK 0xffffffffu
 #define WARP_SIZE 32
 #define WARPS_PER_BLOCK (BLOCK_SIZE / WARP_SIZE)
-
-// Signature: N = 512 bits = 16 words; word 0 holds the vertex label (Sec. 3.2).
-#define SIGNATURE_WORDS 16
-
-// PCSR group: GPN = 16 pairs = 32 words (128 bytes); pairs 0..14 are (vertex, offset),
-// pair 15 is (GID, END) (Sec. 4, Definition 4).
-#define GROUP_WORDS 32
-#define KEY_WORDS 30
-#define GID_WORD 30
-#define END_WORD 31
-#define EMPTY_SLOT 0xffffffffu
-#define NO_GROUP 0xffffffffu
 
 // One PCSR partition as a step reads it: the matched column whose neighbours are read, where
 // the partition's groups start in the concatenated group array, how many groups it has, and

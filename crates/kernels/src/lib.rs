@@ -48,20 +48,74 @@ impl KernelModule {
     }
 
     /// The `extern "C" __global__` entries the module defines.
-    pub fn entries(self) -> &'static [&'static str] {
+    pub fn kernels(self) -> impl Iterator<Item = Kernel> {
+        Kernel::ALL.into_iter().filter(move |k| k.module() == self)
+    }
+}
+
+/// One `extern "C" __global__` entry of a module. The host fetches kernels by this id only,
+/// through one typed wrapper each (gsi-core's `cuda/<module>.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// `gsi_filter_signatures`: tests every data vertex against every query vertex.
+    FilterSignatures,
+    /// `gsi_filter_compact`: bitset words to sorted candidate lists.
+    FilterCompact,
+    /// `gsi_filter_list_starts`: where each query vertex's list starts.
+    FilterListStarts,
+    /// `gsi_scan_blocks`: per-block exclusive prefix sums.
+    ScanBlocks,
+    /// `gsi_scan_add`: adds the blocks' prefix to every element.
+    ScanAdd,
+    /// `gsi_join_bounds`: Algorithm 4's buffer bound of each row.
+    JoinBounds,
+    /// `gsi_join_rows`: Algorithm 3, filling (or counting) each row's buffer.
+    JoinRows,
+    /// `gsi_join_link`: the new table from the buffers.
+    JoinLink,
+    /// `gsi_join_permute`: matches into query-vertex order.
+    JoinPermute,
+}
+
+impl Kernel {
+    /// Every kernel.
+    pub const ALL: [Kernel; 9] = [
+        Kernel::FilterSignatures,
+        Kernel::FilterCompact,
+        Kernel::FilterListStarts,
+        Kernel::ScanBlocks,
+        Kernel::ScanAdd,
+        Kernel::JoinBounds,
+        Kernel::JoinRows,
+        Kernel::JoinLink,
+        Kernel::JoinPermute,
+    ];
+
+    /// The entry's name in its `.cu` file.
+    pub fn name(self) -> &'static str {
         match self {
-            KernelModule::Filter => &[
-                "gsi_filter_signatures",
-                "gsi_filter_compact",
-                "gsi_filter_list_starts",
-            ],
-            KernelModule::Scan => &["gsi_scan_blocks", "gsi_scan_add"],
-            KernelModule::Join => &[
-                "gsi_join_bounds",
-                "gsi_join_rows",
-                "gsi_join_link",
-                "gsi_join_permute",
-            ],
+            Kernel::FilterSignatures => "gsi_filter_signatures",
+            Kernel::FilterCompact => "gsi_filter_compact",
+            Kernel::FilterListStarts => "gsi_filter_list_starts",
+            Kernel::ScanBlocks => "gsi_scan_blocks",
+            Kernel::ScanAdd => "gsi_scan_add",
+            Kernel::JoinBounds => "gsi_join_bounds",
+            Kernel::JoinRows => "gsi_join_rows",
+            Kernel::JoinLink => "gsi_join_link",
+            Kernel::JoinPermute => "gsi_join_permute",
+        }
+    }
+
+    /// The module that defines it.
+    pub fn module(self) -> KernelModule {
+        match self {
+            Kernel::FilterSignatures | Kernel::FilterCompact | Kernel::FilterListStarts => {
+                KernelModule::Filter
+            }
+            Kernel::ScanBlocks | Kernel::ScanAdd => KernelModule::Scan,
+            Kernel::JoinBounds | Kernel::JoinRows | Kernel::JoinLink | Kernel::JoinPermute => {
+                KernelModule::Join
+            }
         }
     }
 }
@@ -73,10 +127,15 @@ mod tests {
     #[test]
     fn every_entry_is_defined_in_its_file_and_nothing_is_included() {
         for module in KernelModule::ALL {
-            for entry in module.entries() {
+            let defined = module.body().matches("__global__ void gsi_").count();
+            assert_eq!(defined, module.kernels().count(), "{}", module.file_name());
+            for kernel in module.kernels() {
                 assert!(
-                    module.body().contains(&format!("__global__ void {entry}(")),
-                    "{entry} missing from {}",
+                    module
+                        .body()
+                        .contains(&format!("__global__ void {}(", kernel.name())),
+                    "{} missing from {}",
+                    kernel.name(),
                     module.file_name()
                 );
             }

@@ -5,9 +5,9 @@ use gsi_graph::{Direction, Graph, VertexId};
 use rayon::prelude::*;
 
 use crate::candidates::CandidateSets;
-use crate::engine::Semantics;
 use crate::index::DataIndex;
-use crate::signature::{Saturation, Signature};
+use crate::options::Semantics;
+use crate::signature::QuerySignatures;
 
 /// Fewest vertex tests worth spreading over threads (below, a hand-off costs more).
 const PARALLEL_MIN_TESTS: usize = 1 << 15;
@@ -16,25 +16,16 @@ const PARALLEL_MIN_TESTS: usize = 1 << 15;
 /// over data vertices.
 ///
 /// Beyond the signature, under isomorphism a candidate must have at least the query vertex's
-/// degree (per direction in a directed graph): an injective match needs that many distinct
-/// edges, and the test costs nothing.
+/// degree in each direction ([`QuerySignatures::min_degrees`]).
 pub(crate) fn candidates(query: &Graph, data: &DataIndex, semantics: Semantics) -> CandidateSets {
-    let saturation = match semantics {
-        Semantics::Isomorphism => Saturation::Counting,
-        Semantics::Homomorphism => Saturation::PresenceOnly,
-    };
+    let prepared = QuerySignatures::of(query, semantics);
     let table = data.signatures();
     let n = table.vertex_count();
     let words = table.words();
     let graph = data.graph();
     let filter = |u: VertexId| -> Vec<VertexId> {
-        let sig = Signature::of(query, u, saturation);
-        let out_degree = query.degree(u, Direction::Out);
-        let in_degree = if query.is_directed() {
-            query.degree(u, Direction::In)
-        } else {
-            0
-        };
+        let sig = &prepared.signatures[u as usize];
+        let [out_degree, in_degree] = prepared.min_degrees[u as usize].map(|d| d as usize);
         // Word by word over the column-first table: a column is read in ascending vertex
         // order (the label lists are sorted), and words the query leaves empty cost nothing.
         let scan = |vertices: &[VertexId]| -> Vec<VertexId> {
@@ -45,10 +36,10 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, semantics: Semantics) 
                     kept.retain(|&v| column[v as usize] & need == need);
                 }
             }
-            if semantics == Semantics::Isomorphism {
+            if out_degree + in_degree > 0 {
                 kept.retain(|&v| {
                     graph.degree(v, Direction::Out) >= out_degree
-                        && (in_degree == 0 || graph.degree(v, Direction::In) >= in_degree)
+                        && graph.degree(v, Direction::In) >= in_degree
                 });
             }
             kept

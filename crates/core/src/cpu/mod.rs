@@ -6,56 +6,46 @@ mod join;
 
 use gsi_graph::Graph;
 
-use crate::candidates::CandidateSets;
-use crate::engine::{Engine, JoinOutcome, MatchOptions, MatchSink};
+use crate::candidates::Candidates;
+use crate::engine::Engine;
+use crate::error::Result;
 use crate::index::DataIndex;
+use crate::options::{JoinOutcome, MatchOptions, Semantics};
 use crate::plan::Plan;
-use crate::{Error, Result};
-
-pub use join::intersect_in_place;
+use crate::sink::MatchSink;
 
 /// The CPU engine.
-#[derive(Clone, Debug, Default)]
-pub struct CpuEngine {
-    candidates: Option<CandidateSets>,
-}
-
-impl CpuEngine {
-    /// Joins over candidate sets computed elsewhere (the GPU's filter, say).
-    pub fn set_candidates(&mut self, candidates: CandidateSets) {
-        self.candidates = Some(candidates);
-    }
-}
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CpuEngine;
 
 impl Engine for CpuEngine {
-    fn name(&self) -> &'static str {
-        "cpu"
-    }
-
     fn filter(
         &mut self,
         query: &Graph,
         data: &DataIndex,
-        options: &MatchOptions,
-    ) -> Result<Vec<usize>> {
-        let candidates = filter::candidates(query, data, options.semantics);
-        let sizes = candidates.sizes();
-        self.candidates = Some(candidates);
-        Ok(sizes)
-    }
-
-    fn candidate_sets(&mut self) -> Result<CandidateSets> {
-        self.candidates.clone().ok_or(Error::NoCandidates)
+        semantics: Semantics,
+    ) -> Result<Candidates> {
+        Ok(Candidates::Host(filter::candidates(query, data, semantics)))
     }
 
     fn join(
         &mut self,
         plan: &Plan,
+        candidates: &Candidates,
         data: &DataIndex,
         options: &MatchOptions,
         sink: &mut dyn MatchSink,
     ) -> Result<JoinOutcome> {
-        let candidates = self.candidates.as_ref().ok_or(Error::NoCandidates)?;
-        join::run(plan, candidates, data, options, sink)
+        let sets = candidates.to_host()?;
+        let backend = join::CpuJoin::new(plan, &sets, data, options);
+        crate::join::run(
+            backend,
+            plan,
+            &sets.sizes(),
+            options,
+            options.memory_budget,
+            sink,
+            "cpu",
+        )
     }
 }

@@ -1,32 +1,28 @@
 //! Finding and opening a GPU. cudarc panics when libcuda or libnvrtc is missing, so both are
 //! probed first and their absence becomes an ordinary error with a reason.
 
+use std::path::Path;
 use std::sync::Arc;
 
-use cudarc::driver::{sys as driver_sys, CudaContext, CudaSlice, CudaStream, DeviceRepr};
+use cudarc::driver::{
+    sys as driver_sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr,
+};
+use gsi_kernels::Kernel;
 
 use super::modules::{nvrtc_present, Kernels};
-use crate::{Error, Result};
-
-/// Wraps a driver error with what gsi was doing.
-pub(crate) fn gpu_error(
-    what: impl Into<String>,
-) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
-    let what = what.into();
-    move |e| Error::Gpu {
-        what,
-        message: e.to_string(),
-    }
-}
+use crate::error::{driver, Error, NoGpu, Result};
 
 /// Why no GPU can be used, or `Ok` when the libraries are there.
-pub fn probe() -> std::result::Result<(), String> {
+///
+/// # Errors
+/// The library that is missing.
+pub fn probe() -> std::result::Result<(), NoGpu> {
     // SAFETY: only tries to open the library.
     if !unsafe { driver_sys::is_culib_present() } {
-        return Err("no NVIDIA driver found (libcuda.so could not be loaded)".into());
+        return Err(NoGpu::NoDriver);
     }
     if !nvrtc_present() {
-        return Err("NVRTC not found (libnvrtc.so could not be loaded); install the CUDA runtime compiler, e.g. `pip install nvidia-cuda-nvrtc`, and add its lib folder to LD_LIBRARY_PATH".into());
+        return Err(NoGpu::NoNvrtc);
     }
     Ok(())
 }
@@ -35,7 +31,7 @@ pub fn probe() -> std::result::Result<(), String> {
 pub struct Device {
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) stream: Arc<CudaStream>,
-    pub(crate) kernels: Kernels,
+    kernels: Kernels,
     /// `sm_XY`.
     pub(crate) arch: String,
     /// The device's name.
@@ -43,33 +39,39 @@ pub struct Device {
 }
 
 impl Device {
-    /// Opens GPU `ordinal` and loads the kernels (compiling them on first use).
+    /// Opens GPU `ordinal` and loads the kernels (compiling them on first use; compiled
+    /// kernels are kept in `kernel_cache` when given).
     ///
     /// # Errors
-    /// [`Error::NoGpu`] with the reason when there is no usable GPU.
-    pub fn open(ordinal: usize) -> Result<Device> {
+    /// [`Error::NoGpu`] with the reason when there is no usable GPU; kernel compile errors.
+    pub fn open(ordinal: usize, kernel_cache: Option<&Path>) -> Result<Device> {
         probe().map_err(Error::NoGpu)?;
         let count = CudaContext::device_count()
-            .map_err(|e| Error::NoGpu(format!("the NVIDIA driver cannot list devices: {e}")))?;
+            .map_err(|e| Error::NoGpu(NoGpu::CannotList(e.to_string())))?;
         if count <= 0 {
-            return Err(Error::NoGpu("the NVIDIA driver reports no GPU".into()));
+            return Err(Error::NoGpu(NoGpu::NoDevice));
         }
         if ordinal >= count as usize {
-            return Err(Error::NoGpu(format!(
-                "--device {ordinal}: this machine has {count} GPU(s), numbered from 0"
-            )));
+            return Err(Error::NoGpu(NoGpu::NoSuchDevice {
+                ordinal,
+                count: count as usize,
+            }));
         }
-        let ctx = CudaContext::new(ordinal)
-            .map_err(|e| Error::NoGpu(format!("cannot open GPU {ordinal}: {e}")))?;
+        let ctx = CudaContext::new(ordinal).map_err(|e| {
+            Error::NoGpu(NoGpu::CannotOpen {
+                ordinal,
+                message: e.to_string(),
+            })
+        })?;
         // One stream orders everything, so cudarc's per-buffer events are not needed.
         // SAFETY: no buffer exists yet, and gsi uses only this context's default stream.
         unsafe { ctx.disable_event_tracking() };
         let (major, minor) = ctx
             .compute_capability()
-            .map_err(gpu_error("reading the compute capability"))?;
+            .map_err(driver("reading the compute capability"))?;
         let arch = format!("sm_{major}{minor}");
         let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
-        let kernels = Kernels::load(&ctx, &arch)?;
+        let kernels = Kernels::load(&ctx, &arch, kernel_cache)?;
         let stream = ctx.default_stream();
         Ok(Device {
             ctx,
@@ -80,11 +82,16 @@ impl Device {
         })
     }
 
+    /// The function of `kernel`, for its typed wrapper.
+    pub(crate) fn kernel(&self, kernel: Kernel) -> Result<&CudaFunction> {
+        self.kernels.get(kernel)
+    }
+
     /// Free and total device memory in bytes.
     pub fn memory(&self) -> Result<(usize, usize)> {
         self.ctx
             .mem_get_info()
-            .map_err(gpu_error("reading free memory"))
+            .map_err(driver("reading free memory"))
     }
 
     /// Copies `data` to a new device buffer (at least one element long).
@@ -93,7 +100,7 @@ impl Device {
         data: &[T],
         what: &str,
     ) -> Result<CudaSlice<T>> {
-        let err = gpu_error(format!(
+        let err = driver(format!(
             "uploading {what} ({} bytes)",
             std::mem::size_of_val(data)
         ));
@@ -106,7 +113,7 @@ impl Device {
     /// A new device buffer of `len` (at least one) elements whose contents are not initialised.
     pub(crate) fn alloc(&self, len: usize, what: &str) -> Result<CudaSlice<u32>> {
         // SAFETY: every caller writes each element it later reads.
-        unsafe { self.stream.alloc::<u32>(len.max(1)) }.map_err(gpu_error(format!(
+        unsafe { self.stream.alloc::<u32>(len.max(1)) }.map_err(driver(format!(
             "allocating {what} ({} bytes)",
             4 * len.max(1)
         )))
@@ -125,6 +132,6 @@ impl Device {
         }
         self.stream
             .clone_dtoh(&buffer.slice(start..start + len))
-            .map_err(gpu_error(format!("reading {what}")))
+            .map_err(driver(format!("reading {what}")))
     }
 }

@@ -2,79 +2,110 @@
 //! vertex against every query vertex's signature; a prefix sum over the bitset words' counts
 //! places the sorted candidate lists.
 
-use cudarc::driver::{CudaSlice, PushKernelArg};
-use gsi_graph::{Direction, Graph, VertexId};
+use cudarc::driver::{CudaSlice, CudaView, PushKernelArg};
+use gsi_graph::Graph;
+use gsi_kernels::Kernel;
 
-use super::device::{gpu_error, Device};
+use super::candidates::DeviceCandidates;
+use super::device::Device;
 use super::index::DeviceIndex;
 use super::launch::per_element;
 use super::scan::exclusive_scan;
-use crate::candidates::CandidateSets;
-use crate::engine::Semantics;
-use crate::signature::{Saturation, Signature};
-use crate::Result;
+use crate::error::{driver, Result};
+use crate::options::Semantics;
+use crate::signature::QuerySignatures;
 
-/// C(u) for every query vertex, on the device.
-pub struct DeviceCandidates {
-    /// Bitsets, `words` u32 per query vertex.
-    pub(crate) bits: CudaSlice<u32>,
-    pub(crate) words: usize,
-    /// The sorted lists, one after another.
-    pub(crate) lists: CudaSlice<u32>,
-    /// `starts[u]..starts[u + 1]` is C(u) in `lists`.
-    pub(crate) starts: Vec<u32>,
+/// The query side of `gsi_filter_signatures`.
+struct QueryOnDevice<'a> {
+    /// `SIGNATURE_WORDS` words per query vertex.
+    signatures: CudaView<'a, u32>,
+    /// `[out, in]` degree floors per query vertex.
+    min_degrees: CudaView<'a, u32>,
+    vertices: u32,
 }
 
-impl DeviceCandidates {
-    /// |C(u)| per query vertex.
-    pub fn sizes(&self) -> Vec<usize> {
-        (0..self.starts.len() - 1)
-            .map(|u| self.range(u).len())
-            .collect()
+/// `gsi_filter_signatures`: thread per data vertex; writes `words` bitset words and their
+/// population counts per query vertex.
+fn filter_signatures(
+    device: &Device,
+    index: &DeviceIndex,
+    query: &QueryOnDevice<'_>,
+    words: u32,
+    bits: &mut CudaSlice<u32>,
+    word_counts: &mut CudaSlice<u32>,
+) -> Result<()> {
+    let n = index.vertex_count as u32;
+    // SAFETY: gsi_filter_signatures(signatures[16n], n, out_degree[n], in_degree[n],
+    // query_signatures[16q], query_degrees[2q], q <= MAX_WIDTH, words, bits[q*words],
+    // word_counts[q*words]): the index holds the first four, the query the next two, and
+    // the caller allocates the outputs with q*words words.
+    unsafe {
+        device
+            .stream
+            .launch_builder(device.kernel(Kernel::FilterSignatures)?)
+            .arg(&index.signatures)
+            .arg(&n)
+            .arg(&index.out_degree)
+            .arg(index.in_degree.as_ref().unwrap_or(&index.out_degree))
+            .arg(&query.signatures)
+            .arg(&query.min_degrees)
+            .arg(&query.vertices)
+            .arg(&words)
+            .arg(bits)
+            .arg(word_counts)
+            .launch(per_element(u64::from(n)))
     }
+    .map_err(driver("launching gsi_filter_signatures"))?;
+    Ok(())
+}
 
-    /// Where C(u) lies in `lists`.
-    pub fn range(&self, u: usize) -> std::ops::Range<usize> {
-        self.starts[u] as usize..self.starts[u + 1] as usize
+/// `gsi_filter_compact`: thread per bitset word; writes the word's vertices at its offset.
+fn filter_compact(
+    device: &Device,
+    bits: &CudaSlice<u32>,
+    word_offsets: &CudaSlice<u32>,
+    total_words: u64,
+    words: u32,
+    lists: &mut CudaSlice<u32>,
+) -> Result<()> {
+    // SAFETY: gsi_filter_compact(bits[total_words], word_offsets[total_words + 1],
+    // total_words, words, lists[word_offsets[total_words]]): `lists` holds the scan's total.
+    unsafe {
+        device
+            .stream
+            .launch_builder(device.kernel(Kernel::FilterCompact)?)
+            .arg(bits)
+            .arg(word_offsets)
+            .arg(&total_words)
+            .arg(&words)
+            .arg(lists)
+            .launch(per_element(total_words))
     }
+    .map_err(driver("launching gsi_filter_compact"))?;
+    Ok(())
+}
 
-    /// Uploads candidate sets computed on the host.
-    pub fn upload(
-        device: &Device,
-        candidates: &CandidateSets,
-        query_vertices: usize,
-        vertex_count: usize,
-    ) -> Result<DeviceCandidates> {
-        let words = vertex_count.div_ceil(32).max(1);
-        let mut bits = vec![0u32; words * query_vertices];
-        let mut lists = Vec::new();
-        let mut starts = vec![0u32];
-        for u in 0..query_vertices {
-            for &v in candidates.list(u) {
-                bits[u * words + v as usize / 32] |= 1 << (v % 32);
-            }
-            lists.extend_from_slice(candidates.list(u));
-            starts.push(lists.len() as u32);
-        }
-        Ok(DeviceCandidates {
-            bits: device.upload(&bits, "candidate bitsets")?,
-            words,
-            lists: device.upload(&lists, "candidate lists")?,
-            starts,
-        })
+/// `gsi_filter_list_starts`: thread per query vertex (plus one); where each list starts.
+fn filter_list_starts(
+    device: &Device,
+    word_offsets: &CudaSlice<u32>,
+    words: u32,
+    query_vertices: u32,
+    starts: &mut CudaSlice<u32>,
+) -> Result<()> {
+    // SAFETY: gsi_filter_list_starts(word_offsets[q*words + 1], words, q, starts[q + 1]).
+    unsafe {
+        device
+            .stream
+            .launch_builder(device.kernel(Kernel::FilterListStarts)?)
+            .arg(word_offsets)
+            .arg(&words)
+            .arg(&query_vertices)
+            .arg(starts)
+            .launch(per_element(u64::from(query_vertices) + 1))
     }
-
-    /// A host copy.
-    pub fn to_host(&self, device: &Device, vertex_count: usize) -> Result<CandidateSets> {
-        let total = *self.starts.last().unwrap_or(&0) as usize;
-        let all = device.read(&self.lists, 0, total, "candidate lists")?;
-        let lists = self
-            .starts
-            .windows(2)
-            .map(|w| all[w[0] as usize..w[1] as usize].to_vec())
-            .collect();
-        Ok(CandidateSets::from_lists(lists, vertex_count))
-    }
+    .map_err(driver("launching gsi_filter_list_starts"))?;
+    Ok(())
 }
 
 /// Runs the filter for every vertex of `query`.
@@ -86,90 +117,54 @@ pub fn candidates(
 ) -> Result<DeviceCandidates> {
     let q = query.vertex_count();
     let n = index.vertex_count;
-    let saturation = match semantics {
-        Semantics::Isomorphism => Saturation::Counting,
-        Semantics::Homomorphism => Saturation::PresenceOnly,
+    let prepared = QuerySignatures::of(query, semantics);
+    // One copy to the device: the signatures, then the degree floors.
+    let mut words: Vec<u32> = prepared.signatures.iter().flat_map(|s| s.0).collect();
+    let signature_words = words.len();
+    words.extend(prepared.min_degrees.iter().flatten());
+    let uploaded = device.upload(&words, "the query's signatures")?;
+    let on_device = QueryOnDevice {
+        signatures: uploaded.slice(0..signature_words),
+        min_degrees: uploaded.slice(signature_words..),
+        vertices: q as u32,
     };
-    let mut signatures = Vec::with_capacity(q * 16);
-    let mut degrees = Vec::with_capacity(2 * q);
-    for u in 0..q as VertexId {
-        signatures.extend_from_slice(&Signature::of(query, u, saturation).0);
-        let injective = semantics == Semantics::Isomorphism;
-        let out = query.degree(u, Direction::Out) as u32;
-        let inc = if query.is_directed() {
-            query.degree(u, Direction::In) as u32
-        } else {
-            0
-        };
-        degrees.extend_from_slice(&if injective { [out, inc] } else { [0, 0] });
-    }
-    // One copy to the device: the signatures, then the degrees.
-    let signature_words = signatures.len();
-    signatures.extend_from_slice(&degrees);
-    let query = device.upload(&signatures, "the query's signatures")?;
-    let query_signatures = query.slice(0..signature_words);
-    let query_degrees = query.slice(signature_words..);
-    let words = n.div_ceil(32).max(1);
-    let total_words = words * q;
+    let bitset_words = n.div_ceil(32).max(1);
+    let total_words = bitset_words * q;
     let mut bits = device.alloc(total_words, "candidate bitsets")?;
     let mut word_counts = device.alloc(total_words, "candidate counts")?;
-    let (n32, words32) = (n as u32, words as u32);
-    // SAFETY: gsi_filter_signatures(signatures[16n], n, out_degree[n], in_degree[n],
-    // query_signatures[16q], query_degrees[2q], q <= MAX_WIDTH, words, bits[q*words],
-    // word_counts[q*words]); one thread per data vertex (a warp per bitset word).
-    unsafe {
-        device
-            .stream
-            .launch_builder(device.kernels.get("gsi_filter_signatures"))
-            .arg(&index.signatures)
-            .arg(&n32)
-            .arg(&index.out_degree)
-            .arg(index.in_degree.as_ref().unwrap_or(&index.out_degree))
-            .arg(&query_signatures)
-            .arg(&query_degrees)
-            .arg(&(q as u32))
-            .arg(&words32)
-            .arg(&mut bits)
-            .arg(&mut word_counts)
-            .launch(per_element(u64::from(n32)))
-    }
-    .map_err(gpu_error("launching gsi_filter_signatures"))?;
+    filter_signatures(
+        device,
+        index,
+        &on_device,
+        bitset_words as u32,
+        &mut bits,
+        &mut word_counts,
+    )?;
     let (word_offsets, total) =
         exclusive_scan(device, &word_counts.slice(0..total_words), total_words)?;
     let mut lists = device.alloc(total as usize, "candidate lists")?;
-    let total_words64 = total_words as u64;
-    // SAFETY: gsi_filter_compact(bits[total_words], word_offsets[total_words + 1], total_words,
-    // words, lists[total]), one thread per word.
-    unsafe {
-        device
-            .stream
-            .launch_builder(device.kernels.get("gsi_filter_compact"))
-            .arg(&bits)
-            .arg(&word_offsets)
-            .arg(&total_words64)
-            .arg(&words32)
-            .arg(&mut lists)
-            .launch(per_element(total_words64))
-    }
-    .map_err(gpu_error("launching gsi_filter_compact"))?;
+    filter_compact(
+        device,
+        &bits,
+        &word_offsets,
+        total_words as u64,
+        bitset_words as u32,
+        &mut lists,
+    )?;
     let mut starts_dev = device.alloc(q + 1, "candidate list starts")?;
-    let q32 = q as u32;
-    // SAFETY: gsi_filter_list_starts(word_offsets[q*words + 1], words, q, starts[q + 1]).
-    unsafe {
-        device
-            .stream
-            .launch_builder(device.kernels.get("gsi_filter_list_starts"))
-            .arg(&word_offsets)
-            .arg(&words32)
-            .arg(&q32)
-            .arg(&mut starts_dev)
-            .launch(per_element(q as u64 + 1))
-    }
-    .map_err(gpu_error("launching gsi_filter_list_starts"))?;
+    filter_list_starts(
+        device,
+        &word_offsets,
+        bitset_words as u32,
+        q as u32,
+        &mut starts_dev,
+    )?;
     let starts = device.read(&starts_dev, 0, q + 1, "candidate list starts")?;
     Ok(DeviceCandidates {
+        stream: device.stream.clone(),
+        vertex_count: n,
         bits,
-        words,
+        words: bitset_words,
         lists,
         starts,
     })

@@ -9,10 +9,10 @@ use cudarc::driver::{CudaSlice, DeviceRepr};
 use gsi_graph::{Direction, EdgeLabel, VertexId};
 
 use super::device::Device;
+use crate::error::{Error, Result};
 use crate::index::DataIndex;
 use crate::pcsr::{PartitionKey, GROUP_WORDS};
 use crate::plan::Plan;
-use crate::Result;
 
 /// A partition as a kernel reads it (`struct Link` in `prelude.cuh`): the table column whose
 /// vertex's neighbours are read, and where the partition lies in the concatenated arrays.
@@ -78,10 +78,9 @@ impl DevicePcsr {
         if column_index.len() >= u32::MAX as usize
             || groups.len() / GROUP_WORDS >= u32::MAX as usize
         {
-            return Err(crate::Error::GraphTooLarge(format!(
-                "{} neighbour entries exceed the GPU index's 32-bit offsets; use --engine cpu",
-                column_index.len()
-            )));
+            return Err(Error::GpuIndexTooLarge {
+                entries: column_index.len(),
+            });
         }
         Ok(DevicePcsr {
             directed: data.graph().is_directed(),
@@ -93,12 +92,9 @@ impl DevicePcsr {
     }
 
     fn partition(&self, label: EdgeLabel, direction: Direction) -> Option<Partition> {
-        let direction = if self.directed {
-            direction
-        } else {
-            Direction::Out
-        };
-        self.layout.get(&(label, direction)).copied()
+        self.layout
+            .get(&(label, direction.stored(self.directed)))
+            .copied()
     }
 
     /// The kernel's view of N(row[column], label) in `direction`.
@@ -187,16 +183,7 @@ impl DeviceIndex {
             .steps
             .iter()
             .flat_map(|s| s.links())
-            .map(|e| {
-                (
-                    e.label,
-                    if directed {
-                        e.direction
-                    } else {
-                        Direction::Out
-                    },
-                )
-            })
+            .map(|e| (e.label, e.direction.stored(directed)))
             .collect();
         Ok(PartitionsFor::Copied(DevicePcsr::upload(
             device,

@@ -1,44 +1,239 @@
-//! The joining phase on the GPU (host side of `join.cu`): Prealloc-Combine, Algorithms 3 and 4,
-//! step by step, with the same chunking as the CPU engine so that device memory stays within
-//! the budget: a step whose buffers and new table would not fit is split by rows, and each
-//! part runs through all remaining steps before the next (depth-first).
+//! The joining phase on the GPU (host side of `join.cu`): one typed wrapper per kernel, then
+//! the GPU's side of the join driver (`crate::join`), which keeps tables and buffers in
+//! device memory.
+
+use std::cell::OnceCell;
+use std::ops::Range;
 
 use cudarc::driver::{CudaSlice, CudaView, PushKernelArg};
+use gsi_kernels::Kernel;
 
-use super::device::{gpu_error, Device};
-use super::filter::DeviceCandidates;
+use super::candidates::DeviceCandidates;
+use super::device::Device;
 use super::index::{DevicePcsr, Link};
 use super::launch::{per_element, warp_per_row};
 use super::scan::exclusive_scan;
-use crate::engine::{JoinOutcome, MatchOptions, MatchSink, Semantics, Status};
+use crate::error::{driver, Result};
+use crate::join::{BufferLayout, FilledBuffers, JoinBackend};
+use crate::options::{MatchOptions, Semantics};
 use crate::plan::Plan;
-use crate::Result;
+use crate::sink::MatchSink;
 
-/// A null device pointer, for the kernel arguments a mode does not use.
+/// Largest buffer (in u32 entries) one run may pre-allocate: keeps every offset in u32.
+const MAX_RUN_ENTRIES: usize = 1 << 31;
+
+// ---------------------------------------------------------------------------------------------
+// Typed wrappers of `join.cu`.
+
+/// Where each row's buffer lies in the GBA, as `gsi_join_rows` and `gsi_join_link` read it.
+enum Place<'a> {
+    /// Row r's buffer starts at `offsets[r] - base` (Algorithm 4's prefix sum over a run of
+    /// which the rows are a part).
+    Offsets {
+        offsets: CudaView<'a, u32>,
+        base: u32,
+    },
+    /// Every row has the step's largest bound: row r's buffer starts at `r * stride`.
+    Uniform { stride: u32 },
+}
+
+/// What `gsi_join_rows` does with each row's extensions.
+enum RowsOutput<'a> {
+    /// Writes them into the row's buffer and their number into `counts`.
+    Buffers {
+        place: Place<'a>,
+        gba: &'a mut CudaSlice<u32>,
+        counts: &'a mut CudaSlice<u32>,
+    },
+    /// Only counts them, adding every row's count to `total[0]`.
+    Count { total: &'a mut CudaSlice<u64> },
+}
+
+/// What every row of one step reads in `gsi_join_rows`.
+struct StepArgs<'a> {
+    table: CudaView<'a, u32>,
+    rows: u32,
+    width: u32,
+    links: CudaView<'a, Link>,
+    link_count: u32,
+    has_first: u32,
+    candidate_list: CudaView<'a, u32>,
+    candidate_bits: CudaView<'a, u32>,
+    injective: u32,
+}
+
+/// A null device pointer, for the arguments a mode does not use.
 const NULL: u64 = 0;
-/// Largest buffer (in u32 entries) one part may pre-allocate: keeps every offset in u32.
-const MAX_PART_ENTRIES: usize = 1 << 31;
-/// Rows counted per launch at a count-only last step, so that the deadline is checked often.
-const COUNT_ROWS_PER_LAUNCH: usize = 1 << 22;
 
-/// Where each row's buffer lies in the GBA.
-enum Buffers {
-    /// At Algorithm 4's prefix sum of the rows' bounds.
-    Offsets(CudaSlice<u32>),
-    /// Every row gets the step's largest bound: row r's buffer starts at r times it.
-    Uniform(usize),
-}
-
-impl Buffers {
-    fn stride(&self) -> u32 {
-        match self {
-            Buffers::Offsets(_) => 0,
-            Buffers::Uniform(stride) => *stride as u32,
-        }
+/// `gsi_join_bounds`: warp per row; the buffer bound of each of `rows` rows into `bounds`.
+#[allow(clippy::too_many_arguments)]
+fn join_bounds(
+    device: &Device,
+    table: &CudaView<'_, u32>,
+    rows: u32,
+    width: u32,
+    groups: &CudaSlice<u32>,
+    first: Link,
+    has_first: u32,
+    candidate_count: u32,
+    bounds: &mut CudaSlice<u32>,
+) -> Result<()> {
+    // SAFETY: gsi_join_bounds(table[rows*width], rows, width, groups, first, has_first,
+    // candidate_count, bounds[rows]): `table` and `bounds` have those lengths, `first` lies
+    // in `groups`.
+    unsafe {
+        device
+            .stream
+            .launch_builder(device.kernel(Kernel::JoinBounds)?)
+            .arg(table)
+            .arg(&rows)
+            .arg(&width)
+            .arg(groups)
+            .arg(&first)
+            .arg(&has_first)
+            .arg(&candidate_count)
+            .arg(bounds)
+            .launch(warp_per_row(rows))
     }
+    .map_err(driver("launching gsi_join_bounds"))?;
+    Ok(())
 }
 
-/// What one step needs on the device.
+/// `gsi_join_rows`: warp per row; Algorithm 3 lines 5-12 for every row of `step`.
+fn join_rows(
+    device: &Device,
+    pcsr: &DevicePcsr,
+    step: &StepArgs<'_>,
+    output: RowsOutput<'_>,
+) -> Result<()> {
+    let candidate_count = step.candidate_list.len() as u32;
+    // The kernel's optional arguments, from the output mode.
+    let (place, gba, counts, total) = match output {
+        RowsOutput::Buffers { place, gba, counts } => (Some(place), Some(gba), Some(counts), None),
+        RowsOutput::Count { total } => (None, None, None, Some(total)),
+    };
+    let (offsets, base, stride) = match place {
+        Some(Place::Offsets { offsets, base }) => (Some(offsets), base, 0u32),
+        Some(Place::Uniform { stride }) => (None, 0, stride),
+        None => (None, 0, 0),
+    };
+    let mut launch = device
+        .stream
+        .launch_builder(device.kernel(Kernel::JoinRows)?);
+    launch
+        .arg(&step.table)
+        .arg(&step.rows)
+        .arg(&step.width)
+        .arg(&pcsr.groups)
+        .arg(&pcsr.column_index)
+        .arg(&step.links)
+        .arg(&step.link_count)
+        .arg(&step.has_first)
+        .arg(&step.candidate_list)
+        .arg(&candidate_count)
+        .arg(&step.candidate_bits)
+        .arg(&step.injective);
+    match &offsets {
+        Some(o) => launch.arg(o),
+        None => launch.arg(&NULL),
+    };
+    launch.arg(&base).arg(&stride);
+    match gba {
+        Some(g) => launch.arg(g),
+        None => launch.arg(&NULL),
+    };
+    match counts {
+        Some(c) => launch.arg(c),
+        None => launch.arg(&NULL),
+    };
+    match total {
+        Some(t) => launch.arg(t),
+        None => launch.arg(&NULL),
+    };
+    // SAFETY: gsi_join_rows(table[rows*width], rows, width, groups, ci, links[count], count,
+    // has_first, candidate_list[|C(u)|], |C(u)|, candidate_bits[words], injective,
+    // offsets[rows + 1] | null, offset_base, stride, gba | null, counts[rows] | null,
+    // total[1] | null): the output mode sets either gba and counts (with offsets, or null and
+    // a stride) or total; gba holds every row's buffer where the place says.
+    unsafe { launch.launch(warp_per_row(step.rows)) }.map_err(driver("launching gsi_join_rows"))?;
+    Ok(())
+}
+
+/// `gsi_join_link`: warp per row; each row followed by each of its buffer's vertices, into
+/// `next` at the row's new offset.
+#[allow(clippy::too_many_arguments)]
+fn join_link(
+    device: &Device,
+    table: &CudaView<'_, u32>,
+    rows: u32,
+    width: u32,
+    place: Place<'_>,
+    gba: &CudaSlice<u32>,
+    counts: &CudaSlice<u32>,
+    new_offsets: &CudaSlice<u32>,
+    next: &mut CudaSlice<u32>,
+) -> Result<()> {
+    let mut launch = device
+        .stream
+        .launch_builder(device.kernel(Kernel::JoinLink)?);
+    launch.arg(table).arg(&rows).arg(&width);
+    let (base, stride) = match place {
+        Place::Offsets { ref offsets, base } => {
+            launch.arg(offsets);
+            (base, 0u32)
+        }
+        Place::Uniform { stride } => {
+            launch.arg(&NULL);
+            (0u32, stride)
+        }
+    };
+    // SAFETY: gsi_join_link(table[rows*width], rows, width, offsets[rows + 1] | null,
+    // offset_base, stride, gba, counts[rows], new_offsets[rows + 1],
+    // next[new_rows*(width + 1)]): the buffers of the `gsi_join_rows` call that filled `gba`.
+    unsafe {
+        launch
+            .arg(&base)
+            .arg(&stride)
+            .arg(gba)
+            .arg(counts)
+            .arg(new_offsets)
+            .arg(next)
+            .launch(warp_per_row(rows))
+    }
+    .map_err(driver("launching gsi_join_link"))?;
+    Ok(())
+}
+
+/// `gsi_join_permute`: thread per entry; `rows` matches of `table` into query-vertex order.
+fn join_permute(
+    device: &Device,
+    table: &CudaView<'_, u32>,
+    rows: u32,
+    width: u32,
+    order: &CudaSlice<u32>,
+    out: &mut CudaSlice<u32>,
+) -> Result<()> {
+    // SAFETY: gsi_join_permute(table[rows*width], rows, width, order[width],
+    // out[rows*width]).
+    unsafe {
+        device
+            .stream
+            .launch_builder(device.kernel(Kernel::JoinPermute)?)
+            .arg(table)
+            .arg(&rows)
+            .arg(&width)
+            .arg(order)
+            .arg(out)
+            .launch(per_element(u64::from(rows) * u64::from(width)))
+    }
+    .map_err(driver("launching gsi_join_permute"))?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The GPU's side of the join driver.
+
+/// What one step reads on the device.
 struct StepLinks {
     /// Where this step's linking edges (the first edge first) start in `GpuJoin::links`.
     links_from: usize,
@@ -49,408 +244,454 @@ struct StepLinks {
     max_bound: usize,
 }
 
+/// The join's view of one query on the GPU.
 pub(crate) struct GpuJoin<'a> {
     device: &'a Device,
     pcsr: &'a DevicePcsr,
     plan: &'a Plan,
     candidates: &'a DeviceCandidates,
-    options: &'a MatchOptions,
-    sink: &'a mut dyn MatchSink,
+    injective: u32,
     steps: Vec<StepLinks>,
     /// Every step's linking edges, one after another (one copy to the device per query).
     links: CudaSlice<Link>,
+    /// `order[c]`: the query vertex of column c.
     order: CudaSlice<u32>,
-    step_budget: usize,
-    count: u64,
-    status: Status,
-    live_bytes: usize,
-    peak_bytes: usize,
 }
 
-pub(crate) fn run(
-    device: &Device,
-    pcsr: &DevicePcsr,
-    plan: &Plan,
-    candidates: &DeviceCandidates,
-    options: &MatchOptions,
-    budget: usize,
-    sink: &mut dyn MatchSink,
-) -> Result<JoinOutcome> {
-    let width = plan.width();
-    let sizes = candidates.sizes();
-    let mut steps = Vec::with_capacity(width);
-    let mut links = Vec::new();
-    for step in &plan.steps {
-        let links_from = links.len();
-        links.extend(
-            step.links()
-                .map(|e| pcsr.link(e.column, e.label, e.direction)),
-        );
-        let max_bound = match step.first {
-            Some(e) => pcsr.max_degree(e.label, e.direction),
-            None => sizes[step.vertex],
-        };
-        steps.push(StepLinks {
-            links_from,
-            count: (links.len() - links_from) as u32,
-            has_first: step.first.is_some(),
-            first: links.get(links_from).copied().unwrap_or_default(),
-            max_bound,
-        });
+impl<'a> GpuJoin<'a> {
+    /// Copies the plan's linking edges and order to the device.
+    pub(crate) fn new(
+        device: &'a Device,
+        pcsr: &'a DevicePcsr,
+        plan: &'a Plan,
+        candidates: &'a DeviceCandidates,
+        options: &MatchOptions,
+    ) -> Result<GpuJoin<'a>> {
+        let sizes = candidates.sizes();
+        let mut steps = Vec::with_capacity(plan.width());
+        let mut links = Vec::new();
+        for step in &plan.steps {
+            let links_from = links.len();
+            links.extend(
+                step.links()
+                    .map(|e| pcsr.link(e.column, e.label, e.direction)),
+            );
+            let max_bound = match step.first {
+                Some(e) => pcsr.max_degree(e.label, e.direction),
+                None => sizes[step.vertex],
+            };
+            steps.push(StepLinks {
+                links_from,
+                count: (links.len() - links_from) as u32,
+                has_first: step.first.is_some(),
+                first: links.get(links_from).copied().unwrap_or_default(),
+                max_bound,
+            });
+        }
+        let order: Vec<u32> = plan.steps.iter().map(|s| s.vertex as u32).collect();
+        Ok(GpuJoin {
+            device,
+            pcsr,
+            plan,
+            candidates,
+            injective: u32::from(options.semantics == Semantics::Isomorphism),
+            steps,
+            links: device.upload(&links, "the join plan")?,
+            order: device.upload(&order, "the join order")?,
+        })
     }
-    let links = device.upload(&links, "the join plan")?;
-    let mut order = vec![0u32; width];
-    for (column, step) in plan.steps.iter().enumerate() {
-        order[column] = step.vertex as u32;
-    }
-    let order = device.upload(&order, "the join order")?;
-    let mut join = GpuJoin {
-        device,
-        pcsr,
-        plan,
-        candidates,
-        options,
-        sink,
-        steps,
-        links,
-        order,
-        step_budget: budget / width.max(1),
-        count: 0,
-        status: Status::Complete,
-        live_bytes: 0,
-        peak_bytes: 0,
-    };
-    if width > 0 && sizes.iter().all(|&s| s > 0) {
-        // Step 0 joins nothing: its table is C(u0) itself (Algorithm 2, line 8).
-        let range = candidates.range(plan.steps[0].vertex);
-        let rows = range.len();
-        let start = candidates.lists.slice(range);
-        if width == 1 {
-            join.finish(&start, rows)?;
-        } else {
-            join.extend(1, &start, rows)?;
+
+    /// Rows `rows` of `table` at width `width`.
+    fn view<'t>(
+        &'t self,
+        table: &'t DeviceTable,
+        rows: Range<usize>,
+        width: usize,
+    ) -> CudaView<'t, u32> {
+        match table {
+            DeviceTable::Candidates { start } => self
+                .candidates
+                .lists
+                .slice(start + rows.start..start + rows.end),
+            DeviceTable::Owned(t) => t.slice(rows.start * width..rows.end * width),
         }
     }
-    Ok(JoinOutcome {
-        count: join.count,
-        status: join.status,
-        peak_bytes: join.peak_bytes,
-    })
+
+    /// What every row of `rows` reads at `step`.
+    fn step_args<'t>(
+        &'t self,
+        step: usize,
+        table: &'t DeviceTable,
+        rows: &Range<usize>,
+    ) -> StepArgs<'t> {
+        let s = &self.steps[step];
+        let u = self.plan.steps[step].vertex;
+        let words = self.candidates.words;
+        StepArgs {
+            table: self.view(table, rows.clone(), step),
+            rows: rows.len() as u32,
+            width: step as u32,
+            links: self
+                .links
+                .slice(s.links_from..s.links_from + s.count as usize),
+            link_count: s.count,
+            has_first: u32::from(s.has_first),
+            candidate_list: self.candidates.lists.slice(self.candidates.range(u)),
+            candidate_bits: self.candidates.bits.slice(u * words..(u + 1) * words),
+            injective: self.injective,
+        }
+    }
+
+    /// Algorithm 4 for `rows`: each row's bound, then their exclusive prefix sum F.
+    fn offsets(
+        &self,
+        step: usize,
+        table: &DeviceTable,
+        rows: &Range<usize>,
+    ) -> Result<(CudaSlice<u32>, u32)> {
+        let s = &self.steps[step];
+        let count = rows.len();
+        let mut bounds = self.device.alloc(count, "buffer bounds")?;
+        let candidate_count = self.candidates.range(self.plan.steps[step].vertex).len() as u32;
+        join_bounds(
+            self.device,
+            &self.view(table, rows.clone(), step),
+            count as u32,
+            step as u32,
+            &self.pcsr.groups,
+            s.first,
+            u32::from(s.has_first),
+            candidate_count,
+            &mut bounds,
+        )?;
+        exclusive_scan(self.device, &bounds.slice(0..count), count)
+    }
+}
+
+/// A table on the device.
+pub(crate) enum DeviceTable {
+    /// The first table: C(u0), in place in the candidate lists from `start`.
+    Candidates { start: usize },
+    /// A table the join built.
+    Owned(CudaSlice<u32>),
+}
+
+/// Algorithm 4's placement of a run's buffers.
+pub(crate) enum DeviceLayout {
+    /// Every row gets the step's largest bound.
+    Uniform { first_row: usize, stride: usize },
+    /// The prefix sum of the rows' bounds, and its host copy once a part of the run asks.
+    Offsets {
+        first_row: usize,
+        rows: usize,
+        offsets: CudaSlice<u32>,
+        total: u32,
+        host: OnceCell<Vec<u32>>,
+    },
+}
+
+impl DeviceLayout {
+    /// The offsets of table rows `rows` on the host (copied from the device once).
+    fn host_offsets(&self, rows: &Range<usize>) -> Result<(u32, u32)> {
+        match self {
+            DeviceLayout::Uniform { first_row, stride } => Ok((
+                ((rows.start - first_row) * stride) as u32,
+                ((rows.end - first_row) * stride) as u32,
+            )),
+            DeviceLayout::Offsets {
+                first_row,
+                rows: run,
+                offsets,
+                total,
+                host,
+            } => {
+                if rows.start == *first_row && rows.len() == *run {
+                    return Ok((0, *total));
+                }
+                let host = match host.get() {
+                    Some(h) => h,
+                    None => {
+                        let copied = offsets
+                            .stream()
+                            .clone_dtoh(offsets)
+                            .map_err(driver("reading buffer offsets"))?;
+                        host.get_or_init(|| copied)
+                    }
+                };
+                Ok((host[rows.start - first_row], host[rows.end - first_row]))
+            }
+        }
+    }
+}
+
+impl BufferLayout for DeviceLayout {
+    fn entries(&self, rows: Range<usize>) -> Result<usize> {
+        let (from, to) = self.host_offsets(&rows)?;
+        Ok((to - from) as usize)
+    }
+
+    fn bytes(&self) -> usize {
+        match self {
+            DeviceLayout::Uniform { .. } => 0,
+            DeviceLayout::Offsets { rows, .. } => 4 * (rows + 1),
+        }
+    }
+}
+
+/// A run's filled buffers on the device, with where they were placed.
+pub(crate) struct DeviceFilled {
+    gba: CudaSlice<u32>,
+    counts: CudaSlice<u32>,
+    /// Exclusive prefix sum of `counts`: each row's first row in the new table.
+    new_offsets: CudaSlice<u32>,
+    new_rows: usize,
+    /// The rows' first offset in their run's prefix sum (with offsets), else 0.
+    base: u32,
+    bytes: usize,
+}
+
+impl FilledBuffers for DeviceFilled {
+    fn new_rows(&self) -> usize {
+        self.new_rows
+    }
+
+    fn bytes(&self) -> usize {
+        self.bytes
+    }
 }
 
 impl GpuJoin<'_> {
-    fn stopped(&mut self) -> bool {
-        if self.status == Status::Complete {
-            if let Some(stop) = self.options.stop() {
-                self.status = stop;
+    /// The place of `rows`' buffers in a GBA of their own, which starts at `base` of the
+    /// run's prefix sum.
+    fn place<'l>(layout: &'l DeviceLayout, rows: &Range<usize>, base: u32) -> Place<'l> {
+        match layout {
+            DeviceLayout::Uniform { stride, .. } => Place::Uniform {
+                stride: *stride as u32,
+            },
+            DeviceLayout::Offsets {
+                first_row, offsets, ..
+            } => {
+                let from = rows.start - first_row;
+                Place::Offsets {
+                    offsets: offsets.slice(from..from + rows.len() + 1),
+                    base,
+                }
             }
         }
-        self.status != Status::Complete
     }
 
-    fn track(&mut self, bytes: usize) {
-        self.live_bytes += bytes;
-        self.peak_bytes = self.peak_bytes.max(self.live_bytes);
-    }
-
-    /// Joins step `step` to `table` (`rows` rows of width `step`), then the steps after it.
-    fn extend(&mut self, step: usize, table: &CudaView<'_, u32>, rows: usize) -> Result<()> {
-        if rows == 0 || self.stopped() {
-            return Ok(());
-        }
-        let width = step;
-        if step + 1 == self.plan.width() && !self.sink.wants_matches() {
-            let mut start = 0;
-            while start < rows && !self.stopped() {
-                let end = (start + COUNT_ROWS_PER_LAUNCH).min(rows);
-                self.count_last(step, &table.slice(start * width..end * width), end - start)?;
-                start = end;
-            }
-            return Ok(());
-        }
-        // Parts small enough that every offset fits in u32, whatever the rows' bounds.
-        let rows_per_part = (MAX_PART_ENTRIES / self.steps[step].max_bound.max(1)).max(1);
-        let mut start = 0;
-        while start < rows && !self.stopped() {
-            let end = (start + rows_per_part).min(rows);
-            self.join_part(step, &table.slice(start * width..end * width), end - start)?;
-            start = end;
-        }
-        Ok(())
-    }
-
-    /// Algorithm 4 for `rows` rows; halves the rows until the step's buffers fit the budget.
-    fn join_part(&mut self, step: usize, table: &CudaView<'_, u32>, rows: usize) -> Result<()> {
-        if self.stopped() {
-            return Ok(());
-        }
-        let width = step;
-        let need = |entries: usize| 4 * entries * (width + 2) + 16 * rows;
-        // When every row can have the largest buffer, skip the bounds pass and its prefix sum.
-        let uniform = rows * self.steps[step].max_bound;
-        if need(uniform) <= self.step_budget {
-            return self.join_chunk(
-                step,
-                table,
-                rows,
-                Buffers::Uniform(self.steps[step].max_bound),
-                uniform,
-            );
-        }
-        let (offsets, total) = self.bounds(step, table, rows)?;
-        if need(total as usize) > self.step_budget && rows > 1 {
-            drop(offsets);
-            let half = rows / 2;
-            self.join_part(step, &table.slice(0..half * width), half)?;
-            return self.join_part(step, &table.slice(half * width..rows * width), rows - half);
-        }
-        self.join_chunk(step, table, rows, Buffers::Offsets(offsets), total as usize)
-    }
-
-    /// Buffer bounds of each row and their exclusive prefix sum F (Algorithm 4).
-    fn bounds(
-        &mut self,
-        step: usize,
-        table: &CudaView<'_, u32>,
-        rows: usize,
-    ) -> Result<(CudaSlice<u32>, u32)> {
-        let s = &self.steps[step];
-        let mut bounds = self.device.alloc(rows, "buffer bounds")?;
-        let (rows32, width32, has_first) = (rows as u32, step as u32, u32::from(s.has_first));
-        let candidate_count = self.candidates.range(self.plan.steps[step].vertex).len() as u32;
-        // SAFETY: gsi_join_bounds(table[rows*width], rows, width, groups, first, has_first,
-        // candidate_count, bounds[rows]); warp per row.
-        unsafe {
-            self.device
-                .stream
-                .launch_builder(self.device.kernels.get("gsi_join_bounds"))
-                .arg(table)
-                .arg(&rows32)
-                .arg(&width32)
-                .arg(&self.pcsr.groups)
-                .arg(&s.first)
-                .arg(&has_first)
-                .arg(&candidate_count)
-                .arg(&mut bounds)
-                .launch(warp_per_row(rows32))
-        }
-        .map_err(gpu_error("launching gsi_join_bounds"))?;
-        exclusive_scan(self.device, &bounds.slice(0..rows), rows)
-    }
-
-    /// Launches gsi_join_rows: with `gba`, fills each row's buffer and count; without, adds
-    /// the rows' match counts to `total`.
-    #[allow(clippy::too_many_arguments)]
-    fn launch_rows(
+    /// The new table of `rows` from their filled buffers.
+    fn build_table(
         &self,
         step: usize,
-        table: &CudaView<'_, u32>,
-        rows: usize,
-        buffers: Option<&Buffers>,
-        gba: Option<&mut CudaSlice<u32>>,
-        counts: Option<&mut CudaSlice<u32>>,
-        total: Option<&mut CudaSlice<u64>>,
-    ) -> Result<()> {
-        let s = &self.steps[step];
-        let step_links = self
-            .links
-            .slice(s.links_from..s.links_from + s.count as usize);
-        let u = self.plan.steps[step].vertex;
-        // Every C(u) is non-empty here: a query with an empty one never reaches the join.
-        let range = self.candidates.range(u);
-        let candidate_count = range.len() as u32;
-        let list = self.candidates.lists.slice(range);
-        let words = self.candidates.words;
-        let bits = self.candidates.bits.slice(u * words..(u + 1) * words);
-        let injective = u32::from(self.options.semantics == Semantics::Isomorphism);
-        let (rows32, width32, has_first) = (rows as u32, step as u32, u32::from(s.has_first));
-        let device = self.device;
-        let mut launch = device
-            .stream
-            .launch_builder(device.kernels.get("gsi_join_rows"));
-        launch
-            .arg(table)
-            .arg(&rows32)
-            .arg(&width32)
-            .arg(&self.pcsr.groups)
-            .arg(&self.pcsr.column_index)
-            .arg(&step_links)
-            .arg(&s.count)
-            .arg(&has_first)
-            .arg(&list)
-            .arg(&candidate_count)
-            .arg(&bits)
-            .arg(&injective);
-        let stride = buffers.map_or(0, Buffers::stride);
-        match buffers {
-            Some(Buffers::Offsets(o)) => launch.arg(o),
-            _ => launch.arg(&NULL),
-        };
-        launch.arg(&stride);
-        match gba {
-            Some(g) => launch.arg(g),
-            None => launch.arg(&NULL),
-        };
-        match counts {
-            Some(c) => launch.arg(c),
-            None => launch.arg(&NULL),
-        };
-        match total {
-            Some(t) => launch.arg(t),
-            None => launch.arg(&NULL),
-        };
-        // SAFETY: gsi_join_rows(table[rows*width], rows, width, groups, ci, links[count],
-        // count, has_first, candidate_list[|C(u)|], |C(u)|, candidate_bits[words], injective,
-        // offsets[rows + 1] | null, stride, gba[F[rows]] | null, counts[rows] | null,
-        // total[1] | null): either gba and counts or total are null; offsets is null when the
-        // buffers are uniform (stride) or absent. Warp per row.
-        unsafe { launch.launch(warp_per_row(rows32)) }
-            .map_err(gpu_error("launching gsi_join_rows"))?;
-        Ok(())
+        table: &DeviceTable,
+        rows: &Range<usize>,
+        layout: &DeviceLayout,
+        filled: &DeviceFilled,
+    ) -> Result<CudaSlice<u32>> {
+        let mut next = self
+            .device
+            .alloc(filled.new_rows * (step + 1), "the new table")?;
+        let place = GpuJoin::place(layout, rows, filled.base);
+        join_link(
+            self.device,
+            &self.view(table, rows.clone(), step),
+            rows.len() as u32,
+            step as u32,
+            place,
+            &filled.gba,
+            &filled.counts,
+            &filled.new_offsets,
+            &mut next,
+        )?;
+        Ok(next)
     }
 
-    /// The last step when only the count is wanted: no GBA, no new table.
-    fn count_last(&mut self, step: usize, table: &CudaView<'_, u32>, rows: usize) -> Result<()> {
+    /// Permutes the first `take` rows of a full-width table into query-vertex order and hands
+    /// them to `sink`.
+    fn emit_table(
+        &self,
+        table: &CudaView<'_, u32>,
+        take: usize,
+        sink: &mut dyn MatchSink,
+    ) -> Result<()> {
+        if take == 0 {
+            return Ok(());
+        }
+        let width = self.plan.width();
+        let mut permuted = self.device.alloc(take * width, "the matches")?;
+        join_permute(
+            self.device,
+            &table.slice(0..take * width),
+            take as u32,
+            width as u32,
+            &self.order,
+            &mut permuted,
+        )?;
+        let host = self
+            .device
+            .read(&permuted, 0, take * width, "the matches")?;
+        sink.matches(&host, width)
+    }
+}
+
+impl JoinBackend for GpuJoin<'_> {
+    type Table = DeviceTable;
+    type Layout = DeviceLayout;
+    type Filled = DeviceFilled;
+
+    fn first_table(&mut self, vertex: usize) -> Result<DeviceTable> {
+        Ok(DeviceTable::Candidates {
+            start: self.candidates.range(vertex).start,
+        })
+    }
+
+    fn max_bound(&self, step: usize) -> usize {
+        self.steps[step].max_bound
+    }
+
+    fn max_run_entries(&self) -> usize {
+        MAX_RUN_ENTRIES
+    }
+
+    fn windows(&self) -> bool {
+        false
+    }
+
+    fn layout(
+        &mut self,
+        step: usize,
+        table: &DeviceTable,
+        rows: Range<usize>,
+        budget_entries: usize,
+    ) -> Result<DeviceLayout> {
+        // When every row can have the largest buffer, skip the bounds pass and its prefix sum.
+        let stride = self.steps[step].max_bound;
+        if rows.len().saturating_mul(stride) <= budget_entries {
+            return Ok(DeviceLayout::Uniform {
+                first_row: rows.start,
+                stride,
+            });
+        }
+        let (offsets, total) = self.offsets(step, table, &rows)?;
+        Ok(DeviceLayout::Offsets {
+            first_row: rows.start,
+            rows: rows.len(),
+            offsets,
+            total,
+            host: OnceCell::new(),
+        })
+    }
+
+    fn fill(
+        &mut self,
+        step: usize,
+        table: &DeviceTable,
+        rows: Range<usize>,
+        layout: &DeviceLayout,
+        _window: Option<Range<usize>>,
+    ) -> Result<DeviceFilled> {
+        let (from, to) = layout.host_offsets(&rows)?;
+        let entries = (to - from) as usize;
+        // Uniform buffers are placed by row from 0; offsets are rebased to the rows' first.
+        let base = match layout {
+            DeviceLayout::Uniform { .. } => 0,
+            DeviceLayout::Offsets { .. } => from,
+        };
+        let count = rows.len();
+        let mut gba = self.device.alloc(entries, "the buffers (GBA)")?;
+        let mut counts = self.device.alloc(count, "row counts")?;
+        {
+            let place = GpuJoin::place(layout, &rows, base);
+            let args = self.step_args(step, table, &rows);
+            join_rows(
+                self.device,
+                self.pcsr,
+                &args,
+                RowsOutput::Buffers {
+                    place,
+                    gba: &mut gba,
+                    counts: &mut counts,
+                },
+            )?;
+        }
+        let (new_offsets, new_rows) = exclusive_scan(self.device, &counts.slice(0..count), count)?;
+        Ok(DeviceFilled {
+            gba,
+            counts,
+            new_offsets,
+            new_rows: new_rows as usize,
+            base,
+            bytes: 4 * entries + 8 * count,
+        })
+    }
+
+    fn link(
+        &mut self,
+        step: usize,
+        table: &DeviceTable,
+        rows: Range<usize>,
+        layout: &DeviceLayout,
+        filled: &DeviceFilled,
+    ) -> Result<DeviceTable> {
+        Ok(DeviceTable::Owned(
+            self.build_table(step, table, &rows, layout, filled)?,
+        ))
+    }
+
+    fn emit(
+        &mut self,
+        step: usize,
+        table: &DeviceTable,
+        rows: Range<usize>,
+        layout: &DeviceLayout,
+        filled: &DeviceFilled,
+        take: usize,
+        sink: &mut dyn MatchSink,
+    ) -> Result<()> {
+        if take == 0 {
+            return Ok(());
+        }
+        let next = self.build_table(step, table, &rows, layout, filled)?;
+        self.emit_table(&next.slice(..), take, sink)
+    }
+
+    fn emit_first(
+        &mut self,
+        table: &DeviceTable,
+        take: usize,
+        sink: &mut dyn MatchSink,
+    ) -> Result<()> {
+        if take == 0 {
+            return Ok(());
+        }
+        let first = self.view(table, 0..take, 1);
+        let host = self
+            .device
+            .stream
+            .clone_dtoh(&first)
+            .map_err(driver("reading the matches"))?;
+        sink.matches(&host, 1)
+    }
+
+    fn count(&mut self, step: usize, table: &DeviceTable, rows: Range<usize>) -> Result<u64> {
         let mut total = self
             .device
             .stream
             .alloc_zeros::<u64>(1)
-            .map_err(gpu_error("allocating the match counter"))?;
-        self.launch_rows(step, table, rows, None, None, None, Some(&mut total))?;
+            .map_err(driver("allocating the match counter"))?;
+        let args = self.step_args(step, table, &rows);
+        join_rows(
+            self.device,
+            self.pcsr,
+            &args,
+            RowsOutput::Count { total: &mut total },
+        )?;
         let found = self
             .device
             .stream
             .clone_dtoh(&total)
-            .map_err(gpu_error("reading the match count"))?[0];
-        self.count += found;
-        if let Some(k) = self.options.limit.filter(|&k| self.count > k) {
-            self.count = k;
-            self.status = Status::Limit;
-        }
-        Ok(())
-    }
-
-    /// Algorithm 3 for one part: buffers, counts, the new table, then the next step.
-    fn join_chunk(
-        &mut self,
-        step: usize,
-        table: &CudaView<'_, u32>,
-        rows: usize,
-        buffers: Buffers,
-        total: usize,
-    ) -> Result<()> {
-        let width = step;
-        let mut gba = self.device.alloc(total, "the buffers (GBA)")?;
-        let mut counts = self.device.alloc(rows, "row counts")?;
-        let gba_bytes = 4 * total + 8 * rows;
-        self.track(gba_bytes);
-        self.launch_rows(
-            step,
-            table,
-            rows,
-            Some(&buffers),
-            Some(&mut gba),
-            Some(&mut counts),
-            None,
-        )?;
-        let (new_offsets, new_rows) = exclusive_scan(self.device, &counts.slice(0..rows), rows)?;
-        let new_rows = new_rows as usize;
-        let new_width = width + 1;
-        let mut next = self.device.alloc(new_rows * new_width, "the new table")?;
-        let next_bytes = 4 * new_rows * new_width;
-        self.track(next_bytes);
-        let (rows32, width32) = (rows as u32, width as u32);
-        let stride = buffers.stride();
-        let mut launch = self
-            .device
-            .stream
-            .launch_builder(self.device.kernels.get("gsi_join_link"));
-        launch.arg(table).arg(&rows32).arg(&width32);
-        match &buffers {
-            Buffers::Offsets(o) => launch.arg(o),
-            Buffers::Uniform(_) => launch.arg(&NULL),
-        };
-        // SAFETY: gsi_join_link(table[rows*width], rows, width, offsets[rows + 1] | null,
-        // stride, gba, counts[rows], new_offsets[rows + 1], next[new_rows*(width + 1)]);
-        // warp per row.
-        unsafe {
-            launch
-                .arg(&stride)
-                .arg(&gba)
-                .arg(&counts)
-                .arg(&new_offsets)
-                .arg(&mut next)
-                .launch(warp_per_row(rows32))
-        }
-        .map_err(gpu_error("launching gsi_join_link"))?;
-        drop((gba, counts, buffers, new_offsets));
-        self.live_bytes -= gba_bytes;
-        let result = if step + 1 == self.plan.width() {
-            self.emit(&next, new_rows)
-        } else {
-            self.extend(
-                step + 1,
-                &next.slice(0..(new_rows * new_width).max(1)),
-                new_rows,
-            )
-        };
-        self.live_bytes -= next_bytes;
-        result
-    }
-
-    /// A one-vertex query: its matches are C(u0).
-    fn finish(&mut self, candidates: &CudaView<'_, u32>, len: usize) -> Result<()> {
-        let take = self.options.limit.map_or(len, |k| len.min(k as usize));
-        if take < len {
-            self.status = Status::Limit;
-        }
-        self.count = take as u64;
-        if self.sink.wants_matches() {
-            let host = self
-                .device
-                .stream
-                .clone_dtoh(&candidates.slice(0..take))
-                .map_err(gpu_error("reading the matches"))?;
-            self.sink.matches(&host, 1)?;
-        }
-        Ok(())
-    }
-
-    /// The final table: permuted into query-vertex order on the device, copied out, handed to
-    /// the sink up to the limit.
-    fn emit(&mut self, table: &CudaSlice<u32>, rows: usize) -> Result<()> {
-        if rows == 0 {
-            return Ok(());
-        }
-        let width = self.plan.width();
-        let take = match self.options.limit {
-            Some(k) => rows.min(k.saturating_sub(self.count) as usize),
-            None => rows,
-        };
-        let mut permuted = self.device.alloc(rows * width, "the matches")?;
-        let (rows32, width32) = (rows as u32, width as u32);
-        // SAFETY: gsi_join_permute(table[rows*width], rows, width, order[width],
-        // out[rows*width]); thread per entry.
-        unsafe {
-            self.device
-                .stream
-                .launch_builder(self.device.kernels.get("gsi_join_permute"))
-                .arg(table)
-                .arg(&rows32)
-                .arg(&width32)
-                .arg(&self.order)
-                .arg(&mut permuted)
-                .launch(per_element((rows * width) as u64))
-        }
-        .map_err(gpu_error("launching gsi_join_permute"))?;
-        let host = self
-            .device
-            .read(&permuted, 0, take * width, "the matches")?;
-        self.sink.matches(&host, width)?;
-        self.count += take as u64;
-        if take < rows {
-            self.status = Status::Limit;
-        }
-        Ok(())
+            .map_err(driver("reading the match count"))?;
+        Ok(found[0])
     }
 }

@@ -1,6 +1,10 @@
-//! Launch shapes, in one place. The kernels get the same constants as `-D` options.
+//! Launch shapes and the constants the kernels share with the host, in one place: every
+//! kernel gets them as NVRTC `-D` options made from the Rust constants below.
 
 use cudarc::driver::LaunchConfig;
+
+use crate::pcsr::{EMPTY_SLOT, GROUP_WORDS, KEYS_PER_GROUP, NO_GROUP};
+use crate::signature::SIGNATURE_WORDS;
 
 /// Threads per block of every kernel (the paper's W2 for the block-level balance).
 pub const BLOCK_SIZE: u32 = 256;
@@ -9,12 +13,23 @@ pub const MAX_WIDTH: usize = 32;
 /// Blocks of a warp-per-row kernel; warps loop over the remaining rows.
 const MAX_ROW_BLOCKS: u32 = 1 << 14;
 
-/// The NVRTC `-D` options that mirror these constants.
+/// The NVRTC `-D` options: launch shape, signature width and the PCSR group layout.
 pub fn defines() -> Vec<String> {
-    vec![
-        format!("-DBLOCK_SIZE={BLOCK_SIZE}"),
-        format!("-DMAX_WIDTH={MAX_WIDTH}"),
+    let key_words = 2 * KEYS_PER_GROUP;
+    [
+        ("BLOCK_SIZE", BLOCK_SIZE.to_string()),
+        ("MAX_WIDTH", MAX_WIDTH.to_string()),
+        ("SIGNATURE_WORDS", SIGNATURE_WORDS.to_string()),
+        ("GROUP_WORDS", GROUP_WORDS.to_string()),
+        ("KEY_WORDS", key_words.to_string()),
+        ("GID_WORD", key_words.to_string()),
+        ("END_WORD", (key_words + 1).to_string()),
+        ("EMPTY_SLOT", format!("{EMPTY_SLOT:#x}u")),
+        ("NO_GROUP", format!("{NO_GROUP:#x}u")),
     ]
+    .into_iter()
+    .map(|(name, value)| format!("-D{name}={value}"))
+    .collect()
 }
 
 /// One thread per element.

@@ -1,8 +1,13 @@
 //! The GPU engine: GSI's filter and Prealloc-Combine join as CUDA kernels (gsi-kernels),
 //! driven through cudarc, which loads libcuda and libnvrtc at run time so every build has
 //! this engine and a machine without a GPU gets a clear error instead.
+//!
+//! Each `.cu` module has its host side in the file of the same name (`filter.rs`, `scan.rs`,
+//! `join.rs`), with one typed wrapper per kernel; `launch.rs` holds launch shapes and the
+//! constants shared with the kernels.
 
-mod device;
+pub mod candidates;
+pub mod device;
 mod filter;
 mod index;
 mod join;
@@ -14,42 +19,38 @@ use gsi_graph::Graph;
 
 pub use device::{probe, Device};
 
-use self::filter::DeviceCandidates;
 use self::index::DeviceIndex;
-use crate::candidates::CandidateSets;
-use crate::engine::{Engine, JoinOutcome, MatchOptions, MatchSink};
+use crate::candidates::Candidates;
+use crate::config::{EngineConfig, RESIDENT_INDEX_SHARE};
+use crate::engine::{Engine, Notice};
+use crate::error::{Error, Result};
 use crate::index::DataIndex;
+use crate::options::{JoinOutcome, MatchOptions, Semantics};
 use crate::plan::Plan;
-use crate::{Error, Result};
-
-/// Share of the free device memory the join may use when `--memory-limit` allows more.
-const FREE_MEMORY_SHARE: f64 = 0.8;
-/// Share of the free device memory the PCSR partitions may take to stay resident; the rest is
-/// left to the join.
-const RESIDENT_INDEX_SHARE: f64 = 0.5;
-
-/// `GSI_GPU_PCSR_LIMIT` (bytes) caps the resident PCSR, to exercise per-query partitions.
-fn pcsr_limit() -> Option<usize> {
-    std::env::var("GSI_GPU_PCSR_LIMIT").ok()?.parse().ok()
-}
+use crate::sink::MatchSink;
 
 /// The GPU engine.
 pub struct GpuEngine {
     device: Device,
+    /// Share of the free device memory the join may use.
+    join_share: f64,
+    /// Bytes of PCSR kept resident; `None`: a share of the free memory.
+    resident_limit: Option<usize>,
+    /// The index of the last data graph prepared, on the device.
     index: Option<DeviceIndex>,
-    candidates: Option<DeviceCandidates>,
 }
 
 impl GpuEngine {
-    /// Opens GPU `ordinal`.
+    /// Opens the GPU of `config`.
     ///
     /// # Errors
-    /// [`Error::NoGpu`] with the reason when no GPU is usable.
-    pub fn open(ordinal: usize) -> Result<GpuEngine> {
+    /// [`Error::NoGpu`] with the reason when no GPU is usable; kernel compile errors.
+    pub fn open(config: &EngineConfig) -> Result<GpuEngine> {
         Ok(GpuEngine {
-            device: Device::open(ordinal)?,
+            device: Device::open(config.device, config.kernel_cache.as_deref())?,
+            join_share: config.device_join_share,
+            resident_limit: config.resident_index_limit,
             index: None,
-            candidates: None,
         })
     }
 
@@ -63,96 +64,84 @@ impl GpuEngine {
         self.index.as_ref().map_or(0, |i| i.bytes)
     }
 
-    /// Uses candidate sets computed on the host (the CPU filter) for the next join.
-    pub fn set_candidates(
-        &mut self,
-        candidates: &CandidateSets,
-        query_vertices: usize,
-        data: &DataIndex,
-    ) -> Result<()> {
-        self.prepare(data)?;
-        self.candidates = Some(DeviceCandidates::upload(
-            &self.device,
-            candidates,
-            query_vertices,
-            data.graph().vertex_count(),
-        )?);
-        Ok(())
+    /// The index of `data` on the device, uploaded unless it is there already.
+    fn index_of(&mut self, data: &DataIndex) -> Result<(&DeviceIndex, Option<Notice>)> {
+        let mut notice = None;
+        if self.index.as_ref().is_none_or(|i| i.id != data.id()) {
+            self.index = None;
+            let limit = match self.resident_limit {
+                Some(limit) => limit,
+                None => (self.device.memory()?.0 as f64 * RESIDENT_INDEX_SHARE) as usize,
+            };
+            let index = DeviceIndex::upload(&self.device, data, limit)?;
+            if index.resident.is_none() {
+                notice = Some(Notice::PartitionsPerQuery {
+                    pcsr_bytes: data.pcsr().size_bytes(),
+                });
+            }
+            self.index = Some(index);
+        }
+        Ok((self.index.as_ref().expect("uploaded"), notice))
     }
 }
 
 impl Engine for GpuEngine {
-    fn name(&self) -> &'static str {
-        "gpu"
-    }
-
     fn device(&self) -> Option<String> {
         Some(self.describe())
     }
 
-    /// Uploads `data`'s index unless it is already there.
-    fn prepare(&mut self, data: &DataIndex) -> Result<Option<String>> {
-        if self.index.as_ref().is_some_and(|i| i.id == data.id()) {
-            return Ok(None);
-        }
-        self.index = None;
-        let (free, _) = self.device.memory()?;
-        let limit = pcsr_limit().unwrap_or((free as f64 * RESIDENT_INDEX_SHARE) as usize);
-        let index = DeviceIndex::upload(&self.device, data, limit)?;
-        let note = index.resident.is_none().then(|| {
-            format!(
-                "the PCSR index ({} MiB) does not fit on the GPU beside the join's buffers; each query copies only the partitions it reads",
-                data.pcsr().size_bytes() >> 20
-            )
-        });
-        self.index = Some(index);
-        Ok(note)
+    fn prepare(&mut self, data: &DataIndex) -> Result<Option<Notice>> {
+        Ok(self.index_of(data)?.1)
     }
 
     fn filter(
         &mut self,
         query: &Graph,
         data: &DataIndex,
-        options: &MatchOptions,
-    ) -> Result<Vec<usize>> {
+        semantics: Semantics,
+    ) -> Result<Candidates> {
         if query.vertex_count() > launch::MAX_WIDTH {
-            return Err(Error::Unsupported(format!(
-                "the GPU engine handles queries of up to {} vertices; this one has {} (use --engine cpu or auto)",
-                launch::MAX_WIDTH,
-                query.vertex_count()
-            )));
+            return Err(Error::QueryTooWide {
+                vertices: query.vertex_count(),
+                max: launch::MAX_WIDTH,
+            });
         }
-        self.prepare(data)?;
-        let index = self.index.as_ref().expect("prepared");
-        let candidates = filter::candidates(&self.device, index, query, options.semantics)?;
-        let sizes = candidates.sizes();
-        self.candidates = Some(candidates);
-        Ok(sizes)
-    }
-
-    fn candidate_sets(&mut self) -> Result<CandidateSets> {
-        let index = self.index.as_ref().ok_or(Error::NoCandidates)?;
-        self.candidates
-            .as_ref()
-            .ok_or(Error::NoCandidates)?
-            .to_host(&self.device, index.vertex_count)
+        self.index_of(data)?;
+        let index = self.index.as_ref().expect("uploaded");
+        let sets = filter::candidates(&self.device, index, query, semantics)?;
+        Ok(Candidates::Device(sets))
     }
 
     fn join(
         &mut self,
         plan: &Plan,
+        candidates: &Candidates,
         data: &DataIndex,
         options: &MatchOptions,
         sink: &mut dyn MatchSink,
     ) -> Result<JoinOutcome> {
-        self.prepare(data)?;
-        let index = self.index.as_ref().expect("prepared");
-        let candidates = self.candidates.as_ref().ok_or(Error::NoCandidates)?;
+        if plan.width() > launch::MAX_WIDTH {
+            return Err(Error::QueryTooWide {
+                vertices: plan.width(),
+                max: launch::MAX_WIDTH,
+            });
+        }
+        self.index_of(data)?;
+        let index = self.index.as_ref().expect("uploaded");
+        let uploaded;
+        let sets = match candidates {
+            Candidates::Device(sets) => sets,
+            Candidates::Host(sets) => {
+                uploaded = sets.to_device(&self.device)?;
+                &uploaded
+            }
+        };
         let pcsr = index.partitions_for(&self.device, data, plan)?;
         let (free, _) = self.device.memory()?;
         let budget = options
             .memory_budget
-            .min((free as f64 * FREE_MEMORY_SHARE) as usize);
-        join::run(&self.device, &pcsr, plan, candidates, options, budget, sink)
+            .min((free as f64 * self.join_share) as usize);
+        let backend = join::GpuJoin::new(&self.device, &pcsr, plan, sets, options)?;
+        crate::join::run(backend, plan, &sets.sizes(), options, budget, sink, "gpu")
     }
 }

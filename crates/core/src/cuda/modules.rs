@@ -2,23 +2,22 @@
 //! cached on disk by a hash of source, architecture, options and NVRTC version (CUBIN, unlike
 //! PTX from a newer NVRTC, loads on an older driver), and loading their functions.
 
-use std::collections::HashMap;
 use std::ffi::CString;
 use std::hash::{Hash, Hasher};
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaFunction};
 use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys, Ptx};
-use gsi_kernels::KernelModule;
+use gsi_kernels::{Kernel, KernelModule};
 
 use super::launch;
-use crate::{Error, Result};
+use crate::error::{driver, Error, Result};
 
-fn compile_error(module: KernelModule, message: String) -> Error {
-    Error::Gpu {
-        what: format!("compiling {}", module.file_name()),
-        message,
+fn compile_error(module: KernelModule, log: String) -> Error {
+    Error::Compile {
+        module: module.file_name(),
+        log,
     }
 }
 
@@ -39,7 +38,7 @@ fn nvrtc_version() -> (i32, i32) {
 /// Compiles `module` to CUBIN for `arch` (such as `sm_90`).
 ///
 /// # Errors
-/// [`Error::Gpu`] with NVRTC's log when the source does not compile.
+/// [`Error::Compile`] with NVRTC's log when the source does not compile.
 pub fn compile_cubin(module: KernelModule, arch: &str) -> Result<Vec<u8>> {
     if !nvrtc_present() {
         return Err(compile_error(
@@ -91,22 +90,12 @@ pub fn compile_cubin(module: KernelModule, arch: &str) -> Result<Vec<u8>> {
     result
 }
 
-/// Where compiled kernels are kept: `$GSI_CACHE_DIR`, else `$XDG_CACHE_HOME/gsi`, else
-/// `~/.cache/gsi`.
-fn cache_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("GSI_CACHE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("gsi")))
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/gsi")))?;
-    Some(base.join("kernels"))
-}
-
-/// The CUBIN of `module` for `arch`, from the disk cache or freshly compiled (then cached; a
-/// cache that cannot be written only costs the next run a compile).
-pub fn cached_cubin(module: KernelModule, arch: &str) -> Result<Vec<u8>> {
+/// The CUBIN of `module` for `arch`, from the disk cache in `cache` or freshly compiled (then
+/// cached; a cache that cannot be written only costs the next run a compile).
+pub fn cached_cubin(module: KernelModule, arch: &str, cache: Option<&Path>) -> Result<Vec<u8>> {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     (module.source(), arch, launch::defines(), nvrtc_version()).hash(&mut hasher);
-    let file = cache_dir().map(|d| {
+    let file = cache.map(|d| {
         d.join(format!(
             "{}-{arch}-{:016x}.cubin",
             module.file_name(),
@@ -131,39 +120,39 @@ pub fn cached_cubin(module: KernelModule, arch: &str) -> Result<Vec<u8>> {
     Ok(cubin)
 }
 
-/// Every kernel function, loaded into one context.
+/// Every kernel function, loaded into one context, by [`Kernel`] id.
 pub struct Kernels {
-    functions: HashMap<&'static str, CudaFunction>,
+    functions: Vec<Option<CudaFunction>>,
 }
 
 impl Kernels {
-    /// Compiles (or reads from the cache) and loads every module for `arch`.
-    pub fn load(ctx: &Arc<CudaContext>, arch: &str) -> Result<Kernels> {
-        let mut functions = HashMap::new();
+    /// Compiles (or reads from the cache in `cache`) and loads every module for `arch`.
+    pub fn load(ctx: &Arc<CudaContext>, arch: &str, cache: Option<&Path>) -> Result<Kernels> {
+        let mut functions = vec![None; Kernel::ALL.len()];
         for module in KernelModule::ALL {
-            let cubin = cached_cubin(module, arch)?;
+            let cubin = cached_cubin(module, arch, cache)?;
             let loaded = ctx
                 .load_module(Ptx::from_binary(cubin))
-                .map_err(|e| Error::Gpu {
-                    what: format!("loading {}", module.file_name()),
-                    message: e.to_string(),
-                })?;
-            for &entry in module.entries() {
-                let function = loaded.load_function(entry).map_err(|e| Error::Gpu {
-                    what: format!("loading {entry} from {}", module.file_name()),
-                    message: e.to_string(),
-                })?;
-                functions.insert(entry, function);
+                .map_err(driver(format!("loading {}", module.file_name())))?;
+            for kernel in module.kernels() {
+                // A kernel the module lacks stays `None`: `get` reports it when it is used.
+                functions[kernel as usize] = loaded.load_function(kernel.name()).ok();
             }
         }
         Ok(Kernels { functions })
     }
 
-    /// The kernel named `entry`.
-    pub fn get(&self, entry: &'static str) -> &CudaFunction {
-        self.functions
-            .get(entry)
-            .unwrap_or_else(|| panic!("kernel {entry} is listed in gsi-kernels"))
+    /// The function of `kernel`.
+    ///
+    /// # Errors
+    /// [`Error::MissingKernel`] when its module did not define it.
+    pub fn get(&self, kernel: Kernel) -> Result<&CudaFunction> {
+        self.functions[kernel as usize]
+            .as_ref()
+            .ok_or(Error::MissingKernel {
+                name: kernel.name(),
+                module: kernel.module().file_name(),
+            })
     }
 }
 

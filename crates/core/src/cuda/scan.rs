@@ -2,10 +2,59 @@
 //! the new table's row offsets (Algorithm 3, line 13).
 
 use cudarc::driver::{CudaSlice, CudaView, PushKernelArg};
+use gsi_kernels::Kernel;
 
-use super::device::{gpu_error, Device};
+use super::device::Device;
 use super::launch::{per_element, BLOCK_SIZE};
-use crate::Result;
+use crate::error::{driver, Result};
+
+/// `gsi_scan_blocks`: per block of BLOCK_SIZE elements, the exclusive prefix sum of `input`
+/// into `out`, and each block's total into `block_sums`. Thread per element.
+fn scan_blocks(
+    device: &Device,
+    input: &CudaView<'_, u32>,
+    out: &mut CudaSlice<u32>,
+    block_sums: &mut CudaSlice<u32>,
+    n: u64,
+) -> Result<()> {
+    // SAFETY: gsi_scan_blocks(in[n], out[n + 1], block_sums[n / BLOCK_SIZE rounded up], n):
+    // the buffers have those lengths (callers allocate them so).
+    unsafe {
+        device
+            .stream
+            .launch_builder(device.kernel(Kernel::ScanBlocks)?)
+            .arg(input)
+            .arg(out)
+            .arg(block_sums)
+            .arg(&n)
+            .launch(per_element(n))
+    }
+    .map_err(driver("launching gsi_scan_blocks"))?;
+    Ok(())
+}
+
+/// `gsi_scan_add`: adds block b's prefix `block_prefix[b]` to every element of block b of
+/// `out`. Thread per element.
+fn scan_add(
+    device: &Device,
+    out: &mut CudaSlice<u32>,
+    block_prefix: &CudaSlice<u32>,
+    n: u64,
+) -> Result<()> {
+    // SAFETY: gsi_scan_add(out[n + 1], block_prefix[blocks + 1], n): the lengths of the
+    // buffers of `scan_blocks` above.
+    unsafe {
+        device
+            .stream
+            .launch_builder(device.kernel(Kernel::ScanAdd)?)
+            .arg(out)
+            .arg(block_prefix)
+            .arg(&n)
+            .launch(per_element(n))
+    }
+    .map_err(driver("launching gsi_scan_add"))?;
+    Ok(())
+}
 
 /// Scans `input` (`n` elements) into a new buffer of `n + 1` elements whose last is the total,
 /// and returns it with the total. Every total must fit in u32; callers size their work so.
@@ -30,25 +79,12 @@ fn scan_into(
         device
             .stream
             .memcpy_htod(&[0u32], &mut out.slice_mut(0..1))
-            .map_err(gpu_error("clearing an empty prefix sum"))?;
+            .map_err(driver("clearing an empty prefix sum"))?;
         return Ok(());
     }
     let blocks = n.div_ceil(BLOCK_SIZE as usize);
     let mut block_sums = device.alloc(blocks, "prefix-sum blocks")?;
-    let n64 = n as u64;
-    // SAFETY: gsi_scan_blocks(in[n], out[n + 1], block_sums[blocks], n) with one thread per
-    // element and `blocks` blocks of BLOCK_SIZE threads.
-    unsafe {
-        device
-            .stream
-            .launch_builder(device.kernels.get("gsi_scan_blocks"))
-            .arg(input)
-            .arg(&mut *out)
-            .arg(&mut block_sums)
-            .arg(&n64)
-            .launch(per_element(n64))
-    }
-    .map_err(gpu_error("launching gsi_scan_blocks"))?;
+    scan_blocks(device, input, out, &mut block_sums, n as u64)?;
     if blocks > 1 {
         let mut block_prefix = device.alloc(blocks + 1, "prefix-sum blocks")?;
         scan_into(
@@ -57,17 +93,7 @@ fn scan_into(
             &mut block_prefix,
             blocks,
         )?;
-        // SAFETY: gsi_scan_add(out[n + 1], block_prefix[blocks + 1], n), same grid as above.
-        unsafe {
-            device
-                .stream
-                .launch_builder(device.kernels.get("gsi_scan_add"))
-                .arg(&mut *out)
-                .arg(&block_prefix)
-                .arg(&n64)
-                .launch(per_element(n64))
-        }
-        .map_err(gpu_error("launching gsi_scan_add"))?;
+        scan_add(device, out, &block_prefix, n as u64)?;
     }
     Ok(())
 }

@@ -37,10 +37,7 @@ pub fn write_sunluo<W: Write>(graph: &Graph, mut out: W) -> io::Result<()> {
     blocks(&mut out, n, |range, buf| {
         for v in range {
             let v = v as VertexId;
-            let mut degree = graph.degree(v, Direction::Out);
-            if graph.is_directed() {
-                degree += graph.degree(v, Direction::In);
-            }
+            let degree = graph.total_degree(v);
             line(buf, b"v", &[v.into(), graph.label(v).into(), degree as u64]);
         }
     })?;

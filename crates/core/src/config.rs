@@ -1,0 +1,55 @@
+//! What the caller decides for the engines: which GPU, how much of its memory, the thresholds
+//! of `auto`, where compiled kernels are kept. gsi-core reads no environment variable: the
+//! binary builds this value (from flags and its own environment) and hands it over.
+
+use std::path::PathBuf;
+
+/// Filter on the GPU when the query's vertices have more data vertices of their labels than
+/// this, all together. The CPU tests a vertex in about 10 ns, the GPU filter costs about
+/// 0.08 ms (H100, wordnet: 5 ms on 16 CPU cores for 8 query vertices over 63 000 vertices).
+pub const GPU_FILTER_MIN_TESTS: usize = 1 << 16;
+
+/// Join on the GPU when the plan's estimated intermediate rows, summed over the steps, exceed
+/// this. Measured on an H100 with 16 CPU cores (2026-11-22, 240 8-vertex queries of yeast,
+/// hprd and wordnet, every query on both engines): the GPU's floor is about 0.45 ms a query
+/// and the CPU answers queries estimated under about 10 rows faster; this threshold came
+/// within 0.4 % of always picking the faster engine.
+pub const GPU_JOIN_MIN_ROWS: f64 = 10.0;
+
+/// Share of the free device memory the join may use when the memory budget allows more.
+pub const DEVICE_JOIN_SHARE: f64 = 0.8;
+
+/// Share of the free device memory the PCSR partitions may take to stay resident; the rest is
+/// left to the join.
+pub const RESIDENT_INDEX_SHARE: f64 = 0.5;
+
+/// How the engines are set up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineConfig {
+    /// The GPU to use, by ordinal.
+    pub device: usize,
+    /// Share of the free device memory the join may use.
+    pub device_join_share: f64,
+    /// Bytes of PCSR the GPU keeps resident for every query; above it each query copies only
+    /// the partitions it reads. `None`: [`RESIDENT_INDEX_SHARE`] of the free memory.
+    pub resident_index_limit: Option<usize>,
+    /// `auto` filters on the GPU above this many vertex tests.
+    pub auto_gpu_filter_min_tests: usize,
+    /// `auto` joins on the GPU above this many estimated rows.
+    pub auto_gpu_join_min_rows: f64,
+    /// Where compiled kernels are cached; `None`: compiled at every start.
+    pub kernel_cache: Option<PathBuf>,
+}
+
+impl Default for EngineConfig {
+    fn default() -> EngineConfig {
+        EngineConfig {
+            device: 0,
+            device_join_share: DEVICE_JOIN_SHARE,
+            resident_index_limit: None,
+            auto_gpu_filter_min_tests: GPU_FILTER_MIN_TESTS,
+            auto_gpu_join_min_rows: GPU_JOIN_MIN_ROWS,
+            kernel_cache: None,
+        }
+    }
+}

@@ -1,0 +1,441 @@
+//! The Prealloc-Combine join (GSI, ICDE 2020, Algorithms 3 and 4): one driver for both
+//! engines.
+//!
+//! Each step joins one query vertex u to the intermediate table M:
+//! 1. (Alg. 4) for every row, the bound |N(v', l0)| of the first edge e0 (or |C(u)| when u has
+//!    no edge to the vertices before it); an exclusive prefix sum places each row's buffer in
+//!    one combined array, the GBA;
+//! 2. (Alg. 3, lines 5-12) each row's buffer is filled with the first edge's list minus the
+//!    row's vertices (skipped under homomorphism), kept to C(u) and intersected with every
+//!    other linking edge's list;
+//! 3. (lines 13-19) a second prefix sum over the buffers' counts lays out the new table M'.
+//!
+//! The driver owns what both engines share: the first table (C(u0), Algorithm 2 line 8),
+//! one-vertex queries, the memory budget, the deadline and interrupt, the limit and the peak
+//! of bytes held. The [`JoinBackend`] of each engine does the work on its own memory.
+//!
+//! Memory stays bounded: each step may hold `budget / |V(Q)|` bytes of GBA and new table.
+//! When a step's rows would need more, they are split into the longest runs that fit, and
+//! each run goes through all remaining steps before the next (depth-first), so one live table
+//! per step is kept; a single row over the budget is taken a window of its first-edge list at
+//! a time, where the backend can. When only the count is wanted, the last step counts per row
+//! and writes no table.
+
+use std::ops::Range;
+
+use gsi_graph::VertexId;
+
+use crate::error::Result;
+use crate::options::{JoinOutcome, MatchOptions, Status};
+use crate::plan::Plan;
+use crate::sink::MatchSink;
+
+/// Rows handed to one count-only call, so that the stop conditions are seen between calls.
+const COUNT_ROWS_PER_CALL: usize = 1 << 22;
+
+/// Where each row's buffer lies in the GBA, over a run of rows (Algorithm 4's prefix sum).
+pub(crate) trait BufferLayout {
+    /// Buffer entries of table rows `rows`, within the run the layout was made for.
+    ///
+    /// # Errors
+    /// Reading the offsets back from the device fails.
+    fn entries(&self, rows: Range<usize>) -> Result<usize>;
+    /// Bytes the layout itself holds.
+    fn bytes(&self) -> usize;
+}
+
+/// The buffers of a run of rows once filled: how many extensions each row kept.
+pub(crate) trait FilledBuffers {
+    /// Rows of the new table: the extensions of every row together.
+    fn new_rows(&self) -> usize;
+    /// Bytes held (GBA and counts).
+    fn bytes(&self) -> usize;
+}
+
+/// One engine's side of the join: tables, buffers and kernels in its own memory.
+///
+/// A table is passed with the run of its rows to work on; its width is the step's number.
+pub(crate) trait JoinBackend {
+    /// An intermediate table, rows of data vertices in join order.
+    type Table;
+    /// Algorithm 4's buffer placement for a run of rows.
+    type Layout: BufferLayout;
+    /// The filled buffers of a run of rows.
+    type Filled: FilledBuffers;
+
+    /// The first table: C(u) itself, one row per candidate.
+    fn first_table(&mut self, vertex: usize) -> Result<Self::Table>;
+
+    /// The longest buffer a row of `step` can need (the first edge's largest list, or |C(u)|).
+    fn max_bound(&self, step: usize) -> usize;
+
+    /// The most buffer entries one run may have (the width of the backend's offsets).
+    fn max_run_entries(&self) -> usize;
+
+    /// Whether a single row's first-edge list can be taken a window at a time.
+    fn windows(&self) -> bool;
+
+    /// Places the buffers of `rows` of `table` at `step`. `budget_entries` is how many buffer
+    /// entries fit the step's budget: a backend may use it to skip the bounds pass when every
+    /// row can have the largest buffer.
+    fn layout(
+        &mut self,
+        step: usize,
+        table: &Self::Table,
+        rows: Range<usize>,
+        budget_entries: usize,
+    ) -> Result<Self::Layout>;
+
+    /// Fills the buffers of `rows` (Algorithm 3, lines 5-12), restricted to `window` of the
+    /// first-edge list when given (then `rows` is one row).
+    fn fill(
+        &mut self,
+        step: usize,
+        table: &Self::Table,
+        rows: Range<usize>,
+        layout: &Self::Layout,
+        window: Option<Range<usize>>,
+    ) -> Result<Self::Filled>;
+
+    /// The new table of `rows` (lines 13-19).
+    fn link(
+        &mut self,
+        step: usize,
+        table: &Self::Table,
+        rows: Range<usize>,
+        layout: &Self::Layout,
+        filled: &Self::Filled,
+    ) -> Result<Self::Table>;
+
+    /// The last step when matches are wanted: hands the first `take` extensions of `rows`, as
+    /// full matches in query-vertex order, to `sink`.
+    #[allow(clippy::too_many_arguments)]
+    fn emit(
+        &mut self,
+        step: usize,
+        table: &Self::Table,
+        rows: Range<usize>,
+        layout: &Self::Layout,
+        filled: &Self::Filled,
+        take: usize,
+        sink: &mut dyn MatchSink,
+    ) -> Result<()>;
+
+    /// Hands the first `take` rows of a one-column `table` to `sink`.
+    fn emit_first(
+        &mut self,
+        table: &Self::Table,
+        take: usize,
+        sink: &mut dyn MatchSink,
+    ) -> Result<()>;
+
+    /// The last step when only the count is wanted: the extensions of `rows`, counted
+    /// without a table.
+    fn count(&mut self, step: usize, table: &Self::Table, rows: Range<usize>) -> Result<u64>;
+}
+
+/// Runs the join of `plan` on `backend`, whose candidate sets have sizes `sizes`, within
+/// `budget` bytes.
+///
+/// # Errors
+/// Backend and sink failures.
+pub(crate) fn run<B: JoinBackend>(
+    backend: B,
+    plan: &Plan,
+    sizes: &[usize],
+    options: &MatchOptions,
+    budget: usize,
+    sink: &mut dyn MatchSink,
+    engine: &'static str,
+) -> Result<JoinOutcome> {
+    let width = plan.width();
+    let mut driver = Driver {
+        backend,
+        plan,
+        options,
+        count_only: !sink.wants_matches(),
+        sink,
+        step_budget: budget / width.max(1),
+        count: 0,
+        status: Status::Complete,
+        live_bytes: 0,
+        peak_bytes: 0,
+    };
+    if width > 0 && !sizes.contains(&0) {
+        let first = driver.backend.first_table(plan.steps[0].vertex)?;
+        let rows = sizes[plan.steps[0].vertex];
+        if width == 1 {
+            driver.finish(&first, rows)?;
+        } else {
+            driver.extend(1, &first, 0..rows)?;
+        }
+    }
+    Ok(JoinOutcome {
+        count: driver.count,
+        status: driver.status,
+        peak_bytes: driver.peak_bytes,
+        engine,
+    })
+}
+
+struct Driver<'a, B> {
+    backend: B,
+    plan: &'a Plan,
+    options: &'a MatchOptions,
+    sink: &'a mut dyn MatchSink,
+    count_only: bool,
+    /// Bytes one step may hold.
+    step_budget: usize,
+    count: u64,
+    status: Status,
+    live_bytes: usize,
+    peak_bytes: usize,
+}
+
+impl<B: JoinBackend> Driver<'_, B> {
+    fn stopped(&mut self) -> bool {
+        if self.status == Status::Complete {
+            if let Some(stop) = self.options.stop() {
+                self.status = stop;
+            }
+        }
+        self.status != Status::Complete
+    }
+
+    fn hold(&mut self, bytes: usize) {
+        self.live_bytes += bytes;
+        self.peak_bytes = self.peak_bytes.max(self.live_bytes);
+    }
+
+    fn release(&mut self, bytes: usize) {
+        self.live_bytes -= bytes;
+    }
+
+    /// Matches the limit still allows, of `available`.
+    fn take(&mut self, available: usize) -> usize {
+        match self.options.limit {
+            Some(k) => {
+                let left = k.saturating_sub(self.count);
+                if (available as u64) > left {
+                    self.status = Status::Limit;
+                }
+                available.min(usize::try_from(left).unwrap_or(usize::MAX))
+            }
+            None => available,
+        }
+    }
+
+    /// Bytes a run of `rows` rows with `entries` buffer entries needs at a step of `width`:
+    /// the GBA and its new table, and per row its offset and count.
+    fn need(width: usize, entries: usize, rows: usize) -> usize {
+        entries
+            .saturating_mul(4 * (width + 2))
+            .saturating_add(16 * rows)
+    }
+
+    /// A one-vertex query: its matches are C(u0).
+    fn finish(&mut self, first: &B::Table, rows: usize) -> Result<()> {
+        let take = self.take(rows);
+        if !self.count_only {
+            self.backend.emit_first(first, take, self.sink)?;
+        }
+        self.count += take as u64;
+        Ok(())
+    }
+
+    /// Joins step `step` to `rows` of `table` (width `step`), then the steps after it.
+    fn extend(&mut self, step: usize, table: &B::Table, rows: Range<usize>) -> Result<()> {
+        if rows.is_empty() || self.stopped() {
+            return Ok(());
+        }
+        if step + 1 == self.plan.width() && self.count_only {
+            let mut start = rows.start;
+            while start < rows.end && !self.stopped() {
+                let end = (start + COUNT_ROWS_PER_CALL).min(rows.end);
+                let found = self.backend.count(step, table, start..end)?;
+                self.count += found;
+                if let Some(k) = self.options.limit.filter(|&k| self.count > k) {
+                    self.count = k;
+                    self.status = Status::Limit;
+                }
+                start = end;
+            }
+            return Ok(());
+        }
+        // Runs small enough that every offset fits the backend, whatever the rows' bounds.
+        let per_run = (self.backend.max_run_entries() / self.backend.max_bound(step).max(1)).max(1);
+        let mut start = rows.start;
+        while start < rows.end && !self.stopped() {
+            let end = start.saturating_add(per_run).min(rows.end);
+            self.join_run(step, table, start..end)?;
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// Places the buffers of `rows`, then joins them in the longest runs that fit the budget.
+    fn join_run(&mut self, step: usize, table: &B::Table, rows: Range<usize>) -> Result<()> {
+        let width = step;
+        let budget_entries = self
+            .step_budget
+            .saturating_sub(16 * rows.len())
+            .checked_div(4 * (width + 2))
+            .unwrap_or(0);
+        let layout = self
+            .backend
+            .layout(step, table, rows.clone(), budget_entries)?;
+        self.hold(layout.bytes());
+        let result = self.join_fitting(step, table, rows, &layout);
+        self.release(layout.bytes());
+        result
+    }
+
+    fn join_fitting(
+        &mut self,
+        step: usize,
+        table: &B::Table,
+        rows: Range<usize>,
+        layout: &B::Layout,
+    ) -> Result<()> {
+        let width = step;
+        let budget = self.step_budget;
+        let fits = |from: usize, to: usize| -> Result<bool> {
+            let entries = layout.entries(from..to)?;
+            Ok(Self::need(width, entries, to - from) <= budget)
+        };
+        let mut start = rows.start;
+        while start < rows.end && !self.stopped() {
+            // The longest run from `start` that fits (entries grow with the run), at least one.
+            let end = if fits(start, rows.end)? {
+                rows.end
+            } else {
+                let (mut low, mut high) = (start + 1, rows.end);
+                while low < high {
+                    let mid = low + (high - low).div_ceil(2);
+                    if fits(start, mid)? {
+                        low = mid;
+                    } else {
+                        high = mid - 1;
+                    }
+                }
+                low
+            };
+            if end == start + 1 && !fits(start, end)? && self.backend.windows() {
+                // One row alone is over the budget: take its list a window at a time.
+                let bound = layout.entries(start..end)?;
+                let per_window = (self.step_budget.saturating_sub(16) / (4 * (width + 2))).max(1);
+                let mut from = 0;
+                while from < bound && !self.stopped() {
+                    let to = (from + per_window).min(bound);
+                    self.join_chunk(step, table, start..end, layout, Some(from..to))?;
+                    from = to;
+                }
+            } else {
+                self.join_chunk(step, table, start..end, layout, None)?;
+            }
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// Fills the buffers of `rows` (a `window` of one row's list), then links them into the
+    /// next table and goes on, or emits them at the last step.
+    fn join_chunk(
+        &mut self,
+        step: usize,
+        table: &B::Table,
+        rows: Range<usize>,
+        layout: &B::Layout,
+        window: Option<Range<usize>>,
+    ) -> Result<()> {
+        let filled = self
+            .backend
+            .fill(step, table, rows.clone(), layout, window)?;
+        let filled_bytes = filled.bytes();
+        self.hold(filled_bytes);
+        if self.stopped() {
+            self.release(filled_bytes);
+            return Ok(());
+        }
+        if step + 1 < self.plan.width() {
+            return self.link(step, table, rows, layout, filled);
+        }
+        let take = self.take(filled.new_rows());
+        self.count += take as u64;
+        let result = self
+            .backend
+            .emit(step, table, rows, layout, &filled, take, self.sink);
+        self.release(filled_bytes);
+        result
+    }
+
+    /// The new table of `rows`, then the next step over it.
+    fn link(
+        &mut self,
+        step: usize,
+        table: &B::Table,
+        rows: Range<usize>,
+        layout: &B::Layout,
+        filled: B::Filled,
+    ) -> Result<()> {
+        let new_rows = filled.new_rows();
+        let next = self.backend.link(step, table, rows, layout, &filled)?;
+        let next_bytes = 4 * new_rows * (step + 1);
+        self.hold(next_bytes);
+        // The buffers are spent once linked.
+        self.release(filled.bytes());
+        drop(filled);
+        let result = self.extend(step + 1, &next, 0..new_rows);
+        self.release(next_bytes);
+        result
+    }
+}
+
+/// Keeps the elements of sorted `buf` that are also in sorted `other`; returns how many,
+/// moved to the front. Uses binary search when `other` is much longer (the paper notes the
+/// same choice between merge and binary search, Sec. 8.3).
+pub fn intersect_in_place(buf: &mut [VertexId], other: &[VertexId]) -> usize {
+    let mut kept = 0;
+    if other.len() > 16 * buf.len() {
+        let mut low = 0;
+        for i in 0..buf.len() {
+            let x = buf[i];
+            low += other[low..].partition_point(|&y| y < x);
+            if low < other.len() && other[low] == x {
+                buf[kept] = x;
+                kept += 1;
+            }
+        }
+    } else {
+        let mut j = 0;
+        for i in 0..buf.len() {
+            let x = buf[i];
+            while j < other.len() && other[j] < x {
+                j += 1;
+            }
+            if j < other.len() && other[j] == x {
+                buf[kept] = x;
+                kept += 1;
+            }
+        }
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::intersect_in_place;
+
+    #[test]
+    fn intersection_keeps_common_sorted_elements() {
+        let mut buf = vec![1, 3, 5, 7, 9];
+        let n = intersect_in_place(&mut buf, &[2, 3, 4, 7, 10]);
+        assert_eq!(&buf[..n], &[3, 7]);
+        let mut buf = vec![5, 500];
+        let long: Vec<u32> = (0..1000).collect();
+        let n = intersect_in_place(&mut buf, &long);
+        assert_eq!(&buf[..n], &[5, 500]);
+        let mut buf = vec![1000, 2000];
+        assert_eq!(intersect_in_place(&mut buf, &long), 0);
+    }
+}
