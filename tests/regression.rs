@@ -579,3 +579,42 @@ fn issue_11_output_dash_writes_matches_to_stdout_and_the_rest_to_stderr() {
     );
     assert!(!dir.path("-").exists());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 7: any I/O error in a query's chain was taken for "writing matches failed", so a query
+// file that could not be read ended the whole run.
+
+#[test]
+fn issue_7_an_unreadable_query_file_is_an_error_row_and_the_others_run() {
+    // Files of the kernel's attribute filesystem: they say they hold 4096 bytes but cannot be
+    // memory-mapped or read as a graph.
+    let unreadable = [
+        "/sys/kernel/mm/transparent_hugepage/enabled",
+        "/sys/devices/system/cpu/online",
+        "/sys/kernel/profiling",
+    ]
+    .into_iter()
+    .find(|p| std::path::Path::new(p).is_file());
+    let Some(unreadable) = unreadable else {
+        eprintln!("skipped: no attribute file under /sys to read");
+        return;
+    };
+    let dir = TestDir::new();
+    dir.write_spec("k.graph", &crate::util::clique(false, 4, 0));
+    dir.write_spec("p.graph", &crate::util::path(false, 3, 0));
+    let run = dir.match_files("k.graph", &[unreadable, "p.graph"], &["--json"]);
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    let out = run.json();
+    assert_eq!(out.queries.len(), 2);
+    assert_eq!(out.queries[0].status, "error");
+    assert!(out.queries[0]
+        .error
+        .as_deref()
+        .unwrap_or_default()
+        .contains(unreadable));
+    assert_eq!(
+        (out.queries[1].status.as_str(), out.queries[1].matches),
+        ("ok", 24)
+    );
+    assert_eq!(out.summary.errors, 1);
+}
