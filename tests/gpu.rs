@@ -74,9 +74,19 @@ fn gpu_counts_equal_the_brute_force_on_random_graphs() {
         };
         for query in &queries {
             let expected = brute::count(&query.graph, index.graph(), homomorphism);
-            let report = find_matches(&mut gpu, &query.graph, &index, &options, &mut CountOnly)
-                .expect("GPU engine");
-            assert_eq!(report.count, expected, "case {case}: GPU count");
+            // As the engine chooses, depth-first at once, and breadth-first to the end.
+            for depth_first_rows in [None, Some(0), Some(usize::MAX)] {
+                let options = MatchOptions {
+                    depth_first_rows,
+                    ..options.clone()
+                };
+                let report = find_matches(&mut gpu, &query.graph, &index, &options, &mut CountOnly)
+                    .expect("GPU engine");
+                assert_eq!(
+                    report.count, expected,
+                    "case {case}: GPU count, depth-first from {depth_first_rows:?} rows"
+                );
+            }
             let mut on_gpu = CollectMatches::default();
             let mut on_cpu = CollectMatches::default();
             find_matches(&mut gpu, &query.graph, &index, &options, &mut on_gpu).expect("GPU");

@@ -210,9 +210,22 @@ fn check_against_brute(
     let index = DataIndex::build(d.clone()).expect("index");
     let options = options(semantics);
 
+    // Counted breadth-first to the end, depth-first at once, and as the engine chooses.
+    for depth_first_rows in [Some(usize::MAX), Some(0), None] {
+        let options = MatchOptions {
+            depth_first_rows,
+            ..options.clone()
+        };
+        let counted = gsi(&q, &index, &options, &mut CountOnly);
+        prop_assert_eq!(counted.status, Status::Complete);
+        prop_assert_eq!(
+            counted.count,
+            expected.len() as u64,
+            "count-only run, depth-first from {:?} rows",
+            depth_first_rows
+        );
+    }
     let counted = gsi(&q, &index, &options, &mut CountOnly);
-    prop_assert_eq!(counted.status, Status::Complete);
-    prop_assert_eq!(counted.count, expected.len() as u64, "count-only run");
 
     let mut sink = Collect::default();
     let listed = gsi(&q, &index, &options, &mut sink);
@@ -432,12 +445,11 @@ fn vf2_count(query: &Spec, data: &Spec) -> u64 {
 
 fn gsi_count(query: &Spec, data: &Spec) -> u64 {
     let index = DataIndex::build(data.graph()).expect("index");
-    let report = gsi(
-        &query.graph(),
-        &index,
-        &MatchOptions::default(),
-        &mut CountOnly,
-    );
+    let options = MatchOptions {
+        depth_first_rows: Some(0),
+        ..MatchOptions::default()
+    };
+    let report = gsi(&query.graph(), &index, &options, &mut CountOnly);
     assert_eq!(report.status, Status::Complete);
     report.count
 }
@@ -612,6 +624,9 @@ proptest! {
         let expected_status = if total > k { Status::Limit } else { Status::Complete };
 
         let counted = gsi(&q, &index, &options, &mut CountOnly);
+        prop_assert_eq!((counted.count, counted.status), (total.min(k), expected_status));
+        let at_once = MatchOptions { depth_first_rows: Some(0), ..options.clone() };
+        let counted = gsi(&q, &index, &at_once, &mut CountOnly);
         prop_assert_eq!((counted.count, counted.status), (total.min(k), expected_status));
 
         let mut sink = Collect::default();

@@ -141,6 +141,15 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
         // Half: the data graph, its index and the output need the rest.
         None => (limit.bytes / 2) as usize,
     };
+    let depth_first_rows = match args.depth_first_rows.as_deref() {
+        None => None,
+        Some("never") => Some(usize::MAX),
+        Some(text) => Some(text.parse::<usize>().map_err(|_| {
+            input_error(format!(
+                "--depth-first-rows {text}: expected a number of rows or `never`"
+            ))
+        })?),
+    };
     Ok(Matching {
         options: MatchOptions {
             semantics: if args.homomorphism {
@@ -152,6 +161,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             deadline: None,
             memory_budget,
             interrupt: None,
+            depth_first_rows,
         },
         timeout,
     })

@@ -588,6 +588,12 @@ pub struct MatchingArgs {
         help_heading = "Matching"
     )]
     pub memory_limit: Option<String>,
+
+    /// For tests and measurements: when counting, finish depth-first from a step with at
+    /// least N rows (`0`: at once; `never`: breadth-first to the last step). Default: the
+    /// engine's own threshold.
+    #[arg(long, value_name = "N|never", hide = true)]
+    pub depth_first_rows: Option<String>,
 }
 
 /// How `--output` names data vertices.

@@ -28,10 +28,16 @@ struct Run {
     candidates: Vec<Vec<VertexId>>,
     count: u64,
     status: Status,
+    /// The count with each join path forced: depth-first at once, breadth-first to the end.
+    forced: Vec<(&'static str, u64, Status)>,
     matches: Vec<VertexId>,
 }
 
-/// Runs `query` twice (counting, then listing the first matches), each run with `timeout`.
+/// The join paths a count is also checked on: depth-first from the first step, and never.
+const FORCED_PATHS: [(&str, usize); 2] = [("depth-first", 0), ("breadth-first", usize::MAX)];
+
+/// Runs `query` (counting on every join path, then listing the first matches), each run with
+/// `timeout`.
 fn run_engine(
     engine: &mut dyn Engine,
     query: &Graph,
@@ -52,6 +58,16 @@ fn run_engine(
         .collect();
     let plan = Plan::build(query, &sizes, data);
     let counted = engine.join(&plan, &filtered, data, options, &mut gsi_core::CountOnly)?;
+    let mut forced = Vec::new();
+    for (path, rows) in FORCED_PATHS {
+        let options = MatchOptions {
+            depth_first_rows: Some(rows),
+            deadline: deadline(),
+            ..options.clone()
+        };
+        let run = engine.join(&plan, &filtered, data, &options, &mut gsi_core::CountOnly)?;
+        forced.push((path, run.count, run.status));
+    }
     let mut collect = CollectMatches::default();
     let listed_options = MatchOptions {
         limit: Some(COMPARED_MATCHES),
@@ -69,6 +85,7 @@ fn run_engine(
         candidates,
         count: counted.count,
         status,
+        forced,
         matches: collect.flat().to_vec(),
     })
 }
@@ -123,6 +140,11 @@ impl Tally {
                 gpu.count,
                 gpu.status.as_str()
             ));
+        }
+        for (path, count, status) in cpu.forced.iter().chain(&gpu.forced) {
+            if *status == Status::Complete && *count != cpu.count {
+                problems.push(format!("count {path}: {count}, expected {}", cpu.count));
+            }
         }
         if cpu.matches != gpu.matches {
             problems.push(format!(

@@ -75,6 +75,9 @@ pub(crate) trait JoinBackend {
     /// Whether a single row's first-edge list can be taken a window at a time.
     fn windows(&self) -> bool;
 
+    /// Rows of the first run of each step when a limit is set (runs then double).
+    fn first_run_rows(&self) -> usize;
+
     /// Places the buffers of `rows` of `table` at `step`. `budget_entries` is how many buffer
     /// entries fit the step's budget: a backend may use it to skip the bounds pass when every
     /// row can have the largest buffer.
@@ -129,9 +132,21 @@ pub(crate) trait JoinBackend {
         sink: &mut dyn MatchSink,
     ) -> Result<()>;
 
-    /// The last step when only the count is wanted: the extensions of `rows`, counted
-    /// without a table.
-    fn count(&mut self, step: usize, table: &Self::Table, rows: Range<usize>) -> Result<u64>;
+    /// When only the count is wanted: the matches that extend `rows` of `table`, counted
+    /// without a table — at the last step the rows' extensions, before it depth-first
+    /// through every remaining step (where [`JoinBackend::depth_first_rows`] allows). May
+    /// stop once it has counted `enough`.
+    fn count(
+        &mut self,
+        step: usize,
+        table: &Self::Table,
+        rows: Range<usize>,
+        enough: Option<u64>,
+    ) -> Result<u64>;
+
+    /// From how many rows of a step on the backend counts the rest depth-first
+    /// ([`JoinBackend::count`] before the last step); `None` when it cannot.
+    fn depth_first_rows(&self) -> Option<usize>;
 }
 
 /// Runs the join of `plan` on `backend`, whose candidate sets have sizes `sizes`, within
@@ -149,7 +164,12 @@ pub(crate) fn run<B: JoinBackend>(
     engine: &'static str,
 ) -> Result<JoinOutcome> {
     let width = plan.width();
+    let run_rows = match options.limit {
+        Some(_) => vec![backend.first_run_rows(); width],
+        None => vec![usize::MAX; width],
+    };
     let mut driver = Driver {
+        run_rows,
         backend,
         plan,
         options,
@@ -179,6 +199,10 @@ pub(crate) fn run<B: JoinBackend>(
 }
 
 struct Driver<'a, B> {
+    /// Most rows of one run, per step. Unbounded without a limit; with one, each step's runs
+    /// start small and double, so the first matches come after a few rows' work per level
+    /// (depth-first) instead of after whole levels.
+    run_rows: Vec<usize>,
     backend: B,
     plan: &'a Plan,
     options: &'a MatchOptions,
@@ -248,12 +272,25 @@ impl<B: JoinBackend> Driver<'_, B> {
         if rows.is_empty() || self.stopped() {
             return Ok(());
         }
-        if step + 1 == self.plan.width() && self.count_only {
+        let depth_first = self
+            .options
+            .depth_first_rows
+            .or(self.backend.depth_first_rows())
+            .filter(|_| self.backend.depth_first_rows().is_some())
+            .is_some_and(|from| rows.len() >= from);
+        if self.count_only && (step + 1 == self.plan.width() || depth_first) {
             let mut start = rows.start;
             while start < rows.end && !self.stopped() {
                 let end = (start + COUNT_ROWS_PER_CALL).min(rows.end);
-                let found = self.backend.count(step, table, start..end)?;
+                // One past the limit tells a reached limit from an answer of exactly K.
+                let enough = self
+                    .options
+                    .limit
+                    .map(|k| k.saturating_sub(self.count).saturating_add(1));
+                let found = self.backend.count(step, table, start..end, enough)?;
                 self.count += found;
+                // A backend that stopped early counted only part: say why.
+                self.stopped();
                 if let Some(k) = self.options.limit.filter(|&k| self.count > k) {
                     self.count = k;
                     self.status = Status::Limit;
@@ -308,6 +345,10 @@ impl<B: JoinBackend> Driver<'_, B> {
             // The longest run from `start` that fits (entries grow with the run), at least one.
             let end = if fits(start, rows.end)? {
                 rows.end
+            } else if self.run_rows[step] < rows.end - start
+                && fits(start, start + self.run_rows[step])?
+            {
+                start + self.run_rows[step]
             } else {
                 let (mut low, mut high) = (start + 1, rows.end);
                 while low < high {
@@ -320,6 +361,8 @@ impl<B: JoinBackend> Driver<'_, B> {
                 }
                 low
             };
+            let end = end.min(start.saturating_add(self.run_rows[step]));
+            self.run_rows[step] = self.run_rows[step].saturating_mul(2);
             if end == start + 1 && !fits(start, end)? && self.backend.windows() {
                 // One row alone is over the budget: take its list a window at a time.
                 let bound = layout.entries(start..end)?;

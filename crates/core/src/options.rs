@@ -28,6 +28,10 @@ pub struct MatchOptions {
     pub memory_budget: usize,
     /// Stop as soon as this is set (the caller was asked to stop, say by a signal).
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// When only the count is wanted, finish depth-first from a step with at least this many
+    /// rows: `None` leaves it to the engine, `Some(0)` goes depth-first at once, `Some(usize::MAX)`
+    /// never (a switch for tests and measurements).
+    pub depth_first_rows: Option<usize>,
 }
 
 impl Default for MatchOptions {
@@ -38,6 +42,7 @@ impl Default for MatchOptions {
             deadline: None,
             memory_budget: 1 << 30,
             interrupt: None,
+            depth_first_rows: None,
         }
     }
 }

@@ -182,3 +182,178 @@ extern "C" __global__ void gsi_join_permute(
     u32 c = (u32)(t % width);
     out[r * width + order[c]] = table[t];
 }
+
+// One step of the query as the depth-first kernel reads it: the query vertex joined, its
+// linking edges in `links` (the first edge first, when has_first), and C(u)'s place in the
+// candidate lists.
+struct DepthStep {
+    u32 vertex;
+    u32 links_from;
+    u32 link_count;
+    u32 has_first;
+    u32 candidates_from;
+    u32 candidate_count;
+};
+
+// Nanoseconds of the GPU's global timer.
+__device__ __forceinline__ u64 global_ns() {
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// Links of all steps whose PCSR ranges a warp keeps in shared memory; more go to `ranges`.
+#define SHARED_LINKS 64
+
+// Warp per row, rows taken one at a time from *next_row (so that warps with light rows take
+// more): counts the matches that extend each row of `table` (width first_step) through steps
+// first_step..width-1, depth-first, without writing any table. Each level keeps, in shared
+// memory, where its candidate list lies, how far the warp has read it and a 32-bit mask of the
+// candidates of the last 32 read that passed Algorithm 3's tests (C(u)'s bitset, the
+// subtraction, every other linking edge by binary search) and are not yet followed; the warp
+// follows them lowest lane first, and at the last level only counts them (popcount of the
+// ballots). Warps stop taking rows once slice_ns have passed since they started, and abandon
+// their row once deadline_ns have (then *abandoned is set and the count is a lower bound).
+// Host wrapper: gsi-core cuda/join.rs, `join_depth_first`.
+extern "C" __global__ void gsi_join_depth_first(
+    const u32* __restrict__ table, u32 rows, u32 first_step, u32 width,
+    const u32* __restrict__ groups, const u32* __restrict__ ci,
+    const Link* __restrict__ links, u32 total_links, const DepthStep* __restrict__ steps,
+    const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
+    u32 injective, u32* __restrict__ ranges, u32* __restrict__ next_row,
+    u64* __restrict__ total, u64 slice_ns, u64 deadline_ns, u32* __restrict__ abandoned) {
+    __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
+    __shared__ u32 begin_sh[WARPS_PER_BLOCK][MAX_WIDTH];
+    __shared__ u32 length_sh[WARPS_PER_BLOCK][MAX_WIDTH];
+    __shared__ u32 read_sh[WARPS_PER_BLOCK][MAX_WIDTH];
+    __shared__ u32 mask_sh[WARPS_PER_BLOCK][MAX_WIDTH];
+    __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * SHARED_LINKS];
+    u32 lane = threadIdx.x & 31u;
+    u32 w = threadIdx.x / WARP_SIZE;
+    u32* range = total_links <= SHARED_LINKS
+        ? range_sh[w]
+        : ranges + (u64)global_warp() * total_links * 2;
+    u64 started = global_ns();
+    u64 found = 0;
+    bool out_of_time = false;
+    while (!out_of_time) {
+        u32 r = rows;
+        if (lane == 0 && global_ns() - started < slice_ns) {
+            r = atomicAdd(next_row, 1u);
+        }
+        r = __shfl_sync(FULL_MASK, r, 0);
+        if (r >= rows) {
+            break;
+        }
+        if (lane < first_step) {
+            row_sh[w][lane] = table[(u64)r * first_step + lane];
+        }
+        __syncwarp();
+        u32 level = first_step;
+        bool enter = true;
+        u32 since_clock = 0;
+        while (true) {
+            if (++since_clock == 256) {
+                since_clock = 0;
+                // Every lane must agree before the warp leaves the loop.
+                if (__any_sync(FULL_MASK, global_ns() - started >= deadline_ns)) {
+                    out_of_time = true;
+                    break;
+                }
+            }
+            DepthStep st = steps[level];
+            const u32* source = st.has_first ? ci : candidate_lists;
+            if (enter) {
+                // Locate every linking edge's list once for this partial match.
+                for (u32 k = 0; k < st.link_count; ++k) {
+                    Link link = links[st.links_from + k];
+                    u32 b, e;
+                    pcsr_locate(groups, link, row_sh[w][link.column], lane, &b, &e);
+                    if (lane == 0) {
+                        range[2 * (st.links_from + k)] = b;
+                        range[2 * (st.links_from + k) + 1] = e;
+                    }
+                }
+                __syncwarp();
+                u32 b = st.has_first ? range[2 * st.links_from] : st.candidates_from;
+                u32 e = st.has_first ? range[2 * st.links_from + 1]
+                                     : st.candidates_from + st.candidate_count;
+                __syncwarp();
+                if (lane == 0) {
+                    begin_sh[w][level] = b;
+                    length_sh[w][level] = e - b;
+                    read_sh[w][level] = 0;
+                    mask_sh[w][level] = 0;
+                }
+                __syncwarp();
+                enter = false;
+            }
+            u32 begin = begin_sh[w][level];
+            u32 length = length_sh[w][level];
+            const u32* bits = candidate_bits + (u64)st.vertex * words;
+            u32 first_other = st.has_first ? 1u : 0u;
+            bool last = level + 1 == width;
+            u32 read = read_sh[w][level];
+            u32 mask = mask_sh[w][level];
+            if (last || mask == 0) {
+                if (read >= length) {
+                    // This level is spent: back to the one before.
+                    if (level == first_step) {
+                        break;
+                    }
+                    --level;
+                    continue;
+                }
+                // Test the next 32 candidates, one per lane (Algorithm 3, lines 9-12).
+                u32 i = read + lane;
+                bool valid = i < length;
+                u32 x = valid ? source[begin + i] : 0;
+                if (valid) {
+                    valid = (bits[x / 32] >> (x % 32)) & 1u;
+                }
+                if (valid && injective) {
+                    for (u32 j = 0; j < level; ++j) {
+                        if (row_sh[w][j] == x) {
+                            valid = false;
+                            break;
+                        }
+                    }
+                }
+                for (u32 k = first_other; valid && k < st.link_count; ++k) {
+                    u32 at = 2 * (st.links_from + k);
+                    valid = sorted_contains(ci, range[at], range[at + 1], x);
+                }
+                u32 ballot = __ballot_sync(FULL_MASK, valid);
+                __syncwarp();
+                if (lane == 0) {
+                    read_sh[w][level] = read + WARP_SIZE;
+                    mask_sh[w][level] = last ? 0u : ballot;
+                }
+                __syncwarp();
+                if (last) {
+                    found += __popc(ballot);
+                }
+                continue;
+            }
+            // Follow the lowest pending candidate one level deeper.
+            u32 b = __ffs(mask) - 1;
+            u32 x = source[begin + read - WARP_SIZE + b];
+            __syncwarp();
+            if (lane == 0) {
+                mask_sh[w][level] = mask & (mask - 1u);
+                row_sh[w][level] = x;
+            }
+            __syncwarp();
+            ++level;
+            enter = true;
+        }
+    }
+    if (lane == 0) {
+        if (found > 0) {
+            atomicAdd(total, found);
+        }
+        if (out_of_time) {
+            atomicExch(abandoned, 1u);
+        }
+    }
+}

@@ -75,11 +75,13 @@ pub enum Kernel {
     JoinLink,
     /// `gsi_join_permute`: matches into query-vertex order.
     JoinPermute,
+    /// `gsi_join_depth_first`: counts the matches extending each row, depth-first.
+    JoinDepthFirst,
 }
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 9] = [
+    pub const ALL: [Kernel; 10] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
@@ -89,6 +91,7 @@ impl Kernel {
         Kernel::JoinRows,
         Kernel::JoinLink,
         Kernel::JoinPermute,
+        Kernel::JoinDepthFirst,
     ];
 
     /// The entry's name in its `.cu` file.
@@ -103,6 +106,7 @@ impl Kernel {
             Kernel::JoinRows => "gsi_join_rows",
             Kernel::JoinLink => "gsi_join_link",
             Kernel::JoinPermute => "gsi_join_permute",
+            Kernel::JoinDepthFirst => "gsi_join_depth_first",
         }
     }
 
@@ -113,9 +117,11 @@ impl Kernel {
                 KernelModule::Filter
             }
             Kernel::ScanBlocks | Kernel::ScanAdd => KernelModule::Scan,
-            Kernel::JoinBounds | Kernel::JoinRows | Kernel::JoinLink | Kernel::JoinPermute => {
-                KernelModule::Join
-            }
+            Kernel::JoinBounds
+            | Kernel::JoinRows
+            | Kernel::JoinLink
+            | Kernel::JoinPermute
+            | Kernel::JoinDepthFirst => KernelModule::Join,
         }
     }
 }

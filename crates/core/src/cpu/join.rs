@@ -2,7 +2,7 @@
 //! buffers in host memory, rows in parallel with rayon.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use gsi_graph::VertexId;
 use rayon::prelude::*;
@@ -22,6 +22,11 @@ const EMIT_BATCH_ROWS: usize = 1 << 14;
 const PARALLEL_MIN_ROWS: usize = 256;
 /// Rows between two looks at the clock inside a parallel loop.
 const STOP_CHECK_ROWS: usize = 16;
+/// Partial matches extended between two looks at the clock in a depth-first search.
+const STOP_CHECK_NODES: usize = 1 << 12;
+/// Rows per worker thread from which a count goes depth-first: enough for rayon to balance
+/// rows of uneven work.
+const DEPTH_FIRST_ROWS_PER_THREAD: usize = 64;
 
 /// The join's view of one query on the CPU.
 pub(crate) struct CpuJoin<'a> {
@@ -181,6 +186,10 @@ impl JoinBackend for CpuJoin<'_> {
 
     fn windows(&self) -> bool {
         true
+    }
+
+    fn first_run_rows(&self) -> usize {
+        1
     }
 
     fn layout(
@@ -354,29 +363,91 @@ impl JoinBackend for CpuJoin<'_> {
         Ok(())
     }
 
-    fn count(&mut self, step: usize, table: &Vec<VertexId>, rows: Range<usize>) -> Result<u64> {
-        let st = &self.plan.steps[step];
+    fn count(
+        &mut self,
+        step: usize,
+        table: &Vec<VertexId>,
+        rows: Range<usize>,
+        enough: Option<u64>,
+    ) -> Result<u64> {
         let width = step;
+        let found = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
         let this = &*self;
-        let count = |scratch: &mut Vec<VertexId>, i: usize| {
-            if this.should_stop(i, &stop) {
-                return 0;
+        let count = |search: &mut DepthFirst, i: usize| {
+            if this.should_stop(i, &stop)
+                || enough.is_some_and(|k| found.load(Ordering::Relaxed) >= k)
+            {
+                return;
             }
             let r = rows.start + i;
-            let row = &table[r * width..(r + 1) * width];
-            let source = this.source(st, row);
-            scratch.resize(source.len(), 0);
-            this.extensions(st, row, source, scratch) as u64
+            search.row[..width].copy_from_slice(&table[r * width..(r + 1) * width]);
+            let n = this.count_from(step, search, &stop);
+            found.fetch_add(n, Ordering::Relaxed);
         };
-        Ok(if rows.len() < PARALLEL_MIN_ROWS {
-            let mut scratch = Vec::new();
-            (0..rows.len()).map(|i| count(&mut scratch, i)).sum()
+        let start = || DepthFirst::new(self.plan.width());
+        if rows.len() < PARALLEL_MIN_ROWS && step + 1 == self.plan.width() {
+            let mut search = start();
+            (0..rows.len()).for_each(|i| count(&mut search, i));
         } else {
-            (0..rows.len())
-                .into_par_iter()
-                .map_init(Vec::new, count)
-                .sum()
-        })
+            (0..rows.len()).into_par_iter().for_each_init(start, count);
+        }
+        Ok(found.into_inner())
+    }
+
+    fn depth_first_rows(&self) -> Option<usize> {
+        // Enough rows for every thread to take a share, several times over.
+        Some(DEPTH_FIRST_ROWS_PER_THREAD * rayon::current_num_threads())
+    }
+}
+
+/// One thread's depth-first search: the partial match and a buffer per step.
+struct DepthFirst {
+    row: Vec<VertexId>,
+    buffers: Vec<Vec<VertexId>>,
+    /// Extensions tried since the stop conditions were last looked at.
+    since_check: usize,
+}
+
+impl DepthFirst {
+    fn new(width: usize) -> DepthFirst {
+        DepthFirst {
+            row: vec![0; width],
+            buffers: vec![Vec::new(); width],
+            since_check: 0,
+        }
+    }
+}
+
+impl CpuJoin<'_> {
+    /// The matches that extend `search.row[..step]` through steps `step..`, depth-first: at
+    /// each step the row's extensions (Algorithm 3 for one row) are computed into that
+    /// step's buffer and each is followed in turn; the last step only counts them.
+    fn count_from(&self, step: usize, search: &mut DepthFirst, stop: &AtomicBool) -> u64 {
+        let st = &self.plan.steps[step];
+        let mut buf = std::mem::take(&mut search.buffers[step]);
+        let source = self.source(st, &search.row[..step]);
+        buf.resize(source.len(), 0);
+        let n = self.extensions(st, &search.row[..step], source, &mut buf);
+        let mut total = n as u64;
+        if step + 1 < self.plan.width() {
+            total = 0;
+            for &x in &buf[..n] {
+                search.since_check += 1;
+                if search.since_check >= STOP_CHECK_NODES {
+                    search.since_check = 0;
+                    if self.options.stop().is_some() {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                search.row[step] = x;
+                total += self.count_from(step + 1, search, stop);
+            }
+        }
+        search.buffers[step] = buf;
+        total
     }
 }

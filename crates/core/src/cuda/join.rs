@@ -5,13 +5,13 @@
 use std::cell::OnceCell;
 use std::ops::Range;
 
-use cudarc::driver::{CudaSlice, CudaView, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaView, DeviceRepr, PushKernelArg};
 use gsi_kernels::Kernel;
 
 use super::candidates::DeviceCandidates;
 use super::device::Device;
 use super::index::{DevicePcsr, Link};
-use super::launch::{per_element, warp_per_row};
+use super::launch::{per_element, warp_per_row, BLOCK_SIZE};
 use super::scan::exclusive_scan;
 use crate::error::{driver, Result};
 use crate::join::{BufferLayout, FilledBuffers, JoinBackend};
@@ -21,6 +21,13 @@ use crate::sink::MatchSink;
 
 /// Largest buffer (in u32 entries) one run may pre-allocate: keeps every offset in u32.
 const MAX_RUN_ENTRIES: usize = 1 << 31;
+/// Rows of a first run under a limit: a few warps' worth, one launch each step.
+const FIRST_RUN_ROWS: usize = 256;
+/// Most blocks of a depth-first launch (16,384 warps).
+const DEPTH_FIRST_BLOCKS: u32 = 2048;
+/// How long one depth-first launch takes new rows, so that the host sees a deadline or an
+/// interrupt between launches.
+const DEPTH_FIRST_SLICE: std::time::Duration = std::time::Duration::from_millis(50);
 
 // ---------------------------------------------------------------------------------------------
 // Typed wrappers of `join.cu`.
@@ -230,6 +237,97 @@ fn join_permute(
     Ok(())
 }
 
+/// One step as `gsi_join_depth_first` reads it (`struct DepthStep` in `join.cu`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct DepthStep {
+    vertex: u32,
+    links_from: u32,
+    link_count: u32,
+    has_first: u32,
+    candidates_from: u32,
+    candidate_count: u32,
+}
+
+// SAFETY: `DepthStep` is `repr(C)`, six u32, the layout of the kernel's `struct DepthStep`.
+unsafe impl DeviceRepr for DepthStep {}
+
+/// What `gsi_join_depth_first` reads besides the table.
+struct DepthFirstArgs<'a> {
+    first_step: u32,
+    width: u32,
+    links: &'a CudaSlice<Link>,
+    total_links: u32,
+    steps: &'a CudaSlice<DepthStep>,
+    candidates: &'a DeviceCandidates,
+    injective: u32,
+}
+
+/// What `gsi_join_depth_first` updates: the next row to take, the count, and whether a
+/// warp gave up its row at the deadline.
+struct DepthFirstState {
+    ranges: CudaSlice<u32>,
+    next_row: CudaSlice<u32>,
+    total: CudaSlice<u64>,
+    abandoned: CudaSlice<u32>,
+}
+
+/// `gsi_join_depth_first`: warp per row (rows taken dynamically); counts the matches that
+/// extend each of `rows` rows of `table` through the remaining steps.
+#[allow(clippy::too_many_arguments)]
+fn join_depth_first(
+    device: &Device,
+    pcsr: &DevicePcsr,
+    table: &CudaView<'_, u32>,
+    rows: u32,
+    args: &DepthFirstArgs<'_>,
+    state: &mut DepthFirstState,
+    slice_ns: u64,
+    deadline_ns: u64,
+) -> Result<()> {
+    let words = args.candidates.words as u32;
+    let config = depth_first_grid(rows);
+    // SAFETY: gsi_join_depth_first(table[rows*first_step], rows, first_step, width, groups,
+    // ci, links[total_links], total_links, steps[width], candidate_lists, candidate_bits
+    // [q*words], words, injective, ranges[grid warps*total_links*2], next_row[1], total[1],
+    // slice_ns, deadline_ns, abandoned[1]): `ranges` is sized for `depth_first_grid(rows)`.
+    unsafe {
+        device
+            .stream
+            .launch_builder(device.kernel(Kernel::JoinDepthFirst)?)
+            .arg(table)
+            .arg(&rows)
+            .arg(&args.first_step)
+            .arg(&args.width)
+            .arg(&pcsr.groups)
+            .arg(&pcsr.column_index)
+            .arg(args.links)
+            .arg(&args.total_links)
+            .arg(args.steps)
+            .arg(&args.candidates.lists)
+            .arg(&args.candidates.bits)
+            .arg(&words)
+            .arg(&args.injective)
+            .arg(&mut state.ranges)
+            .arg(&mut state.next_row)
+            .arg(&mut state.total)
+            .arg(&slice_ns)
+            .arg(&deadline_ns)
+            .arg(&mut state.abandoned)
+            .launch(config)
+    }
+    .map_err(driver("launching gsi_join_depth_first"))?;
+    Ok(())
+}
+
+/// Blocks of a depth-first launch: a warp per row up to a grid that fills the device many
+/// times over (warps then take further rows as they finish).
+fn depth_first_grid(rows: u32) -> cudarc::driver::LaunchConfig {
+    let mut config = warp_per_row(rows);
+    config.grid_dim.0 = config.grid_dim.0.min(DEPTH_FIRST_BLOCKS);
+    config
+}
+
 // ---------------------------------------------------------------------------------------------
 // The GPU's side of the join driver.
 
@@ -256,6 +354,9 @@ pub(crate) struct GpuJoin<'a> {
     links: CudaSlice<Link>,
     /// `order[c]`: the query vertex of column c.
     order: CudaSlice<u32>,
+    /// Every step as the depth-first kernel reads it.
+    depth_steps: CudaSlice<DepthStep>,
+    options: &'a MatchOptions,
 }
 
 impl<'a> GpuJoin<'a> {
@@ -265,7 +366,7 @@ impl<'a> GpuJoin<'a> {
         pcsr: &'a DevicePcsr,
         plan: &'a Plan,
         candidates: &'a DeviceCandidates,
-        options: &MatchOptions,
+        options: &'a MatchOptions,
     ) -> Result<GpuJoin<'a>> {
         let sizes = candidates.sizes();
         let mut steps = Vec::with_capacity(plan.width());
@@ -289,7 +390,22 @@ impl<'a> GpuJoin<'a> {
             });
         }
         let order: Vec<u32> = plan.steps.iter().map(|s| s.vertex as u32).collect();
+        let depth_steps: Vec<DepthStep> = plan
+            .steps
+            .iter()
+            .zip(&steps)
+            .map(|(step, s)| DepthStep {
+                vertex: step.vertex as u32,
+                links_from: s.links_from as u32,
+                link_count: s.count,
+                has_first: u32::from(s.has_first),
+                candidates_from: candidates.range(step.vertex).start as u32,
+                candidate_count: sizes[step.vertex] as u32,
+            })
+            .collect();
         Ok(GpuJoin {
+            depth_steps: device.upload(&depth_steps, "the join steps")?,
+            options,
             device,
             pcsr,
             plan,
@@ -535,6 +651,81 @@ impl GpuJoin<'_> {
     }
 }
 
+impl GpuJoin<'_> {
+    /// Counts the matches extending `rows` through every remaining step, depth-first, in
+    /// launches that each take new rows for `DEPTH_FIRST_SLICE`; between launches the stop
+    /// conditions and `enough` are looked at.
+    fn count_depth_first(
+        &mut self,
+        step: usize,
+        table: &DeviceTable,
+        rows: Range<usize>,
+        enough: Option<u64>,
+    ) -> Result<u64> {
+        let count = rows.len();
+        let view = self.view(table, rows, step);
+        let total_links = self.links.len() as u32;
+        let warps = depth_first_grid(count as u32).grid_dim.0 as usize * (BLOCK_SIZE as usize / 32);
+        let stream = &self.device.stream;
+        let zeros = |what: &str, n: usize| {
+            stream
+                .alloc_zeros::<u32>(n.max(1))
+                .map_err(driver(format!("allocating {what}")))
+        };
+        let mut state = DepthFirstState {
+            ranges: zeros("the depth-first ranges", warps * total_links as usize * 2)?,
+            next_row: zeros("the depth-first row counter", 1)?,
+            total: stream
+                .alloc_zeros::<u64>(1)
+                .map_err(driver("allocating the match counter"))?,
+            abandoned: zeros("the depth-first flag", 1)?,
+        };
+        let args = DepthFirstArgs {
+            first_step: step as u32,
+            width: self.plan.width() as u32,
+            links: &self.links,
+            total_links,
+            steps: &self.depth_steps,
+            candidates: self.candidates,
+            injective: self.injective,
+        };
+        loop {
+            let deadline_ns = self.options.deadline.map_or(u64::MAX, |d| {
+                d.saturating_duration_since(std::time::Instant::now())
+                    .as_nanos() as u64
+            });
+            let slice_ns = DEPTH_FIRST_SLICE.as_nanos() as u64;
+            join_depth_first(
+                self.device,
+                self.pcsr,
+                &view,
+                count as u32,
+                &args,
+                &mut state,
+                slice_ns,
+                deadline_ns,
+            )?;
+            let read = |what: &str, slice: &CudaSlice<u32>| -> Result<u32> {
+                Ok(stream
+                    .clone_dtoh(slice)
+                    .map_err(driver(format!("reading {what}")))?[0])
+            };
+            let total = stream
+                .clone_dtoh(&state.total)
+                .map_err(driver("reading the match count"))?[0];
+            let taken = read("the depth-first row counter", &state.next_row)? as usize;
+            let abandoned = read("the depth-first flag", &state.abandoned)? != 0;
+            if abandoned
+                || taken >= count
+                || self.options.stop().is_some()
+                || enough.is_some_and(|k| total >= k)
+            {
+                return Ok(total);
+            }
+        }
+    }
+}
+
 impl JoinBackend for GpuJoin<'_> {
     type Table = DeviceTable;
     type Layout = DeviceLayout;
@@ -556,6 +747,10 @@ impl JoinBackend for GpuJoin<'_> {
 
     fn windows(&self) -> bool {
         false
+    }
+
+    fn first_run_rows(&self) -> usize {
+        FIRST_RUN_ROWS
     }
 
     fn layout(
@@ -674,7 +869,23 @@ impl JoinBackend for GpuJoin<'_> {
         sink.matches(&host, 1)
     }
 
-    fn count(&mut self, step: usize, table: &DeviceTable, rows: Range<usize>) -> Result<u64> {
+    fn depth_first_rows(&self) -> Option<usize> {
+        // Measured slower than breadth-first on every heavy query of gw12 and yeast (H100,
+        // 2026-11-22, docs/BENCHMARKS.md): warps stay with their row, and the rows' work is
+        // too uneven. Taken only when asked for (`MatchOptions::depth_first_rows`).
+        Some(usize::MAX)
+    }
+
+    fn count(
+        &mut self,
+        step: usize,
+        table: &DeviceTable,
+        rows: Range<usize>,
+        enough: Option<u64>,
+    ) -> Result<u64> {
+        if step + 1 < self.plan.width() {
+            return self.count_depth_first(step, table, rows, enough);
+        }
         let mut total = self
             .device
             .stream
