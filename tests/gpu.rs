@@ -75,16 +75,24 @@ fn gpu_counts_equal_the_brute_force_on_random_graphs() {
         for query in &queries {
             let expected = brute::count(&query.graph, index.graph(), homomorphism);
             // As the engine chooses, depth-first at once, and breadth-first to the end.
-            for depth_first_rows in [None, Some(0), Some(usize::MAX)] {
+            let paths = [
+                (None, true),
+                (Some(0), true),
+                (Some(usize::MAX), true),
+                (None, false),
+            ];
+            for (depth_first_rows, postpone_leaves) in paths {
                 let options = MatchOptions {
                     depth_first_rows,
+                    postpone_leaves,
                     ..options.clone()
                 };
                 let report = find_matches(&mut gpu, &query.graph, &index, &options, &mut CountOnly)
                     .expect("GPU engine");
                 assert_eq!(
                     report.count, expected,
-                    "case {case}: GPU count, depth-first from {depth_first_rows:?} rows"
+                    "case {case}: GPU count, depth-first from {depth_first_rows:?} rows, \
+                     leaf products {postpone_leaves}"
                 );
             }
             let mut on_gpu = CollectMatches::default();

@@ -162,6 +162,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             memory_budget,
             interrupt: None,
             depth_first_rows,
+            postpone_leaves: !args.no_leaf_products,
         },
         timeout,
     })

@@ -594,6 +594,11 @@ pub struct MatchingArgs {
     /// engine's own threshold.
     #[arg(long, value_name = "N|never", hide = true)]
     pub depth_first_rows: Option<String>,
+
+    /// For tests and measurements: join leaves in Algorithm 2's order and enumerate them,
+    /// instead of joining them last and counting them as products.
+    #[arg(long, hide = true)]
+    pub no_leaf_products: bool,
 }
 
 /// How `--output` names data vertices.

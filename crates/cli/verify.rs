@@ -33,8 +33,13 @@ struct Run {
     matches: Vec<VertexId>,
 }
 
-/// The join paths a count is also checked on: depth-first from the first step, and never.
-const FORCED_PATHS: [(&str, usize); 2] = [("depth-first", 0), ("breadth-first", usize::MAX)];
+/// The join paths a count is also checked on: depth-first from the first step, breadth-first
+/// to the end, and with the leaves enumerated instead of multiplied.
+const FORCED_PATHS: [(&str, Option<usize>, bool); 3] = [
+    ("depth-first", Some(0), true),
+    ("breadth-first", Some(usize::MAX), true),
+    ("without leaf products", None, false),
+];
 
 /// Runs `query` (counting on every join path, then listing the first matches), each run with
 /// `timeout`.
@@ -56,15 +61,17 @@ fn run_engine(
     let candidates = (0..query.vertex_count())
         .map(|u| sets.list(u).to_vec())
         .collect();
-    let plan = Plan::build(query, &sizes, data);
+    let plan = Plan::build(query, &sizes, data, options.postpone_leaves);
     let counted = engine.join(&plan, &filtered, data, options, &mut gsi_core::CountOnly)?;
     let mut forced = Vec::new();
-    for (path, rows) in FORCED_PATHS {
+    for (path, depth_first_rows, postpone_leaves) in FORCED_PATHS {
         let options = MatchOptions {
-            depth_first_rows: Some(rows),
+            depth_first_rows,
+            postpone_leaves,
             deadline: deadline(),
             ..options.clone()
         };
+        let plan = Plan::build(query, &sizes, data, postpone_leaves);
         let run = engine.join(&plan, &filtered, data, &options, &mut gsi_core::CountOnly)?;
         forced.push((path, run.count, run.status));
     }

@@ -133,9 +133,10 @@ pub(crate) trait JoinBackend {
     ) -> Result<()>;
 
     /// When only the count is wanted: the matches that extend `rows` of `table`, counted
-    /// without a table — at the last step the rows' extensions, before it depth-first
-    /// through every remaining step (where [`JoinBackend::depth_first_rows`] allows). May
-    /// stop once it has counted `enough`.
+    /// without a table — at the last step the rows' extensions, at the plan's leaf suffix the
+    /// products of [`crate::plan::LeafSuffix`], before them depth-first through every
+    /// remaining step (where [`JoinBackend::depth_first_rows`] allows). May stop once it has
+    /// counted `enough`.
     fn count(
         &mut self,
         step: usize,
@@ -278,7 +279,8 @@ impl<B: JoinBackend> Driver<'_, B> {
             .or(self.backend.depth_first_rows())
             .filter(|_| self.backend.depth_first_rows().is_some())
             .is_some_and(|from| rows.len() >= from);
-        if self.count_only && (step + 1 == self.plan.width() || depth_first) {
+        let leaves = step == self.plan.leaves.from;
+        if self.count_only && (step + 1 == self.plan.width() || depth_first || leaves) {
             let mut start = rows.start;
             while start < rows.end && !self.stopped() {
                 let end = (start + COUNT_ROWS_PER_CALL).min(rows.end);

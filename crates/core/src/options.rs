@@ -32,6 +32,9 @@ pub struct MatchOptions {
     /// rows: `None` leaves it to the engine, `Some(0)` goes depth-first at once, `Some(usize::MAX)`
     /// never (a switch for tests and measurements).
     pub depth_first_rows: Option<usize>,
+    /// Join leaves and isolated query vertices last, and count them as products
+    /// ([`crate::plan::LeafSuffix`]); off for tests and measurements of the plain join.
+    pub postpone_leaves: bool,
 }
 
 impl Default for MatchOptions {
@@ -43,6 +46,7 @@ impl Default for MatchOptions {
             memory_budget: 1 << 30,
             interrupt: None,
             depth_first_rows: None,
+            postpone_leaves: true,
         }
     }
 }

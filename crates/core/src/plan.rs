@@ -3,6 +3,7 @@
 //! Algorithm 4 — the one whose label is rarest in the data graph, which bounds the
 //! pre-allocated buffers. The plan is plain data, shared by both engines; `--explain` prints it.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use gsi_graph::{Direction, EdgeLabel, Graph};
@@ -49,6 +50,120 @@ pub struct Plan {
     pub candidate_sizes: Vec<usize>,
     /// Whether the query's edges have a direction (for printing).
     pub directed: bool,
+    /// The steps a count multiplies rather than enumerates.
+    pub leaves: LeafSuffix,
+}
+
+/// Most leaves of one vertex label that a count multiplies: a group of k leaves costs an
+/// inclusion–exclusion over the Bell(k) partitions of the group (15 for 4).
+pub const MAX_LEAF_GROUP: usize = 4;
+
+/// The last steps of a plan when they join leaves (query vertices of one edge) and isolated
+/// vertices, each linked only to columns before `from` (CFL-Match's postponed Cartesian
+/// products, Bi et al., SIGMOD 2016). For a count, a row of the table before them contributes
+/// the product, over the groups of one vertex label, of the number of ways to give the group's
+/// vertices distinct matches; groups of different labels cannot share a data vertex.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LeafSuffix {
+    /// The first step of the suffix (the plan's width when there is none).
+    pub from: usize,
+    /// The suffix's steps, grouped by vertex label.
+    pub groups: Vec<LeafGroup>,
+}
+
+/// Leaves of one vertex label, and how to count their injective matches from the sizes of the
+/// intersections of their extension sets: the sum over the set partitions π of the group of
+/// μ(π) · Π over the blocks B of π of |∩_{j ∈ B} E_j|, with μ(π) = Π_B (-1)^{|B|-1} (|B|-1)!
+/// (inclusion–exclusion on the lattice of set partitions).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeafGroup {
+    /// The group's steps.
+    pub steps: Vec<usize>,
+    /// One term per set partition.
+    pub terms: Vec<LeafTerm>,
+}
+
+/// One set partition of a group: its Möbius coefficient and its blocks, each a bitmask over
+/// the group's members.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeafTerm {
+    /// μ(π).
+    pub coefficient: i64,
+    /// The blocks.
+    pub blocks: Vec<u32>,
+}
+
+impl LeafGroup {
+    fn new(steps: Vec<usize>) -> LeafGroup {
+        let mut terms = Vec::new();
+        set_partitions(steps.len(), &mut Vec::new(), 0, &mut terms);
+        LeafGroup { steps, terms }
+    }
+}
+
+/// Every set partition of members `next..k`, extending the blocks `blocks` of the members
+/// before, as terms with their Möbius coefficients.
+fn set_partitions(k: usize, blocks: &mut Vec<u32>, next: usize, terms: &mut Vec<LeafTerm>) {
+    if next == k {
+        let coefficient = blocks
+            .iter()
+            .map(|b| {
+                let size = b.count_ones() as i64;
+                let factorial: i64 = (1..size).product();
+                if size % 2 == 0 {
+                    -factorial
+                } else {
+                    factorial
+                }
+            })
+            .product();
+        terms.push(LeafTerm {
+            coefficient,
+            blocks: blocks.clone(),
+        });
+        return;
+    }
+    for i in 0..blocks.len() {
+        blocks[i] |= 1 << next;
+        set_partitions(k, blocks, next + 1, terms);
+        blocks[i] &= !(1 << next);
+    }
+    blocks.push(1 << next);
+    set_partitions(k, blocks, next + 1, terms);
+    blocks.pop();
+}
+
+/// The query vertices a plan may postpone: isolated vertices and leaves whose one neighbour is
+/// not postponed itself, at most [`MAX_LEAF_GROUP`] of one label; at least one vertex stays.
+fn postponable(query: &Graph) -> Vec<bool> {
+    let n = query.vertex_count();
+    let mut postponed = vec![false; n];
+    if n < 2 {
+        return postponed;
+    }
+    let mut per_label: HashMap<u32, usize> = HashMap::new();
+    for u in 0..n as u32 {
+        let leaf = match query.total_degree(u) {
+            0 => true,
+            1 => {
+                let mut neighbors = query.directions().iter().flat_map(|&d| query.edges(u, d).0);
+                let neighbor = *neighbors
+                    .next()
+                    .expect("a vertex of degree 1 has a neighbour");
+                !postponed[neighbor as usize]
+            }
+            _ => false,
+        };
+        let group = per_label.entry(query.label(u)).or_default();
+        if leaf && *group < MAX_LEAF_GROUP {
+            *group += 1;
+            postponed[u as usize] = true;
+        }
+    }
+    if postponed.iter().all(|&p| p) {
+        postponed[0] = false;
+    }
+    postponed
 }
 
 impl Plan {
@@ -59,8 +174,21 @@ impl Plan {
     /// the edge between them (freq(l) = |E(G, l)| / |E(G)|), so that vertices tied to the
     /// joined ones by more and rarer edges come first. The next vertex is always connected to
     /// those joined when any remaining one is.
-    pub fn build(query: &Graph, candidate_sizes: &[usize], data: &DataIndex) -> Plan {
+    ///
+    /// With `postpone_leaves`, the vertices of [`LeafSuffix`] join last, in the same order of
+    /// scores; Algorithm 2 orders the others, which stay connected.
+    pub fn build(
+        query: &Graph,
+        candidate_sizes: &[usize],
+        data: &DataIndex,
+        postpone_leaves: bool,
+    ) -> Plan {
         let n = query.vertex_count();
+        let postponed = if postpone_leaves {
+            postponable(query)
+        } else {
+            vec![false; n]
+        };
         let total_edges = data.graph().edge_count().max(1) as f64;
         let freq = |l: EdgeLabel| data.edge_label_count(l) as f64 / total_edges;
         let degree = |u: usize| query.total_degree(u as u32).max(1) as f64;
@@ -70,10 +198,12 @@ impl Plan {
         let mut column = vec![usize::MAX; n];
         let mut steps = Vec::with_capacity(n);
         let mut connected = vec![false; n];
+        let core = postponed.iter().filter(|&&p| !p).count();
         for i in 0..n {
             let pick = |only_connected: bool| {
                 (0..n)
-                    .filter(|&u| column[u] == usize::MAX && (!only_connected || connected[u]))
+                    .filter(|&u| column[u] == usize::MAX && postponed[u] == (i >= core))
+                    .filter(|&u| !only_connected || connected[u])
                     .min_by(|&a, &b| score[a].total_cmp(&score[b]))
             };
             let u = pick(true)
@@ -107,10 +237,25 @@ impl Plan {
                 others: links.collect(),
             });
         }
+        let mut groups: Vec<(u32, Vec<usize>)> = Vec::new();
+        for (i, step) in steps.iter().enumerate().skip(core) {
+            let label = query.label(step.vertex as u32);
+            match groups.iter_mut().find(|(l, _)| *l == label) {
+                Some((_, members)) => members.push(i),
+                None => groups.push((label, vec![i])),
+            }
+        }
         Plan {
             steps,
             candidate_sizes: candidate_sizes.to_vec(),
             directed: query.is_directed(),
+            leaves: LeafSuffix {
+                from: core,
+                groups: groups
+                    .into_iter()
+                    .map(|(_, members)| LeafGroup::new(members))
+                    .collect(),
+            },
         }
     }
 
@@ -181,6 +326,22 @@ impl fmt::Display for Plan {
             }
             writeln!(f)?;
         }
+        let leaves = &self.leaves;
+        if leaves.from < self.steps.len() {
+            let vertices: Vec<String> = self.steps[leaves.from..]
+                .iter()
+                .map(|s| format!("u{}", s.vertex))
+                .collect();
+            writeln!(
+                f,
+                "  a count multiplies steps {}..{} (leaves {}) per row of step {}, in {} label group(s)",
+                leaves.from,
+                self.steps.len() - 1,
+                vertices.join(" "),
+                leaves.from - 1,
+                leaves.groups.len()
+            )?;
+        }
         Ok(())
     }
 }
@@ -210,7 +371,7 @@ mod tests {
         let data = DataIndex::build(data).unwrap();
         // Query path 0 -0- 1 -0- 2 -1- 3.
         let query = graph(false, &[0; 4], &[(0, 1, 0), (1, 2, 0), (2, 3, 1)]);
-        let plan = Plan::build(&query, &[10, 10, 10, 2], &data);
+        let plan = Plan::build(&query, &[10, 10, 10, 2], &data, false);
         assert_eq!(plan.order(), vec![3, 2, 1, 0]);
         assert!(plan.steps[0].first.is_none());
         for (i, step) in plan.steps.iter().enumerate().skip(1) {
@@ -224,7 +385,7 @@ mod tests {
         let data = graph(false, &[0; 4], &[(0, 1, 5), (1, 2, 5), (2, 3, 7)]);
         let data = DataIndex::build(data).unwrap();
         let query = graph(false, &[0; 3], &[(0, 1, 5), (0, 2, 5), (1, 2, 7)]);
-        let plan = Plan::build(&query, &[1, 5, 5], &data);
+        let plan = Plan::build(&query, &[1, 5, 5], &data, false);
         assert_eq!(plan.steps[2].first.unwrap().label, 7);
         assert_eq!(plan.steps[2].others.len(), 1);
     }
@@ -233,19 +394,67 @@ mod tests {
     fn directed_links_read_the_right_direction() {
         let data = DataIndex::build(graph(true, &[0, 0], &[(0, 1, 0)])).unwrap();
         let query = graph(true, &[0, 0], &[(0, 1, 0)]);
-        let plan = Plan::build(&query, &[1, 5], &data);
+        let plan = Plan::build(&query, &[1, 5], &data, false);
         assert_eq!(plan.order(), vec![0, 1]);
         // From u0's match, u1 is reached along out-edges.
         assert_eq!(plan.steps[1].first.unwrap().direction, Direction::Out);
-        let plan = Plan::build(&query, &[5, 1], &data);
+        let plan = Plan::build(&query, &[5, 1], &data, false);
         assert_eq!(plan.steps[1].first.unwrap().direction, Direction::In);
+    }
+
+    #[test]
+    fn leaf_group_terms_count_injective_choices_from_one_set() {
+        // k members drawing from one set of s vertices: s (s-1) ... (s-k+1) injective choices,
+        // and every intersection of the identical sets has size s.
+        for k in 1..=MAX_LEAF_GROUP {
+            let group = LeafGroup::new((0..k).collect());
+            let bell = [1, 1, 2, 5, 15][k];
+            assert_eq!(group.terms.len(), bell, "Bell({k})");
+            for s in 0..8i64 {
+                let value: i64 = group
+                    .terms
+                    .iter()
+                    .map(|t| t.coefficient * s.pow(t.blocks.len() as u32))
+                    .sum();
+                let falling: i64 = (0..k as i64).map(|i| s - i).product();
+                assert_eq!(value, falling, "k {k}, s {s}");
+            }
+        }
+    }
+
+    #[test]
+    fn leaves_join_last_and_are_grouped_by_label() {
+        // A star: centre 0 (label 5), leaves 1 and 2 (label 1) and 3 (label 2).
+        let data = DataIndex::build(graph(
+            false,
+            &[5, 1, 1, 2],
+            &[(0, 1, 0), (0, 2, 0), (0, 3, 0)],
+        ))
+        .unwrap();
+        let query = graph(false, &[5, 1, 1, 2], &[(0, 1, 0), (0, 2, 0), (0, 3, 0)]);
+        let plan = Plan::build(&query, &[1, 2, 2, 1], &data, true);
+        assert_eq!(plan.steps[0].vertex, 0);
+        assert_eq!(plan.leaves.from, 1);
+        let mut groups: Vec<Vec<usize>> = plan
+            .leaves
+            .groups
+            .iter()
+            .map(|g| g.steps.iter().map(|&s| plan.steps[s].vertex).collect())
+            .collect();
+        groups.sort();
+        assert_eq!(groups, vec![vec![1, 2], vec![3]]);
+        let plain = Plan::build(&query, &[1, 2, 2, 1], &data, false);
+        assert_eq!(plain.leaves.from, 4);
+        // A single edge keeps one end as its core.
+        let edge = graph(false, &[0, 0], &[(0, 1, 0)]);
+        assert_eq!(Plan::build(&edge, &[1, 1], &data, true).leaves.from, 1);
     }
 
     #[test]
     fn disconnected_queries_start_each_component_afresh() {
         let data = DataIndex::build(graph(false, &[0; 2], &[(0, 1, 0)])).unwrap();
         let query = graph(false, &[0; 3], &[(0, 1, 0)]);
-        let plan = Plan::build(&query, &[2, 2, 1], &data);
+        let plan = Plan::build(&query, &[2, 2, 1], &data, false);
         assert_eq!(plan.steps.iter().filter(|s| s.first.is_none()).count(), 2);
     }
 }

@@ -62,7 +62,7 @@ pub fn find_matches(
     let started = Instant::now();
     let candidates = engine.filter(query, data, options.semantics)?;
     let filtered = Instant::now();
-    let plan = Plan::build(query, &candidates.sizes(), data);
+    let plan = Plan::build(query, &candidates.sizes(), data, options.postpone_leaves);
     let planned = Instant::now();
     let outcome = engine.join(&plan, &candidates, data, options, sink)?;
     let joined = Instant::now();

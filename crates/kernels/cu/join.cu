@@ -357,3 +357,145 @@ extern "C" __global__ void gsi_join_depth_first(
         }
     }
 }
+
+// A group of leaves of one label (see gsi-core plan.rs, LeafSuffix): its members (step
+// numbers) and its terms, each a coefficient and blocks (bitmasks over the members).
+struct LeafGroup {
+    u32 members_from;
+    u32 member_count;
+    u32 terms_from;
+    u32 term_count;
+};
+struct LeafTerm {
+    int coefficient;
+    u32 blocks_from;
+    u32 block_count;
+};
+
+#ifndef MAX_LEAF_GROUP
+#error "MAX_LEAF_GROUP must be defined by the host"
+#endif
+
+// Whether x is in E_j, member j's extension set for the row in row_sh: in C(u_j), not in the
+// row (when injective) and, when the member has a linking edge, in the list [begin, end) of ci.
+__device__ __forceinline__ bool leaf_admits(const u32* __restrict__ bits, const u32* __restrict__ ci,
+                                            bool linked, u32 begin, u32 end, u32 x,
+                                            const u32* row, u32 width, u32 injective) {
+    if (!((bits[x / 32] >> (x % 32)) & 1u)) {
+        return false;
+    }
+    if (injective) {
+        for (u32 j = 0; j < width; ++j) {
+            if (row[j] == x) {
+                return false;
+            }
+        }
+    }
+    return !linked || sorted_contains(ci, begin, end, x);
+}
+
+// Warp per row (grid-stride): the number of ways to match the leaf suffix for each row of
+// `table` (width = the suffix's first step), added to *total: over the groups, the product of
+// each group's injective choices, from the sizes of the intersections of its members'
+// extension sets (inclusion-exclusion over set partitions; without injectivity simply the
+// product of the sets' sizes). Arithmetic wraps modulo 2^64, so the total is exact whenever it
+// fits. Host wrapper: gsi-core cuda/join.rs, `join_leaf_product`.
+extern "C" __global__ void gsi_join_leaf_product(
+    const u32* __restrict__ table, u32 rows, u32 width,
+    const u32* __restrict__ groups, const u32* __restrict__ ci,
+    const Link* __restrict__ links, const DepthStep* __restrict__ steps,
+    const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
+    u32 injective, const LeafGroup* __restrict__ leaf_groups, u32 group_count,
+    const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
+    const u32* __restrict__ blocks, u64* __restrict__ total) {
+    __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
+    __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * MAX_LEAF_GROUP];
+    u32 lane = threadIdx.x & 31u;
+    u32 w = threadIdx.x / WARP_SIZE;
+    u64 sum = 0;
+    for (u32 r = global_warp(); r < rows; r += grid_warps()) {
+        if (lane < width) {
+            row_sh[w][lane] = table[(u64)r * width + lane];
+        }
+        __syncwarp();
+        u64 product = 1;
+        for (u32 g = 0; g < group_count && product != 0; ++g) {
+            LeafGroup group = leaf_groups[g];
+            u32 k = group.member_count;
+            // Each member's list: its first edge's neighbours, or C(u) when it has no edge.
+            for (u32 j = 0; j < k; ++j) {
+                DepthStep st = steps[members[group.members_from + j]];
+                u32 b = st.candidates_from;
+                u32 e = st.candidates_from + st.candidate_count;
+                if (st.has_first) {
+                    Link link = links[st.links_from];
+                    pcsr_locate(groups, link, row_sh[w][link.column], lane, &b, &e);
+                }
+                if (lane == 0) {
+                    range_sh[w][2 * j] = b;
+                    range_sh[w][2 * j + 1] = e;
+                }
+            }
+            __syncwarp();
+            u64 size[1 << MAX_LEAF_GROUP];
+            u32 all = (1u << k) - 1u;
+            for (u32 mask = 1; mask <= all; ++mask) {
+                size[mask] = 0;
+                bool single = (mask & (mask - 1u)) == 0;
+                if (!single && (k == 1 || !injective)) {
+                    continue;
+                }
+                // Scan the lowest member's list; test every other member of the mask.
+                u32 a = __ffs(mask) - 1;
+                DepthStep sa = steps[members[group.members_from + a]];
+                const u32* source = sa.has_first ? ci : candidate_lists;
+                u32 begin = range_sh[w][2 * a];
+                u32 length = range_sh[w][2 * a + 1] - begin;
+                u64 count = 0;
+                for (u32 base = 0; base < length; base += WARP_SIZE) {
+                    u32 i = base + lane;
+                    bool valid = false;
+                    if (i < length) {
+                        u32 x = source[begin + i];
+                        valid = true;
+                        for (u32 j = 0; valid && j < k; ++j) {
+                            if (!((mask >> j) & 1u)) {
+                                continue;
+                            }
+                            DepthStep sj = steps[members[group.members_from + j]];
+                            valid = leaf_admits(candidate_bits + (u64)sj.vertex * words, ci,
+                                                j != a && sj.has_first, range_sh[w][2 * j],
+                                                range_sh[w][2 * j + 1], x, row_sh[w], width,
+                                                injective);
+                        }
+                    }
+                    count += __popc(__ballot_sync(FULL_MASK, valid));
+                }
+                size[mask] = count;
+            }
+            u64 value = 0;
+            if (k == 1 || !injective) {
+                value = 1;
+                for (u32 j = 0; j < k; ++j) {
+                    value *= size[1u << j];
+                }
+            } else {
+                for (u32 t = 0; t < group.term_count; ++t) {
+                    LeafTerm term = terms[group.terms_from + t];
+                    u64 part = (u64)(long long)term.coefficient;
+                    for (u32 b = 0; b < term.block_count; ++b) {
+                        part *= size[blocks[term.blocks_from + b]];
+                    }
+                    value += part;
+                }
+            }
+            product *= value;
+            __syncwarp();
+        }
+        sum += product;
+        __syncwarp();
+    }
+    if (lane == 0 && sum != 0) {
+        atomicAdd(total, sum);
+    }
+}

@@ -77,11 +77,13 @@ pub enum Kernel {
     JoinPermute,
     /// `gsi_join_depth_first`: counts the matches extending each row, depth-first.
     JoinDepthFirst,
+    /// `gsi_join_leaf_product`: counts the leaf suffix of each row as a product.
+    JoinLeafProduct,
 }
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 10] = [
+    pub const ALL: [Kernel; 11] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
@@ -92,6 +94,7 @@ impl Kernel {
         Kernel::JoinLink,
         Kernel::JoinPermute,
         Kernel::JoinDepthFirst,
+        Kernel::JoinLeafProduct,
     ];
 
     /// The entry's name in its `.cu` file.
@@ -107,6 +110,7 @@ impl Kernel {
             Kernel::JoinLink => "gsi_join_link",
             Kernel::JoinPermute => "gsi_join_permute",
             Kernel::JoinDepthFirst => "gsi_join_depth_first",
+            Kernel::JoinLeafProduct => "gsi_join_leaf_product",
         }
     }
 
@@ -121,7 +125,8 @@ impl Kernel {
             | Kernel::JoinRows
             | Kernel::JoinLink
             | Kernel::JoinPermute
-            | Kernel::JoinDepthFirst => KernelModule::Join,
+            | Kernel::JoinDepthFirst
+            | Kernel::JoinLeafProduct => KernelModule::Join,
         }
     }
 }

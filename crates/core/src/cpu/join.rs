@@ -420,10 +420,69 @@ impl DepthFirst {
 }
 
 impl CpuJoin<'_> {
+    /// The matches of the leaf suffix ([`crate::plan::LeafSuffix`]) that extend the partial
+    /// match `search.row[..leaves.from]`: over the label groups, the product of each group's
+    /// injective choices, from the sizes of its members' extension sets and their
+    /// intersections. Arithmetic wraps modulo 2^64, so the count is exact whenever it fits.
+    fn leaf_product(&self, search: &mut DepthFirst) -> u64 {
+        let leaves = &self.plan.leaves;
+        let row = &search.row[..leaves.from];
+        let injective = self.options.semantics == Semantics::Isomorphism;
+        let mut product: u64 = 1;
+        for group in &leaves.groups {
+            // Each member's extension set goes into its own step's buffer.
+            for &step in &group.steps {
+                let st = &self.plan.steps[step];
+                let source = self.source(st, row);
+                let buf = &mut search.buffers[step];
+                buf.resize(source.len(), 0);
+                let n = self.extensions(st, row, source, buf);
+                buf.truncate(n);
+            }
+            let set = |j: usize| search.buffers[group.steps[j]].as_slice();
+            let value = if !injective || group.steps.len() == 1 {
+                (0..group.steps.len()).fold(1u64, |p, j| p.wrapping_mul(set(j).len() as u64))
+            } else {
+                let k = group.steps.len();
+                let mut size = vec![0u64; 1 << k];
+                for (mask, size) in size.iter_mut().enumerate().skip(1) {
+                    let members: Vec<usize> = (0..k).filter(|&j| mask & (1 << j) != 0).collect();
+                    *size = match members.as_slice() {
+                        [one] => set(*one).len() as u64,
+                        [first, rest @ ..] => {
+                            let mut common = set(*first).to_vec();
+                            let mut n = common.len();
+                            for &j in rest {
+                                n = intersect_in_place(&mut common[..n], set(j));
+                            }
+                            n as u64
+                        }
+                        [] => 0,
+                    };
+                }
+                group.terms.iter().fold(0u64, |sum, term| {
+                    let blocks = term
+                        .blocks
+                        .iter()
+                        .fold(1u64, |p, &b| p.wrapping_mul(size[b as usize]));
+                    sum.wrapping_add((term.coefficient as u64).wrapping_mul(blocks))
+                })
+            };
+            product = product.wrapping_mul(value);
+            if product == 0 {
+                break;
+            }
+        }
+        product
+    }
+
     /// The matches that extend `search.row[..step]` through steps `step..`, depth-first: at
     /// each step the row's extensions (Algorithm 3 for one row) are computed into that
     /// step's buffer and each is followed in turn; the last step only counts them.
     fn count_from(&self, step: usize, search: &mut DepthFirst, stop: &AtomicBool) -> u64 {
+        if step == self.plan.leaves.from {
+            return self.leaf_product(search);
+        }
         let st = &self.plan.steps[step];
         let mut buf = std::mem::take(&mut search.buffers[step]);
         let source = self.source(st, &search.row[..step]);

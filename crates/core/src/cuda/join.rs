@@ -328,6 +328,119 @@ fn depth_first_grid(rows: u32) -> cudarc::driver::LaunchConfig {
     config
 }
 
+/// A leaf group as `gsi_join_leaf_product` reads it (`struct LeafGroup` in `join.cu`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct LeafGroupOnDevice {
+    members_from: u32,
+    member_count: u32,
+    terms_from: u32,
+    term_count: u32,
+}
+
+// SAFETY: `repr(C)`, four u32, the layout of the kernel's `struct LeafGroup`.
+unsafe impl DeviceRepr for LeafGroupOnDevice {}
+
+/// A term of a leaf group (`struct LeafTerm` in `join.cu`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct LeafTermOnDevice {
+    coefficient: i32,
+    blocks_from: u32,
+    block_count: u32,
+}
+
+// SAFETY: `repr(C)`, an i32 and two u32, the layout of the kernel's `struct LeafTerm`.
+unsafe impl DeviceRepr for LeafTermOnDevice {}
+
+/// The plan's leaf suffix on the device (`crate::plan::LeafSuffix`), flattened.
+struct LeavesOnDevice {
+    groups: CudaSlice<LeafGroupOnDevice>,
+    group_count: u32,
+    members: CudaSlice<u32>,
+    terms: CudaSlice<LeafTermOnDevice>,
+    blocks: CudaSlice<u32>,
+}
+
+impl LeavesOnDevice {
+    fn upload(device: &Device, plan: &Plan) -> Result<LeavesOnDevice> {
+        let (mut groups, mut members, mut terms, mut blocks) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for group in &plan.leaves.groups {
+            groups.push(LeafGroupOnDevice {
+                members_from: members.len() as u32,
+                member_count: group.steps.len() as u32,
+                terms_from: terms.len() as u32,
+                term_count: group.terms.len() as u32,
+            });
+            members.extend(group.steps.iter().map(|&s| s as u32));
+            for term in &group.terms {
+                terms.push(LeafTermOnDevice {
+                    coefficient: term.coefficient as i32,
+                    blocks_from: blocks.len() as u32,
+                    block_count: term.blocks.len() as u32,
+                });
+                blocks.extend_from_slice(&term.blocks);
+            }
+        }
+        Ok(LeavesOnDevice {
+            group_count: groups.len() as u32,
+            groups: device.upload(&groups, "the leaf groups")?,
+            members: device.upload(&members, "the leaf groups")?,
+            terms: device.upload(&terms, "the leaf groups")?,
+            blocks: device.upload(&blocks, "the leaf groups")?,
+        })
+    }
+}
+
+/// `gsi_join_leaf_product`: warp per row; adds to `total` the leaf suffix's matches of each
+/// of `rows` rows of `table` (width: the suffix's first step).
+#[allow(clippy::too_many_arguments)]
+fn join_leaf_product(
+    device: &Device,
+    pcsr: &DevicePcsr,
+    table: &CudaView<'_, u32>,
+    rows: u32,
+    width: u32,
+    links: &CudaSlice<Link>,
+    steps: &CudaSlice<DepthStep>,
+    candidates: &DeviceCandidates,
+    injective: u32,
+    leaves: &LeavesOnDevice,
+    total: &mut CudaSlice<u64>,
+) -> Result<()> {
+    let words = candidates.words as u32;
+    // SAFETY: gsi_join_leaf_product(table[rows*width], rows, width, groups, ci, links, steps
+    // [query width], candidate_lists, candidate_bits[q*words], words, injective,
+    // leaf_groups[group_count], group_count, members, terms, blocks, total[1]): the leaf
+    // tables index each other as `LeavesOnDevice::upload` lays them out.
+    unsafe {
+        device
+            .stream
+            .launch_builder(device.kernel(Kernel::JoinLeafProduct)?)
+            .arg(table)
+            .arg(&rows)
+            .arg(&width)
+            .arg(&pcsr.groups)
+            .arg(&pcsr.column_index)
+            .arg(links)
+            .arg(steps)
+            .arg(&candidates.lists)
+            .arg(&candidates.bits)
+            .arg(&words)
+            .arg(&injective)
+            .arg(&leaves.groups)
+            .arg(&leaves.group_count)
+            .arg(&leaves.members)
+            .arg(&leaves.terms)
+            .arg(&leaves.blocks)
+            .arg(total)
+            .launch(warp_per_row(rows))
+    }
+    .map_err(driver("launching gsi_join_leaf_product"))?;
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------------
 // The GPU's side of the join driver.
 
@@ -356,6 +469,8 @@ pub(crate) struct GpuJoin<'a> {
     order: CudaSlice<u32>,
     /// Every step as the depth-first kernel reads it.
     depth_steps: CudaSlice<DepthStep>,
+    /// The plan's leaf suffix, for a count's products.
+    leaves: LeavesOnDevice,
     options: &'a MatchOptions,
 }
 
@@ -405,6 +520,7 @@ impl<'a> GpuJoin<'a> {
             .collect();
         Ok(GpuJoin {
             depth_steps: device.upload(&depth_steps, "the join steps")?,
+            leaves: LeavesOnDevice::upload(device, plan)?,
             options,
             device,
             pcsr,
@@ -652,6 +768,39 @@ impl GpuJoin<'_> {
 }
 
 impl GpuJoin<'_> {
+    /// Counts the leaf suffix's matches for `rows` of a table at the suffix's first step.
+    fn count_leaf_products(
+        &mut self,
+        step: usize,
+        table: &DeviceTable,
+        rows: Range<usize>,
+    ) -> Result<u64> {
+        let mut total = self
+            .device
+            .stream
+            .alloc_zeros::<u64>(1)
+            .map_err(driver("allocating the match counter"))?;
+        join_leaf_product(
+            self.device,
+            self.pcsr,
+            &self.view(table, rows.clone(), step),
+            rows.len() as u32,
+            step as u32,
+            &self.links,
+            &self.depth_steps,
+            self.candidates,
+            self.injective,
+            &self.leaves,
+            &mut total,
+        )?;
+        let found = self
+            .device
+            .stream
+            .clone_dtoh(&total)
+            .map_err(driver("reading the match count"))?;
+        Ok(found[0])
+    }
+
     /// Counts the matches extending `rows` through every remaining step, depth-first, in
     /// launches that each take new rows for `DEPTH_FIRST_SLICE`; between launches the stop
     /// conditions and `enough` are looked at.
@@ -883,6 +1032,9 @@ impl JoinBackend for GpuJoin<'_> {
         rows: Range<usize>,
         enough: Option<u64>,
     ) -> Result<u64> {
+        if step == self.plan.leaves.from {
+            return self.count_leaf_products(step, table, rows);
+        }
         if step + 1 < self.plan.width() {
             return self.count_depth_first(step, table, rows, enough);
         }

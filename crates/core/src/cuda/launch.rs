@@ -4,6 +4,7 @@
 use cudarc::driver::LaunchConfig;
 
 use crate::pcsr::{EMPTY_SLOT, GROUP_WORDS, KEYS_PER_GROUP, NO_GROUP};
+use crate::plan::MAX_LEAF_GROUP;
 use crate::signature::SIGNATURE_WORDS;
 
 /// Threads per block of every kernel (the paper's W2 for the block-level balance).
@@ -13,7 +14,8 @@ pub const MAX_WIDTH: usize = 32;
 /// Blocks of a warp-per-row kernel; warps loop over the remaining rows.
 const MAX_ROW_BLOCKS: u32 = 1 << 14;
 
-/// The NVRTC `-D` options: launch shape, signature width and the PCSR group layout.
+/// The NVRTC `-D` options: launch shape, signature width, the PCSR group layout and the
+/// largest leaf group.
 pub fn defines() -> Vec<String> {
     let key_words = 2 * KEYS_PER_GROUP;
     [
@@ -26,6 +28,7 @@ pub fn defines() -> Vec<String> {
         ("END_WORD", (key_words + 1).to_string()),
         ("EMPTY_SLOT", format!("{EMPTY_SLOT:#x}u")),
         ("NO_GROUP", format!("{NO_GROUP:#x}u")),
+        ("MAX_LEAF_GROUP", MAX_LEAF_GROUP.to_string()),
     ]
     .into_iter()
     .map(|(name, value)| format!("-D{name}={value}"))
