@@ -386,7 +386,10 @@ impl JoinBackend for CpuJoin<'_> {
             found.fetch_add(n, Ordering::Relaxed);
         };
         let start = || DepthFirst::new(self.plan.width());
-        if rows.len() < PARALLEL_MIN_ROWS && step + 1 == self.plan.width() {
+        // Few rows of bounded work each (the last step, or the leaves' products) stay on
+        // this thread; rows that search depth-first are spread even when few.
+        let bounded = step + 1 == self.plan.width() || step == self.plan.leaves.from;
+        if rows.len() < PARALLEL_MIN_ROWS && bounded {
             let mut search = start();
             (0..rows.len()).for_each(|i| count(&mut search, i));
         } else {

@@ -217,7 +217,7 @@ fn join_permute(
     table: &CudaView<'_, u32>,
     rows: u32,
     width: u32,
-    order: &CudaSlice<u32>,
+    order: &CudaView<'_, u32>,
     out: &mut CudaSlice<u32>,
 ) -> Result<()> {
     // SAFETY: gsi_join_permute(table[rows*width], rows, width, order[width],
@@ -256,9 +256,9 @@ unsafe impl DeviceRepr for DepthStep {}
 struct DepthFirstArgs<'a> {
     first_step: u32,
     width: u32,
-    links: &'a CudaSlice<Link>,
+    links: &'a CudaView<'a, Link>,
     total_links: u32,
-    steps: &'a CudaSlice<DepthStep>,
+    steps: &'a CudaView<'a, DepthStep>,
     candidates: &'a DeviceCandidates,
     injective: u32,
 }
@@ -353,43 +353,115 @@ struct LeafTermOnDevice {
 // SAFETY: `repr(C)`, an i32 and two u32, the layout of the kernel's `struct LeafTerm`.
 unsafe impl DeviceRepr for LeafTermOnDevice {}
 
-/// The plan's leaf suffix on the device (`crate::plan::LeafSuffix`), flattened.
-struct LeavesOnDevice {
-    groups: CudaSlice<LeafGroupOnDevice>,
+/// The plan on the device, copied in one transfer per query: every step's linking edges
+/// (`Link`), the join order, the steps as the depth-first and leaf kernels read them
+/// (`DepthStep`), and the leaf suffix (`crate::plan::LeafSuffix`) flattened into groups,
+/// members, terms and blocks. Every record is made of 32-bit words, so each section is a
+/// typed view of one buffer.
+struct PlanOnDevice {
+    words: CudaSlice<u32>,
+    links: Range<usize>,
+    order: Range<usize>,
+    steps: Range<usize>,
+    groups: Range<usize>,
+    members: Range<usize>,
+    terms: Range<usize>,
+    blocks: Range<usize>,
     group_count: u32,
-    members: CudaSlice<u32>,
-    terms: CudaSlice<LeafTermOnDevice>,
-    blocks: CudaSlice<u32>,
 }
 
-impl LeavesOnDevice {
-    fn upload(device: &Device, plan: &Plan) -> Result<LeavesOnDevice> {
-        let (mut groups, mut members, mut terms, mut blocks) =
+/// Appends `items` to `words`; returns where they lie.
+fn section(words: &mut Vec<u32>, items: impl IntoIterator<Item = u32>) -> Range<usize> {
+    let start = words.len();
+    words.extend(items);
+    start..words.len()
+}
+
+impl PlanOnDevice {
+    fn upload(
+        device: &Device,
+        plan: &Plan,
+        links: &[Link],
+        steps: &[DepthStep],
+    ) -> Result<PlanOnDevice> {
+        let mut words: Vec<u32> = Vec::new();
+        let links = section(
+            &mut words,
+            links
+                .iter()
+                .flat_map(|l| [l.column, l.group_base, l.group_count, l.ci_base]),
+        );
+        let order = section(&mut words, plan.steps.iter().map(|s| s.vertex as u32));
+        let steps = section(
+            &mut words,
+            steps.iter().flat_map(|s| {
+                [
+                    s.vertex,
+                    s.links_from,
+                    s.link_count,
+                    s.has_first,
+                    s.candidates_from,
+                    s.candidate_count,
+                ]
+            }),
+        );
+        let (mut group_words, mut members, mut terms, mut blocks) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for group in &plan.leaves.groups {
-            groups.push(LeafGroupOnDevice {
-                members_from: members.len() as u32,
-                member_count: group.steps.len() as u32,
-                terms_from: terms.len() as u32,
-                term_count: group.terms.len() as u32,
-            });
+            group_words.extend([
+                members.len() as u32,
+                group.steps.len() as u32,
+                (terms.len() / 3) as u32,
+                group.terms.len() as u32,
+            ]);
             members.extend(group.steps.iter().map(|&s| s as u32));
             for term in &group.terms {
-                terms.push(LeafTermOnDevice {
-                    coefficient: term.coefficient as i32,
-                    blocks_from: blocks.len() as u32,
-                    block_count: term.blocks.len() as u32,
-                });
+                // `LeafTerm`: the coefficient's two's complement, then where its blocks are.
+                terms.extend([
+                    term.coefficient as i32 as u32,
+                    blocks.len() as u32,
+                    term.blocks.len() as u32,
+                ]);
                 blocks.extend_from_slice(&term.blocks);
             }
         }
-        Ok(LeavesOnDevice {
-            group_count: groups.len() as u32,
-            groups: device.upload(&groups, "the leaf groups")?,
-            members: device.upload(&members, "the leaf groups")?,
-            terms: device.upload(&terms, "the leaf groups")?,
-            blocks: device.upload(&blocks, "the leaf groups")?,
+        let groups = section(&mut words, group_words);
+        let members = section(&mut words, members);
+        let terms = section(&mut words, terms);
+        let blocks = section(&mut words, blocks);
+        Ok(PlanOnDevice {
+            words: device.upload(&words, "the join plan")?,
+            links,
+            order,
+            steps,
+            groups,
+            members,
+            terms,
+            blocks,
+            group_count: plan.leaves.groups.len() as u32,
         })
+    }
+
+    /// Section `words` as records of `T`.
+    fn typed<T>(&self, words: &Range<usize>) -> CudaView<'_, T> {
+        let len = 4 * words.len() / std::mem::size_of::<T>();
+        // SAFETY: every `T` read through here (u32, `Link`, `DepthStep`, `LeafGroupOnDevice`,
+        // `LeafTermOnDevice`) is `repr(C)` of 32-bit fields, and `upload` writes each section
+        // as whole records in that field order.
+        unsafe { self.words.slice(words.clone()).transmute::<T>(len) }
+            .expect("a section holds whole records")
+    }
+
+    fn links(&self) -> CudaView<'_, Link> {
+        self.typed(&self.links)
+    }
+
+    fn order(&self) -> CudaView<'_, u32> {
+        self.typed(&self.order)
+    }
+
+    fn steps(&self) -> CudaView<'_, DepthStep> {
+        self.typed(&self.steps)
     }
 }
 
@@ -402,14 +474,18 @@ fn join_leaf_product(
     table: &CudaView<'_, u32>,
     rows: u32,
     width: u32,
-    links: &CudaSlice<Link>,
-    steps: &CudaSlice<DepthStep>,
+    plan: &PlanOnDevice,
     candidates: &DeviceCandidates,
     injective: u32,
-    leaves: &LeavesOnDevice,
     total: &mut CudaSlice<u64>,
 ) -> Result<()> {
     let words = candidates.words as u32;
+    let (groups, members, terms, blocks) = (
+        plan.typed::<LeafGroupOnDevice>(&plan.groups),
+        plan.typed::<u32>(&plan.members),
+        plan.typed::<LeafTermOnDevice>(&plan.terms),
+        plan.typed::<u32>(&plan.blocks),
+    );
     // SAFETY: gsi_join_leaf_product(table[rows*width], rows, width, groups, ci, links, steps
     // [query width], candidate_lists, candidate_bits[q*words], words, injective,
     // leaf_groups[group_count], group_count, members, terms, blocks, total[1]): the leaf
@@ -423,17 +499,17 @@ fn join_leaf_product(
             .arg(&width)
             .arg(&pcsr.groups)
             .arg(&pcsr.column_index)
-            .arg(links)
-            .arg(steps)
+            .arg(&plan.links())
+            .arg(&plan.steps())
             .arg(&candidates.lists)
             .arg(&candidates.bits)
             .arg(&words)
             .arg(&injective)
-            .arg(&leaves.groups)
-            .arg(&leaves.group_count)
-            .arg(&leaves.members)
-            .arg(&leaves.terms)
-            .arg(&leaves.blocks)
+            .arg(&groups)
+            .arg(&plan.group_count)
+            .arg(&members)
+            .arg(&terms)
+            .arg(&blocks)
             .arg(total)
             .launch(warp_per_row(rows))
     }
@@ -463,14 +539,8 @@ pub(crate) struct GpuJoin<'a> {
     candidates: &'a DeviceCandidates,
     injective: u32,
     steps: Vec<StepLinks>,
-    /// Every step's linking edges, one after another (one copy to the device per query).
-    links: CudaSlice<Link>,
-    /// `order[c]`: the query vertex of column c.
-    order: CudaSlice<u32>,
-    /// Every step as the depth-first kernel reads it.
-    depth_steps: CudaSlice<DepthStep>,
-    /// The plan's leaf suffix, for a count's products.
-    leaves: LeavesOnDevice,
+    /// The plan on the device.
+    on_device: PlanOnDevice,
     options: &'a MatchOptions,
 }
 
@@ -504,7 +574,6 @@ impl<'a> GpuJoin<'a> {
                 max_bound,
             });
         }
-        let order: Vec<u32> = plan.steps.iter().map(|s| s.vertex as u32).collect();
         let depth_steps: Vec<DepthStep> = plan
             .steps
             .iter()
@@ -519,8 +588,7 @@ impl<'a> GpuJoin<'a> {
             })
             .collect();
         Ok(GpuJoin {
-            depth_steps: device.upload(&depth_steps, "the join steps")?,
-            leaves: LeavesOnDevice::upload(device, plan)?,
+            on_device: PlanOnDevice::upload(device, plan, &links, &depth_steps)?,
             options,
             device,
             pcsr,
@@ -528,8 +596,6 @@ impl<'a> GpuJoin<'a> {
             candidates,
             injective: u32::from(options.semantics == Semantics::Isomorphism),
             steps,
-            links: device.upload(&links, "the join plan")?,
-            order: device.upload(&order, "the join order")?,
         })
     }
 
@@ -564,7 +630,8 @@ impl<'a> GpuJoin<'a> {
             rows: rows.len() as u32,
             width: step as u32,
             links: self
-                .links
+                .on_device
+                .links()
                 .slice(s.links_from..s.links_from + s.count as usize),
             link_count: s.count,
             has_first: u32::from(s.has_first),
@@ -757,7 +824,7 @@ impl GpuJoin<'_> {
             &table.slice(0..take * width),
             take as u32,
             width as u32,
-            &self.order,
+            &self.on_device.order(),
             &mut permuted,
         )?;
         let host = self
@@ -786,11 +853,9 @@ impl GpuJoin<'_> {
             &self.view(table, rows.clone(), step),
             rows.len() as u32,
             step as u32,
-            &self.links,
-            &self.depth_steps,
+            &self.on_device,
             self.candidates,
             self.injective,
-            &self.leaves,
             &mut total,
         )?;
         let found = self
@@ -813,7 +878,9 @@ impl GpuJoin<'_> {
     ) -> Result<u64> {
         let count = rows.len();
         let view = self.view(table, rows, step);
-        let total_links = self.links.len() as u32;
+        let links = self.on_device.links();
+        let steps = self.on_device.steps();
+        let total_links = links.len() as u32;
         let warps = depth_first_grid(count as u32).grid_dim.0 as usize * (BLOCK_SIZE as usize / 32);
         let stream = &self.device.stream;
         let zeros = |what: &str, n: usize| {
@@ -832,9 +899,9 @@ impl GpuJoin<'_> {
         let args = DepthFirstArgs {
             first_step: step as u32,
             width: self.plan.width() as u32,
-            links: &self.links,
+            links: &links,
             total_links,
-            steps: &self.depth_steps,
+            steps: &steps,
             candidates: self.candidates,
             injective: self.injective,
         };
