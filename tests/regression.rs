@@ -618,3 +618,127 @@ fn issue_7_an_unreadable_query_file_is_an_error_row_and_the_others_run() {
     );
     assert_eq!(out.summary.errors, 1);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 8: `--limit` could not return early: a breadth-first join finished whole levels first.
+
+/// A 200-vertex, 600-edge graph of one label (seeded) and a 40-vertex path query.
+fn path_in_sparse_graph(dir: &TestDir) {
+    let mut spec = Spec::new(false, vec![0; 200]);
+    let mut seen = std::collections::BTreeSet::new();
+    let mut x: u64 = 7;
+    while seen.len() < 600 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let (u, v) = (((x >> 33) % 200) as u32, ((x >> 13) % 200) as u32);
+        if u != v && seen.insert((u.min(v), u.max(v))) {
+            spec = spec.edge(u, v, 0);
+        }
+    }
+    dir.write_spec("g.graph", &spec);
+    dir.write_spec("p40.graph", &crate::util::path(false, 40, 0));
+}
+
+#[test]
+fn issue_8_a_limit_is_answered_at_once_when_matches_are_easy_to_find() {
+    let dir = TestDir::new();
+    path_in_sparse_graph(&dir);
+    for extra in [&["--output", "m.txt"][..], &[][..]] {
+        let mut args = vec!["--json", "--limit", "1000", "--timeout", "10"];
+        args.extend_from_slice(extra);
+        let run = dir.match_files("g.graph", &["p40.graph"], &args).ok();
+        let q = &run.json().queries[0];
+        assert_eq!((q.matches, q.status.as_str()), (1000, "limit"), "{extra:?}");
+        assert!(q.elapsed_ms < 2000.0, "{extra:?}: {} ms", q.elapsed_ms);
+    }
+    let rows = crate::util::output_rows(&dir.read("m.txt"));
+    assert_eq!(rows.len(), 1000);
+    let (query, data) = (
+        crate::util::read_sunluo(&dir.path("p40.graph"), false),
+        crate::util::read_sunluo(&dir.path("g.graph"), false),
+    );
+    assert!(rows
+        .iter()
+        .all(|r| brute::is_match(&query, &data, r, false)));
+}
+
+#[test]
+fn issue_8_a_timeout_ends_a_depth_first_count_on_time() {
+    let dir = TestDir::new();
+    path_in_sparse_graph(&dir);
+    let run = dir
+        .match_files("g.graph", &["p40.graph"], &["--json", "--timeout", "0.5"])
+        .ok();
+    let q = &run.json().queries[0];
+    assert_eq!(q.status, "timeout");
+    assert!(q.elapsed_ms < 700.0, "{} ms", q.elapsed_ms);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 11: inputs as users have them.
+
+#[test]
+fn issue_11_compressed_files_pipes_and_standard_input_are_read() {
+    use std::io::Write;
+    let dir = TestDir::new();
+    let k5 = crate::util::clique(false, 5, 0);
+    let p3 = crate::util::path(false, 3, 0);
+    dir.write_spec("k5.graph", &k5);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(k5.sunluo().as_bytes()).unwrap();
+    dir.write("k5.graph.gz", gz.finish().unwrap());
+    dir.write(
+        "k5.zst",
+        zstd::encode_all(k5.sunluo().as_bytes(), 1).unwrap(),
+    );
+    dir.write_spec("p3.graph", &p3);
+    for data in ["k5.graph.gz", "k5.zst"] {
+        let run = dir.match_files(data, &["p3.graph"], &["--json"]).ok();
+        assert_eq!(run.json().queries[0].matches, 60, "{data}");
+    }
+    // The query on standard input.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gsi"))
+        .args([
+            "match",
+            "--engine",
+            "cpu",
+            "--json",
+            "--data",
+            "k5.graph.gz",
+            "--query",
+            "-",
+        ])
+        .current_dir(dir.path(""))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(p3.sunluo().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let out = crate::util::parse_json_lines(&String::from_utf8_lossy(&output.stdout));
+    assert_eq!(
+        (out.queries[0].query.as_str(), out.queries[0].matches),
+        ("-", 60)
+    );
+    // A pipe that is not standard input: a FIFO written by another thread.
+    let fifo = dir.path("data.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let text = k5.sunluo();
+        let writer = std::thread::spawn(move || std::fs::write(fifo, text).unwrap());
+        let run = dir
+            .match_files("data.fifo", &["p3.graph"], &["--json"])
+            .ok();
+        writer.join().unwrap();
+        assert_eq!(run.json().queries[0].matches, 60);
+    } else {
+        eprintln!("skipped: mkfifo is not available");
+    }
+}

@@ -322,6 +322,11 @@ pub fn expand_query_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 
 /// A query path is a file, or a directory whose visible files are taken in natural order.
 fn expand_query_path(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    if path.as_os_str() == "-" {
+        // Standard input.
+        out.push(path.to_path_buf());
+        return Ok(());
+    }
     let meta = std::fs::metadata(path)
         .map_err(|e| input_error(format!("query {}: {e}", path.display())))?;
     if !meta.is_dir() {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use gsi_core::DataIndex;
-use gsi_graph::formats::{detect_format, read_graphs, Format, LoadedGraph, ReadOptions};
+use gsi_graph::formats::{read_graphs, LoadedGraph, ReadOptions};
 use indicatif::ProgressBar;
 
 use crate::config::input_error;
@@ -31,7 +31,6 @@ pub fn read_file(
     spinner.set_message(format!("loading {}", path.display()));
     crate::signals::reading(path);
     let started = Instant::now();
-    check_vertex_labels(path, options)?;
     let graphs =
         read_graphs(path, options).with_context(|| format!("reading {what} {}", path.display()))?;
     let time = started.elapsed();
@@ -73,21 +72,4 @@ pub fn index(
     let index = DataIndex::build(graph)
         .with_context(|| format!("indexing data graph {}", path.display()))?;
     Ok((index, started.elapsed()))
-}
-
-/// `--vertex-labels` with a file that `auto` does not read as SNAP is an error naming both
-/// flags (an explicit format other than SNAP is refused earlier, in `config.rs`).
-fn check_vertex_labels(path: &Path, options: &ReadOptions) -> Result<()> {
-    let (Some(labels), Format::Auto) = (&options.vertex_labels, options.format) else {
-        return Ok(());
-    };
-    let format = detect_format(path).with_context(|| format!("reading {}", path.display()))?;
-    if format != Format::Snap {
-        return Err(input_error(format!(
-            "--vertex-labels {}: applies only to SNAP edge lists, but --format auto reads {} as {format}",
-            labels.display(),
-            path.display()
-        )));
-    }
-    Ok(())
 }

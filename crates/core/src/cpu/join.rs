@@ -373,17 +373,20 @@ impl JoinBackend for CpuJoin<'_> {
         let width = step;
         let found = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
+        let shared = Shared {
+            found: &found,
+            enough,
+            stop: &stop,
+        };
         let this = &*self;
         let count = |search: &mut DepthFirst, i: usize| {
-            if this.should_stop(i, &stop)
-                || enough.is_some_and(|k| found.load(Ordering::Relaxed) >= k)
-            {
+            if this.should_stop(i, &stop) {
                 return;
             }
             let r = rows.start + i;
             search.row[..width].copy_from_slice(&table[r * width..(r + 1) * width]);
-            let n = this.count_from(step, search, &stop);
-            found.fetch_add(n, Ordering::Relaxed);
+            this.count_from(step, search, &shared);
+            this.report(search, &shared);
         };
         let start = || DepthFirst::new(self.plan.width());
         // Few rows of bounded work each (the last step, or the leaves' products) stay on
@@ -404,10 +407,12 @@ impl JoinBackend for CpuJoin<'_> {
     }
 }
 
-/// One thread's depth-first search: the partial match and a buffer per step.
+/// One thread's depth-first search: the partial match, a buffer per step, and the matches
+/// counted since it last reported.
 struct DepthFirst {
     row: Vec<VertexId>,
     buffers: Vec<Vec<VertexId>>,
+    counted: u64,
     /// Extensions tried since the stop conditions were last looked at.
     since_check: usize,
 }
@@ -417,9 +422,18 @@ impl DepthFirst {
         DepthFirst {
             row: vec![0; width],
             buffers: vec![Vec::new(); width],
+            counted: 0,
             since_check: 0,
         }
     }
+}
+
+/// What the threads of one depth-first count share: the matches reported, how many are enough
+/// (a limit), and the flag that stops them all.
+struct Shared<'s> {
+    found: &'s AtomicU64,
+    enough: Option<u64>,
+    stop: &'s AtomicBool,
 }
 
 impl CpuJoin<'_> {
@@ -479,37 +493,46 @@ impl CpuJoin<'_> {
         product
     }
 
-    /// The matches that extend `search.row[..step]` through steps `step..`, depth-first: at
-    /// each step the row's extensions (Algorithm 3 for one row) are computed into that
-    /// step's buffer and each is followed in turn; the last step only counts them.
-    fn count_from(&self, step: usize, search: &mut DepthFirst, stop: &AtomicBool) -> u64 {
+    /// Adds the matches `search` counted to the shared total, and stops every thread when the
+    /// stop conditions hold or the total is enough.
+    fn report(&self, search: &mut DepthFirst, shared: &Shared<'_>) {
+        let total = shared.found.fetch_add(search.counted, Ordering::Relaxed) + search.counted;
+        search.counted = 0;
+        if self.options.stop().is_some() || shared.enough.is_some_and(|k| total >= k) {
+            shared.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Counts into `search.counted` the matches that extend `search.row[..step]` through
+    /// steps `step..`, depth-first: at each step the row's extensions (Algorithm 3 for one
+    /// row) are computed into that step's buffer and each is followed in turn; the last step
+    /// only counts them, and the leaf suffix multiplies.
+    fn count_from(&self, step: usize, search: &mut DepthFirst, shared: &Shared<'_>) {
         if step == self.plan.leaves.from {
-            return self.leaf_product(search);
+            search.counted = search.counted.wrapping_add(self.leaf_product(search));
+            return;
         }
         let st = &self.plan.steps[step];
         let mut buf = std::mem::take(&mut search.buffers[step]);
         let source = self.source(st, &search.row[..step]);
         buf.resize(source.len(), 0);
         let n = self.extensions(st, &search.row[..step], source, &mut buf);
-        let mut total = n as u64;
-        if step + 1 < self.plan.width() {
-            total = 0;
+        if step + 1 == self.plan.width() {
+            search.counted += n as u64;
+        } else {
             for &x in &buf[..n] {
                 search.since_check += 1;
                 if search.since_check >= STOP_CHECK_NODES {
                     search.since_check = 0;
-                    if self.options.stop().is_some() {
-                        stop.store(true, Ordering::Relaxed);
-                    }
+                    self.report(search, shared);
                 }
-                if stop.load(Ordering::Relaxed) {
+                if shared.stop.load(Ordering::Relaxed) {
                     break;
                 }
                 search.row[step] = x;
-                total += self.count_from(step + 1, search, stop);
+                self.count_from(step + 1, search, shared);
             }
         }
         search.buffers[step] = buf;
-        total
     }
 }

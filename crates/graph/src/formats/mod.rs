@@ -21,6 +21,7 @@
 mod atomic;
 pub(crate) mod fields;
 pub mod gsi;
+mod input;
 mod labels;
 mod names;
 pub mod ntriples;
@@ -37,6 +38,7 @@ pub use labels::{LabelKind, LabelNames, TranslatedQuery, UnknownLabel};
 pub use names::{Dictionary, VertexName, VertexNames};
 
 use crate::{Error, Graph, Result};
+use input::FileBytes;
 
 /// The text formats gsi reads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -377,44 +379,6 @@ pub(crate) fn empty(path: &Path, expected: &str) -> Error {
     Error::Invalid {
         path: path.to_path_buf(),
         message: format!("the file is empty: expected {expected}"),
-    }
-}
-
-/// The bytes of a file: memory-mapped when possible.
-enum FileBytes {
-    Mapped(memmap2::Mmap),
-    Empty,
-}
-
-impl FileBytes {
-    fn open(path: &Path) -> Result<FileBytes> {
-        let io = |source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let file = std::fs::File::open(path).map_err(io)?;
-        let meta = file.metadata().map_err(io)?;
-        if meta.is_dir() {
-            return Err(Error::Invalid {
-                path: path.to_path_buf(),
-                message: "is a directory, expected a graph file".into(),
-            });
-        }
-        if meta.len() == 0 {
-            return Ok(FileBytes::Empty);
-        }
-        // SAFETY: the map is read-only and lives only while the file is parsed; a file changed
-        // underneath by another process can give a parse error but not undefined behaviour in
-        // safe code that only reads bytes.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-        Ok(FileBytes::Mapped(map))
-    }
-
-    fn as_slice(&self) -> &[u8] {
-        match self {
-            FileBytes::Mapped(m) => m,
-            FileBytes::Empty => &[],
-        }
     }
 }
 
