@@ -305,6 +305,11 @@ mod tests {
             ),
             ("t # 0\n", "the file ends after `t # K` on line 1"),
             ("t # 0\n1 0 1\n", "g.gsi:2: missing the maximum edge label"),
+            // The fuzzed Sun–Luo header claim, on a GSI counts line.
+            (
+                "t # 0\n600000000 0 1 1\n",
+                "g.gsi:2: 600000000 vertices and 0 edges are declared",
+            ),
             ("t # 0\n1 0 1 1 1\n", "g.gsi:2: unexpected `1` after `N M"),
             (
                 "t # 0\na 0 1 1\n",

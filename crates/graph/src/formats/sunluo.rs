@@ -322,6 +322,12 @@ mod tests {
             ("t 2 0\nv 0 0 0 9\n", "g.graph:2: unexpected `9`"),
             ("t 1 0\nv 0 99999999999 0\n", "does not fit in 32 bits"),
             ("t 99999999999 0\n", "do not fit in 32-bit vertex ids"),
+            // Found by fuzzing: a header claim the body cannot hold, refused before any
+            // allocation for it (it once asked for 2.4 GB).
+            (
+                "t 600000000 0\n",
+                "g.graph:1: 600000000 vertices and 0 edges are declared",
+            ),
             ("t 1 0\nt 1 0\n", "a second `t` header"),
             ("t 1 0\nv 0 \u{0} 0\n", "g.graph:2: this line is not text"),
         ];

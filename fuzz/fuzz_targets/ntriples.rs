@@ -1,0 +1,13 @@
+//! Fuzzes the N-Triples reader `gsi_graph::formats::ntriples::parse` on raw bytes (always
+//! a directed graph). Errors are fine; panics, aborts, timeouts and out-of-memory are
+//! findings.
+#![no_main]
+
+use std::path::Path;
+
+use gsi_graph::formats::ntriples;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let _ = ntriples::parse(Path::new("fuzz.nt"), data);
+});
