@@ -232,7 +232,7 @@ fn bad_files() -> Vec<BadFile> {
         ),
         bad("header with a word", "t 3 many\n", Some(1), "many"),
         bad("no header", "v 0 0 0\n", Some(1), "t N M"),
-        bad("a blank line, then no header", "\nx 1 2\n", Some(2), "x"),
+        bad("a blank line, then no header", "\nx 1 2 3\n", Some(2), "x"),
         bad(
             "unknown line type",
             "t 2 0\nv 0 0 0\nq 1\nv 1 0 0\n",

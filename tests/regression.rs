@@ -742,3 +742,57 @@ fn issue_11_compressed_files_pipes_and_standard_input_are_read() {
         eprintln!("skipped: mkfifo is not available");
     }
 }
+
+#[test]
+fn issue_11_snap_names_and_string_labels_are_read_and_printed_back() {
+    let dir = TestDir::new();
+    dir.write(
+        "people.txt",
+        "alice bob\nbob carol\ncarol alice\ncarol dave\n",
+    );
+    dir.write(
+        "kinds.txt",
+        "alice Person\nbob Person\ncarol Person\ndave Robot\n",
+    );
+    // A Person next to a Robot, by the labels' numbers in order of first appearance.
+    dir.write("q.graph", "t 2 1\nv 0 0 1\nv 1 1 1\ne 0 1\n");
+    let run = dir
+        .match_files(
+            "people.txt",
+            &["q.graph"],
+            &[
+                "--vertex-labels",
+                "kinds.txt",
+                "-o",
+                "m.txt",
+                "--output-ids",
+                "original",
+            ],
+        )
+        .ok();
+    assert!(run.stdout.contains("matches = 1"), "{}", run.stdout);
+    assert_eq!(dir.read("m.txt"), "carol dave\n");
+    let run = dir.gsi([
+        "convert",
+        "people.txt",
+        "--vertex-labels",
+        "kinds.txt",
+        "--to",
+        "sunluo",
+        "-o",
+        "people.graph",
+    ]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert_eq!(
+        dir.read("people.graph.ids"),
+        "0 alice\n1 bob\n2 carol\n3 dave\n"
+    );
+    assert_eq!(
+        dir.read("people.graph.vertex-labels"),
+        "0 Person\n1 Robot\n"
+    );
+    let run = dir
+        .match_files("people.graph", &["q.graph"], &["--json"])
+        .ok();
+    assert_eq!(run.json().queries[0].matches, 1);
+}

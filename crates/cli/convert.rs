@@ -1,11 +1,12 @@
 //! `gsi convert`: any format gsi reads to Sun–Luo or GSI text.
 
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use gsi_graph::formats::write::write_graphs;
-use gsi_graph::formats::{Format, ReadOptions};
+use gsi_graph::formats::write::{write_dictionary, write_graphs, write_vertex_names};
+use gsi_graph::formats::{AtomicFile, Format, LoadedGraph, ReadOptions};
 use indicatif::ProgressBar;
 
 use crate::config::{input_error, read_options};
@@ -19,8 +20,40 @@ pub struct Converted {
     pub graphs: usize,
     pub vertices: usize,
     pub edges: usize,
-    /// Whether the input named its vertices (names that the output does not keep).
-    pub had_names: bool,
+    /// The files written beside the output: the input's vertex names and label names, which
+    /// the output's numbers stand for.
+    pub maps: Vec<PathBuf>,
+}
+
+/// Writes, beside `output`, what the numbers of a converted graph stand for: `OUTPUT.ids`
+/// (`vertex name` per line: SNAP ids or names, RDF terms), `OUTPUT.vertex-labels` and
+/// `OUTPUT.edge-labels` (`label name`), for whichever the input named. Returns them.
+fn write_maps(loaded: &LoadedGraph, output: &Path) -> Result<Vec<PathBuf>> {
+    let beside = |suffix: &str| PathBuf::from(format!("{}.{suffix}", output.display()));
+    let mut written = Vec::new();
+    let mut write = |path: PathBuf, body: &dyn Fn(&mut dyn Write) -> std::io::Result<()>| {
+        let mut file = AtomicFile::create(&path)?;
+        body(&mut file)?;
+        file.commit()?;
+        written.push(path);
+        std::io::Result::Ok(())
+    };
+    if let Some(names) = &loaded.names {
+        let path = beside("ids");
+        write(path.clone(), &|out| write_vertex_names(names, out))
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    for (suffix, names) in [
+        ("vertex-labels", &loaded.labels.vertex),
+        ("edge-labels", &loaded.labels.edge),
+    ] {
+        if let Some(names) = names {
+            let path = beside(suffix);
+            write(path.clone(), &|out| write_dictionary(names, out))
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    Ok(written)
 }
 
 /// Reads `input` and writes its graphs to `output` as `to`.
@@ -49,11 +82,16 @@ pub fn convert(
     spinner.set_message(format!("writing {}", output.display()));
     write_graphs(output, loaded.graphs.iter().map(|g| &g.graph), to)
         .with_context(|| format!("writing {}", output.display()))?;
+    // Only readers of one graph per file give names.
+    let maps = match loaded.graphs.as_slice() {
+        [one] => write_maps(one, output)?,
+        _ => Vec::new(),
+    };
     Ok(Converted {
         graphs: count,
         vertices: loaded.graphs.iter().map(|g| g.graph.vertex_count()).sum(),
         edges: loaded.graphs.iter().map(|g| g.graph.edge_count()).sum(),
-        had_names: loaded.graphs.iter().any(|g| g.names.is_some()),
+        maps,
     })
 }
 
@@ -74,10 +112,10 @@ pub fn run(args: ConvertArgs) -> Result<Exit> {
     let done = convert(&args.input, &read, to, &args.output, &spinner, notes)?;
     spinner.finish_and_clear();
     if notes {
-        if done.had_names {
+        for map in &done.maps {
             eprintln!(
-                "gsi: {} names its vertices; {} numbers them 0 to N-1 in order of first appearance",
-                args.input.display(),
+                "gsi: wrote {}: the names that {}'s numbers stand for, `number name` per line",
+                map.display(),
                 args.output.display()
             );
         }
@@ -233,10 +271,14 @@ mod tests {
             false,
         )
         .unwrap();
-        assert!(done.had_names);
+        assert_eq!(done.maps, vec![dir.path().join("g.graph.ids")]);
         assert_eq!(
             std::fs::read_to_string(&out).unwrap(),
             "t 3 2\nv 0 0 1\nv 1 0 2\nv 2 0 1\ne 0 1 0\ne 1 2 0\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&done.maps[0]).unwrap(),
+            "0 100\n1 7\n2 42\n"
         );
     }
 }

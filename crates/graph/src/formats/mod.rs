@@ -259,8 +259,8 @@ pub fn read_graphs(path: &Path, options: &ReadOptions) -> Result<Vec<LoadedGraph
 }
 
 /// Tells the format of `path` from its first line that is neither blank nor a `#` comment:
-/// `t N M` is Sun–Luo, `t # K` is GSI, a line starting with `<` or `_:` is N-Triples, and
-/// two or three integers are a SNAP edge.
+/// `t N M` is Sun–Luo, `t # K` is GSI, a line starting with `<` or `_:` is N-Triples, and two
+/// words (ids or names) with an optional integer label are a SNAP edge.
 ///
 /// # Errors
 /// The file cannot be read, is empty, or its first line fits no format.
@@ -276,17 +276,16 @@ fn detect(path: &Path, bytes: &[u8]) -> Result<Format> {
         if text.is_empty() || text.starts_with('#') || text.starts_with('%') {
             continue;
         }
-        let mut words = text.split_ascii_whitespace();
-        let first = words.next().unwrap_or_default();
-        let integers = text.split_ascii_whitespace().count();
-        let all_integers = text
-            .split_ascii_whitespace()
-            .all(|w| w.parse::<u64>().is_ok());
+        let words: Vec<&str> = text.split_ascii_whitespace().collect();
+        let first = words.first().copied().unwrap_or_default();
+        // SNAP: `u v [label]`, the ids numbers or names, the label a number.
+        let snap =
+            matches!(words.len(), 2 | 3) && words.get(2).is_none_or(|l| l.parse::<u32>().is_ok());
         return match first {
-            "t" if words.next() == Some("#") => Ok(Format::Gsi),
+            "t" if words.get(1) == Some(&"#") => Ok(Format::Gsi),
             "t" => Ok(Format::SunLuo),
             _ if first.starts_with('<') || first.starts_with("_:") => Ok(Format::NTriples),
-            _ if all_integers && (2..=3).contains(&integers) => Ok(Format::Snap),
+            _ if snap => Ok(Format::Snap),
             _ => {
                 let shown: String = text.chars().take(40).collect();
                 Err(Error::Parse {
@@ -477,6 +476,7 @@ mod tests {
             ("# SNAP\n% konect\n5\t9\n9 7 2\n", Format::Snap, 2),
             ("# rdf\n<a> <p> <b> .\n", Format::NTriples, 1),
             ("_:x <p> \"v\" .\n", Format::NTriples, 1),
+            ("# names\nalice bob\nbob carol 2\n", Format::Snap, 2),
         ];
         for (i, (text, format, edges)) in cases.into_iter().enumerate() {
             let path = file(&dir, &format!("g{i}"), text);
@@ -497,8 +497,8 @@ mod tests {
                 ":1: cannot tell the file's format from `1 2 3 4`",
             ),
             (
-                "\nhello world\n",
-                ":2: cannot tell the file's format from `hello world`",
+                "\nhello big world\n",
+                ":2: cannot tell the file's format from `hello big world`",
             ),
             ("7\n", "cannot tell the file's format"),
         ] {

@@ -5,14 +5,16 @@
 //! u v [label]               one edge per line, fields separated by spaces or tabs
 //! ```
 //!
-//! Vertex ids may be any `u64` and need not be dense: vertices are numbered from 0 in order
-//! of first appearance, and [`VertexNames::Ids`] keeps the original id of each. A missing
-//! label is 0. Repeated edges (same endpoints and label; in either orientation when read as
-//! undirected) and self-loops are dropped silently and counted in [`SkippedEdges`]; a vertex
-//! seen only in a self-loop is still a vertex.
+//! Vertex ids may be numbers (any `u64`, not necessarily dense) or names (`alice bob`):
+//! vertices are numbered from 0 in order of first appearance, and [`VertexNames`] keeps what
+//! each was called ([`VertexNames::Ids`] while every id is a number, [`VertexNames::Terms`]
+//! once one is a name). A missing label is 0. Repeated edges (same endpoints and label; in
+//! either orientation when read as undirected) and self-loops are dropped silently and
+//! counted in [`SkippedEdges`]; a vertex seen only in a self-loop is still a vertex.
 //!
 //! Vertex labels come from an optional second file of `id label` lines (same comments),
-//! where `id` is an original id. A vertex it does not mention gets label 0; an id it
+//! where `id` is an original id and `label` a number or, when any label is not one, a name
+//! (numbered from 0 in order of first appearance; the names go to [`LabelNames::vertex`]). A vertex it does not mention gets label 0; an id it
 //! mentions that no edge has becomes an isolated vertex, numbered after those of the edges.
 
 use std::collections::HashMap;
@@ -22,6 +24,7 @@ use rayon::prelude::*;
 
 use crate::formats::fields::Fields;
 use crate::formats::names::IdHash;
+use crate::formats::Dictionary;
 use crate::formats::{empty, Format, LabelNames, Lines, LoadedGraph, SkippedEdges, VertexNames};
 use crate::{EdgeLabel, GraphBuilder, Result, VertexId};
 
@@ -96,6 +99,53 @@ impl Renumbering {
     }
 }
 
+/// Original vertex ids to dense vertices: numbers (SNAP's usual ids) until the first id that
+/// is not one (`alice`); from then on every id is a name, compared as text, and the numbers
+/// seen before become the names they were written as.
+enum Ids {
+    Numbers(Renumbering),
+    Names(Dictionary),
+}
+
+impl Ids {
+    fn vertex(&mut self, token: &str, fields: &Fields<'_>) -> Result<VertexId> {
+        if let Ids::Numbers(numbers) = self {
+            if let Ok(id) = token.parse::<u64>() {
+                return numbers.vertex(id, fields);
+            }
+            let mut names = Dictionary::new(0);
+            for id in &numbers.original {
+                names.insert(&id.to_string());
+            }
+            *self = Ids::Names(names);
+        }
+        let Ids::Names(names) = self else {
+            unreachable!("numbers switch to names above")
+        };
+        if names.id(token).is_none() && names.is_full() {
+            return Err(fields.error(format!(
+                "vertex `{token}` would be vertex number {}: more vertices than 32-bit ids can number",
+                names.len()
+            )));
+        }
+        Ok(names.insert(token))
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Ids::Numbers(numbers) => numbers.original.len(),
+            Ids::Names(names) => names.len(),
+        }
+    }
+
+    fn into_names(self) -> VertexNames {
+        match self {
+            Ids::Numbers(numbers) => VertexNames::Ids(numbers.original),
+            Ids::Names(names) => VertexNames::Terms(names),
+        }
+    }
+}
+
 fn is_comment(text: &str) -> bool {
     let text = text.trim_start();
     text.starts_with('#') || text.starts_with('%')
@@ -114,7 +164,7 @@ pub fn parse(
     directed: bool,
 ) -> Result<LoadedGraph> {
     let mut lines = Lines::new(path, bytes);
-    let mut ids = Renumbering::new();
+    let mut ids = Ids::Numbers(Renumbering::new());
     let mut edges: Vec<(VertexId, VertexId, EdgeLabel)> = Vec::new();
     let mut skipped = SkippedEdges::default();
     let mut any_line = false;
@@ -128,8 +178,10 @@ pub fn parse(
             continue;
         }
         any_line = true;
-        let u = fields.number("edge source")?;
-        let v = fields.number("edge target")?;
+        let u = fields.word().expect("the line has a field");
+        let v = fields
+            .word()
+            .ok_or_else(|| fields.error("missing edge target".into()))?;
         let label = if fields.has_more() {
             fields.label("edge label")?
         } else {
@@ -157,42 +209,51 @@ pub fn parse(
     skipped.duplicates = (before - edges.len()) as u64;
     edges.shrink_to_fit();
 
-    let mut vertex_labels = vec![0; ids.original.len()];
-    if let Some((labels_path, labels_bytes)) = labels {
-        read_labels(labels_path, labels_bytes, &mut ids, &mut vertex_labels)?;
-    }
-    drop(ids.direct);
-    drop(ids.hashed);
+    let mut vertex_labels = vec![0; ids.len()];
+    let label_names = match labels {
+        Some((labels_path, labels_bytes)) => {
+            read_labels(labels_path, labels_bytes, &mut ids, &mut vertex_labels)?
+        }
+        None => None,
+    };
     let graph = GraphBuilder::with_edges(directed, vertex_labels, edges)?.build()?;
     Ok(LoadedGraph {
         graph,
         format: Format::Snap,
-        names: Some(VertexNames::Ids(ids.original)),
-        labels: LabelNames::default(),
+        names: Some(ids.into_names()),
+        labels: LabelNames {
+            vertex: label_names,
+            edge: None,
+        },
         skipped,
     })
 }
 
-/// Reads `id label` lines into `vertex_labels`, adding vertices for ids no edge has.
+/// Reads `id label` lines into `vertex_labels`, adding vertices for ids no edge has. Labels are
+/// numbers when every label is one; otherwise every label is a name, numbered from 0 in order
+/// of first appearance, and the names are returned.
 fn read_labels(
     path: &Path,
     bytes: &[u8],
-    ids: &mut Renumbering,
+    ids: &mut Ids,
     vertex_labels: &mut Vec<u32>,
-) -> Result<()> {
+) -> Result<Option<Dictionary>> {
     let mut lines = Lines::new(path, bytes);
     // The line that labelled each vertex, 0 while unlabelled.
     let mut labelled_on = vec![0u32; vertex_labels.len()];
+    // (vertex, label as written, line), in file order.
+    let mut given: Vec<(usize, &str, usize)> = Vec::new();
     while let Some((line, text)) = lines.next_line()? {
         if is_comment(text) {
             continue;
         }
         let mut fields = Fields::new(text, line, path);
-        if !fields.has_more() {
+        let Some(id) = fields.word() else {
             continue;
-        }
-        let id = fields.number("vertex id")?;
-        let label = fields.vertex_label("vertex label")?;
+        };
+        let label = fields
+            .word()
+            .ok_or_else(|| fields.error("missing vertex label".into()))?;
         fields.end("`id label`")?;
         let v = ids.vertex(id, &fields)? as usize;
         if v == vertex_labels.len() {
@@ -205,10 +266,22 @@ fn read_labels(
                 labelled_on[v]
             )));
         }
-        vertex_labels[v] = label;
         labelled_on[v] = line as u32;
+        given.push((v, label, line));
     }
-    Ok(())
+    let numbered = given.iter().all(|(_, l, _)| l.parse::<u64>().is_ok());
+    if numbered {
+        for (v, label, line) in given {
+            let mut fields = Fields::new(label, line, path);
+            vertex_labels[v] = fields.vertex_label("vertex label")?;
+        }
+        return Ok(None);
+    }
+    let mut names = Dictionary::new(0);
+    for (v, label, _) in given {
+        vertex_labels[v] = names.insert(label);
+    }
+    Ok(Some(names))
 }
 
 #[cfg(test)]
@@ -252,6 +325,30 @@ mod tests {
             loaded.names.as_ref().unwrap().name(2).unwrap().to_string(),
             "42"
         );
+    }
+
+    #[test]
+    fn names_are_ids_too_and_numbers_seen_before_become_names() {
+        let loaded = with_labels(
+            "1 2\nalice bob\n2 alice\n",
+            "alice Person\nbob Person\n1 Place\n7 Place\n",
+        )
+        .unwrap();
+        let names = loaded.names.as_ref().unwrap();
+        let shown: Vec<String> = (0..5).map(|v| names.name(v).unwrap().to_string()).collect();
+        assert_eq!(shown, ["1", "2", "alice", "bob", "7"]);
+        assert_eq!(names.find("alice"), Some(2));
+        let g = &loaded.graph;
+        assert_eq!(g.edge_count(), 3);
+        assert_eq!(g.vertex_labels(), &[1, 0, 0, 0, 1]);
+        let classes = loaded.labels.vertex.as_ref().unwrap();
+        assert_eq!(classes.name(0), Some("Person"));
+        assert_eq!(classes.name(1), Some("Place"));
+        // Numbers only: numeric labels, no names.
+        let numeric = with_labels("1 2\n", "1 5\n2 6\n").unwrap();
+        assert_eq!(numeric.graph.vertex_labels(), &[5, 6]);
+        assert!(numeric.labels.vertex.is_none());
+        assert!(matches!(numeric.names, Some(VertexNames::Ids(_))));
     }
 
     #[test]
@@ -325,14 +422,6 @@ mod tests {
             ("", "g.txt: the file is empty: expected edges"),
             ("\n  \n", "the file is empty"),
             ("1\n", "g.txt:1: missing edge target"),
-            (
-                "1 x\n",
-                "g.txt:1: edge target must be an integer, found `x`",
-            ),
-            (
-                "-1 2\n",
-                "g.txt:1: edge source must be a non-negative integer",
-            ),
             ("1 2 3 4\n", "g.txt:1: unexpected `4` after `u v [label]`"),
             (
                 "1 2 99999999999\n",
@@ -354,12 +443,8 @@ mod tests {
         let label_cases = [
             ("1\n", "labels.txt:1: missing vertex label"),
             (
-                "1 a\n",
-                "labels.txt:1: vertex label must be an integer, found `a`",
-            ),
-            (
-                "x 1\n",
-                "labels.txt:1: vertex id must be an integer, found `x`",
+                "1 99999999999\n",
+                "vertex label 99999999999 does not fit in 32 bits",
             ),
             ("1 1 1\n", "labels.txt:1: unexpected `1` after `id label`"),
             (
