@@ -303,8 +303,14 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
         notes: !cfg.quiet,
     };
     let mut session = Session::open(&cfg.data, &cfg.read, &cfg.engine, show)?;
+    if !cfg.quiet {
+        for note in cfg.queries.notes() {
+            eprintln!("gsi: {note}");
+        }
+    }
     let queries: Vec<Query> = cfg
         .queries
+        .files
         .iter()
         .flat_map(|path| session.queries(path, &cfg.query_read))
         .collect();

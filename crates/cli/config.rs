@@ -1,6 +1,6 @@
 //! Raw flags to a validated configuration: every check on flag values happens here.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -11,13 +11,14 @@ use crate::exit::InputError;
 use crate::flags::{
     BenchArgs, EngineArg, EngineArgs, MatchArgs, MatchingArgs, OutputIds, ReadArgs,
 };
+use crate::query_files::QueryFiles;
 
 /// Everything `gsi match` needs, checked.
 #[derive(Debug)]
 pub struct MatchConfig {
     pub data: PathBuf,
-    /// Query files, directories expanded.
-    pub queries: Vec<PathBuf>,
+    /// Query files, folders expanded.
+    pub queries: QueryFiles,
     /// How to read the data graph.
     pub read: ReadOptions,
     /// How to read the query files.
@@ -73,7 +74,7 @@ impl MatchConfig {
             query_read: query_read_options(&read, args.query_format),
             read,
             engine: engine_choice(&args.engine)?,
-            queries: expand_query_paths(&args.query)?,
+            queries: QueryFiles::expand(&args.query, args.query_format.is_none())?,
             data: args.data,
             matching,
             output: args.output,
@@ -89,7 +90,7 @@ impl MatchConfig {
 #[derive(Debug)]
 pub struct BenchConfig {
     pub data: PathBuf,
-    pub queries: Vec<PathBuf>,
+    pub queries: QueryFiles,
     pub read: ReadOptions,
     pub query_read: ReadOptions,
     pub repeat: usize,
@@ -111,7 +112,7 @@ impl BenchConfig {
             read,
             matching: matching(&args.matching)?,
             engine: engine_choice(&args.engine)?,
-            queries: expand_query_paths(&args.query)?,
+            queries: QueryFiles::expand(&args.query, args.query_format.is_none())?,
             data: args.data,
             repeat: args.repeat,
             warmup: args.warmup,
@@ -311,79 +312,17 @@ pub fn parse_size(text: &str) -> Result<usize> {
     Ok(usize::try_from(bytes).unwrap_or(usize::MAX))
 }
 
-/// Every query file the paths name, directories expanded.
-pub fn expand_query_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for path in paths {
-        expand_query_path(path, &mut files)?;
-    }
-    Ok(files)
-}
-
-/// A query path is a file, or a directory whose visible files are taken in natural order.
-fn expand_query_path(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    if path.as_os_str() == "-" {
-        // Standard input.
-        out.push(path.to_path_buf());
-        return Ok(());
-    }
-    let meta = std::fs::metadata(path)
-        .map_err(|e| input_error(format!("query {}: {e}", path.display())))?;
-    if !meta.is_dir() {
-        out.push(path.to_path_buf());
-        return Ok(());
-    }
-    let entries = std::fs::read_dir(path)
-        .map_err(|e| input_error(format!("query directory {}: {e}", path.display())))?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.is_file()
-                && !p
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with('.'))
-        })
-        .collect();
-    if files.is_empty() {
-        return Err(input_error(format!(
-            "query directory {} holds no files",
-            path.display()
-        )));
-    }
-    files.sort_by_cached_key(|p| natural_key(&p.to_string_lossy()));
-    out.extend(files);
-    Ok(())
-}
-
-/// Sort key that orders `q_2` before `q_10`: runs of digits compare as numbers.
-fn natural_key(name: &str) -> Vec<(String, u128)> {
-    let mut key = Vec::new();
-    let mut text = String::new();
-    let mut chars = name.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c.is_ascii_digit() {
-            let mut digits = c.to_string();
-            while let Some(d) = chars.peek().filter(|d| d.is_ascii_digit()) {
-                digits.push(*d);
-                chars.next();
-            }
-            key.push((
-                std::mem::take(&mut text),
-                digits.parse().unwrap_or(u128::MAX),
-            ));
-        } else {
-            text.push(c);
-        }
-    }
-    key.push((text, 0));
-    key
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read_args(format: Format, labels: bool) -> ReadArgs {
+        ReadArgs {
+            format,
+            directed: false,
+            vertex_labels: labels.then(|| PathBuf::from("labels.txt")),
+        }
+    }
 
     #[test]
     fn sizes_parse_with_binary_units() {
@@ -392,21 +331,6 @@ mod tests {
         assert_eq!(parse_size("4096").unwrap(), 4096);
         assert!(parse_size("lots").is_err());
         assert!(parse_size("10").is_err());
-    }
-
-    #[test]
-    fn natural_order_puts_2_before_10() {
-        let mut names = vec!["q_10", "q_2", "q_1", "p_3"];
-        names.sort_by_cached_key(|n| natural_key(n));
-        assert_eq!(names, vec!["p_3", "q_1", "q_2", "q_10"]);
-    }
-
-    fn read_args(format: Format, labels: bool) -> ReadArgs {
-        ReadArgs {
-            format,
-            directed: false,
-            vertex_labels: labels.then(|| PathBuf::from("labels.txt")),
-        }
     }
 
     #[test]

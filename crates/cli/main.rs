@@ -16,6 +16,7 @@ mod messages;
 mod output;
 mod progress;
 mod queries;
+mod query_files;
 mod session;
 mod signals;
 mod system;

@@ -38,6 +38,11 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
         notes: !cfg.quiet,
     };
     let mut session = Session::open(&cfg.data, &cfg.read, &cfg.engine, show)?;
+    if !cfg.quiet {
+        for note in cfg.queries.notes() {
+            eprintln!("gsi: {note}");
+        }
+    }
     let names = match cfg.output_ids {
         Some(OutputIds::Dense) => None,
         _ => session.names.take(),
@@ -52,7 +57,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
     let matches_on_stdout = cfg.output.as_deref().is_some_and(is_stdout);
     let mut printer = match_printer(cfg.json, report_stream(matches_on_stdout));
     printer.header()?;
-    let bar = progress::bar(show_progress, cfg.queries.len() as u64);
+    let bar = progress::bar(show_progress, cfg.queries.files.len() as u64);
     let mut summary = SummaryJson {
         kind: "summary",
         data: cfg.data.display().to_string(),
@@ -63,11 +68,11 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
         upload_ms: session.upload_time.map_or(0.0, ms),
         ..SummaryJson::default()
     };
-    let several = cfg.queries.len() > 1;
-    let mut times = Vec::with_capacity(cfg.queries.len());
+    let several = cfg.queries.files.len() > 1;
+    let mut times = Vec::with_capacity(cfg.queries.files.len());
     let mut exit = Exit::Success;
     let mut output_failed = false;
-    'files: for path in &cfg.queries {
+    'files: for path in &cfg.queries.files {
         if interrupt.is_set() {
             break;
         }

@@ -12,11 +12,10 @@ use gsi_core::{
 use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
 use gsi_graph::{Graph, GraphBuilder, VertexId};
 
-use crate::config::{
-    engine_config, expand_query_paths, query_read_options, read_options, seconds, EngineChoice,
-};
+use crate::config::{engine_config, query_read_options, read_options, seconds, EngineChoice};
 use crate::exit::Exit;
 use crate::flags::VerifyArgs;
+use crate::query_files::QueryFiles;
 use crate::session::{Session, Show};
 
 /// Matches compared one by one per case; beyond this only counts are compared.
@@ -281,7 +280,8 @@ pub fn run(args: VerifyArgs) -> Result<Exit> {
         };
         let session = Session::open(data_path, &read, &cpu_only, show)?;
         let index = &session.index;
-        let files = expand_query_paths(&args.query)?;
+        let queries = QueryFiles::expand(&args.query, args.query_format.is_none())?;
+        let files = queries.files;
         let mut semantics = vec![Semantics::Isomorphism];
         if args.homomorphism {
             semantics.push(Semantics::Homomorphism);
