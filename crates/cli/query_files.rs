@@ -203,7 +203,9 @@ mod tests {
         // A file named directly is taken as it is.
         let readme = dir.path().join("README.md");
         assert_eq!(
-            QueryFiles::expand(&[readme.clone()], true).unwrap().files,
+            QueryFiles::expand(std::slice::from_ref(&readme), true)
+                .unwrap()
+                .files,
             vec![readme]
         );
     }
