@@ -262,6 +262,8 @@ pub struct QueryJson {
     pub query: String,
     pub matches: u64,
     pub status: String,
+    /// Whether `matches` is every match.
+    pub complete: bool,
     pub elapsed_ms: f64,
     pub engine: Option<String>,
     pub phases_ms: PhasesJson,
@@ -292,11 +294,15 @@ pub struct SummaryJson {
     pub errors: usize,
     pub load_ms: f64,
     pub index_ms: f64,
-    pub upload_ms: f64,
+    /// Absent for the CPU engine.
+    #[serde(default)]
+    pub upload_ms: Option<f64>,
     pub queries_ms: f64,
     pub median_ms: f64,
     /// `complete`, or `interrupted`.
     pub status: String,
+    /// Whether `matches` adds up exact counts only.
+    pub complete: bool,
 }
 
 /// A `--json` run: the query objects in order, then the summary.

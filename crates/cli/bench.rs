@@ -180,7 +180,9 @@ struct SummaryJson {
     phases_ms: PhasesMs,
     load_ms: f64,
     index_ms: f64,
-    upload_ms: f64,
+    /// Readying the index on the device; absent for the CPU engine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    upload_ms: Option<f64>,
     peak_rss_bytes: u64,
     peak_join_bytes: usize,
     engine: String,
@@ -275,7 +277,10 @@ impl Printer<QueryJson, SummaryJson> for BenchTable {
             ("join_ms", format!("{:.3}", s.phases_ms.join)),
             ("load_ms", format!("{:.3}", s.load_ms)),
             ("index_ms", format!("{:.3}", s.index_ms)),
-            ("upload_ms", format!("{:.3}", s.upload_ms)),
+            (
+                "upload_ms",
+                s.upload_ms.map_or_else(|| "-".into(), |u| format!("{u:.3}")),
+            ),
             ("peak_rss_bytes", s.peak_rss_bytes.to_string()),
             ("peak_join_bytes", s.peak_join_bytes.to_string()),
             ("engine", s.engine.clone()),
@@ -297,7 +302,7 @@ impl Printer<QueryJson, SummaryJson> for BenchTable {
 pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
     let interrupt = signals::interrupt()?;
     cfg.matching.options.interrupt = Some(interrupt.flag());
-    let show_progress = progress::wanted(cfg.json, cfg.quiet);
+    let show_progress = progress::wanted(cfg.quiet);
     let show = Show {
         progress: show_progress,
         notes: !cfg.quiet,
@@ -333,7 +338,7 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
         warmup: cfg.warmup,
         load_ms: ms(session.load_time),
         index_ms: ms(session.index_time),
-        upload_ms: session.upload_time.map_or(0.0, ms),
+        upload_ms: session.upload_time.map(ms),
         threads: rayon::current_num_threads(),
         ..SummaryJson::default()
     };

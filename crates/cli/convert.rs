@@ -106,7 +106,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 pub fn run(args: ConvertArgs) -> Result<Exit> {
     let read = read_options(&args.read)?;
     let notes = !args.quiet;
-    let spinner = progress::spinner(progress::wanted(false, args.quiet), String::new());
+    let spinner = progress::spinner(progress::wanted(args.quiet), String::new());
     let started = Instant::now();
     let to = args.to.format();
     let done = convert(&args.input, &read, to, &args.output, &spinner, notes)?;

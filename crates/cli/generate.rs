@@ -68,7 +68,7 @@ fn run_graph(args: GenerateGraphArgs) -> Result<Exit> {
         None => "a graph".into(),
     };
     let spinner = progress::spinner(
-        progress::wanted(false, args.quiet),
+        progress::wanted(args.quiet),
         format!(
             "generating {what}: {} vertices, {} edges",
             spec.vertices, spec.edges
@@ -118,7 +118,7 @@ pub fn write_queries(
 fn run_queries(args: GenerateQueriesArgs) -> Result<Exit> {
     let read = read_options(&args.read)?;
     let started = Instant::now();
-    let spinner = progress::spinner(progress::wanted(false, args.quiet), String::new());
+    let spinner = progress::spinner(progress::wanted(args.quiet), String::new());
     let (loaded, _) = load::read_one(&args.data, &read, "data graph", &spinner, !args.quiet)?;
     let spec = QuerySpec {
         vertices: args.size,

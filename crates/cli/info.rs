@@ -240,7 +240,7 @@ pub fn write_text(out: &mut impl Write, info: &Info) -> io::Result<()> {
 
 pub fn run(args: InfoArgs) -> Result<Exit> {
     let read = read_options(&args.read)?;
-    let spinner = progress::spinner(progress::wanted(args.json, args.quiet), String::new());
+    let spinner = progress::spinner(progress::wanted(args.quiet), String::new());
     // Dropped edges are part of the description; the note on stderr would repeat it.
     let loaded = load::read_file(&args.graph, &read, "graph", &spinner, false)?;
     let count = loaded.graphs.len();

@@ -32,7 +32,7 @@ fn is_output_error(err: &anyhow::Error) -> bool {
 pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
     let interrupt = signals::interrupt()?;
     cfg.matching.options.interrupt = Some(interrupt.flag());
-    let show_progress = progress::wanted(cfg.json, cfg.quiet);
+    let show_progress = progress::wanted(cfg.quiet);
     let show = Show {
         progress: show_progress,
         notes: !cfg.quiet,
@@ -65,7 +65,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
         edges: session.index.graph().edge_count(),
         load_ms: ms(session.load_time),
         index_ms: ms(session.index_time),
-        upload_ms: session.upload_time.map_or(0.0, ms),
+        upload_ms: session.upload_time.map(ms),
         ..SummaryJson::default()
     };
     let several = cfg.queries.files.len() > 1;
@@ -163,6 +163,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
             .context("writing matches")?;
     }
     summary.median_ms = crate::output::median_ms(&times);
+    summary.complete = summary.ok == summary.queries && !interrupted;
     printer.summary(&summary)?;
     if interrupted {
         return Ok(interrupt.exit());

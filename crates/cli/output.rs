@@ -27,6 +27,9 @@ pub struct QueryJson {
     pub query: String,
     pub matches: u64,
     pub status: &'static str,
+    /// Whether `matches` is every match: false after a timeout, a limit, an interrupt or an
+    /// error (the count is then a lower bound).
+    pub complete: bool,
     pub elapsed_ms: f64,
     pub engine: Option<&'static str>,
     pub phases_ms: PhasesMs,
@@ -57,6 +60,7 @@ impl QueryJson {
             query,
             matches: ok.map_or(0, |r| r.count),
             status: ok.map_or("error", |r| r.status.as_str()),
+            complete: ok.is_some_and(|r| r.status.is_complete()),
             elapsed_ms: ms(elapsed),
             engine: ok.map(|r| r.engine),
             phases_ms: PhasesMs {
@@ -92,15 +96,21 @@ pub struct SummaryJson {
     pub errors: usize,
     pub load_ms: f64,
     pub index_ms: f64,
-    pub upload_ms: f64,
+    /// Readying the index on the device; absent for the CPU engine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upload_ms: Option<f64>,
     pub queries_ms: f64,
     pub median_ms: f64,
     /// `complete`, or `interrupted` when a signal stopped the run before every query ran.
     pub status: &'static str,
+    /// Whether `matches` adds up exact counts only: false when any query was stopped early
+    /// (timeout, limit, interrupt) or failed, so that the total is a lower bound.
+    pub complete: bool,
 }
 
+/// Milliseconds, to the microsecond.
 pub fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
+    (d.as_secs_f64() * 1e6).round() / 1e3
 }
 
 /// The median of `times` in milliseconds (the mean of the middle two for an even count).
@@ -223,13 +233,16 @@ impl Printer<QueryJson, SummaryJson> for MatchTable {
         writeln!(self.out)?;
         writeln!(self.out, "queries = {}", s.queries)?;
         writeln!(self.out, "matches = {}", s.matches)?;
+        writeln!(self.out, "complete = {}", s.complete)?;
         writeln!(self.out, "ok = {}", s.ok)?;
         writeln!(self.out, "timeouts = {}", s.timeouts)?;
         writeln!(self.out, "limits = {}", s.limits)?;
         writeln!(self.out, "errors = {}", s.errors)?;
         writeln!(self.out, "load_ms = {:.3}", s.load_ms)?;
         writeln!(self.out, "index_ms = {:.3}", s.index_ms)?;
-        writeln!(self.out, "upload_ms = {:.3}", s.upload_ms)?;
+        if let Some(upload) = s.upload_ms {
+            writeln!(self.out, "upload_ms = {upload:.3}")?;
+        }
         writeln!(self.out, "queries_ms = {:.3}", s.queries_ms)?;
         writeln!(self.out, "median_ms = {:.3}", s.median_ms)?;
         writeln!(self.out, "status = {}", s.status)?;

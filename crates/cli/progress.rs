@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// Whether progress should be drawn at all.
-pub fn wanted(json: bool, quiet: bool) -> bool {
-    !json && !quiet && std::io::stderr().is_terminal()
+/// Whether progress should be drawn at all: for a person at a terminal (stderr), with
+/// `--json` too (the JSON goes to stdout), never with `--quiet`.
+pub fn wanted(quiet: bool) -> bool {
+    !quiet && std::io::stderr().is_terminal()
 }
 
 /// A spinner with a message, for loads and index builds of unknown length.
