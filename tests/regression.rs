@@ -796,3 +796,45 @@ fn issue_11_snap_names_and_string_labels_are_read_and_printed_back() {
         .ok();
     assert_eq!(run.json().queries[0].matches, 1);
 }
+
+#[test]
+fn issue_11_every_command_exits_alike_for_an_output_it_cannot_create_or_write() {
+    let dir = TestDir::new();
+    dir.write_spec("k.graph", &crate::util::clique(false, 5, 0));
+    dir.write_spec("p.graph", &crate::util::path(false, 3, 0));
+    let missing = "no/such/folder/out";
+    let runs = [
+        dir.match_files("k.graph", &["p.graph"], &["-o", missing]),
+        dir.gsi([
+            "generate",
+            "graph",
+            "--vertices",
+            "5",
+            "--edges",
+            "4",
+            "-o",
+            missing,
+        ]),
+        dir.gsi(["convert", "k.graph", "--to", "gsi", "-o", missing]),
+    ];
+    for run in &runs {
+        assert_eq!(run.code, Some(2), "{run:#?}");
+        assert!(
+            run.stderr.contains("No such file or directory"),
+            "{}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("partial"), "{}", run.stderr);
+    }
+    if std::path::Path::new("/dev/full").exists() {
+        let run = dir.match_files("k.graph", &["p.graph"], &["-o", "/dev/full", "--json"]);
+        assert_eq!(run.code, Some(1), "{run:#?}");
+        let out = run.json();
+        assert_eq!(out.queries[0].status, "error", "a failed write is no `ok`");
+        assert!(!out.summary.complete);
+        let run = dir.gsi(["convert", "k.graph", "--to", "gsi", "-o", "/dev/full"]);
+        assert_eq!(run.code, Some(1), "{run:#?}");
+    } else {
+        eprintln!("skipped: no /dev/full");
+    }
+}

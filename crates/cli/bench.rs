@@ -279,7 +279,8 @@ impl Printer<QueryJson, SummaryJson> for BenchTable {
             ("index_ms", format!("{:.3}", s.index_ms)),
             (
                 "upload_ms",
-                s.upload_ms.map_or_else(|| "-".into(), |u| format!("{u:.3}")),
+                s.upload_ms
+                    .map_or_else(|| "-".into(), |u| format!("{u:.3}")),
             ),
             ("peak_rss_bytes", s.peak_rss_bytes.to_string()),
             ("peak_join_bytes", s.peak_join_bytes.to_string()),

@@ -37,7 +37,9 @@ impl Exit {
     pub fn of_error(err: &anyhow::Error) -> Exit {
         let bad_input = err.chain().any(|cause| {
             cause.is::<InputError>()
-                || cause.is::<gsi_graph::Error>()
+                || cause
+                    .downcast_ref::<gsi_graph::Error>()
+                    .is_some_and(|e| !matches!(e, gsi_graph::Error::Write { .. }))
                 || matches!(
                     cause.downcast_ref::<gsi_core::Error>(),
                     Some(gsi_core::Error::EmptyQuery | gsi_core::Error::DirectionMismatch)

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use gsi_core::{find_matches, CountOnly, MatchReport, MatchSink, Status};
 
-use crate::config::MatchConfig;
+use crate::config::{input_error, MatchConfig};
 use crate::exit::Exit;
 use crate::flags::OutputIds;
 use crate::output::{
@@ -48,10 +48,10 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
         _ => session.names.take(),
     };
     let mut file_sink = match &cfg.output {
-        Some(path) => Some(
-            FileSink::create(path, names.as_ref())
-                .with_context(|| format!("creating {}", path.display()))?,
-        ),
+        Some(path) => Some(FileSink::create(path, names.as_ref()).map_err(|e| {
+            // As for every command's output: a path that cannot be created is bad usage.
+            input_error(format!("--output {}: {e}", path.display()))
+        })?),
         None => None,
     };
     let matches_on_stdout = cfg.output.as_deref().is_some_and(is_stdout);
@@ -100,14 +100,20 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                     }
                     None => &mut CountOnly,
                 };
-                find_matches(
+                let report = find_matches(
                     session.engine.as_mut(),
                     &graph,
                     &session.index,
                     &options,
                     sink,
-                )
-                .with_context(|| format!("matching {name}"))
+                );
+                let written = match file_sink.as_mut() {
+                    Some(file) => file.flush().map_err(gsi_core::Error::Output),
+                    None => Ok(()),
+                };
+                report
+                    .and_then(|report| written.map(|()| report))
+                    .with_context(|| format!("matching {name}"))
             });
             let elapsed = started.elapsed();
             let output_time =

@@ -199,9 +199,12 @@ impl<Q: Serialize, S: Serialize> Printer<Q, S> for JsonLines {
     }
 }
 
-/// `gsi match` for people: a row per query, then `key = value` lines.
+/// `gsi match` for people: a row per query, the plans asked for with `--explain` after the
+/// table (so that its rows stay together), then `key = value` lines.
 pub struct MatchTable {
     pub out: Box<dyn Write>,
+    /// `--explain`'s plans, by query, printed after the table.
+    pub plans: Vec<(String, String)>,
 }
 
 impl Printer<QueryJson, SummaryJson> for MatchTable {
@@ -215,8 +218,7 @@ impl Printer<QueryJson, SummaryJson> for MatchTable {
 
     fn query(&mut self, q: &QueryJson) -> io::Result<()> {
         if let Some(plan) = &q.plan {
-            writeln!(self.out, "{}:", q.query)?;
-            write!(self.out, "{plan}")?;
+            self.plans.push((q.query.clone(), plan.clone()));
         }
         writeln!(
             self.out,
@@ -230,6 +232,11 @@ impl Printer<QueryJson, SummaryJson> for MatchTable {
     }
 
     fn summary(&mut self, s: &SummaryJson) -> io::Result<()> {
+        for (query, plan) in &self.plans {
+            writeln!(self.out)?;
+            writeln!(self.out, "{query}:")?;
+            write!(self.out, "{plan}")?;
+        }
         writeln!(self.out)?;
         writeln!(self.out, "queries = {}", s.queries)?;
         writeln!(self.out, "matches = {}", s.matches)?;
@@ -255,7 +262,10 @@ pub fn match_printer(json: bool, out: Box<dyn Write>) -> Box<dyn Printer<QueryJs
     if json {
         Box::new(JsonLines { out })
     } else {
-        Box::new(MatchTable { out })
+        Box::new(MatchTable {
+            out,
+            plans: Vec::new(),
+        })
     }
 }
 
@@ -315,6 +325,11 @@ impl<'a> FileSink<'a> {
 
     pub fn comment(&mut self, text: &str) -> io::Result<()> {
         writeln!(self.writer, "# {text}")
+    }
+
+    /// Writes out what a query buffered, so that a failed write is that query's error.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.writer.flush()
     }
 
     /// Completes the output; `incomplete` names why it lacks matches (an interrupt), in a

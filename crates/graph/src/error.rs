@@ -14,6 +14,15 @@ pub enum Error {
         /// What the operating system said.
         source: std::io::Error,
     },
+    /// Writing a file failed after it was created (a full disk, a device error): not the
+    /// input's fault.
+    #[error("{}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
     /// A line of the file is malformed.
     #[error("{}:{line}: {message}", path.display())]
     Parse {

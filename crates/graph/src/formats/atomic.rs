@@ -49,7 +49,16 @@ impl AtomicFile {
         let temp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(".partial")
-            .tempfile_in(folder)?;
+            .tempfile_in(folder)
+            // Say what went wrong without the temporary file's name: the folder's own error
+            // where it cannot be read, else the kind of failure.
+            .map_err(|e| match std::fs::metadata(folder) {
+                Err(folder_error) => folder_error,
+                Ok(_) => io::Error::new(
+                    e.kind(),
+                    format!("cannot create a file in {} ({})", folder.display(), e.kind()),
+                ),
+            })?;
         Ok(AtomicFile {
             inner: Inner::Staged {
                 temp,

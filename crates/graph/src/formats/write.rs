@@ -103,8 +103,9 @@ pub fn write_gsi_all<'a, W: Write>(
 /// GSI text.
 ///
 /// # Errors
-/// [`Error::Io`] when the file cannot be written; [`Error::Invalid`] for a format other
-/// than [`Format::SunLuo`] or [`Format::Gsi`].
+/// [`Error::Io`] when the file cannot be created (or the graph does not fit the format),
+/// [`Error::Write`] when writing it fails; [`Error::Invalid`] for a format other than
+/// [`Format::SunLuo`] or [`Format::Gsi`].
 pub fn write_graph(path: &Path, graph: &Graph, format: Format) -> Result<()> {
     write_graphs(path, [graph], format)
 }
@@ -140,14 +141,22 @@ pub fn write_graphs<'a>(
         source,
     };
     let file = AtomicFile::create(path).map_err(io)?;
+    let write = |source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut out = io::BufWriter::with_capacity(1 << 16, file);
     match format {
         Format::SunLuo => write_sunluo(graphs[0], &mut out),
         _ => write_gsi_all(graphs, &mut out),
     }
-    .map_err(io)?;
-    let file = out.into_inner().map_err(|e| io(e.into_error()))?;
-    file.commit().map_err(io)
+    .map_err(|e| match e.kind() {
+        // A graph the format cannot hold is the input's matter.
+        io::ErrorKind::InvalidData => io(e),
+        _ => write(e),
+    })?;
+    let file = out.into_inner().map_err(|e| write(e.into_error()))?;
+    file.commit().map_err(write)
 }
 
 /// Writes one `vertex name` line per vertex: the dense id gsi uses, then the original id or
