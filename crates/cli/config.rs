@@ -44,7 +44,8 @@ impl Matching {
     /// The options for a query started at `started`.
     pub fn options_from(&self, started: std::time::Instant) -> MatchOptions {
         MatchOptions {
-            deadline: self.timeout.map(|t| started + t),
+            // A deadline past what the clock can hold is no deadline.
+            deadline: self.timeout.and_then(|t| started.checked_add(t)),
             ..self.options.clone()
         }
     }
@@ -169,10 +170,11 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
     })
 }
 
-/// A positive, finite number of seconds given to `flag`.
+/// A positive number of seconds given to `flag`; one too large for a clock (`1e300`) is
+/// as good as none, and reads as the longest duration.
 pub fn seconds(flag: &str, s: f64) -> Result<Duration> {
-    if s.is_finite() && s > 0.0 && s < 1e9 {
-        Ok(Duration::from_secs_f64(s))
+    if s > 0.0 && s.is_finite() {
+        Ok(Duration::try_from_secs_f64(s).unwrap_or(Duration::MAX))
     } else {
         Err(input_error(format!(
             "{flag} {s}: expected a positive number of seconds"
@@ -382,5 +384,11 @@ mod tests {
             let err = seconds("--timeout", bad).unwrap_err().to_string();
             assert!(err.starts_with("--timeout"), "{err}");
         }
+        // Long timeouts are fine, however long.
+        assert_eq!(
+            seconds("--timeout", 1e9).unwrap(),
+            Duration::from_secs(1_000_000_000)
+        );
+        assert_eq!(seconds("--timeout", 1e300).unwrap(), Duration::MAX);
     }
 }

@@ -49,7 +49,7 @@ fn run_engine(
     options: &MatchOptions,
     timeout: Option<Duration>,
 ) -> Result<Run> {
-    let deadline = || timeout.map(|t| Instant::now() + t);
+    let deadline = || timeout.and_then(|t| Instant::now().checked_add(t));
     let options = &MatchOptions {
         deadline: deadline(),
         ..options.clone()

@@ -44,6 +44,9 @@ impl<'a> Fields<'a> {
             .next()
             .ok_or_else(|| self.error(format!("missing {what}")))?;
         field.parse::<u64>().map_err(|_| {
+            if field.bytes().all(|b| b.is_ascii_digit()) {
+                return self.error(format!("{what} {field} is too large"));
+            }
             let kind = if field.starts_with('-') {
                 "a non-negative integer"
             } else {

@@ -321,6 +321,10 @@ mod tests {
             ),
             ("t 2 0\nv 0 0 0 9\n", "g.graph:2: unexpected `9`"),
             ("t 1 0\nv 0 99999999999 0\n", "does not fit in 32 bits"),
+            (
+                "t 1 0\nv 99999999999999999999 0 0\n",
+                "g.graph:2: vertex id 99999999999999999999 is too large",
+            ),
             ("t 99999999999 0\n", "do not fit in 32-bit vertex ids"),
             // Found by fuzzing: a header claim the body cannot hold, refused before any
             // allocation for it (it once asked for 2.4 GB).
