@@ -838,3 +838,34 @@ fn issue_11_every_command_exits_alike_for_an_output_it_cannot_create_or_write() 
         eprintln!("skipped: no /dev/full");
     }
 }
+
+#[test]
+fn issue_11_likely_mistakes_get_a_hint_and_still_the_exact_answer() {
+    let dir = TestDir::new();
+    dir.write_spec("k3.graph", &crate::util::clique(false, 3, 0));
+    dir.write_spec("k4.graph", &crate::util::clique(false, 4, 0));
+    dir.write_spec("p3.graph", &crate::util::path(false, 3, 7));
+    dir.write("loop.txt", "0 1\n1 1\n1 2\n");
+    let run = dir
+        .match_files(
+            "k3.graph",
+            &["k4.graph", "p3.graph", "loop.txt"],
+            &["--json"],
+        )
+        .ok();
+    let out = run.json();
+    let counts: Vec<u64> = out.queries.iter().map(|q| q.matches).collect();
+    // K4 in K3: none; label 7 is not in the data: none; the path 0-1-2 in K3: 6.
+    assert_eq!(counts, [0, 0, 6]);
+    for says in [
+        "k4.graph: the query has more vertices (4) than the data graph (3): were --data and --query swapped?",
+        "p3.graph: the data graph has no vertex label 7: no match",
+        "loop.txt: dropped 0 duplicate edges and 1 self-loop in the query",
+    ] {
+        assert!(run.stderr.contains(says), "missing `{says}`: {}", run.stderr);
+    }
+    let quiet = dir
+        .match_files("k3.graph", &["k4.graph"], &["--json", "--quiet"])
+        .ok();
+    assert!(quiet.stderr.is_empty(), "{}", quiet.stderr);
+}

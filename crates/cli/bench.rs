@@ -349,8 +349,10 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
         if interrupt.is_set() {
             break;
         }
-        if let (Some(note), false) = (query.unknown_labels_note(), cfg.quiet) {
-            bar.suspend(|| eprintln!("gsi: {note}"));
+        if !cfg.quiet {
+            for hint in query.hints(&session.index) {
+                bar.suspend(|| eprintln!("gsi: {hint}"));
+            }
         }
         let name = query.name;
         let result = query.graph.and_then(|graph| {

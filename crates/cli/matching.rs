@@ -83,8 +83,10 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
             if interrupt.is_set() {
                 break 'files;
             }
-            if let (Some(note), false) = (query.unknown_labels_note(), cfg.quiet) {
-                bar.suspend(|| eprintln!("gsi: {note}"));
+            if !cfg.quiet {
+                for hint in query.hints(&session.index) {
+                    bar.suspend(|| eprintln!("gsi: {hint}"));
+                }
             }
             let name = query.name;
             let started = Instant::now();

@@ -4,7 +4,10 @@
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
-use gsi_graph::formats::{read_graphs, LabelNames, LoadedGraph, ReadOptions, UnknownLabel};
+use gsi_core::DataIndex;
+use gsi_graph::formats::{
+    read_graphs, LabelNames, LoadedGraph, ReadOptions, SkippedEdges, UnknownLabel,
+};
 use gsi_graph::Graph;
 
 /// One query to answer: its name, and its graph or why it could not be read.
@@ -13,6 +16,8 @@ pub struct Query {
     pub graph: Result<Graph>,
     /// Label names of the query that the data graph lacks (so the query has no match).
     pub unknown_labels: Vec<UnknownLabel>,
+    /// Repeated edges and self-loops its reader dropped.
+    pub skipped: SkippedEdges,
 }
 
 impl Query {
@@ -21,6 +26,7 @@ impl Query {
             name,
             graph: Err(err),
             unknown_labels: Vec::new(),
+            skipped: SkippedEdges::default(),
         }
     }
 
@@ -31,6 +37,7 @@ impl Query {
                 name,
                 graph: Ok(t.graph),
                 unknown_labels: t.unknown,
+                skipped: loaded.skipped,
             },
             Err(err) => {
                 let err = anyhow::Error::new(err).context(format!("reading query {name}"));
@@ -39,17 +46,56 @@ impl Query {
         }
     }
 
-    /// The note for the user when the query names labels that the data graph lacks.
-    pub fn unknown_labels_note(&self) -> Option<String> {
-        if self.unknown_labels.is_empty() {
-            return None;
+    /// What the user should hear of before the answer, when the query looks like a mistake:
+    /// labels the data graph lacks (the answer is then 0), a query larger than the data graph
+    /// (swapped `--data` and `--query`?), edges its reader dropped. The answer stays exact.
+    pub fn hints(&self, data: &DataIndex) -> Vec<String> {
+        let name = &self.name;
+        let mut hints = Vec::new();
+        if !self.unknown_labels.is_empty() {
+            let names: Vec<String> = self.unknown_labels.iter().map(|u| u.to_string()).collect();
+            hints.push(format!(
+                "{name}: the data graph has no {}: no match",
+                names.join(", ")
+            ));
         }
-        let names: Vec<String> = self.unknown_labels.iter().map(|u| u.to_string()).collect();
-        Some(format!(
-            "{}: the data graph has no {}: no match",
-            self.name,
-            names.join(", ")
-        ))
+        let Ok(query) = &self.graph else {
+            return hints;
+        };
+        if self.unknown_labels.is_empty() {
+            let mut missing: Vec<String> = Vec::new();
+            let mut vertex: Vec<u32> = query
+                .vertex_labels()
+                .iter()
+                .copied()
+                .filter(|&l| data.vertices_with_label(l).is_empty())
+                .collect();
+            vertex.sort_unstable();
+            vertex.dedup();
+            missing.extend(vertex.iter().map(|l| format!("vertex label {l}")));
+            let edge = query.edge_labels();
+            missing.extend(
+                edge.iter()
+                    .filter(|&&l| data.edge_label_count(l) == 0)
+                    .map(|l| format!("edge label {l}")),
+            );
+            if !missing.is_empty() {
+                hints.push(format!(
+                    "{name}: the data graph has no {}: no match",
+                    missing.join(", ")
+                ));
+            }
+        }
+        let (q, d) = (query.vertex_count(), data.graph().vertex_count());
+        if q > d {
+            hints.push(format!(
+                "{name}: the query has more vertices ({q}) than the data graph ({d}): were --data and --query swapped?"
+            ));
+        }
+        if !self.skipped.is_empty() {
+            hints.push(format!("{name}: {} in the query", self.skipped));
+        }
+        hints
     }
 }
 

@@ -56,7 +56,11 @@ impl AtomicFile {
                 Err(folder_error) => folder_error,
                 Ok(_) => io::Error::new(
                     e.kind(),
-                    format!("cannot create a file in {} ({})", folder.display(), e.kind()),
+                    format!(
+                        "cannot create a file in {} ({})",
+                        folder.display(),
+                        e.kind()
+                    ),
                 ),
             })?;
         Ok(AtomicFile {
