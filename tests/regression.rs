@@ -869,3 +869,30 @@ fn issue_11_likely_mistakes_get_a_hint_and_still_the_exact_answer() {
         .ok();
     assert!(quiet.stderr.is_empty(), "{}", quiet.stderr);
 }
+
+#[test]
+fn issue_11_info_shows_gsi_labels_as_written_and_convert_warns_of_lost_directions() {
+    let dir = TestDir::new();
+    dir.write("g.gsi", "t # 0\n2 1 5 3\nv 0 5\nv 1 5\ne 0 1 3\nt # -1\n");
+    let run = dir.gsi(["info", "--json", "g.gsi"]).ok();
+    assert!(
+        run.stdout
+            .contains("\"top_vertex_labels\":[{\"label\":5,\"count\":2}]"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("\"top_edge_labels\":[{\"label\":3,\"count\":1}]"),
+        "{}",
+        run.stdout
+    );
+    dir.write("d.nt", "<a> <p> <b> .\n");
+    let run = dir.gsi(["convert", "d.nt", "--to", "sunluo", "-o", "d.graph"]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(
+        run.stderr.contains("read d.graph with --directed"),
+        "{}",
+        run.stderr
+    );
+}

@@ -20,6 +20,8 @@ pub struct Converted {
     pub graphs: usize,
     pub vertices: usize,
     pub edges: usize,
+    /// Whether the graphs are directed, which the output formats do not record.
+    pub directed: bool,
     /// The files written beside the output: the input's vertex names and label names, which
     /// the output's numbers stand for.
     pub maps: Vec<PathBuf>,
@@ -91,6 +93,7 @@ pub fn convert(
         graphs: count,
         vertices: loaded.graphs.iter().map(|g| g.graph.vertex_count()).sum(),
         edges: loaded.graphs.iter().map(|g| g.graph.edge_count()).sum(),
+        directed: loaded.graphs.iter().any(|g| g.graph.is_directed()),
         maps,
     })
 }
@@ -112,6 +115,13 @@ pub fn run(args: ConvertArgs) -> Result<Exit> {
     let done = convert(&args.input, &read, to, &args.output, &spinner, notes)?;
     spinner.finish_and_clear();
     if notes {
+        if done.directed {
+            eprintln!(
+                "gsi: {} is directed, and {to} files do not say so: read {} with --directed to keep its edges' directions",
+                args.input.display(),
+                args.output.display()
+            );
+        }
         for map in &done.maps {
             eprintln!(
                 "gsi: wrote {}: the names that {}'s numbers stand for, `number name` per line",

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use anyhow::Result;
 use gsi_core::DataIndex;
-use gsi_graph::formats::{Dictionary, LoadedGraph, VertexNames};
+use gsi_graph::formats::{Dictionary, Format, LoadedGraph, VertexNames};
 use gsi_graph::{Direction, Graph, VertexId};
 use serde::Serialize;
 
@@ -66,18 +66,21 @@ pub struct Info {
     pub predicate_dictionary: Option<usize>,
 }
 
-/// The `n` most frequent labels, most frequent first (ties: smaller label first).
+/// The `n` most frequent labels, most frequent first (ties: smaller label first), as the
+/// file wrote them: `shift` is added back where the reader shifted them (GSI files count
+/// labels from 1).
 pub fn top_labels(
     counts: impl IntoIterator<Item = (u32, u64)>,
     n: usize,
     names: Option<&Dictionary>,
+    shift: u32,
 ) -> Vec<LabelCount> {
     let mut all: Vec<(u32, u64)> = counts.into_iter().filter(|&(_, c)| c > 0).collect();
     all.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     all.truncate(n);
     all.into_iter()
         .map(|(label, count)| LabelCount {
-            label,
+            label: label + shift,
             name: names.and_then(|d| d.name(label)).map(str::to_owned),
             count,
         })
@@ -143,6 +146,7 @@ fn describe(
     let edge_counts = edge_labels
         .iter()
         .map(|&l| (l, index.edge_label_count(l) as u64));
+    let shift = u32::from(loaded.format == Format::Gsi);
     Ok(Info {
         graph: name,
         format: loaded.format.to_string(),
@@ -155,8 +159,9 @@ fn describe(
             vertex_counts.iter().map(|(&l, &c)| (l, c)),
             TOP_LABELS,
             loaded.labels.vertex.as_ref(),
+            shift,
         ),
-        top_edge_labels: top_labels(edge_counts, TOP_LABELS, loaded.labels.edge.as_ref()),
+        top_edge_labels: top_labels(edge_counts, TOP_LABELS, loaded.labels.edge.as_ref(), shift),
         degree,
         load_ms,
         index_ms: ms(index_time),
@@ -279,12 +284,15 @@ mod tests {
     #[test]
     fn top_labels_are_the_most_frequent_first() {
         let counts = [(3, 5), (1, 9), (2, 5), (7, 1), (8, 2), (9, 0), (4, 1)];
-        let top = top_labels(counts, 5, None);
+        let top = top_labels(counts, 5, None, 0);
         let got: Vec<(u32, u64)> = top.iter().map(|l| (l.label, l.count)).collect();
         assert_eq!(got, vec![(1, 9), (2, 5), (3, 5), (8, 2), (4, 1)]);
+        // A GSI file's labels, as written: one higher than gsi's.
+        let written = top_labels([(0, 3)], 5, None, 1);
+        assert_eq!((written[0].label, written[0].count), (1, 3));
         let mut names = Dictionary::new(1);
         names.insert("<A>");
-        let named = top_labels([(1, 2), (0, 1)], 5, Some(&names));
+        let named = top_labels([(1, 2), (0, 1)], 5, Some(&names), 0);
         assert_eq!(named[0].name.as_deref(), Some("<A>"));
         assert_eq!(named[1].name, None);
         assert_eq!(labels_cell(&named), "1 <A> (2), 0 (1)");
