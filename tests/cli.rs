@@ -1240,3 +1240,16 @@ fn the_largest_labels_match_like_any_other() {
         .ok();
     assert_eq!(run.json().queries[0].matches, expected);
 }
+
+#[test]
+fn completions_and_the_manual_page_come_from_the_flags() {
+    let dir = TestDir::new();
+    let bash = dir.gsi(["completions", "bash"]).ok();
+    assert!(bash.stdout.contains("_gsi()") && bash.stdout.contains("--memory-limit"));
+    let fish = dir.gsi(["completions", "fish"]).ok();
+    assert!(fish.stdout.contains("complete -c gsi"), "{}", fish.stdout);
+    let man = dir.gsi(["man"]).ok();
+    assert!(man.stdout.contains(".TH gsi 1") && man.stdout.contains("match"));
+    let bad = dir.gsi(["completions", "cmd.exe"]);
+    assert_eq!(bad.code, Some(2));
+}

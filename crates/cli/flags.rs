@@ -71,6 +71,20 @@ pub enum Command {
     /// Prints one line per mismatch and ends with `N passed, M failed`; exits 1 on any
     /// mismatch.
     Verify(VerifyArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
+    ///
+    /// For bash: `gsi completions bash > ~/.local/share/bash-completion/completions/gsi`.
+    Completions(CompletionsArgs),
+    /// Print gsi's manual page (roff): `gsi man > gsi.1; man ./gsi.1`.
+    Man,
+}
+
+/// `gsi completions` (documented on [`Command::Completions`]).
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// `gsi info` (documented on [`Command::Info`]).

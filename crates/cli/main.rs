@@ -25,7 +25,7 @@ mod verify;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 use crate::config::{BenchConfig, MatchConfig};
 use crate::exit::Exit;
@@ -66,5 +66,14 @@ fn run() -> Result<Exit> {
         Some(Command::Convert(args)) => convert::run(args),
         Some(Command::Generate(args)) => generate::run(args.what),
         Some(Command::Verify(args)) => verify::run(args),
+        Some(Command::Completions(args)) => {
+            let mut command = Cli::command();
+            clap_complete::generate(args.shell, &mut command, "gsi", &mut std::io::stdout());
+            Ok(Exit::Success)
+        }
+        Some(Command::Man) => {
+            clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
+            Ok(Exit::Success)
+        }
     }
 }
