@@ -1,38 +1,20 @@
 //! The GPU engine, when a GPU is usable: its counts against the brute force on random graphs
-//! and against the published HPRD counts, and its matches against the CPU engine's. Without a
-//! GPU these tests print a notice and pass, unless `GSI_REQUIRE_GPU=1` (set on the GPU
-//! machine), which turns the missing GPU into a failure.
+//! and against the published HPRD counts, and its matches against the CPU engine's.
+
+use std::path::Path;
 
 use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::GpuEngine;
-use gsi_core::{
-    find_matches, CollectMatches, CountOnly, DataIndex, EngineConfig, MatchOptions, Semantics,
-};
+use gsi_core::{find_matches, CollectMatches, CountOnly, DataIndex, MatchOptions, Semantics};
 use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
 use gsi_graph::formats::{read_graph, Format};
 
 use crate::brute;
 use crate::hprd::expected_counts;
-use crate::util::shared_data;
 
-/// The GPU engine, or `None` (after a notice) when there is none and none is required.
-fn gpu() -> Option<GpuEngine> {
-    match GpuEngine::open(&EngineConfig::default()) {
-        Ok(gpu) => Some(gpu),
-        Err(err) => {
-            assert!(
-                std::env::var("GSI_REQUIRE_GPU").as_deref() != Ok("1"),
-                "GSI_REQUIRE_GPU=1 but the GPU engine cannot run: {err}"
-            );
-            eprintln!("skipped: no GPU ({err})");
-            None
-        }
-    }
-}
-
-#[test]
-fn gpu_counts_equal_the_brute_force_on_random_graphs() {
-    let Some(mut gpu) = gpu() else { return };
+/// GPU counts against the brute force on random graphs, on every join path; GPU matches
+/// against the CPU engine's.
+pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
     let shapes = [Shape::ScaleFree, Shape::Uniform, Shape::Mesh];
     let mut checked = 0;
     for case in 0..60u64 {
@@ -87,7 +69,7 @@ fn gpu_counts_equal_the_brute_force_on_random_graphs() {
                     postpone_leaves,
                     ..options.clone()
                 };
-                let report = find_matches(&mut gpu, &query.graph, &index, &options, &mut CountOnly)
+                let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
                     .expect("GPU engine");
                 assert_eq!(
                     report.count, expected,
@@ -97,7 +79,7 @@ fn gpu_counts_equal_the_brute_force_on_random_graphs() {
             }
             let mut on_gpu = CollectMatches::default();
             let mut on_cpu = CollectMatches::default();
-            find_matches(&mut gpu, &query.graph, &index, &options, &mut on_gpu).expect("GPU");
+            find_matches(gpu, &query.graph, &index, &options, &mut on_gpu).expect("GPU");
             find_matches(&mut CpuEngine, &query.graph, &index, &options, &mut on_cpu).expect("CPU");
             assert_eq!(on_gpu.flat(), on_cpu.flat(), "case {case}: matches");
             checked += 1;
@@ -106,10 +88,8 @@ fn gpu_counts_equal_the_brute_force_on_random_graphs() {
     assert!(checked > 50, "only {checked} queries checked");
 }
 
-#[test]
-fn gpu_counts_equal_the_published_hprd_counts() {
-    let Some(shared) = shared_data() else { return };
-    let Some(mut gpu) = gpu() else { return };
+/// GPU counts of the HPRD test set against the published ones.
+pub fn gpu_counts_equal_the_published_hprd_counts(gpu: &mut GpuEngine, shared: &Path) {
     let set = shared.join("hprd-test");
     let expected = expected_counts(&set.join("expected_output.res"));
     let data = read_graph(&set.join("data_graph/HPRD.graph"), Format::Auto, false).expect("HPRD");
@@ -118,7 +98,7 @@ fn gpu_counts_equal_the_published_hprd_counts() {
         let path = set.join("query_graph").join(format!("{name}.graph"));
         let query = read_graph(&path, Format::Auto, false).expect("query");
         let report = find_matches(
-            &mut gpu,
+            gpu,
             &query,
             &index,
             &MatchOptions::default(),

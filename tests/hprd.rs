@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::util::{shared_data, TestDir};
+use crate::util::TestDir;
 
 /// `expected_output.res`: lines `name:count`.
 pub fn expected_counts(path: &Path) -> BTreeMap<String, u64> {
@@ -24,9 +24,8 @@ pub fn expected_counts(path: &Path) -> BTreeMap<String, u64> {
         .collect()
 }
 
-#[test]
-fn every_hprd_query_has_its_published_count() {
-    let Some(shared) = shared_data() else { return };
+/// Every query of the set through `gsi match`, counts against the published ones.
+pub fn every_hprd_query_has_its_published_count(shared: &Path) {
     let set = shared.join("hprd-test");
     let expected = expected_counts(&set.join("expected_output.res"));
     assert_eq!(expected.len(), 200, "the test set has 200 queries");
@@ -84,9 +83,7 @@ fn every_hprd_query_has_its_published_count() {
 
 /// The first queries again, one file at a time and with every match written out: the same
 /// counts, and every written line a distinct match (checked by the CLI tests' own reader).
-#[test]
-fn hprd_matches_written_to_a_file_are_valid() {
-    let Some(shared) = shared_data() else { return };
+pub fn hprd_matches_written_to_a_file_are_valid(shared: &Path) {
     let set = shared.join("hprd-test");
     let expected = expected_counts(&set.join("expected_output.res"));
     let data_path = set.join("data_graph/HPRD.graph");

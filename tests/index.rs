@@ -5,11 +5,8 @@ use gsi_core::DataIndex;
 use gsi_graph::formats::{read_graph, Format};
 use gsi_graph::{Direction, VertexId};
 
-use crate::util::shared_data;
-
-#[test]
-fn pcsr_equals_csr_on_the_benchmark_graphs() {
-    let Some(shared) = shared_data() else { return };
+/// Every N(v, l) of the yeast, hprd and wordnet graphs, through PCSR and through CSR.
+pub fn pcsr_equals_csr_on_the_benchmark_graphs(shared: &std::path::Path) {
     for name in ["yeast", "hprd", "wordnet"] {
         let path = shared
             .join(name)

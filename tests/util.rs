@@ -333,24 +333,6 @@ pub fn parse_json_lines(stdout: &str) -> JsonRun {
     JsonRun { queries, summary }
 }
 
-/// The folder of benchmark data, `<repo>/../shared/data` or `$GSI_SHARED_DATA`. When it is
-/// absent, says the test is skipped and returns `None`.
-pub fn shared_data() -> Option<PathBuf> {
-    let path = match std::env::var_os("GSI_SHARED_DATA") {
-        Some(p) => PathBuf::from(p),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"),
-    };
-    if path.is_dir() {
-        Some(path)
-    } else {
-        eprintln!(
-            "skipped: shared data not found at {} (set GSI_SHARED_DATA to its folder)",
-            path.display()
-        );
-        None
-    }
-}
-
 /// Reads a well-formed Sun–Luo file with a reader of the tests' own (not gsi's).
 pub fn read_sunluo(path: &Path, directed: bool) -> Graph {
     let text = std::fs::read_to_string(path).expect("read graph file");

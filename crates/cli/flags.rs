@@ -76,11 +76,15 @@ pub enum Command {
     /// For bash: `gsi completions bash > ~/.local/share/bash-completion/completions/gsi`.
     Completions(CompletionsArgs),
     /// Print gsi's manual page (roff): `gsi man > gsi.1; man ./gsi.1`.
+    #[command(after_help = "Examples:\n  gsi man > gsi.1 && man ./gsi.1")]
     Man,
 }
 
 /// `gsi completions` (documented on [`Command::Completions`]).
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  gsi completions bash > ~/.local/share/bash-completion/completions/gsi\n  gsi completions zsh > ~/.zfunc/_gsi\n  gsi completions fish > ~/.config/fish/completions/gsi.fish"
+)]
 pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]

@@ -1,0 +1,146 @@
+//! Tests that need what a machine may lack — a GPU, NVRTC, the shared benchmark data — in a
+//! harness of their own (libtest-mimic), so that a test that cannot run is reported as
+//! ignored, never as passed: `N passed, M ignored`. `GSI_REQUIRE_GPU=1` (on the GPU machine)
+//! and `GSI_REQUIRE_NVRTC=1` (in CI) turn a missing GPU or NVRTC into failures instead.
+//!
+//! - `gpu`: the GPU engine against the brute force and the published counts.
+//! - `hprd`: the HPRD benchmark queries with their published counts.
+//! - `index`: PCSR against CSR on the real benchmark graphs.
+//! - `kernels`: every CUDA kernel compiles for Hopper and Ampere.
+
+mod gpu;
+mod hprd;
+mod index;
+// Shared with the main test binary, which uses (and runs the unit tests of) the parts this
+// one does not.
+#[allow(dead_code, unused_imports)]
+mod brute;
+#[allow(dead_code, unused_imports)]
+mod util;
+
+use std::path::{Path, PathBuf};
+
+use gsi_core::cuda::modules::{compile_cubin, nvrtc_present};
+use gsi_core::cuda::GpuEngine;
+use gsi_core::EngineConfig;
+use gsi_kernels::KernelModule;
+use libtest_mimic::{Arguments, Failed, Trial};
+
+/// What a group of tests needs, and why it is missing when it is.
+struct Needs {
+    missing: Option<String>,
+    /// The variable that, set to 1, makes a missing need fail the tests instead of ignoring
+    /// them; and whether it is set.
+    variable: &'static str,
+    required: bool,
+}
+
+impl Needs {
+    fn new(missing: Option<String>, variable: &'static str) -> Needs {
+        Needs {
+            missing,
+            variable,
+            required: std::env::var(variable).as_deref() == Ok("1"),
+        }
+    }
+
+    /// A trial of `name` running `body` where the need is met; ignored where it is not, or
+    /// failing with the reason where it is required.
+    fn trial(&self, name: &str, body: impl FnOnce() + Send + 'static) -> Trial {
+        match (&self.missing, self.required) {
+            (None, _) => Trial::test(name, move || {
+                body();
+                Ok(())
+            }),
+            (Some(why), true) => {
+                let why = format!("{}=1, but {why}", self.variable);
+                Trial::test(name, move || Err(Failed::from(why)))
+            }
+            (Some(_), false) => Trial::test(name, || Ok(())).with_ignored_flag(true),
+        }
+    }
+}
+
+/// The folder of benchmark data, `<repo>/../shared/data` or `$GSI_SHARED_DATA`, if it is
+/// there.
+fn shared_data() -> Result<PathBuf, String> {
+    let path = match std::env::var_os("GSI_SHARED_DATA") {
+        Some(p) => PathBuf::from(p),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"),
+    };
+    if path.is_dir() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "the shared benchmark data is not at {} (set GSI_SHARED_DATA to its folder)",
+            path.display()
+        ))
+    }
+}
+
+fn gpu() -> GpuEngine {
+    GpuEngine::open(&EngineConfig::default()).expect("the GPU opened when probed")
+}
+
+fn main() {
+    let arguments = Arguments::from_args();
+    let shared = shared_data();
+    let data = Needs::new(shared.clone().err(), "GSI_REQUIRE_DATA");
+    let gpu_missing = GpuEngine::open(&EngineConfig::default())
+        .err()
+        .map(|e| format!("the GPU engine cannot run: {e}"));
+    let on_gpu = Needs::new(gpu_missing, "GSI_REQUIRE_GPU");
+    let nvrtc = Needs::new(
+        (!nvrtc_present())
+            .then(|| "libnvrtc cannot be loaded (is it on LD_LIBRARY_PATH?)".to_string()),
+        "GSI_REQUIRE_NVRTC",
+    );
+    for (what, needs) in [("data", &data), ("gpu", &on_gpu), ("kernels", &nvrtc)] {
+        if let (Some(why), false) = (&needs.missing, needs.required) {
+            eprintln!("{what} tests ignored: {why}");
+        }
+    }
+    let dir = || shared.clone().unwrap_or_default();
+    let both = Needs {
+        missing: on_gpu.missing.clone().or(data.missing.clone()),
+        ..Needs::new(None, "GSI_REQUIRE_GPU")
+    };
+    let trials = vec![
+        data.trial("hprd::every_hprd_query_has_its_published_count", {
+            let dir = dir();
+            move || hprd::every_hprd_query_has_its_published_count(&dir)
+        }),
+        data.trial("hprd::hprd_matches_written_to_a_file_are_valid", {
+            let dir = dir();
+            move || hprd::hprd_matches_written_to_a_file_are_valid(&dir)
+        }),
+        data.trial("index::pcsr_equals_csr_on_the_benchmark_graphs", {
+            let dir = dir();
+            move || index::pcsr_equals_csr_on_the_benchmark_graphs(&dir)
+        }),
+        on_gpu.trial(
+            "gpu::gpu_counts_equal_the_brute_force_on_random_graphs",
+            || gpu::gpu_counts_equal_the_brute_force_on_random_graphs(&mut gpu()),
+        ),
+        both.trial("gpu::gpu_counts_equal_the_published_hprd_counts", {
+            let dir = dir();
+            move || gpu::gpu_counts_equal_the_published_hprd_counts(&mut gpu(), &dir)
+        }),
+        nvrtc.trial(
+            "kernels::every_kernel_compiles_for_hopper_and_ampere",
+            || {
+                for arch in ["sm_90", "sm_80"] {
+                    for module in KernelModule::ALL {
+                        let cubin = compile_cubin(module, arch).unwrap_or_else(|e| panic!("{e}"));
+                        assert!(
+                            cubin.starts_with(b"\x7fELF"),
+                            "{} for {arch} is not an ELF CUBIN",
+                            module.file_name()
+                        );
+                    }
+                }
+            },
+        ),
+    ];
+    libtest_mimic::run(&arguments, trials).exit();
+}
