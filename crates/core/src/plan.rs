@@ -133,9 +133,26 @@ fn set_partitions(k: usize, blocks: &mut Vec<u32>, next: usize, terms: &mut Vec<
     blocks.pop();
 }
 
-/// The query vertices a plan may postpone: isolated vertices and leaves whose one neighbour is
-/// not postponed itself, at most [`MAX_LEAF_GROUP`] of one label; at least one vertex stays.
-fn postponable(query: &Graph) -> Vec<bool> {
+/// Extensions a row is expected to get through an edge labelled `label` read in `direction`
+/// towards a vertex of `candidates` candidates: the partition's average list length, times
+/// the share of data vertices that are candidates.
+fn expansion(data: &DataIndex, label: EdgeLabel, direction: Direction, candidates: usize) -> f64 {
+    let n = data.graph().vertex_count().max(1) as f64;
+    let average = data
+        .pcsr()
+        .partition_index(label, direction)
+        .map(|i| data.pcsr().partition(i))
+        .map_or(0.0, |p| {
+            p.column_index().len() as f64 / p.group_count().max(1) as f64
+        });
+    average * candidates as f64 / n
+}
+
+/// The query vertices a plan may postpone: isolated vertices, and leaves whose one neighbour
+/// is not postponed itself and that are expected to multiply the rows rather than prune them
+/// (at least one extension per row: a leaf that few rows can extend is better joined early,
+/// where it discards rows); at most [`MAX_LEAF_GROUP`] of one label; one vertex stays.
+fn postponable(query: &Graph, candidate_sizes: &[usize], data: &DataIndex) -> Vec<bool> {
     let n = query.vertex_count();
     let mut postponed = vec![false; n];
     if n < 2 {
@@ -146,11 +163,18 @@ fn postponable(query: &Graph) -> Vec<bool> {
         let leaf = match query.total_degree(u) {
             0 => true,
             1 => {
-                let mut neighbors = query.directions().iter().flat_map(|&d| query.edges(u, d).0);
-                let neighbor = *neighbors
-                    .next()
+                let (direction, neighbor, label) = query
+                    .directions()
+                    .iter()
+                    .find_map(|&d| {
+                        let (neighbors, labels) = query.edges(u, d);
+                        Some((d, *neighbors.first()?, *labels.first()?))
+                    })
                     .expect("a vertex of degree 1 has a neighbour");
+                // The join reaches u from its neighbour's match the other way.
+                let read = direction.reverse().stored(query.is_directed());
                 !postponed[neighbor as usize]
+                    && expansion(data, label, read, candidate_sizes[u as usize]) >= 1.0
             }
             _ => false,
         };
@@ -184,8 +208,8 @@ impl Plan {
         postpone_leaves: bool,
     ) -> Plan {
         let n = query.vertex_count();
-        let postponed = if postpone_leaves {
-            postponable(query)
+        let mut postponed = if postpone_leaves {
+            postponable(query, candidate_sizes, data)
         } else {
             vec![false; n]
         };
@@ -198,7 +222,12 @@ impl Plan {
         let mut column = vec![usize::MAX; n];
         let mut steps = Vec::with_capacity(n);
         let mut connected = vec![false; n];
-        let core = postponed.iter().filter(|&&p| !p).count();
+        let mut core = postponed.iter().filter(|&&p| !p).count();
+        if core + 1 == n {
+            // One leaf last is the ordinary last step: nothing to multiply.
+            postponed = vec![false; n];
+            core = n;
+        }
         for i in 0..n {
             let pick = |only_connected: bool| {
                 (0..n)
@@ -262,24 +291,22 @@ impl Plan {
     /// Rows the join is expected to produce, summed over its steps: each step multiplies the rows
     /// by the first edge's average list length in the data and by the share of data vertices that
     /// are candidates (a step without a first edge multiplies by |C(u)|).
-    pub fn estimated_rows(&self, data: &DataIndex) -> f64 {
-        let n = data.graph().vertex_count().max(1) as f64;
+    ///
+    /// When `counting`, the leaf suffix is multiplied rather than enumerated: its steps add no
+    /// rows.
+    pub fn estimated_rows(&self, data: &DataIndex, counting: bool) -> f64 {
+        let steps = if counting {
+            &self.steps[..self.leaves.from]
+        } else {
+            &self.steps[..]
+        };
         let mut rows = 1.0f64;
         let mut total = 0.0;
-        for step in &self.steps {
-            let candidates = self.candidate_sizes[step.vertex] as f64;
+        for step in steps {
+            let candidates = self.candidate_sizes[step.vertex];
             rows *= match step.first {
-                None => candidates,
-                Some(e) => {
-                    let lists = data
-                        .pcsr()
-                        .partition_index(e.label, e.direction)
-                        .map(|i| data.pcsr().partition(i));
-                    let average = lists.map_or(0.0, |p| {
-                        p.column_index().len() as f64 / p.group_count().max(1) as f64
-                    });
-                    average * candidates / n
-                }
+                None => candidates as f64,
+                Some(e) => expansion(data, e.label, e.direction, candidates),
             };
             rows = rows.min(1e30);
             total += rows;
@@ -432,7 +459,8 @@ mod tests {
         ))
         .unwrap();
         let query = graph(false, &[5, 1, 1, 2], &[(0, 1, 0), (0, 2, 0), (0, 3, 0)]);
-        let plan = Plan::build(&query, &[1, 2, 2, 1], &data, true);
+        // Candidate sets large enough for the leaves to multiply rows (see `postponable`).
+        let plan = Plan::build(&query, &[1, 8, 8, 8], &data, true);
         assert_eq!(plan.steps[0].vertex, 0);
         assert_eq!(plan.leaves.from, 1);
         let mut groups: Vec<Vec<usize>> = plan
@@ -443,11 +471,15 @@ mod tests {
             .collect();
         groups.sort();
         assert_eq!(groups, vec![vec![1, 2], vec![3]]);
-        let plain = Plan::build(&query, &[1, 2, 2, 1], &data, false);
+        let plain = Plan::build(&query, &[1, 8, 8, 8], &data, false);
         assert_eq!(plain.leaves.from, 4);
-        // A single edge keeps one end as its core.
+        // A leaf that prunes (under one extension per row) joins early instead.
+        let pruning = Plan::build(&query, &[1, 8, 8, 1], &data, true);
+        assert_eq!(pruning.leaves.from, 2);
+        assert_eq!(pruning.steps[1].vertex, 3);
+        // One leaf last is just the last step: no suffix (a single edge, here).
         let edge = graph(false, &[0, 0], &[(0, 1, 0)]);
-        assert_eq!(Plan::build(&edge, &[1, 1], &data, true).leaves.from, 1);
+        assert_eq!(Plan::build(&edge, &[1, 8], &data, true).leaves.from, 2);
     }
 
     #[test]

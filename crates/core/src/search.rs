@@ -64,9 +64,10 @@ pub fn find_matches(
     let filtered = Instant::now();
     let plan = Plan::build(query, &candidates.sizes(), data, options.postpone_leaves);
     let planned = Instant::now();
+    let counting = !sink.wants_matches();
     let outcome = engine.join(&plan, &candidates, data, options, sink)?;
     let joined = Instant::now();
-    let estimated_rows = plan.estimated_rows(data);
+    let estimated_rows = plan.estimated_rows(data, counting);
     Ok(MatchReport {
         count: outcome.count,
         status: outcome.status,

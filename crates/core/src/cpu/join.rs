@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::index::DataIndex;
 use crate::join::{intersect_in_place, BufferLayout, FilledBuffers, JoinBackend};
 use crate::options::{MatchOptions, Semantics};
-use crate::plan::{JoinStep, Plan};
+use crate::plan::{JoinStep, Plan, MAX_LEAF_GROUP};
 use crate::sink::MatchSink;
 
 /// Matches handed to the sink at once.
@@ -447,16 +447,19 @@ impl CpuJoin<'_> {
         let injective = self.options.semantics == Semantics::Isomorphism;
         let mut product: u64 = 1;
         for group in &leaves.groups {
-            // Each member's extension set goes into its own step's buffer.
-            for &step in &group.steps {
+            // Each member's extension set goes into its own step's buffer (which keeps its
+            // length: growing it again would clear it again).
+            let mut lengths = [0usize; MAX_LEAF_GROUP];
+            for (j, &step) in group.steps.iter().enumerate() {
                 let st = &self.plan.steps[step];
                 let source = self.source(st, row);
                 let buf = &mut search.buffers[step];
-                buf.resize(source.len(), 0);
-                let n = self.extensions(st, row, source, buf);
-                buf.truncate(n);
+                if buf.len() < source.len() {
+                    buf.resize(source.len(), 0);
+                }
+                lengths[j] = self.extensions(st, row, source, buf);
             }
-            let set = |j: usize| search.buffers[group.steps[j]].as_slice();
+            let set = |j: usize| &search.buffers[group.steps[j]][..lengths[j]];
             let value = if !injective || group.steps.len() == 1 {
                 (0..group.steps.len()).fold(1u64, |p, j| p.wrapping_mul(set(j).len() as u64))
             } else {
@@ -515,7 +518,9 @@ impl CpuJoin<'_> {
         let st = &self.plan.steps[step];
         let mut buf = std::mem::take(&mut search.buffers[step]);
         let source = self.source(st, &search.row[..step]);
-        buf.resize(source.len(), 0);
+        if buf.len() < source.len() {
+            buf.resize(source.len(), 0);
+        }
         let n = self.extensions(st, &search.row[..step], source, &mut buf);
         if step + 1 == self.plan.width() {
             search.counted += n as u64;
