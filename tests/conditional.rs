@@ -101,9 +101,10 @@ fn main() {
         }
     }
     let dir = || shared.clone().unwrap_or_default();
-    let both = Needs {
-        missing: on_gpu.missing.clone().or(data.missing.clone()),
-        ..Needs::new(None, "GSI_REQUIRE_GPU")
+    // A missing GPU fails it where one is required; missing data only ignores it.
+    let both = match (&on_gpu.missing, &data.missing) {
+        (Some(_), _) => Needs::new(on_gpu.missing.clone(), "GSI_REQUIRE_GPU"),
+        (None, missing) => Needs::new(missing.clone(), "GSI_REQUIRE_DATA"),
     };
     let trials = vec![
         data.trial("hprd::every_hprd_query_has_its_published_count", {

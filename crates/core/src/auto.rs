@@ -84,9 +84,7 @@ impl Engine for AutoEngine {
         options: &MatchOptions,
         sink: &mut dyn MatchSink,
     ) -> Result<JoinOutcome> {
-        let counting = !sink.wants_matches();
-        let large =
-            !self.gpu_unusable && plan.estimated_rows(data, counting) > self.gpu_join_min_rows;
+        let large = !self.gpu_unusable && plan.estimated_rows > self.gpu_join_min_rows;
         if large && plan.width() <= MAX_WIDTH {
             self.gpu.join(plan, candidates, data, options, sink)
         } else {

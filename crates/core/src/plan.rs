@@ -42,7 +42,7 @@ impl JoinStep {
 }
 
 /// The whole join order.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
     /// One step per query vertex; step i fills column i of the table.
     pub steps: Vec<JoinStep>,
@@ -52,6 +52,11 @@ pub struct Plan {
     pub directed: bool,
     /// The steps a count multiplies rather than enumerates.
     pub leaves: LeafSuffix,
+    /// Rows Algorithm 2's order is expected to produce, summed over its steps: each step
+    /// multiplies the rows by the first edge's average list length in the data and by the
+    /// share of data vertices that are candidates (a step without a first edge multiplies by
+    /// |C(u)|). `auto` compares it with its threshold.
+    pub estimated_rows: f64,
 }
 
 /// Most leaves of one vertex label that a count multiplies: a group of k leaves costs an
@@ -149,10 +154,8 @@ fn expansion(data: &DataIndex, label: EdgeLabel, direction: Direction, candidate
 }
 
 /// The query vertices a plan may postpone: isolated vertices, and leaves whose one neighbour
-/// is not postponed itself and that are expected to multiply the rows rather than prune them
-/// (at least one extension per row: a leaf that few rows can extend is better joined early,
-/// where it discards rows); at most [`MAX_LEAF_GROUP`] of one label; one vertex stays.
-fn postponable(query: &Graph, candidate_sizes: &[usize], data: &DataIndex) -> Vec<bool> {
+/// is not postponed itself; at most [`MAX_LEAF_GROUP`] of one label; one vertex stays.
+fn postponable(query: &Graph) -> Vec<bool> {
     let n = query.vertex_count();
     let mut postponed = vec![false; n];
     if n < 2 {
@@ -163,18 +166,11 @@ fn postponable(query: &Graph, candidate_sizes: &[usize], data: &DataIndex) -> Ve
         let leaf = match query.total_degree(u) {
             0 => true,
             1 => {
-                let (direction, neighbor, label) = query
-                    .directions()
-                    .iter()
-                    .find_map(|&d| {
-                        let (neighbors, labels) = query.edges(u, d);
-                        Some((d, *neighbors.first()?, *labels.first()?))
-                    })
+                let mut neighbors = query.directions().iter().flat_map(|&d| query.edges(u, d).0);
+                let neighbor = *neighbors
+                    .next()
                     .expect("a vertex of degree 1 has a neighbour");
-                // The join reaches u from its neighbour's match the other way.
-                let read = direction.reverse().stored(query.is_directed());
                 !postponed[neighbor as usize]
-                    && expansion(data, label, read, candidate_sizes[u as usize]) >= 1.0
             }
             _ => false,
         };
@@ -199,8 +195,9 @@ impl Plan {
     /// joined ones by more and rarer edges come first. The next vertex is always connected to
     /// those joined when any remaining one is.
     ///
-    /// With `postpone_leaves`, the vertices of [`LeafSuffix`] join last, in the same order of
-    /// scores; Algorithm 2 orders the others, which stay connected.
+    /// With `postpone_leaves` (for a count), the vertices of [`LeafSuffix`] join last, in
+    /// the same order of scores, after Algorithm 2 has ordered the others (which stay
+    /// connected). [`Plan::estimated_rows`] is that of Algorithm 2's own order either way.
     pub fn build(
         query: &Graph,
         candidate_sizes: &[usize],
@@ -208,11 +205,25 @@ impl Plan {
         postpone_leaves: bool,
     ) -> Plan {
         let n = query.vertex_count();
-        let mut postponed = if postpone_leaves {
-            postponable(query, candidate_sizes, data)
-        } else {
-            vec![false; n]
-        };
+        let plain = Plan::ordered(query, candidate_sizes, data, vec![false; n]);
+        let postponed = postponable(query);
+        if !postpone_leaves || !postponed.contains(&true) {
+            return plain;
+        }
+        Plan {
+            estimated_rows: plain.estimated_rows,
+            ..Plan::ordered(query, candidate_sizes, data, postponed)
+        }
+    }
+
+    /// Algorithm 2 over the vertices not `postponed`, then over the postponed ones.
+    fn ordered(
+        query: &Graph,
+        candidate_sizes: &[usize],
+        data: &DataIndex,
+        mut postponed: Vec<bool>,
+    ) -> Plan {
+        let n = query.vertex_count();
         let total_edges = data.graph().edge_count().max(1) as f64;
         let freq = |l: EdgeLabel| data.edge_label_count(l) as f64 / total_edges;
         let degree = |u: usize| query.total_degree(u as u32).max(1) as f64;
@@ -274,10 +285,22 @@ impl Plan {
                 None => groups.push((label, vec![i])),
             }
         }
+        let mut rows = 1.0f64;
+        let mut estimated_rows = 0.0;
+        for step in &steps {
+            let candidates = candidate_sizes[step.vertex];
+            rows *= match step.first {
+                None => candidates as f64,
+                Some(e) => expansion(data, e.label, e.direction, candidates),
+            };
+            rows = rows.min(1e30);
+            estimated_rows += rows;
+        }
         Plan {
             steps,
             candidate_sizes: candidate_sizes.to_vec(),
             directed: query.is_directed(),
+            estimated_rows,
             leaves: LeafSuffix {
                 from: core,
                 groups: groups
@@ -286,32 +309,6 @@ impl Plan {
                     .collect(),
             },
         }
-    }
-
-    /// Rows the join is expected to produce, summed over its steps: each step multiplies the rows
-    /// by the first edge's average list length in the data and by the share of data vertices that
-    /// are candidates (a step without a first edge multiplies by |C(u)|).
-    ///
-    /// When `counting`, the leaf suffix is multiplied rather than enumerated: its steps add no
-    /// rows.
-    pub fn estimated_rows(&self, data: &DataIndex, counting: bool) -> f64 {
-        let steps = if counting {
-            &self.steps[..self.leaves.from]
-        } else {
-            &self.steps[..]
-        };
-        let mut rows = 1.0f64;
-        let mut total = 0.0;
-        for step in steps {
-            let candidates = self.candidate_sizes[step.vertex];
-            rows *= match step.first {
-                None => candidates as f64,
-                Some(e) => expansion(data, e.label, e.direction, candidates),
-            };
-            rows = rows.min(1e30);
-            total += rows;
-        }
-        total
     }
 
     /// Number of query vertices.
@@ -459,7 +456,6 @@ mod tests {
         ))
         .unwrap();
         let query = graph(false, &[5, 1, 1, 2], &[(0, 1, 0), (0, 2, 0), (0, 3, 0)]);
-        // Candidate sets large enough for the leaves to multiply rows (see `postponable`).
         let plan = Plan::build(&query, &[1, 8, 8, 8], &data, true);
         assert_eq!(plan.steps[0].vertex, 0);
         assert_eq!(plan.leaves.from, 1);
@@ -473,10 +469,8 @@ mod tests {
         assert_eq!(groups, vec![vec![1, 2], vec![3]]);
         let plain = Plan::build(&query, &[1, 8, 8, 8], &data, false);
         assert_eq!(plain.leaves.from, 4);
-        // A leaf that prunes (under one extension per row) joins early instead.
-        let pruning = Plan::build(&query, &[1, 8, 8, 1], &data, true);
-        assert_eq!(pruning.leaves.from, 2);
-        assert_eq!(pruning.steps[1].vertex, 3);
+        // The estimate is Algorithm 2's, however the leaves join.
+        assert_eq!(plan.estimated_rows, plain.estimated_rows);
         // One leaf last is just the last step: no suffix (a single edge, here).
         let edge = graph(false, &[0, 0], &[(0, 1, 0)]);
         assert_eq!(Plan::build(&edge, &[1, 8], &data, true).leaves.from, 2);

@@ -62,12 +62,14 @@ pub fn find_matches(
     let started = Instant::now();
     let candidates = engine.filter(query, data, options.semantics)?;
     let filtered = Instant::now();
-    let plan = Plan::build(query, &candidates.sizes(), data, options.postpone_leaves);
-    let planned = Instant::now();
+    // Leaves are multiplied only in a count.
     let counting = !sink.wants_matches();
+    let postpone = options.postpone_leaves && counting;
+    let plan = Plan::build(query, &candidates.sizes(), data, postpone);
+    let planned = Instant::now();
     let outcome = engine.join(&plan, &candidates, data, options, sink)?;
     let joined = Instant::now();
-    let estimated_rows = plan.estimated_rows(data, counting);
+    let estimated_rows = plan.estimated_rows;
     Ok(MatchReport {
         count: outcome.count,
         status: outcome.status,
