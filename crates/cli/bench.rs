@@ -13,8 +13,8 @@ use crate::config::BenchConfig;
 use crate::exit::Exit;
 use crate::output::{mean, median, median_ms, ms, percentile, report_stream, JsonLines, Printer};
 use crate::queries::Query;
-use crate::session::{Session, Show};
-use crate::{progress, signals, system};
+use crate::session;
+use crate::{progress, system};
 
 /// The timed runs of one query.
 #[derive(Debug, Default)]
@@ -301,19 +301,14 @@ impl Printer<QueryJson, SummaryJson> for BenchTable {
 }
 
 pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
-    let interrupt = signals::interrupt()?;
-    cfg.matching.options.interrupt = Some(interrupt.flag());
-    let show_progress = progress::wanted(cfg.quiet);
-    let show = Show {
-        progress: show_progress,
-        notes: !cfg.quiet,
-    };
-    let mut session = Session::open(&cfg.data, &cfg.read, &cfg.engine, show)?;
-    if !cfg.quiet {
-        for note in cfg.queries.notes() {
-            eprintln!("gsi: {note}");
-        }
-    }
+    let (mut session, interrupt, show_progress) = session::start(
+        &cfg.data,
+        &cfg.read,
+        &cfg.engine,
+        &cfg.queries,
+        cfg.quiet,
+        &mut cfg.matching.options,
+    )?;
     let queries: Vec<Query> = cfg
         .queries
         .files

@@ -16,8 +16,8 @@ use crate::flags::OutputIds;
 use crate::output::{
     is_stdout, match_printer, ms, report_stream, FileSink, QueryJson, SummaryJson,
 };
-use crate::session::{Session, Show};
-use crate::{progress, signals};
+use crate::progress;
+use crate::session;
 
 /// Whether `err` comes from writing matches, the one failure that ends the run.
 fn is_output_error(err: &anyhow::Error) -> bool {
@@ -30,19 +30,14 @@ fn is_output_error(err: &anyhow::Error) -> bool {
 }
 
 pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
-    let interrupt = signals::interrupt()?;
-    cfg.matching.options.interrupt = Some(interrupt.flag());
-    let show_progress = progress::wanted(cfg.quiet);
-    let show = Show {
-        progress: show_progress,
-        notes: !cfg.quiet,
-    };
-    let mut session = Session::open(&cfg.data, &cfg.read, &cfg.engine, show)?;
-    if !cfg.quiet {
-        for note in cfg.queries.notes() {
-            eprintln!("gsi: {note}");
-        }
-    }
+    let (mut session, interrupt, show_progress) = session::start(
+        &cfg.data,
+        &cfg.read,
+        &cfg.engine,
+        &cfg.queries,
+        cfg.quiet,
+        &mut cfg.matching.options,
+    )?;
     let names = match cfg.output_ids {
         Some(OutputIds::Dense) => None,
         _ => session.names.take(),

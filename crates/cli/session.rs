@@ -6,11 +6,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use gsi_core::{DataIndex, Engine, EngineKind};
+use gsi_core::{DataIndex, Engine, EngineKind, MatchOptions};
 use gsi_graph::formats::{LabelNames, ReadOptions, VertexNames};
 
 use crate::config::{start_threads, EngineChoice};
 use crate::queries::{read_query_file, Query};
+use crate::query_files::QueryFiles;
+use crate::signals::{self, Interrupt};
 use crate::{load, messages, progress};
 
 /// What a run may show on stderr.
@@ -20,6 +22,31 @@ pub struct Show {
     pub progress: bool,
     /// Notes such as dropped edges and engine fallbacks.
     pub notes: bool,
+}
+
+/// What `match` and `bench` start with: signals caught (the interrupt set in `options`), the
+/// session opened, the query files passed over named; and whether to draw progress.
+pub fn start(
+    data: &Path,
+    read: &ReadOptions,
+    engine: &EngineChoice,
+    queries: &QueryFiles,
+    quiet: bool,
+    options: &mut MatchOptions,
+) -> Result<(Session, Interrupt, bool)> {
+    let interrupt = signals::interrupt()?;
+    options.interrupt = Some(interrupt.flag());
+    let show = Show {
+        progress: progress::wanted(quiet),
+        notes: !quiet,
+    };
+    let session = Session::open(data, read, engine, show)?;
+    if show.notes {
+        for note in queries.notes() {
+            eprintln!("gsi: {note}");
+        }
+    }
+    Ok((session, interrupt, show.progress))
 }
 
 /// An engine and a data graph ready for queries.
