@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use gsi_core::{EngineConfig, EngineKind, MatchOptions, Semantics};
 use gsi_graph::formats::{Format, ReadOptions};
 
-use crate::exit::InputError;
+use crate::exit::input_error;
 use crate::flags::{
     BenchArgs, EngineArg, EngineArgs, MatchArgs, MatchingArgs, OutputIds, ReadArgs,
 };
@@ -57,10 +57,6 @@ pub struct EngineChoice {
     pub kind: EngineKind,
     pub config: EngineConfig,
     pub threads: Option<usize>,
-}
-
-pub fn input_error(message: String) -> anyhow::Error {
-    InputError(message).into()
 }
 
 impl MatchConfig {

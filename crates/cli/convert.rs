@@ -9,7 +9,8 @@ use gsi_graph::formats::write::{write_dictionary, write_graphs, write_vertex_nam
 use gsi_graph::formats::{AtomicFile, Format, LoadedGraph, ReadOptions};
 use indicatif::ProgressBar;
 
-use crate::config::{input_error, read_options};
+use crate::config::read_options;
+use crate::exit::input_error;
 use crate::exit::Exit;
 use crate::flags::ConvertArgs;
 use crate::{load, progress};

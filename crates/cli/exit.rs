@@ -15,6 +15,11 @@ impl std::fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// An error in what the user gave, with `message`.
+pub fn input_error(message: String) -> anyhow::Error {
+    InputError(message).into()
+}
+
 /// How gsi ends.
 ///
 /// Ordered by severity, so that a run reports the worst of its queries' outcomes.

@@ -9,7 +9,8 @@ use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySp
 use gsi_graph::formats::write::write_graph;
 use gsi_graph::formats::Format;
 
-use crate::config::{input_error, read_options};
+use crate::config::read_options;
+use crate::exit::input_error;
 use crate::exit::Exit;
 use crate::flags::{GenerateCommand, GenerateGraphArgs, GenerateQueriesArgs};
 use crate::{load, progress};

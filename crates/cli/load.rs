@@ -9,7 +9,7 @@ use gsi_core::DataIndex;
 use gsi_graph::formats::{read_graphs, LoadedGraph, ReadOptions};
 use indicatif::ProgressBar;
 
-use crate::config::input_error;
+use crate::exit::input_error;
 
 /// Graphs read from one file, and how long that took.
 pub struct Loaded {

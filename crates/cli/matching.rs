@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use gsi_core::{find_matches, CountOnly, MatchReport, MatchSink, Status};
 
-use crate::config::{input_error, MatchConfig};
+use crate::config::MatchConfig;
+use crate::exit::input_error;
 use crate::exit::Exit;
 use crate::flags::OutputIds;
 use crate::output::{

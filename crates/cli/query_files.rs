@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use gsi_graph::formats::detect_format;
 
-use crate::config::input_error;
+use crate::exit::input_error;
 
 /// The query files of a run, and the files of its folders that were passed over.
 #[derive(Debug, Default)]
