@@ -111,7 +111,8 @@ pub(crate) trait JoinBackend {
     ) -> Result<Self::Table>;
 
     /// The last step when matches are wanted: hands the first `take` extensions of `rows`, as
-    /// full matches in query-vertex order, to `sink`.
+    /// full matches in query-vertex order, to `sink`; returns how many it handed over (fewer
+    /// when the stop conditions cut it short).
     #[allow(clippy::too_many_arguments)]
     fn emit(
         &mut self,
@@ -122,7 +123,7 @@ pub(crate) trait JoinBackend {
         filled: &Self::Filled,
         take: usize,
         sink: &mut dyn MatchSink,
-    ) -> Result<()>;
+    ) -> Result<usize>;
 
     /// Hands the first `take` rows of a one-column `table` to `sink`.
     fn emit_first(
@@ -406,12 +407,16 @@ impl<B: JoinBackend> Driver<'_, B> {
             return self.link(step, table, rows, layout, filled);
         }
         let take = self.take(filled.new_rows());
-        self.count += take as u64;
         let result = self
             .backend
             .emit(step, table, rows, layout, &filled, take, self.sink);
         self.release(filled_bytes);
-        result
+        self.count += *result.as_ref().unwrap_or(&0) as u64;
+        if result.as_ref().is_ok_and(|&emitted| emitted < take) {
+            // Cut short: say why.
+            self.stopped();
+        }
+        result.map(drop)
     }
 
     /// The new table of `rows`, then the next step over it.

@@ -294,7 +294,12 @@ impl JoinBackend for CpuJoin<'_> {
             pieces.push((i, head));
             rest = tail;
         }
+        // A table cut short by the stop conditions is never read: the driver stops first.
+        let stop = AtomicBool::new(false);
         let copy = |(i, out): (usize, &mut [VertexId])| {
+            if self.should_stop(i, &stop) {
+                return;
+            }
             let r = rows.start + i;
             let row = &table[r * width..(r + 1) * width];
             let at = filled.starts[i];
@@ -320,11 +325,12 @@ impl JoinBackend for CpuJoin<'_> {
         filled: &HostFilled,
         take: usize,
         sink: &mut dyn MatchSink,
-    ) -> Result<()> {
+    ) -> Result<usize> {
         let width = step;
         let full = width + 1;
         let mut batch = Vec::with_capacity(take.min(EMIT_BATCH_ROWS) * full);
         let mut left = take;
+        let mut emitted = 0;
         for (i, &c) in filled.counts.iter().enumerate() {
             let r = rows.start + i;
             let row = &table[r * width..(r + 1) * width];
@@ -337,7 +343,11 @@ impl JoinBackend for CpuJoin<'_> {
                 }
                 if batch.len() >= EMIT_BATCH_ROWS * full {
                     sink.matches(&batch, full)?;
+                    emitted += EMIT_BATCH_ROWS;
                     batch.clear();
+                    if self.options.stop().is_some() {
+                        return Ok(emitted);
+                    }
                 }
             }
             left -= c.min(left);
@@ -347,8 +357,9 @@ impl JoinBackend for CpuJoin<'_> {
         }
         if !batch.is_empty() {
             sink.matches(&batch, full)?;
+            emitted += batch.len() / full;
         }
-        Ok(())
+        Ok(emitted)
     }
 
     fn emit_first(

@@ -1059,12 +1059,13 @@ impl JoinBackend for GpuJoin<'_> {
         filled: &DeviceFilled,
         take: usize,
         sink: &mut dyn MatchSink,
-    ) -> Result<()> {
+    ) -> Result<usize> {
         if take == 0 {
-            return Ok(());
+            return Ok(0);
         }
         let next = self.build_table(step, table, &rows, layout, filled)?;
-        self.emit_table(&next.slice(..), take, sink)
+        self.emit_table(&next.slice(..), take, sink)?;
+        Ok(take)
     }
 
     fn emit_first(
