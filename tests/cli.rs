@@ -654,6 +654,63 @@ fn directed_homomorphism_counts_agree_with_brute_force() {
     cli_agrees_with_brute_force(true, true, 4);
 }
 
+/// `--partition I/K` through the binary: for every query, the K shares' counts add up to
+/// the brute force's count, and the shares' `--output` files hold disjoint matches.
+#[test]
+fn partition_shares_add_up_to_the_brute_force_count() {
+    let shape = oracle::UNDIRECTED_MULTI;
+    let mut runner = runner(7);
+    let dir = TestDir::new();
+    let data = draw(&mut runner, &oracle::graph(shape, 12..=14));
+    let cut = oracle::subgraph_of(&data, 5);
+    let queries: Vec<Spec> = (0..20).map(|_| draw(&mut runner, &cut)).collect();
+    dir.write_spec("data.graph", &data);
+    for (i, q) in queries.iter().enumerate() {
+        dir.write_spec(&format!("queries/q_{i}.graph"), q);
+    }
+    let shares = 3;
+    let mut sums = vec![0u64; queries.len()];
+    let mut lines = Vec::new();
+    for i in 0..shares {
+        let partition = format!("{i}/{shares}");
+        let output = format!("m_{i}.txt");
+        let run = dir
+            .match_files(
+                "data.graph",
+                &["queries"],
+                &["--json", "--partition", &partition, "--output", &output],
+            )
+            .ok();
+        let out = run.json();
+        assert_eq!(out.summary.partition.as_deref(), Some(partition.as_str()));
+        for (sum, q) in sums.iter_mut().zip(&out.queries) {
+            assert_eq!(q.status, "ok");
+            *sum += q.matches;
+        }
+        // Matches of one query in one share: its section's lines.
+        let text = std::fs::read_to_string(dir.path(&output)).expect("output");
+        let mut section = String::new();
+        for line in text.lines() {
+            if line.starts_with('#') {
+                section = line.to_string();
+            } else {
+                lines.push(format!("{section} {line}"));
+            }
+        }
+    }
+    let data_graph = data.graph();
+    let mut nonzero = 0;
+    for (sum, spec) in sums.iter().zip(&queries) {
+        let expected = brute::count(&spec.graph(), &data_graph, false);
+        assert_eq!(*sum, expected, "{spec:?} in {data:?}");
+        nonzero += usize::from(expected > 0);
+    }
+    assert!(nonzero >= 10, "too few queries with matches: {nonzero}");
+    assert_eq!(lines.len() as u64, sums.iter().sum::<u64>());
+    let distinct: std::collections::HashSet<&String> = lines.iter().collect();
+    assert_eq!(distinct.len(), lines.len(), "a match in two shares");
+}
+
 #[test]
 fn directed_reading_respects_direction() {
     let dir = TestDir::new();
@@ -1061,6 +1118,11 @@ fn bad_flag_values_exit_2_naming_the_flag() {
         (&["--threads", "0"], "--threads"),
         (&["--threads", "many"], "--threads"),
         (&["--limit", "0"], "--limit"),
+        (&["--partition", "3/3"], "--partition"),
+        (&["--partition", "1/0"], "--partition"),
+        (&["--partition", "2"], "--partition"),
+        (&["--partition", "a/b"], "--partition"),
+        (&["--partition=-1/3"], "--partition"),
         (&["--engine", "warp"], "--engine"),
         (&["--format", "xml"], "--format"),
         (&["--device", "x"], "--device"),

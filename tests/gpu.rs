@@ -5,7 +5,9 @@ use std::path::Path;
 
 use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::GpuEngine;
-use gsi_core::{find_matches, CollectMatches, CountOnly, DataIndex, MatchOptions, Semantics};
+use gsi_core::{
+    find_matches, CollectMatches, CountOnly, DataIndex, MatchOptions, Semantics, Share,
+};
 use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
 use gsi_graph::formats::{read_graph, Format};
 
@@ -77,6 +79,18 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                      leaf products {postpone_leaves}"
                 );
             }
+            let shares: u64 = (0..3)
+                .map(|i| {
+                    let options = MatchOptions {
+                        share: Share::new(i, 3),
+                        ..options.clone()
+                    };
+                    find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
+                        .expect("GPU engine")
+                        .count
+                })
+                .sum();
+            assert_eq!(shares, expected, "case {case}: three shares' counts");
             let mut on_gpu = CollectMatches::default();
             let mut on_cpu = CollectMatches::default();
             find_matches(gpu, &query.graph, &index, &options, &mut on_gpu).expect("GPU");

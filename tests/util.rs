@@ -297,6 +297,9 @@ pub struct SummaryJson {
     /// Absent for the CPU engine.
     #[serde(default)]
     pub upload_ms: Option<f64>,
+    /// `I/K` with `--partition`.
+    #[serde(default)]
+    pub partition: Option<String>,
     pub queries_ms: f64,
     pub median_ms: f64,
     /// `complete`, or `interrupted`.

@@ -170,6 +170,9 @@ struct SummaryJson {
     errors: usize,
     repeat: usize,
     warmup: usize,
+    /// `I/K` when the run answered one share of each query (`--partition`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    partition: Option<String>,
     /// Statistics of the per-query medians, over the queries that ran.
     mean_ms: f64,
     median_ms: f64,
@@ -332,6 +335,7 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
         queries: queries.len(),
         repeat: cfg.repeat,
         warmup: cfg.warmup,
+        partition: cfg.matching.options.share.map(|s| s.to_string()),
         load_ms: ms(session.load_time),
         index_ms: ms(session.index_time),
         upload_ms: session.upload_time.map(ms),

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use gsi_core::{EngineConfig, EngineKind, MatchOptions, Semantics};
+use gsi_core::{EngineConfig, EngineKind, MatchOptions, Semantics, Share};
 use gsi_graph::formats::{Format, ReadOptions};
 
 use crate::exit::input_error;
@@ -161,8 +161,21 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             interrupt: None,
             depth_first_rows,
             postpone_leaves: !args.no_leaf_products,
+            share: args.partition.as_deref().map(share).transpose()?,
         },
         timeout,
+    })
+}
+
+/// `--partition I/K`: share I of K.
+fn share(text: &str) -> Result<Share> {
+    let parsed = text
+        .split_once('/')
+        .and_then(|(i, k)| Some((i.trim().parse::<u32>().ok()?, k.trim().parse::<u32>().ok()?)));
+    parsed.and_then(|(i, k)| Share::new(i, k)).ok_or_else(|| {
+        input_error(format!(
+            "--partition {text}: expected I/K with 0 <= I < K, such as 0/4"
+        ))
     })
 }
 

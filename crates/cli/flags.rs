@@ -607,6 +607,12 @@ pub struct MatchingArgs {
     )]
     pub memory_limit: Option<String>,
 
+    /// Answer only share I of K disjoint shares of each query's matches (0 <= I < K), to
+    /// spread one query over processes or machines: the counts of the K shares add up to the
+    /// whole count and their matches are disjoint. `--limit` applies to each share.
+    #[arg(long, value_name = "I/K", help_heading = "Matching")]
+    pub partition: Option<String>,
+
     /// For tests and measurements: when counting, finish depth-first from a step with at
     /// least N rows (`0`: at once; `never`: breadth-first to the last step). Default: the
     /// engine's own threshold.

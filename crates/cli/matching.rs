@@ -62,6 +62,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
         load_ms: ms(session.load_time),
         index_ms: ms(session.index_time),
         upload_ms: session.upload_time.map(ms),
+        partition: cfg.matching.options.share.map(|s| s.to_string()),
         ..SummaryJson::default()
     };
     let several = cfg.queries.files.len() > 1;

@@ -94,6 +94,10 @@ pub struct SummaryJson {
     pub timeouts: usize,
     pub limits: usize,
     pub errors: usize,
+    /// `I/K` when the run answered one share of each query (`--partition`): `matches` is
+    /// then that share's count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
     pub load_ms: f64,
     pub index_ms: f64,
     /// Readying the index on the device; absent for the CPU engine.
@@ -240,6 +244,9 @@ impl Printer<QueryJson, SummaryJson> for MatchTable {
         writeln!(self.out)?;
         writeln!(self.out, "queries = {}", s.queries)?;
         writeln!(self.out, "matches = {}", s.matches)?;
+        if let Some(partition) = &s.partition {
+            writeln!(self.out, "partition = {partition}")?;
+        }
         writeln!(self.out, "complete = {}", s.complete)?;
         writeln!(self.out, "ok = {}", s.ok)?;
         writeln!(self.out, "timeouts = {}", s.timeouts)?;

@@ -48,6 +48,18 @@ impl CandidateSets {
         self.bits[u].contains(v as usize)
     }
 
+    /// Keeps in C(u) only the vertices for which `keep` holds.
+    pub fn retain(&mut self, u: usize, keep: impl Fn(VertexId) -> bool) {
+        let bits = &mut self.bits[u];
+        self.lists[u].retain(|&v| {
+            let kept = keep(v);
+            if !kept {
+                bits.set(v as usize, false);
+            }
+            kept
+        });
+    }
+
     /// |C(u)| for every u.
     pub fn sizes(&self) -> Vec<usize> {
         self.lists.iter().map(Vec::len).collect()

@@ -33,7 +33,7 @@ pub use config::EngineConfig;
 pub use engine::{Engine, Notice};
 pub use error::{Error, NoGpu, Result};
 pub use index::DataIndex;
-pub use options::{JoinOutcome, MatchOptions, Semantics, Status};
+pub use options::{JoinOutcome, MatchOptions, Semantics, Share, Status};
 pub use plan::Plan;
 pub use search::{find_matches, MatchReport, PhaseTimes};
 pub use select::{open, EngineKind, Opened};

@@ -5,6 +5,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use gsi_graph::VertexId;
+
 /// What counts as a match.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Semantics {
@@ -35,6 +37,46 @@ pub struct MatchOptions {
     /// Join leaves and isolated query vertices last, and count them as products
     /// ([`crate::plan::LeafSuffix`]); off for tests and measurements of the plain join.
     pub postpone_leaves: bool,
+    /// Find only this share of the matches (to spread one query over processes or machines).
+    pub share: Option<Share>,
+}
+
+/// Share `index` of `count` disjoint shares of a query's matches: those whose first query
+/// vertex in the plan maps to a data vertex that [`Share::holds`]. The shares of one query
+/// add up to all of its matches, whatever engine or machine answers each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Share {
+    index: u32,
+    count: u32,
+}
+
+impl Share {
+    /// Share `index` of `count`, when `index < count`.
+    pub fn new(index: u32, count: u32) -> Option<Share> {
+        (index < count).then_some(Share { index, count })
+    }
+
+    /// Which share this is, from 0.
+    pub fn index(self) -> u32 {
+        self.index
+    }
+
+    /// How many shares there are.
+    pub fn count(self) -> u32 {
+        self.count
+    }
+
+    /// Whether matches that start at data vertex `v` belong to this share. Vertices are
+    /// hashed, not dealt out by position, so that the shares depend on the vertex alone and
+    /// the heavy vertices of a skewed graph, often numbered together, spread over the shares.
+    pub fn holds(self, v: VertexId) -> bool {
+        // SplitMix64's finalizer: every bit of `v` moves every bit of the hash.
+        let mut x = u64::from(v).wrapping_add(0x9e37_79b9_7f4a_7c15);
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^= x >> 31;
+        x % u64::from(self.count) == u64::from(self.index)
+    }
 }
 
 impl Default for MatchOptions {
@@ -47,6 +89,7 @@ impl Default for MatchOptions {
             interrupt: None,
             depth_first_rows: None,
             postpone_leaves: true,
+            share: None,
         }
     }
 }
@@ -66,6 +109,13 @@ impl MatchOptions {
         } else {
             None
         }
+    }
+}
+
+impl std::fmt::Display for Share {
+    /// `I/K`, as `--partition` takes it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
     }
 }
 

@@ -4,10 +4,11 @@ use std::time::{Duration, Instant};
 
 use gsi_graph::Graph;
 
+use crate::candidates::Candidates;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
-use crate::options::{MatchOptions, Status};
+use crate::options::{MatchOptions, Share, Status};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 
@@ -66,6 +67,10 @@ pub fn find_matches(
     let counting = !sink.wants_matches();
     let postpone = options.postpone_leaves && counting;
     let plan = Plan::build(query, &candidates.sizes(), data, postpone);
+    let candidates = match options.share {
+        Some(share) => share_of(&candidates, &plan, share)?,
+        None => candidates,
+    };
     let planned = Instant::now();
     let outcome = engine.join(&plan, &candidates, data, options, sink)?;
     let joined = Instant::now();
@@ -83,4 +88,19 @@ pub fn find_matches(
         estimated_rows,
         engine: outcome.engine,
     })
+}
+
+/// The candidate sets of `share`: C(u) cut to the vertices the share holds, for u the one of
+/// the plan's first two vertices with more candidates, so that the share's first table, and
+/// every row after, is the share's, in pieces as small as the first table allows. The plan is
+/// the whole query's, the same in every share.
+fn share_of(candidates: &Candidates, plan: &Plan, share: Share) -> Result<Candidates> {
+    let mut sets = candidates.to_host()?.into_owned();
+    let split = plan.steps[..plan.steps.len().min(2)]
+        .iter()
+        .map(|step| step.vertex)
+        .max_by_key(|&u| (plan.candidate_sizes[u], std::cmp::Reverse(u)))
+        .unwrap_or(0);
+    sets.retain(split, |v| share.holds(v));
+    Ok(Candidates::Host(sets))
 }
