@@ -6,7 +6,8 @@ use std::path::Path;
 use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::GpuEngine;
 use gsi_core::{
-    find_matches, CollectMatches, CountOnly, DataIndex, MatchOptions, Semantics, Share,
+    find_matches, CollectMatches, CountOnly, DataIndex, IndexOptions, MatchOptions, PcsrLayout,
+    Semantics, Share,
 };
 use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
 use gsi_graph::formats::{read_graph, Format};
@@ -45,7 +46,13 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
         ) else {
             continue;
         };
-        let index = DataIndex::build(data).expect("index");
+        // Both PCSR layouts.
+        let pcsr_layout = if (case / 4) % 2 == 0 {
+            PcsrLayout::Packed
+        } else {
+            PcsrLayout::Paper
+        };
+        let index = DataIndex::build_with(data, IndexOptions { pcsr_layout }).expect("index");
         let options = MatchOptions {
             semantics: if homomorphism {
                 Semantics::Homomorphism

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use gsi_core::{EngineConfig, EngineKind, MatchOptions, Semantics, Share};
+use gsi_core::{
+    EngineConfig, EngineKind, IndexOptions, MatchOptions, PcsrLayout, Semantics, Share,
+};
 use gsi_graph::formats::{Format, ReadOptions};
 
 use crate::exit::input_error;
@@ -57,6 +59,8 @@ pub struct EngineChoice {
     pub kind: EngineKind,
     pub config: EngineConfig,
     pub threads: Option<usize>,
+    /// How the data graph is indexed.
+    pub index: IndexOptions,
 }
 
 impl MatchConfig {
@@ -212,7 +216,23 @@ pub fn engine_choice(args: &EngineArgs) -> Result<EngineChoice> {
         kind: engine_kind(args.engine),
         config: engine_config(args.device)?,
         threads: args.threads,
+        index: index_options()?,
     })
+}
+
+/// How data graphs are indexed: the library's measured default, or `GSI_PCSR_LAYOUT`.
+pub fn index_options() -> Result<IndexOptions> {
+    let pcsr_layout = match std::env::var("GSI_PCSR_LAYOUT").as_deref() {
+        Err(_) => PcsrLayout::default(),
+        Ok("paper") => PcsrLayout::Paper,
+        Ok("packed") => PcsrLayout::Packed,
+        Ok(other) => {
+            return Err(input_error(format!(
+                "GSI_PCSR_LAYOUT={other}: expected `paper` or `packed`"
+            )))
+        }
+    };
+    Ok(IndexOptions { pcsr_layout })
 }
 
 /// The engines' setup for GPU `device`: the library's measured defaults, with the

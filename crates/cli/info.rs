@@ -4,17 +4,17 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 
 use anyhow::Result;
-use gsi_core::DataIndex;
+use gsi_core::{DataIndex, IndexOptions, PcsrLayout};
 use gsi_graph::formats::{Dictionary, Format, LoadedGraph, VertexNames};
 use gsi_graph::{Direction, Graph, VertexId};
 use serde::Serialize;
 
-use crate::config::read_options;
+use crate::config::{index_options, read_options};
 use crate::exit::Exit;
 use crate::flags::InfoArgs;
 use crate::output::ms;
 use crate::queries::query_name;
-use crate::{load, progress};
+use crate::{load, progress, system};
 
 /// Labels listed per kind.
 const TOP_LABELS: usize = 5;
@@ -52,8 +52,13 @@ pub struct Info {
     pub degree: Degrees,
     pub load_ms: f64,
     pub index_ms: f64,
+    /// Bytes of the signature table and the PCSRs: what the GPU engine copies.
     pub index_bytes: usize,
+    pub memory: Memory,
+    pub pcsr_layout: &'static str,
     pub pcsr_partitions: usize,
+    /// Every partition, largest first (the text lists the first few).
+    pub pcsr: Vec<PartitionBytes>,
     pub pcsr_longest_chain: usize,
     pub skipped_duplicates: u64,
     pub skipped_self_loops: u64,
@@ -65,6 +70,47 @@ pub struct Info {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicate_dictionary: Option<usize>,
 }
+
+/// Where the bytes of a loaded, indexed graph go.
+#[derive(Debug, Default, Serialize)]
+pub struct Memory {
+    pub csr_offsets: usize,
+    pub csr_neighbors: usize,
+    pub csr_edge_labels: usize,
+    pub vertex_labels: usize,
+    pub label_lists: usize,
+    pub signatures: usize,
+    pub pcsr_groups: usize,
+    pub pcsr_column_index: usize,
+    /// Every part above.
+    pub host_bytes: usize,
+    pub host_bytes_per_edge: f64,
+    /// What the GPU engine copies to the device: signatures and PCSRs.
+    pub device_bytes: usize,
+    pub device_bytes_per_edge: f64,
+    /// The process's peak resident memory once the file was read (reader buffers included),
+    /// and once the index was built; 0 where the system does not say.
+    pub peak_rss_after_load: u64,
+    pub peak_rss_after_index: u64,
+}
+
+/// One PCSR partition's size.
+#[derive(Debug, Serialize)]
+pub struct PartitionBytes {
+    /// The edge label, as the file wrote it.
+    pub label: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// `out`, or `in` for the in-edges of a directed graph.
+    pub direction: &'static str,
+    /// Vertices with edges of this label.
+    pub vertices: usize,
+    pub group_bytes: usize,
+    pub column_index_bytes: usize,
+}
+
+/// PCSR partitions listed in the text output.
+const TOP_PARTITIONS: usize = 5;
 
 /// The `n` most frequent labels, most frequent first (ties: smaller label first), as the
 /// file wrote them: `shift` is added back where the reader shifted them (GSI files count
@@ -125,6 +171,7 @@ pub fn degrees(graph: &Graph) -> Degrees {
 fn describe(
     name: String,
     loaded: LoadedGraph,
+    options: IndexOptions,
     load_ms: f64,
     path: &std::path::Path,
     spinner: &indicatif::ProgressBar,
@@ -140,13 +187,57 @@ fn describe(
         graph.edge_count(),
         graph.is_directed(),
     );
-    let (index, index_time) = load::index(loaded.graph, path, spinner)?;
+    let peak_rss_after_load = system::peak_rss_bytes();
+    let (index, index_time) = load::index(loaded.graph, options, path, spinner)?;
+    let peak_rss_after_index = system::peak_rss_bytes();
     let mut edge_labels: Vec<u32> = index.pcsr().partitions().map(|((l, _), _)| l).collect();
     edge_labels.dedup();
     let edge_counts = edge_labels
         .iter()
         .map(|&l| (l, index.edge_label_count(l) as u64));
     let shift = u32::from(loaded.format == Format::Gsi);
+    let bytes = index.bytes();
+    let per_edge = |b: usize| b as f64 / edges.max(1) as f64;
+    let memory = Memory {
+        csr_offsets: bytes.csr_offsets,
+        csr_neighbors: bytes.csr_neighbors,
+        csr_edge_labels: bytes.csr_edge_labels,
+        vertex_labels: bytes.vertex_labels,
+        label_lists: bytes.label_lists,
+        signatures: bytes.signatures,
+        pcsr_groups: bytes.pcsr_groups,
+        pcsr_column_index: bytes.pcsr_column_index,
+        host_bytes: bytes.total(),
+        host_bytes_per_edge: per_edge(bytes.total()),
+        device_bytes: bytes.device(),
+        device_bytes_per_edge: per_edge(bytes.device()),
+        peak_rss_after_load,
+        peak_rss_after_index,
+    };
+    let mut pcsr: Vec<PartitionBytes> = index
+        .pcsr()
+        .partitions()
+        .map(|((label, direction), p)| {
+            let (group_bytes, column_index_bytes) = p.bytes();
+            PartitionBytes {
+                label: label + shift,
+                name: loaded
+                    .labels
+                    .edge
+                    .as_ref()
+                    .and_then(|d| d.name(label))
+                    .map(str::to_owned),
+                direction: match direction {
+                    Direction::Out => "out",
+                    Direction::In => "in",
+                },
+                vertices: p.vertex_count(),
+                group_bytes,
+                column_index_bytes,
+            }
+        })
+        .collect();
+    pcsr.sort_by_key(|p| std::cmp::Reverse(p.group_bytes + p.column_index_bytes));
     Ok(Info {
         graph: name,
         format: loaded.format.to_string(),
@@ -165,8 +256,14 @@ fn describe(
         degree,
         load_ms,
         index_ms: ms(index_time),
-        index_bytes: index.size_bytes(),
-        pcsr_partitions: index.pcsr().partitions().count(),
+        index_bytes: bytes.device(),
+        memory,
+        pcsr_layout: match options.pcsr_layout {
+            PcsrLayout::Paper => "paper",
+            PcsrLayout::Packed => "packed",
+        },
+        pcsr_partitions: pcsr.len(),
+        pcsr,
         pcsr_longest_chain: longest_chain(&index),
         skipped_duplicates: loaded.skipped.duplicates,
         skipped_self_loops: loaded.skipped.self_loops,
@@ -187,6 +284,29 @@ fn longest_chain(index: &DataIndex) -> usize {
         .map(|(_, p)| p.longest_chain())
         .max()
         .unwrap_or(0)
+}
+
+/// The largest partitions: `label direction: vertices, group bytes + list bytes`.
+fn partitions_cell(partitions: &[PartitionBytes]) -> String {
+    let cells: Vec<String> = partitions
+        .iter()
+        .take(TOP_PARTITIONS)
+        .map(|p| {
+            let label = match &p.name {
+                Some(name) => format!("{} {name}", p.label),
+                None => p.label.to_string(),
+            };
+            format!(
+                "{label} {} ({} vertices, {} + {} bytes)",
+                p.direction, p.vertices, p.group_bytes, p.column_index_bytes
+            )
+        })
+        .collect();
+    if cells.is_empty() {
+        "-".into()
+    } else {
+        cells.join(", ")
+    }
 }
 
 fn labels_cell(labels: &[LabelCount]) -> String {
@@ -223,11 +343,38 @@ pub fn write_text(out: &mut impl Write, info: &Info) -> io::Result<()> {
         ("load_ms", format!("{:.3}", info.load_ms)),
         ("index_ms", format!("{:.3}", info.index_ms)),
         ("index_bytes", info.index_bytes.to_string()),
+        ("pcsr_layout", info.pcsr_layout.to_string()),
         ("pcsr_partitions", info.pcsr_partitions.to_string()),
+        ("pcsr_largest", partitions_cell(&info.pcsr)),
         ("pcsr_longest_chain", info.pcsr_longest_chain.to_string()),
         ("skipped_duplicates", info.skipped_duplicates.to_string()),
         ("skipped_self_loops", info.skipped_self_loops.to_string()),
     ];
+    let m = &info.memory;
+    for (key, bytes) in [
+        ("memory_csr_offsets", m.csr_offsets),
+        ("memory_csr_neighbors", m.csr_neighbors),
+        ("memory_csr_edge_labels", m.csr_edge_labels),
+        ("memory_vertex_labels", m.vertex_labels),
+        ("memory_label_lists", m.label_lists),
+        ("memory_signatures", m.signatures),
+        ("memory_pcsr_groups", m.pcsr_groups),
+        ("memory_pcsr_column_index", m.pcsr_column_index),
+        ("memory_host_bytes", m.host_bytes),
+        ("memory_device_bytes", m.device_bytes),
+    ] {
+        lines.push((key, bytes.to_string()));
+    }
+    lines.push((
+        "memory_host_bytes_per_edge",
+        format!("{:.1}", m.host_bytes_per_edge),
+    ));
+    lines.push((
+        "memory_device_bytes_per_edge",
+        format!("{:.1}", m.device_bytes_per_edge),
+    ));
+    lines.push(("peak_rss_after_load", m.peak_rss_after_load.to_string()));
+    lines.push(("peak_rss_after_index", m.peak_rss_after_index.to_string()));
     for (key, value) in [
         ("term_dictionary", info.term_dictionary),
         ("class_dictionary", info.class_dictionary),
@@ -245,6 +392,7 @@ pub fn write_text(out: &mut impl Write, info: &Info) -> io::Result<()> {
 
 pub fn run(args: InfoArgs) -> Result<Exit> {
     let read = read_options(&args.read)?;
+    let options = index_options()?;
     let spinner = progress::spinner(progress::wanted(args.quiet), String::new());
     // Dropped edges are part of the description; the note on stderr would repeat it.
     let loaded = load::read_file(&args.graph, &read, "graph", &spinner, false)?;
@@ -255,6 +403,7 @@ pub fn run(args: InfoArgs) -> Result<Exit> {
         let info = describe(
             query_name(&args.graph, i, count),
             graph,
+            options,
             load_ms,
             &args.graph,
             &spinner,
@@ -344,7 +493,15 @@ mod tests {
         b.add_edge(2, 3, 6).unwrap();
         let loaded = LoadedGraph::plain(b.build().unwrap(), gsi_graph::formats::Format::SunLuo);
         let hidden = indicatif::ProgressBar::hidden();
-        let info = describe("g".into(), loaded, 1.0, std::path::Path::new("g"), &hidden).unwrap();
+        let info = describe(
+            "g".into(),
+            loaded,
+            IndexOptions::default(),
+            1.0,
+            std::path::Path::new("g"),
+            &hidden,
+        )
+        .unwrap();
         assert_eq!((info.vertices, info.edges, info.directed), (4, 3, false));
         assert_eq!((info.vertex_labels, info.edge_labels), (3, 2));
         assert_eq!(

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use gsi_core::DataIndex;
+use gsi_core::{DataIndex, IndexOptions};
 use gsi_graph::formats::{read_graphs, LoadedGraph, ReadOptions};
 use indicatif::ProgressBar;
 
@@ -64,12 +64,13 @@ pub fn read_one(
 /// Builds the index of a data graph, showing `indexing PATH` on `spinner`.
 pub fn index(
     graph: gsi_graph::Graph,
+    options: IndexOptions,
     path: &Path,
     spinner: &ProgressBar,
 ) -> Result<(DataIndex, Duration)> {
     spinner.set_message(format!("indexing {}", path.display()));
     let started = Instant::now();
-    let index = DataIndex::build(graph)
+    let index = DataIndex::build_with(graph, options)
         .with_context(|| format!("indexing data graph {}", path.display()))?;
     Ok((index, started.elapsed()))
 }

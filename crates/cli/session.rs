@@ -87,7 +87,7 @@ impl Session {
         }
         let spinner = progress::spinner(show.progress, String::new());
         let (loaded, load_time) = load::read_one(data, read, "data graph", &spinner, show.notes)?;
-        let (index, index_time) = load::index(loaded.graph, data, &spinner)?;
+        let (index, index_time) = load::index(loaded.graph, choice.index, data, &spinner)?;
         let gpu = engine.device();
         let upload_time = match gpu {
             None => None,

@@ -7,12 +7,15 @@ use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::GpuEngine;
 use gsi_core::pcsr::group_of;
 use gsi_core::{
-    CollectMatches, DataIndex, Engine, EngineKind, MatchOptions, Plan, Semantics, Status,
+    CollectMatches, DataIndex, Engine, EngineKind, IndexOptions, MatchOptions, PcsrLayout, Plan,
+    Semantics, Status,
 };
 use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
 use gsi_graph::{Graph, GraphBuilder, VertexId};
 
-use crate::config::{engine_config, query_read_options, read_options, seconds, EngineChoice};
+use crate::config::{
+    engine_config, index_options, query_read_options, read_options, seconds, EngineChoice,
+};
 use crate::exit::Exit;
 use crate::flags::VerifyArgs;
 use crate::query_files::QueryFiles;
@@ -169,12 +172,13 @@ impl Tally {
     }
 }
 
-/// A data graph whose vertices mostly hash to one PCSR group: 64 leaves of a star whose ids
-/// collide, among many isolated vertices, so lookups follow overflow chains.
-fn overflow_graph(seed: u64) -> Graph {
+/// A data graph whose vertices mostly hash to one PCSR group of `layout`: 64 leaves of a star
+/// whose ids collide, among many isolated vertices, so lookups follow overflow chains.
+fn overflow_graph(seed: u64, layout: PcsrLayout) -> Graph {
     let n = 50_000u32;
+    let groups = layout.hashed_groups(65) as u32;
     let colliding: Vec<u32> = (1..n)
-        .filter(|&v| group_of(v, 65) == (seed % 65) as u32)
+        .filter(|&v| group_of(v, groups) == (seed % u64::from(groups)) as u32)
         .take(64)
         .collect();
     let labels = (0..n).map(|v| v % 3).collect();
@@ -207,8 +211,14 @@ fn generated_cases(
             Semantics::Homomorphism
         };
         let chunked = case % 3 == 2;
+        // Both PCSR layouts, each with its overflow chains.
+        let layout = if (case / 12) % 2 == 0 {
+            PcsrLayout::Packed
+        } else {
+            PcsrLayout::Paper
+        };
         let data = if case % 12 == 11 {
-            overflow_graph(case_seed)
+            overflow_graph(case_seed, layout)
         } else {
             let vertices = 40 + (case_seed as usize * 7919) % 3000;
             let mut spec = GraphSpec::new(vertices, vertices * (2 + case % 4), shapes[case % 3]);
@@ -236,7 +246,12 @@ fn generated_cases(
         let Ok(queries) = queries else {
             continue;
         };
-        let index = DataIndex::build(data)?;
+        let index = DataIndex::build_with(
+            data,
+            IndexOptions {
+                pcsr_layout: layout,
+            },
+        )?;
         let options = MatchOptions {
             semantics,
             memory_budget: if chunked { 64 << 10 } else { 1 << 30 },
@@ -244,7 +259,7 @@ fn generated_cases(
         };
         for (q, query) in queries.iter().enumerate() {
             let name = format!(
-                "generated case {case} query {q} ({} vertices, {}, {:?}{})",
+                "generated case {case} query {q} ({} vertices, {}, {:?}, {layout:?} PCSR{})",
                 query.graph.vertex_count(),
                 if directed { "directed" } else { "undirected" },
                 semantics,
@@ -273,6 +288,7 @@ pub fn run(args: VerifyArgs) -> Result<Exit> {
             kind: EngineKind::Cpu,
             config: engine_config(args.device)?,
             threads: None,
+            index: index_options()?,
         };
         let show = Show {
             progress: false,

@@ -6,9 +6,56 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use gsi_graph::{EdgeLabel, Graph, VertexId, VertexLabel};
 
-use crate::pcsr::PcsrSet;
+use crate::pcsr::{PcsrLayout, PcsrSet};
 use crate::signature::SignatureTable;
 use crate::{Error, Result};
+
+/// How the index is built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IndexOptions {
+    /// Hash groups per PCSR partition.
+    pub pcsr_layout: PcsrLayout,
+}
+
+/// Bytes held in host memory, part by part.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IndexBytes {
+    /// The graph's CSR: row offsets.
+    pub csr_offsets: usize,
+    /// The graph's CSR: neighbours.
+    pub csr_neighbors: usize,
+    /// The graph's CSR: the label of every stored edge.
+    pub csr_edge_labels: usize,
+    /// One label per vertex.
+    pub vertex_labels: usize,
+    /// The vertices of each label, for the filter.
+    pub label_lists: usize,
+    /// The signature table (Sec. 3.2).
+    pub signatures: usize,
+    /// PCSR hash groups, all partitions.
+    pub pcsr_groups: usize,
+    /// PCSR column indexes, all partitions.
+    pub pcsr_column_index: usize,
+}
+
+impl IndexBytes {
+    /// Every part together.
+    pub fn total(&self) -> usize {
+        self.csr_offsets
+            + self.csr_neighbors
+            + self.csr_edge_labels
+            + self.vertex_labels
+            + self.label_lists
+            + self.signatures
+            + self.pcsr_groups
+            + self.pcsr_column_index
+    }
+
+    /// What the GPU engine copies to the device: the signature table and the PCSRs.
+    pub fn device(&self) -> usize {
+        self.signatures + self.pcsr_groups + self.pcsr_column_index
+    }
+}
 
 /// A data graph with everything the engines read.
 #[derive(Debug)]
@@ -25,12 +72,20 @@ pub struct DataIndex {
 }
 
 impl DataIndex {
+    /// Builds the signature table and the PCSRs of `graph` with the default options.
+    ///
+    /// # Errors
+    /// As [`DataIndex::build_with`].
+    pub fn build(graph: Graph) -> Result<DataIndex> {
+        DataIndex::build_with(graph, IndexOptions::default())
+    }
+
     /// Builds the signature table and the PCSRs of `graph`.
     ///
     /// # Errors
     /// [`Error::GraphTooLarge`] when one edge-label partition has 2^32 or more neighbour
     /// entries, which PCSR's 32-bit offsets cannot address.
-    pub fn build(graph: Graph) -> Result<DataIndex> {
+    pub fn build_with(graph: Graph, options: IndexOptions) -> Result<DataIndex> {
         let mut edge_label_counts: HashMap<EdgeLabel, usize> = HashMap::new();
         for (_, _, l) in graph.edge_iter() {
             *edge_label_counts.entry(l).or_default() += 1;
@@ -49,8 +104,10 @@ impl DataIndex {
         for (v, &l) in graph.vertex_labels().iter().enumerate() {
             vertices_by_label.entry(l).or_default().push(v as VertexId);
         }
-        let (signatures, pcsr) =
-            rayon::join(|| SignatureTable::build(&graph), || PcsrSet::build(&graph));
+        let (signatures, pcsr) = rayon::join(
+            || SignatureTable::build(&graph),
+            || PcsrSet::build(&graph, options.pcsr_layout),
+        );
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         Ok(DataIndex {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
@@ -94,8 +151,19 @@ impl DataIndex {
             .map_or(&[], Vec::as_slice)
     }
 
-    /// Bytes held by the index (signatures and PCSR; the graph's CSR not counted).
-    pub fn size_bytes(&self) -> usize {
-        4 * self.signatures.words().len() + self.pcsr.size_bytes()
+    /// Bytes held, part by part.
+    pub fn bytes(&self) -> IndexBytes {
+        let graph = self.graph.bytes();
+        let (pcsr_groups, pcsr_column_index) = self.pcsr.bytes();
+        IndexBytes {
+            csr_offsets: graph.offsets,
+            csr_neighbors: graph.neighbors,
+            csr_edge_labels: graph.edge_labels,
+            vertex_labels: graph.vertex_labels,
+            label_lists: self.vertices_by_label.values().map(|l| 4 * l.len()).sum(),
+            signatures: 4 * self.signatures.words().len(),
+            pcsr_groups,
+            pcsr_column_index,
+        }
     }
 }

@@ -10,6 +10,8 @@
 //! with more than GPN - 1 keys continues in groups that got no key, of which Claim 1 shows
 //! there are always enough.
 
+use std::collections::BTreeMap;
+
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 use rayon::prelude::*;
 
@@ -38,11 +40,45 @@ pub fn group_of(v: VertexId, group_count: u32) -> u32 {
     h % group_count
 }
 
+/// How many hash groups a partition gets for its |V(D)| vertices.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PcsrLayout {
+    /// |V(D)| groups, as Algorithm 1: about one vertex per 128-byte group, overflow in the
+    /// groups that got none (Claim 1). On graphs with many edge labels most vertices have
+    /// short lists in many partitions, and the groups outweigh the lists many times.
+    Paper,
+    /// |V(D)| / [`PACKED_LOAD`] groups: about `PACKED_LOAD` of the `GPN - 1` keys used, so
+    /// that a lookup still reads one group nearly always; overflow in groups appended after
+    /// the hashed ones. A sixteenth of the paper's group bytes, and one more transaction
+    /// for about one lookup in a hundred.
+    #[default]
+    Packed,
+}
+
+/// Vertices per hashed group under [`PcsrLayout::Packed`]: with keys hashed uniformly, a
+/// group receives more than `KEYS_PER_GROUP` = 15 of them with probability below 1%.
+pub const PACKED_LOAD: usize = 8;
+
+impl PcsrLayout {
+    /// Groups that vertices hash to, for a partition of `vertices` vertices.
+    pub fn hashed_groups(self, vertices: usize) -> usize {
+        match self {
+            PcsrLayout::Paper => vertices,
+            PcsrLayout::Packed => vertices.div_ceil(PACKED_LOAD),
+        }
+    }
+}
+
 /// PCSR of one edge-label partition.
 #[derive(Clone, Debug, Default)]
 pub struct Pcsr {
-    /// `group_count * GROUP_WORDS` words; see the module docs for the layout.
+    /// `group_count * GROUP_WORDS` words: the hashed groups, then the overflow groups that
+    /// were appended; see the module docs for the layout of one group.
     groups: Vec<u32>,
+    /// Groups that vertices hash to: the modulus of [`group_of`].
+    hashed_groups: u32,
+    /// |V(D)|: vertices with at least one neighbour in this partition.
+    vertex_count: usize,
     /// The neighbour lists, laid out group by group (Algorithm 1, lines 9-13).
     column_index: Vec<VertexId>,
     /// The longest neighbour list: bounds a row's buffer when this partition is a first edge.
@@ -50,28 +86,29 @@ pub struct Pcsr {
 }
 
 impl Pcsr {
-    /// Builds the PCSR of a partition from `(vertex, sorted neighbours)` rows, vertices distinct.
+    /// Builds the PCSR of a partition from `(vertex, sorted neighbours)` rows, vertices
+    /// distinct, with the groups of `layout`.
     ///
     /// # Panics
     /// If the partition has `u32::MAX` or more neighbour entries (offsets are 32-bit);
     /// [`crate::DataIndex::build`] rejects such graphs first.
-    pub fn build(rows: &[(VertexId, &[VertexId])]) -> Pcsr {
+    pub fn build(rows: &[(VertexId, &[VertexId])], layout: PcsrLayout) -> Pcsr {
         let n = rows.len();
         if n == 0 {
             return Pcsr::default();
         }
-        let group_count = n as u32;
+        let hashed = layout.hashed_groups(n);
         // Lines 3-4: hash every vertex to a group; a counting sort lists each group's rows
         // (in row order) in one flat array, `members[first[g]..first[g + 1]]`.
         let hashes: Vec<u32> = rows
             .iter()
-            .map(|&(v, _)| group_of(v, group_count))
+            .map(|&(v, _)| group_of(v, hashed as u32))
             .collect();
-        let mut first = vec![0usize; n + 1];
+        let mut first = vec![0usize; hashed + 1];
         for &h in &hashes {
             first[h as usize + 1] += 1;
         }
-        for g in 0..n {
+        for g in 0..hashed {
             first[g + 1] += first[g];
         }
         let mut members = vec![0usize; n];
@@ -81,11 +118,13 @@ impl Pcsr {
             cursor[h as usize] += 1;
         }
         // Lines 5-8: a group keeps its first GPN - 1 rows; the rest continue in groups that got
-        // none, linked through GID. `slots[g]` is the run of `members` that group g holds.
-        let mut empty = (0..n).filter(|&g| first[g] == first[g + 1]);
-        let mut slots = vec![(0usize, 0usize); n];
-        let mut next_group = vec![NO_GROUP; n];
-        for g in 0..n {
+        // none (enough of them under the paper's layout, Claim 1) or else in groups appended
+        // after the hashed ones, linked through GID. `slots[g]` is the run of `members` that
+        // group g holds.
+        let mut empty = (0..hashed).filter(|&g| first[g] == first[g + 1]);
+        let mut slots = vec![(0usize, 0usize); hashed];
+        let mut next_group = vec![NO_GROUP; hashed];
+        for g in 0..hashed {
             let (start, end) = (first[g], first[g + 1]);
             if start == end {
                 continue;
@@ -94,7 +133,11 @@ impl Pcsr {
             let mut tail = g;
             let mut from = start + KEYS_PER_GROUP;
             while from < end {
-                let fresh = empty.next().expect("Claim 1: enough empty groups");
+                let fresh = empty.next().unwrap_or_else(|| {
+                    slots.push((0, 0));
+                    next_group.push(NO_GROUP);
+                    slots.len() - 1
+                });
                 slots[fresh] = (from, end.min(from + KEYS_PER_GROUP));
                 next_group[tail] = fresh as u32;
                 tail = fresh;
@@ -104,10 +147,10 @@ impl Pcsr {
         // Lines 9-13: lay the neighbour lists out group by group and record offsets and END.
         let total: usize = rows.iter().map(|(_, nb)| nb.len()).sum();
         assert!(total < u32::MAX as usize, "PCSR offsets are 32-bit");
-        let mut groups = vec![EMPTY_SLOT; n * GROUP_WORDS];
+        let group_count = slots.len();
+        let mut groups = vec![EMPTY_SLOT; group_count * GROUP_WORDS];
         let mut column_index = Vec::with_capacity(total);
-        for g in 0..n {
-            let group = &mut groups[g * GROUP_WORDS..(g + 1) * GROUP_WORDS];
+        for (g, group) in groups.chunks_exact_mut(GROUP_WORDS).enumerate() {
             let (start, end) = slots[g];
             for (slot, &i) in members[start..end].iter().enumerate() {
                 let (v, neighbors) = rows[i];
@@ -120,6 +163,8 @@ impl Pcsr {
         }
         Pcsr {
             groups,
+            hashed_groups: hashed as u32,
+            vertex_count: n,
             column_index,
             max_degree: rows.iter().map(|(_, nb)| nb.len()).max().unwrap_or(0),
         }
@@ -130,9 +175,19 @@ impl Pcsr {
         self.max_degree
     }
 
-    /// Number of groups, |V(D)|.
+    /// Number of groups, hashed and appended.
     pub fn group_count(&self) -> usize {
         self.groups.len() / GROUP_WORDS
+    }
+
+    /// Number of groups that vertices hash to ([`group_of`]'s modulus).
+    pub fn hashed_groups(&self) -> u32 {
+        self.hashed_groups
+    }
+
+    /// |V(D)|: vertices with neighbours in this partition.
+    pub fn vertex_count(&self) -> usize {
+        self.vertex_count
     }
 
     /// The groups, `GROUP_WORDS` u32 each.
@@ -147,11 +202,10 @@ impl Pcsr {
 
     /// N(v, l) for this partition's label: follows the group chain from `v`'s hash group.
     pub fn neighbors(&self, v: VertexId) -> &[VertexId] {
-        let group_count = self.group_count() as u32;
-        if group_count == 0 {
+        if self.hashed_groups == 0 {
             return &[];
         }
-        let mut g = group_of(v, group_count) as usize;
+        let mut g = group_of(v, self.hashed_groups) as usize;
         loop {
             let group = &self.groups[g * GROUP_WORDS..(g + 1) * GROUP_WORDS];
             for slot in 0..KEYS_PER_GROUP {
@@ -201,9 +255,9 @@ impl Pcsr {
             .unwrap_or(0)
     }
 
-    /// Bytes held.
-    pub fn size_bytes(&self) -> usize {
-        4 * (self.groups.len() + self.column_index.len())
+    /// Bytes held: groups, and column index.
+    pub fn bytes(&self) -> (usize, usize) {
+        (4 * self.groups.len(), 4 * self.column_index.len())
     }
 }
 
@@ -220,37 +274,37 @@ pub struct PcsrSet {
 }
 
 impl PcsrSet {
-    /// Partitions `graph` by edge label (and direction) and builds each PCSR, in parallel.
-    pub fn build(graph: &Graph) -> PcsrSet {
-        // One pass over every adjacency list collects the runs of equal labels.
-        let mut runs: Vec<(PartitionKey, VertexId, &[VertexId])> = Vec::new();
-        for &direction in graph.directions() {
-            for v in 0..graph.vertex_count() as VertexId {
-                let (neighbors, labels) = graph.edges(v, direction);
-                let mut start = 0;
-                while start < labels.len() {
-                    let l = labels[start];
-                    let end = start + labels[start..].partition_point(|&x| x == l);
-                    runs.push(((l, direction), v, &neighbors[start..end]));
-                    start = end;
-                }
+    /// Partitions `graph` by edge label (and direction) and builds each PCSR with `layout`, in
+    /// parallel. The partitions are built a batch at a time so that the rows in flight (a
+    /// vertex and its list, 24 bytes each) stay a fraction of the graph.
+    pub fn build(graph: &Graph, layout: PcsrLayout) -> PcsrSet {
+        PcsrSet::build_in_batches(graph, layout, |total| {
+            (total / ROW_BATCHES).max(MIN_BATCH_ROWS)
+        })
+    }
+
+    /// [`PcsrSet::build`] in batches of at most `batch_rows(all rows)` rows (a partition
+    /// larger than that is a batch of its own).
+    fn build_in_batches(
+        graph: &Graph,
+        layout: PcsrLayout,
+        batch_rows: impl Fn(usize) -> usize,
+    ) -> PcsrSet {
+        let rows_per_key = rows_per_key(graph);
+        let keys: Vec<PartitionKey> = rows_per_key.keys().copied().collect();
+        let batch_rows = batch_rows(rows_per_key.values().sum());
+        let mut partitions = Vec::with_capacity(keys.len());
+        let mut lo = 0;
+        while lo < keys.len() {
+            let mut hi = lo + 1;
+            let mut rows = rows_per_key[&keys[lo]];
+            while hi < keys.len() && rows + rows_per_key[&keys[hi]] <= batch_rows {
+                rows += rows_per_key[&keys[hi]];
+                hi += 1;
             }
+            partitions.extend(build_batch(graph, &keys[lo..hi], layout));
+            lo = hi;
         }
-        runs.par_sort_by_key(|&(key, v, _)| (key, v));
-        let mut bounds = vec![0];
-        bounds.extend((1..runs.len()).filter(|&i| runs[i].0 != runs[i - 1].0));
-        bounds.push(runs.len());
-        let built: Vec<(PartitionKey, Pcsr)> = bounds
-            .par_windows(2)
-            .filter(|w| w[0] < w[1])
-            .map(|w| {
-                let part = &runs[w[0]..w[1]];
-                let rows: Vec<(VertexId, &[VertexId])> =
-                    part.iter().map(|&(_, v, nb)| (v, nb)).collect();
-                (part[0].0, Pcsr::build(&rows))
-            })
-            .collect();
-        let (keys, partitions) = built.into_iter().unzip();
         PcsrSet {
             directed: graph.is_directed(),
             keys,
@@ -282,10 +336,96 @@ impl PcsrSet {
         }
     }
 
+    /// Bytes held by all partitions: groups, and column indexes.
+    pub fn bytes(&self) -> (usize, usize) {
+        self.partitions
+            .iter()
+            .map(Pcsr::bytes)
+            .fold((0, 0), |(g, c), (pg, pc)| (g + pg, c + pc))
+    }
+
     /// Bytes held by all partitions.
     pub fn size_bytes(&self) -> usize {
-        self.partitions.iter().map(Pcsr::size_bytes).sum()
+        let (groups, column_index) = self.bytes();
+        groups + column_index
     }
+}
+
+/// The rows of all partitions are built in about this many batches, or fewer...
+const ROW_BATCHES: usize = 8;
+/// ...of at least this many rows each.
+const MIN_BATCH_ROWS: usize = 1 << 20;
+
+/// The runs of equal labels in `v`'s list in `direction`: `(label, neighbours)`.
+fn runs(
+    graph: &Graph,
+    v: VertexId,
+    direction: Direction,
+) -> impl Iterator<Item = (EdgeLabel, &[VertexId])> {
+    let (neighbors, labels) = graph.edges(v, direction);
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        let &l = labels.get(start)?;
+        let end = start + labels[start..].partition_point(|&x| x == l);
+        let run = (l, &neighbors[start..end]);
+        start = end;
+        Some(run)
+    })
+}
+
+/// |V(D)| of every partition, in key order.
+fn rows_per_key(graph: &Graph) -> BTreeMap<PartitionKey, usize> {
+    (0..graph.vertex_count() as VertexId)
+        .into_par_iter()
+        .fold(BTreeMap::new, |mut counts, v| {
+            for &direction in graph.directions() {
+                for (l, _) in runs(graph, v, direction) {
+                    *counts.entry((l, direction)).or_insert(0) += 1;
+                }
+            }
+            counts
+        })
+        .reduce(BTreeMap::new, |mut a, b| {
+            for (key, count) in b {
+                *a.entry(key).or_insert(0) += count;
+            }
+            a
+        })
+}
+
+/// The PCSRs of the partitions `keys` (sorted), built in parallel from one pass over the
+/// graph that collects their rows.
+fn build_batch(graph: &Graph, keys: &[PartitionKey], layout: PcsrLayout) -> Vec<Pcsr> {
+    let (first, last) = (keys[0].0, keys[keys.len() - 1].0);
+    let mut rows: Vec<(u32, VertexId, &[VertexId])> = (0..graph.vertex_count() as VertexId)
+        .into_par_iter()
+        .flat_map_iter(|v| {
+            graph.directions().iter().flat_map(move |&direction| {
+                runs(graph, v, direction)
+                    .skip_while(move |&(l, _)| l < first)
+                    .take_while(move |&(l, _)| l <= last)
+                    .filter_map(move |(l, list)| {
+                        let rank = keys.binary_search(&(l, direction)).ok()?;
+                        Some((rank as u32, v, list))
+                    })
+            })
+        })
+        .collect();
+    // Stable: each partition's rows stay in vertex order.
+    rows.par_sort_by_key(|&(rank, _, _)| rank);
+    let mut bounds = vec![0];
+    bounds.extend((1..rows.len()).filter(|&i| rows[i].0 != rows[i - 1].0));
+    bounds.push(rows.len());
+    bounds
+        .par_windows(2)
+        .map(|w| {
+            let part: Vec<(VertexId, &[VertexId])> = rows[w[0]..w[1]]
+                .iter()
+                .map(|&(_, v, list)| (v, list))
+                .collect();
+            Pcsr::build(&part, layout)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -295,17 +435,24 @@ mod tests {
 
     use super::*;
 
+    const LAYOUTS: [PcsrLayout; 2] = [PcsrLayout::Paper, PcsrLayout::Packed];
+
+    /// Every layout, in one batch and in batches of one row, gives N(v, l) as the CSR does.
     fn assert_matches_csr(graph: &Graph) {
-        let set = PcsrSet::build(graph);
         let labels = graph.edge_labels();
-        for v in 0..graph.vertex_count() as VertexId {
-            for &l in labels.iter().chain(&[u32::MAX - 1]) {
-                for d in [Direction::Out, Direction::In] {
-                    assert_eq!(
-                        set.neighbors(v, l, d),
-                        graph.neighbors(v, l, d),
-                        "v={v} l={l} {d:?}"
-                    );
+        for layout in LAYOUTS {
+            for batch in [usize::MAX, 1] {
+                let set = PcsrSet::build_in_batches(graph, layout, |_| batch);
+                for v in 0..graph.vertex_count() as VertexId {
+                    for &l in labels.iter().chain(&[u32::MAX - 1]) {
+                        for d in [Direction::Out, Direction::In] {
+                            assert_eq!(
+                                set.neighbors(v, l, d),
+                                graph.neighbors(v, l, d),
+                                "v={v} l={l} {d:?} {layout:?} batch {batch}"
+                            );
+                        }
+                    }
                 }
             }
         }
@@ -313,29 +460,59 @@ mod tests {
 
     #[test]
     fn overflow_chains_hold_every_vertex() {
-        // Among 100 000 ids, take 64 that hash to group 0 of 64 groups, and make a star of
-        // them: the partition has 65 vertices and most land in one group, forcing a long chain.
-        let n = 100_000u32;
-        let colliding: Vec<u32> = (1..n).filter(|&v| group_of(v, 65) == 0).take(64).collect();
-        assert_eq!(colliding.len(), 64);
-        let mut b = GraphBuilder::with_vertices(false, vec![0; n as usize]);
-        for &v in &colliding {
-            b.add_edge(0, v, 3).unwrap();
+        for layout in LAYOUTS {
+            // Among 100 000 ids, take 64 that hash to group 0 of the partition's hashed groups,
+            // and make a star of them: the partition has 65 vertices and most land in one
+            // group, forcing a long chain.
+            let n = 100_000u32;
+            let hashed = layout.hashed_groups(65) as u32;
+            let colliding: Vec<u32> = (1..n)
+                .filter(|&v| group_of(v, hashed) == 0)
+                .take(64)
+                .collect();
+            assert_eq!(colliding.len(), 64);
+            let mut b = GraphBuilder::with_vertices(false, vec![0; n as usize]);
+            for &v in &colliding {
+                b.add_edge(0, v, 3).unwrap();
+            }
+            let g = b.build().unwrap();
+            let set = PcsrSet::build(&g, layout);
+            let part = set.partition(set.partition_index(3, Direction::Out).unwrap());
+            assert!(part.longest_chain() >= 5, "chain {}", part.longest_chain());
+            assert_eq!(part.vertex_count(), 65);
+            assert_matches_csr(&g);
+        }
+    }
+
+    #[test]
+    fn packed_groups_take_an_eighth_of_the_papers() {
+        // A path: every vertex has one or two neighbours.
+        let n = 8000;
+        let mut b = GraphBuilder::with_vertices(false, vec![0; n]);
+        for v in 1..n as u32 {
+            b.add_edge(v - 1, v, 0).unwrap();
         }
         let g = b.build().unwrap();
-        let set = PcsrSet::build(&g);
-        let part = set.partition(set.partition_index(3, Direction::Out).unwrap());
-        assert!(part.longest_chain() >= 5, "chain {}", part.longest_chain());
-        assert_matches_csr(&g);
+        let paper = PcsrSet::build(&g, PcsrLayout::Paper).bytes();
+        let packed = PcsrSet::build(&g, PcsrLayout::Packed).bytes();
+        assert_eq!(paper.0, n * 128);
+        assert_eq!(paper.1, packed.1);
+        // Hashed groups, and overflow ones appended: about 1% more.
+        assert!(
+            packed.0 >= n * 16 && packed.0 <= n * 16 * 11 / 10,
+            "{packed:?}"
+        );
     }
 
     #[test]
     fn empty_graph_has_no_partitions() {
         let g = GraphBuilder::new(false).build().unwrap();
-        assert_eq!(PcsrSet::build(&g).partitions().count(), 0);
-        assert!(PcsrSet::build(&g)
-            .neighbors(0, 0, Direction::Out)
-            .is_empty());
+        for layout in LAYOUTS {
+            assert_eq!(PcsrSet::build(&g, layout).partitions().count(), 0);
+            assert!(PcsrSet::build(&g, layout)
+                .neighbors(0, 0, Direction::Out)
+                .is_empty());
+        }
     }
 
     proptest! {

@@ -148,7 +148,7 @@ fn expansion(data: &DataIndex, label: EdgeLabel, direction: Direction, candidate
         .partition_index(label, direction)
         .map(|i| data.pcsr().partition(i))
         .map_or(0.0, |p| {
-            p.column_index().len() as f64 / p.group_count().max(1) as f64
+            p.column_index().len() as f64 / p.vertex_count().max(1) as f64
         });
     average * candidates as f64 / n
 }

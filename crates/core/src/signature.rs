@@ -134,6 +134,9 @@ impl QuerySignatures {
     }
 }
 
+/// Vertices whose signatures are computed together (4 MiB of them).
+const SIGNATURE_BLOCK: usize = 1 << 16;
+
 /// The signatures of all data vertices, column-first (Sec. 3.2, Fig. 4(d)): word `w` of vertex
 /// `v` is at `words[w * vertex_count + v]`, so that consecutive threads reading the same word
 /// of consecutive vertices make coalesced accesses on the GPU.
@@ -145,22 +148,23 @@ pub struct SignatureTable {
 }
 
 impl SignatureTable {
-    /// Computes the signature of every vertex of `graph` (in parallel).
+    /// Computes the signature of every vertex of `graph` (in parallel), a block of vertices
+    /// at a time so that only one block's signatures wait to be spread over the columns.
     pub fn build(graph: &Graph) -> SignatureTable {
         let n = graph.vertex_count();
-        let rows: Vec<Signature> = (0..n as VertexId)
-            .into_par_iter()
-            .map(|v| Signature::of(graph, v, Saturation::Counting))
-            .collect();
         let mut words = vec![0u32; SIGNATURE_WORDS * n];
-        words
-            .par_chunks_mut(n.max(1))
-            .enumerate()
-            .for_each(|(w, column)| {
-                for (v, slot) in column.iter_mut().enumerate() {
-                    *slot = rows[v].0[w];
+        for block in (0..n).step_by(SIGNATURE_BLOCK) {
+            let end = (block + SIGNATURE_BLOCK).min(n);
+            let rows: Vec<Signature> = (block as VertexId..end as VertexId)
+                .into_par_iter()
+                .map(|v| Signature::of(graph, v, Saturation::Counting))
+                .collect();
+            words.par_chunks_mut(n).enumerate().for_each(|(w, column)| {
+                for (slot, row) in column[block..end].iter_mut().zip(&rows) {
+                    *slot = row.0[w];
                 }
             });
+        }
         SignatureTable {
             vertex_count: n,
             words,

@@ -1,6 +1,6 @@
 //! [`GraphBuilder`]: collects vertices and edges, then lays them out as CSR.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
@@ -176,7 +176,9 @@ const PARALLEL_MIN_EDGES: usize = 1 << 15;
 /// Builds one CSR from the entries of `edges`; on a repeated entry returns it.
 ///
 /// Counting and placing run in parallel with atomic counters; the order in which entries
-/// land in a vertex's segment does not matter because each segment is then sorted.
+/// land in a vertex's segment does not matter because each segment is then sorted. Entries
+/// are placed straight into the neighbour and label arrays, so that the build holds no more
+/// than the edges and the CSR itself (and one vertex's entries per thread, to sort them).
 fn csr(
     n: usize,
     edges: &[(VertexId, VertexId, EdgeLabel)],
@@ -214,37 +216,61 @@ fn csr(
         total += count;
         offsets.push(total);
     }
-    // Pack (label, neighbour) into one u64 so one sort orders both.
-    let keys: Vec<AtomicU64> = (0..total).map(|_| AtomicU64::new(0)).collect();
+    let neighbors: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
+    let labels: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
     each(&|from, to, label| {
         let at = counts[from as usize].fetch_add(1, Ordering::Relaxed);
-        keys[at].store((u64::from(label) << 32) | u64::from(to), Ordering::Relaxed);
+        neighbors[at].store(to, Ordering::Relaxed);
+        labels[at].store(label, Ordering::Relaxed);
     });
     drop(counts);
-    let mut keys: Vec<u64> = keys.into_iter().map(AtomicU64::into_inner).collect();
+    // Collected in place: an atomic has the layout of its integer.
+    let mut neighbors: Vec<VertexId> = neighbors.into_iter().map(AtomicU32::into_inner).collect();
+    let mut labels: Vec<EdgeLabel> = labels.into_iter().map(AtomicU32::into_inner).collect();
     let mut segments = Vec::with_capacity(n);
-    let mut rest = keys.as_mut_slice();
+    let (mut rest_n, mut rest_l) = (neighbors.as_mut_slice(), labels.as_mut_slice());
     for v in 0..n {
-        let (head, tail) = rest.split_at_mut(offsets[v + 1] - offsets[v]);
-        segments.push((v as VertexId, head));
-        rest = tail;
+        let len = offsets[v + 1] - offsets[v];
+        let (head_n, tail_n) = rest_n.split_at_mut(len);
+        let (head_l, tail_l) = rest_l.split_at_mut(len);
+        segments.push((v as VertexId, head_n, head_l));
+        rest_n = tail_n;
+        rest_l = tail_l;
     }
-    let sort = |(v, seg): (VertexId, &mut [u64])| {
-        seg.sort_unstable();
-        seg.windows(2)
+    // Each segment sorted by (label, neighbour), through a buffer of packed pairs; the first
+    // repeated pair is a duplicate edge.
+    let sort = |keys: &mut Vec<u64>, (v, nb, lb): (VertexId, &mut [VertexId], &mut [EdgeLabel])| {
+        keys.clear();
+        keys.extend(
+            lb.iter()
+                .zip(nb.iter())
+                .map(|(&l, &w)| (u64::from(l) << 32) | u64::from(w)),
+        );
+        keys.sort_unstable();
+        for ((slot_n, slot_l), &k) in nb.iter_mut().zip(lb.iter_mut()).zip(keys.iter()) {
+            *slot_n = k as u32;
+            *slot_l = (k >> 32) as u32;
+        }
+        keys.windows(2)
             .find(|w| w[0] == w[1])
             .map(|w| (v, w[0] as u32, (w[0] >> 32) as u32))
     };
     let duplicate = if parallel {
-        segments.into_par_iter().filter_map(sort).min()
+        segments
+            .into_par_iter()
+            .map_init(Vec::new, sort)
+            .flatten()
+            .min()
     } else {
-        segments.into_iter().filter_map(sort).min()
+        let mut keys = Vec::new();
+        segments
+            .into_iter()
+            .filter_map(|segment| sort(&mut keys, segment))
+            .min()
     };
     if let Some(d) = duplicate {
         return Err(d);
     }
-    let neighbors = keys.iter().map(|&k| k as u32).collect();
-    let labels = keys.iter().map(|&k| (k >> 32) as u32).collect();
     Ok(Csr {
         offsets,
         neighbors,

@@ -64,6 +64,19 @@ impl Csr {
     }
 }
 
+/// Bytes a [`Graph`] holds, part by part.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GraphBytes {
+    /// CSR row offsets, every kept adjacency.
+    pub offsets: usize,
+    /// CSR neighbours, every kept adjacency.
+    pub neighbors: usize,
+    /// The label of every stored edge.
+    pub edge_labels: usize,
+    /// One label per vertex.
+    pub vertex_labels: usize,
+}
+
 /// A vertex- and edge-labelled graph, undirected or directed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Graph {
@@ -147,6 +160,20 @@ impl Graph {
         labels.sort_unstable();
         labels.dedup();
         labels
+    }
+
+    /// Bytes held, part by part.
+    pub fn bytes(&self) -> GraphBytes {
+        let csrs = [&self.out, &self.inc];
+        GraphBytes {
+            offsets: csrs
+                .iter()
+                .map(|c| size_of::<usize>() * c.offsets.len())
+                .sum(),
+            neighbors: csrs.iter().map(|c| 4 * c.neighbors.len()).sum(),
+            edge_labels: csrs.iter().map(|c| 4 * c.labels.len()).sum(),
+            vertex_labels: 4 * self.vertex_labels.len(),
+        }
     }
 
     /// Iterates over every edge once as `(source, target, label)`; for an undirected graph

@@ -16,4 +16,4 @@ mod graph;
 
 pub use builder::GraphBuilder;
 pub use error::{Error, Result};
-pub use graph::{Direction, EdgeLabel, Graph, VertexId, VertexLabel};
+pub use graph::{Direction, EdgeLabel, Graph, GraphBytes, VertexId, VertexLabel};

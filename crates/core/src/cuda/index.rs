@@ -23,7 +23,7 @@ pub struct Link {
     pub column: u32,
     /// First group of the partition.
     pub group_base: u32,
-    /// Groups of the partition (0: no edge has this label).
+    /// Groups that the partition's vertices hash to (0: no edge has this label).
     pub group_count: u32,
     /// First column-index entry of the partition.
     pub ci_base: u32,
@@ -67,7 +67,7 @@ impl DevicePcsr {
                 key,
                 Partition {
                     group_base: (groups.len() / GROUP_WORDS) as u32,
-                    group_count: pcsr.group_count() as u32,
+                    group_count: pcsr.hashed_groups(),
                     ci_base: column_index.len() as u32,
                     max_degree: pcsr.max_degree(),
                 },

@@ -127,6 +127,17 @@ impl FileBytes {
         }
     }
 
+    /// Lets a mapped file's pages leave this process's memory, once they were read: read
+    /// again, they come back from the file. Nothing for bytes held in memory.
+    pub(crate) fn release(&self) {
+        if let FileBytes::Mapped(map) = self {
+            // SAFETY: the map is read-only and backed by the file, so dropping its pages
+            // loses nothing; `DontNeed` would zero only anonymous or written pages. Failure
+            // only leaves the pages where they are.
+            let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        }
+    }
+
     pub(crate) fn as_slice(&self) -> &[u8] {
         match self {
             FileBytes::Mapped(m) => m,

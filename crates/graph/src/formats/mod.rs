@@ -219,8 +219,8 @@ pub fn load_graph(path: &Path, options: &ReadOptions) -> Result<LoadedGraph> {
 /// The file (or the vertex-label file) cannot be read, is not text or does not follow the
 /// format; a vertex-label file was given for a format other than SNAP.
 pub fn read_graphs(path: &Path, options: &ReadOptions) -> Result<Vec<LoadedGraph>> {
-    let bytes = FileBytes::open(path)?;
-    let bytes = bytes.as_slice();
+    let file = FileBytes::open(path)?;
+    let bytes = file.as_slice();
     let format = match options.format {
         Format::Auto => detect(path, bytes)?,
         f => f,
@@ -238,7 +238,7 @@ pub fn read_graphs(path: &Path, options: &ReadOptions) -> Result<Vec<LoadedGraph
     Ok(match format {
         Format::Auto | Format::SunLuo => {
             vec![LoadedGraph::plain(
-                sunluo::parse(path, bytes, directed)?,
+                sunluo::parse_then(path, bytes, directed, &|| file.release())?,
                 Format::SunLuo,
             )]
         }

@@ -21,11 +21,28 @@ use crate::{Error, Graph, Result, VertexId};
 /// [`Error::Parse`] for a malformed line, [`Error::Invalid`] when the file is empty or its
 /// counts disagree with its header.
 pub fn parse(path: &Path, bytes: &[u8], directed: bool) -> Result<Graph> {
-    parse_in_chunks(path, bytes, directed, CHUNK_BYTES)
+    parse_in_chunks(path, bytes, directed, CHUNK_BYTES, &|| {})
 }
 
-/// [`parse`] with the body split in chunks of about `chunk_bytes`.
-fn parse_in_chunks(path: &Path, bytes: &[u8], directed: bool, chunk_bytes: usize) -> Result<Graph> {
+/// [`parse`], calling `done_with_text` once every line is read, before the graph is built:
+/// a mapped file's pages can then leave memory.
+pub(crate) fn parse_then(
+    path: &Path,
+    bytes: &[u8],
+    directed: bool,
+    done_with_text: &dyn Fn(),
+) -> Result<Graph> {
+    parse_in_chunks(path, bytes, directed, CHUNK_BYTES, done_with_text)
+}
+
+/// [`parse_then`] with the body split in chunks of about `chunk_bytes`.
+fn parse_in_chunks(
+    path: &Path,
+    bytes: &[u8],
+    directed: bool,
+    chunk_bytes: usize,
+    done_with_text: &dyn Fn(),
+) -> Result<Graph> {
     let parse_error = |line: usize, message: String| Error::Parse {
         path: path.to_path_buf(),
         line,
@@ -84,6 +101,7 @@ fn parse_in_chunks(path: &Path, bytes: &[u8], directed: bool, chunk_bytes: usize
             .map(parse_chunk)
             .collect()
     };
+    done_with_text();
 
     let mut labels = vec![UNDECLARED; vertex_total];
     let mut declared_degree = vec![0u64; vertex_total];
@@ -357,7 +375,7 @@ mod tests {
         for text in cases {
             let whole = parse(Path::new("g"), text.as_bytes(), false).map_err(|e| e.to_string());
             for chunk in 1..12 {
-                let parts = parse_in_chunks(Path::new("g"), text.as_bytes(), false, chunk)
+                let parts = parse_in_chunks(Path::new("g"), text.as_bytes(), false, chunk, &|| {})
                     .map_err(|e| e.to_string());
                 assert_eq!(parts, whole, "{text:?} in chunks of {chunk}");
             }
