@@ -82,14 +82,24 @@ pub fn every_hprd_query_has_its_published_count(shared: &Path) {
 }
 
 /// The first queries again, one file at a time and with every match written out: the same
-/// counts, and every written line a distinct match (checked by the CLI tests' own reader).
+/// counts, and every written line a distinct match (checked by the CLI tests' own reader);
+/// every other query through a saved index of the graph (`gsi index`).
 pub fn hprd_matches_written_to_a_file_are_valid(shared: &Path) {
     let set = shared.join("hprd-test");
     let expected = expected_counts(&set.join("expected_output.res"));
-    let data_path = set.join("data_graph/HPRD.graph");
-    let data = crate::util::read_sunluo(&data_path, false);
+    let text_path = set.join("data_graph/HPRD.graph");
+    let data = crate::util::read_sunluo(&text_path, false);
     let dir = TestDir::new();
+    dir.gsi([
+        "index".as_ref(),
+        text_path.as_os_str(),
+        "-o".as_ref(),
+        "hprd.gsidx".as_ref(),
+    ])
+    .ok();
+    let saved_path = dir.path("hprd.gsidx");
     for i in 1..=10 {
+        let data_path = if i % 2 == 0 { &saved_path } else { &text_path };
         let name = format!("query_dense_16_{i}");
         let query_path = set.join(format!("query_graph/{name}.graph"));
         let query = crate::util::read_sunluo(&query_path, false);

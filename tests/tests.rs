@@ -12,4 +12,5 @@ mod brute;
 mod cli;
 mod oracle;
 mod regression;
+mod saved;
 mod util;

@@ -74,8 +74,12 @@ pub fn convert(
             output.display()
         )));
     }
-    let loaded = load::read_file(input, read, "input", spinner, notes)?;
-    let count = loaded.graphs.len();
+    let graphs: Vec<LoadedGraph> = load::read_file(input, read, "input", spinner, notes)?
+        .graphs
+        .into_iter()
+        .map(load::DataFile::into_loaded)
+        .collect();
+    let count = graphs.len();
     if to == Format::SunLuo && count != 1 {
         return Err(input_error(format!(
             "--to sunluo: {} holds {count} graphs, but a Sun–Luo file holds one; use --to gsi",
@@ -83,18 +87,18 @@ pub fn convert(
         )));
     }
     spinner.set_message(format!("writing {}", output.display()));
-    write_graphs(output, loaded.graphs.iter().map(|g| &g.graph), to)
+    write_graphs(output, graphs.iter().map(|g| &g.graph), to)
         .with_context(|| format!("writing {}", output.display()))?;
     // Only readers of one graph per file give names.
-    let maps = match loaded.graphs.as_slice() {
+    let maps = match graphs.as_slice() {
         [one] => write_maps(one, output)?,
         _ => Vec::new(),
     };
     Ok(Converted {
         graphs: count,
-        vertices: loaded.graphs.iter().map(|g| g.graph.vertex_count()).sum(),
-        edges: loaded.graphs.iter().map(|g| g.graph.edge_count()).sum(),
-        directed: loaded.graphs.iter().any(|g| g.graph.is_directed()),
+        vertices: graphs.iter().map(|g| g.graph.vertex_count()).sum(),
+        edges: graphs.iter().map(|g| g.graph.edge_count()).sum(),
+        directed: graphs.iter().any(|g| g.graph.is_directed()),
         maps,
     })
 }

@@ -120,7 +120,8 @@ fn run_queries(args: GenerateQueriesArgs) -> Result<Exit> {
     let read = read_options(&args.read)?;
     let started = Instant::now();
     let spinner = progress::spinner(progress::wanted(args.quiet), String::new());
-    let (loaded, _) = load::read_one(&args.data, &read, "data graph", &spinner, !args.quiet)?;
+    let (file, _) = load::read_one(&args.data, &read, "data graph", &spinner, !args.quiet)?;
+    let loaded = file.into_loaded();
     let spec = QuerySpec {
         vertices: args.size,
         count: args.count,

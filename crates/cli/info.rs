@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use anyhow::Result;
 use gsi_core::{DataIndex, IndexOptions, PcsrLayout};
-use gsi_graph::formats::{Dictionary, Format, LoadedGraph, VertexNames};
+use gsi_graph::formats::{Dictionary, Format, VertexNames};
 use gsi_graph::{Direction, Graph, VertexId};
 use serde::Serialize;
 
@@ -167,16 +167,19 @@ pub fn degrees(graph: &Graph) -> Degrees {
     }
 }
 
-/// Describes one loaded graph, building its index.
+/// Describes one graph of a file, building its index unless the file is a saved index.
 fn describe(
     name: String,
-    loaded: LoadedGraph,
+    file: load::DataFile,
     options: IndexOptions,
     load_ms: f64,
     path: &std::path::Path,
     spinner: &indicatif::ProgressBar,
 ) -> Result<Info> {
-    let graph = &loaded.graph;
+    let peak_rss_after_load = system::peak_rss_bytes();
+    let (index, facts, index_time) = file.into_index(options, path, spinner)?;
+    let peak_rss_after_index = system::peak_rss_bytes();
+    let graph = index.graph();
     let mut vertex_counts: HashMap<u32, u64> = HashMap::new();
     for &label in graph.vertex_labels() {
         *vertex_counts.entry(label).or_default() += 1;
@@ -187,15 +190,12 @@ fn describe(
         graph.edge_count(),
         graph.is_directed(),
     );
-    let peak_rss_after_load = system::peak_rss_bytes();
-    let (index, index_time) = load::index(loaded.graph, options, path, spinner)?;
-    let peak_rss_after_index = system::peak_rss_bytes();
     let mut edge_labels: Vec<u32> = index.pcsr().partitions().map(|((l, _), _)| l).collect();
     edge_labels.dedup();
     let edge_counts = edge_labels
         .iter()
         .map(|&l| (l, index.edge_label_count(l) as u64));
-    let shift = u32::from(loaded.format == Format::Gsi);
+    let shift = u32::from(facts.format == Format::Gsi);
     let bytes = index.bytes();
     let per_edge = |b: usize| b as f64 / edges.max(1) as f64;
     let memory = Memory {
@@ -221,7 +221,7 @@ fn describe(
             let (group_bytes, column_index_bytes) = p.bytes();
             PartitionBytes {
                 label: label + shift,
-                name: loaded
+                name: facts
                     .labels
                     .edge
                     .as_ref()
@@ -240,7 +240,7 @@ fn describe(
     pcsr.sort_by_key(|p| std::cmp::Reverse(p.group_bytes + p.column_index_bytes));
     Ok(Info {
         graph: name,
-        format: loaded.format.to_string(),
+        format: facts.format.to_string(),
         vertices,
         edges,
         directed,
@@ -249,30 +249,30 @@ fn describe(
         top_vertex_labels: top_labels(
             vertex_counts.iter().map(|(&l, &c)| (l, c)),
             TOP_LABELS,
-            loaded.labels.vertex.as_ref(),
+            facts.labels.vertex.as_ref(),
             shift,
         ),
-        top_edge_labels: top_labels(edge_counts, TOP_LABELS, loaded.labels.edge.as_ref(), shift),
+        top_edge_labels: top_labels(edge_counts, TOP_LABELS, facts.labels.edge.as_ref(), shift),
         degree,
         load_ms,
         index_ms: ms(index_time),
         index_bytes: bytes.device(),
         memory,
-        pcsr_layout: match options.pcsr_layout {
+        pcsr_layout: match index.options().pcsr_layout {
             PcsrLayout::Paper => "paper",
             PcsrLayout::Packed => "packed",
         },
         pcsr_partitions: pcsr.len(),
         pcsr,
         pcsr_longest_chain: longest_chain(&index),
-        skipped_duplicates: loaded.skipped.duplicates,
-        skipped_self_loops: loaded.skipped.self_loops,
-        term_dictionary: match &loaded.names {
+        skipped_duplicates: facts.skipped.duplicates,
+        skipped_self_loops: facts.skipped.self_loops,
+        term_dictionary: match &facts.names {
             Some(VertexNames::Terms(terms)) => Some(terms.len()),
             _ => None,
         },
-        class_dictionary: loaded.labels.vertex.as_ref().map(Dictionary::len),
-        predicate_dictionary: loaded.labels.edge.as_ref().map(Dictionary::len),
+        class_dictionary: facts.labels.vertex.as_ref().map(Dictionary::len),
+        predicate_dictionary: facts.labels.edge.as_ref().map(Dictionary::len),
     })
 }
 
@@ -491,11 +491,14 @@ mod tests {
         b.add_edge(0, 1, 5).unwrap();
         b.add_edge(1, 2, 5).unwrap();
         b.add_edge(2, 3, 6).unwrap();
-        let loaded = LoadedGraph::plain(b.build().unwrap(), gsi_graph::formats::Format::SunLuo);
+        let loaded = gsi_graph::formats::LoadedGraph::plain(
+            b.build().unwrap(),
+            gsi_graph::formats::Format::SunLuo,
+        );
         let hidden = indicatif::ProgressBar::hidden();
         let info = describe(
             "g".into(),
-            loaded,
+            load::DataFile::Text(Box::new(loaded)),
             IndexOptions::default(),
             1.0,
             std::path::Path::new("g"),

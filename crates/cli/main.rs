@@ -8,6 +8,7 @@ mod demo;
 mod exit;
 mod flags;
 mod generate;
+mod index;
 mod info;
 mod load;
 mod matching;
@@ -63,6 +64,7 @@ fn run() -> Result<Exit> {
         Some(Command::Match(args)) => matching::run(MatchConfig::from_args(args)?),
         Some(Command::Bench(args)) => bench::run(BenchConfig::from_args(args)?),
         Some(Command::Info(args)) => info::run(args),
+        Some(Command::Index(args)) => index::run(args),
         Some(Command::Convert(args)) => convert::run(args),
         Some(Command::Generate(args)) => generate::run(args.what),
         Some(Command::Verify(args)) => verify::run(args),

@@ -86,8 +86,8 @@ impl Session {
             eprintln!("gsi: {}", messages::notice(notice));
         }
         let spinner = progress::spinner(show.progress, String::new());
-        let (loaded, load_time) = load::read_one(data, read, "data graph", &spinner, show.notes)?;
-        let (index, index_time) = load::index(loaded.graph, choice.index, data, &spinner)?;
+        let (file, load_time) = load::read_one(data, read, "data graph", &spinner, show.notes)?;
+        let (index, facts, index_time) = file.into_index(choice.index, data, &spinner)?;
         let gpu = engine.device();
         let upload_time = match gpu {
             None => None,
@@ -106,8 +106,8 @@ impl Session {
             engine,
             gpu,
             index,
-            names: loaded.names,
-            labels: loaded.labels,
+            names: facts.names,
+            labels: facts.labels,
             load_time,
             index_time,
             upload_time,

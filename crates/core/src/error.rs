@@ -100,6 +100,9 @@ pub enum Error {
         /// The `.cu` file.
         module: &'static str,
     },
+    /// A saved index cannot be written or read (damaged, stale, of another version).
+    #[error(transparent)]
+    Saved(#[from] gsi_graph::Error),
     /// Writing matches failed.
     #[error("writing matches: {0}")]
     Output(#[from] std::io::Error),

@@ -62,6 +62,7 @@ impl IndexBytes {
 pub struct DataIndex {
     /// Distinguishes indexes, so that an engine can keep a copy on its device.
     id: u64,
+    options: IndexOptions,
     graph: Graph,
     signatures: SignatureTable,
     pcsr: PcsrSet,
@@ -100,23 +101,42 @@ impl DataIndex {
                 (u32::MAX as usize - 1) / per_direction
             )));
         }
-        let mut vertices_by_label: HashMap<VertexLabel, Vec<VertexId>> = HashMap::new();
-        for (v, &l) in graph.vertex_labels().iter().enumerate() {
-            vertices_by_label.entry(l).or_default().push(v as VertexId);
-        }
         let (signatures, pcsr) = rayon::join(
             || SignatureTable::build(&graph),
             || PcsrSet::build(&graph, options.pcsr_layout),
         );
+        Ok(DataIndex::from_parts(
+            graph,
+            options,
+            signatures,
+            pcsr,
+            edge_label_counts,
+        ))
+    }
+
+    /// The index of `graph` from its parts, built with `options` (a saved index); the label
+    /// lists are gathered again from the graph.
+    pub fn from_parts(
+        graph: Graph,
+        options: IndexOptions,
+        signatures: SignatureTable,
+        pcsr: PcsrSet,
+        edge_label_counts: HashMap<EdgeLabel, usize>,
+    ) -> DataIndex {
+        let mut vertices_by_label: HashMap<VertexLabel, Vec<VertexId>> = HashMap::new();
+        for (v, &l) in graph.vertex_labels().iter().enumerate() {
+            vertices_by_label.entry(l).or_default().push(v as VertexId);
+        }
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
-        Ok(DataIndex {
+        DataIndex {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            options,
             graph,
             signatures,
             pcsr,
             edge_label_counts,
             vertices_by_label,
-        })
+        }
     }
 
     /// A number no other index of this process has.
@@ -124,9 +144,24 @@ impl DataIndex {
         self.id
     }
 
+    /// The options the index was built with.
+    pub fn options(&self) -> IndexOptions {
+        self.options
+    }
+
     /// The data graph.
     pub fn graph(&self) -> &Graph {
         &self.graph
+    }
+
+    /// The data graph, the index dropped.
+    pub fn into_graph(self) -> Graph {
+        self.graph
+    }
+
+    /// Number of data edges of every edge label.
+    pub fn edge_label_counts(&self) -> &HashMap<EdgeLabel, usize> {
+        &self.edge_label_counts
     }
 
     /// The signature table.

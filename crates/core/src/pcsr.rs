@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
+use gsi_graph::{Buffer, Direction, EdgeLabel, Graph, VertexId};
 use rayon::prelude::*;
 
 /// Pairs per group (the paper's GPN).
@@ -74,13 +74,13 @@ impl PcsrLayout {
 pub struct Pcsr {
     /// `group_count * GROUP_WORDS` words: the hashed groups, then the overflow groups that
     /// were appended; see the module docs for the layout of one group.
-    groups: Vec<u32>,
+    groups: Buffer<u32>,
     /// Groups that vertices hash to: the modulus of [`group_of`].
     hashed_groups: u32,
     /// |V(D)|: vertices with at least one neighbour in this partition.
     vertex_count: usize,
     /// The neighbour lists, laid out group by group (Algorithm 1, lines 9-13).
-    column_index: Vec<VertexId>,
+    column_index: Buffer<VertexId>,
     /// The longest neighbour list: bounds a row's buffer when this partition is a first edge.
     max_degree: usize,
 }
@@ -162,12 +162,97 @@ impl Pcsr {
             group[GROUP_WORDS - 1] = column_index.len() as u32;
         }
         Pcsr {
-            groups,
+            groups: groups.into(),
             hashed_groups: hashed as u32,
             vertex_count: n,
-            column_index,
+            column_index: column_index.into(),
             max_degree: rows.iter().map(|(_, nb)| nb.len()).max().unwrap_or(0),
         }
+    }
+
+    /// The PCSR of `groups` and `column_index` as [`Pcsr::groups`] and [`Pcsr::column_index`]
+    /// give them, with `hashed_groups` groups hashed to, of a graph of `vertices` vertices
+    /// (a saved index).
+    ///
+    /// # Errors
+    /// The parts break an invariant that lookups rely on: groups cut short, a key or a
+    /// neighbour that is no vertex, offsets that run backwards or past the column index, an
+    /// overflow link to no group, or chains that merge or loop.
+    pub fn from_parts(
+        hashed_groups: u32,
+        groups: Buffer<u32>,
+        column_index: Buffer<VertexId>,
+        vertices: usize,
+    ) -> Result<Pcsr, String> {
+        let group_count = groups.len() / GROUP_WORDS;
+        if !groups.len().is_multiple_of(GROUP_WORDS) || (hashed_groups as usize) > group_count {
+            return Err("the groups are cut short".into());
+        }
+        if (hashed_groups == 0) != groups.is_empty() || column_index.len() >= u32::MAX as usize {
+            return Err("the group count disagrees with the groups".into());
+        }
+        if let Some(&w) = column_index
+            .par_iter()
+            .find_any(|&&w| w as usize >= vertices)
+        {
+            return Err(format!("the column index holds {w}, which is no vertex"));
+        }
+        let mut vertex_count = 0;
+        let mut max_degree = 0;
+        let mut linked = vec![false; group_count];
+        for (g, group) in groups.chunks_exact(GROUP_WORDS).enumerate() {
+            let keys = (0..KEYS_PER_GROUP)
+                .take_while(|&slot| group[2 * slot] != EMPTY_SLOT)
+                .count();
+            if (keys..KEYS_PER_GROUP).any(|slot| group[2 * slot] != EMPTY_SLOT)
+                || group[..2 * keys]
+                    .chunks(2)
+                    .any(|pair| pair[0] as usize >= vertices)
+            {
+                return Err(format!("group {g} holds a key that is no vertex"));
+            }
+            let end = group[GROUP_WORDS - 1];
+            let mut bounds = (0..keys).map(|slot| group[2 * slot + 1]).chain([end]);
+            let mut previous = bounds.next().unwrap_or(end);
+            for bound in bounds {
+                if bound < previous {
+                    return Err(format!("group {g} has offsets that run backwards"));
+                }
+                max_degree = max_degree.max((bound - previous) as usize);
+                previous = bound;
+            }
+            if end as usize > column_index.len() {
+                return Err(format!("group {g} ends past the column index"));
+            }
+            vertex_count += keys;
+            match group[GROUP_WORDS - 2] {
+                NO_GROUP => {}
+                next if next as usize >= group_count || linked[next as usize] => {
+                    return Err(format!("group {g} links to a group it cannot"));
+                }
+                next => linked[next as usize] = true,
+            }
+        }
+        // Every link target has one predecessor; a loop would be a chain with no head.
+        let mut reached = 0;
+        for head in (0..group_count).filter(|&g| !linked[g]) {
+            let mut g = head;
+            reached += 1;
+            while groups[g * GROUP_WORDS + GROUP_WORDS - 2] != NO_GROUP {
+                g = groups[g * GROUP_WORDS + GROUP_WORDS - 2] as usize;
+                reached += 1;
+            }
+        }
+        if reached != group_count {
+            return Err("the overflow links loop".into());
+        }
+        Ok(Pcsr {
+            groups,
+            hashed_groups,
+            vertex_count,
+            column_index,
+            max_degree,
+        })
     }
 
     /// The longest neighbour list.
@@ -310,6 +395,29 @@ impl PcsrSet {
             keys,
             partitions,
         }
+    }
+
+    /// The set of `partitions`, keyed by `keys`, of a graph that is `directed` (a saved
+    /// index).
+    ///
+    /// # Errors
+    /// The keys are not sorted and distinct, do not match the partitions one to one, or
+    /// read an undirected graph's edges inwards.
+    pub fn from_parts(
+        directed: bool,
+        keys: Vec<PartitionKey>,
+        partitions: Vec<Pcsr>,
+    ) -> Result<PcsrSet, String> {
+        let sorted = keys.windows(2).all(|w| w[0] < w[1]);
+        let stored = keys.iter().all(|&(_, d)| d == d.stored(directed));
+        if keys.len() != partitions.len() || !sorted || !stored {
+            return Err("the partition keys are out of order or of another direction".into());
+        }
+        Ok(PcsrSet {
+            directed,
+            keys,
+            partitions,
+        })
     }
 
     /// Index of the partition of `label` read in `direction`, if any edge has that label.

@@ -8,7 +8,7 @@
 //! through the states 00 (no pair), 01 (one pair) and 11 (several pairs). A data vertex v can
 //! match a query vertex u only if its label equals u's and `S(v) & S(u) == S(u)`.
 
-use gsi_graph::{Direction, EdgeLabel, Graph, VertexId, VertexLabel};
+use gsi_graph::{Buffer, Direction, EdgeLabel, Graph, VertexId, VertexLabel};
 use rayon::prelude::*;
 
 use crate::options::Semantics;
@@ -144,7 +144,7 @@ const SIGNATURE_BLOCK: usize = 1 << 16;
 pub struct SignatureTable {
     vertex_count: usize,
     /// `SIGNATURE_WORDS * vertex_count` words, column-first.
-    words: Vec<u32>,
+    words: Buffer<u32>,
 }
 
 impl SignatureTable {
@@ -167,8 +167,23 @@ impl SignatureTable {
         }
         SignatureTable {
             vertex_count: n,
-            words,
+            words: words.into(),
         }
+    }
+
+    /// The table of `words`, as [`SignatureTable::words`] gives them, of `vertex_count`
+    /// vertices (a saved index).
+    ///
+    /// # Errors
+    /// The number of words is not `SIGNATURE_WORDS` per vertex.
+    pub fn from_parts(vertex_count: usize, words: Buffer<u32>) -> Result<SignatureTable, String> {
+        if Some(words.len()) != vertex_count.checked_mul(SIGNATURE_WORDS) {
+            return Err("it has another number of words than the vertices need".into());
+        }
+        Ok(SignatureTable {
+            vertex_count,
+            words,
+        })
     }
 
     /// Number of vertices.

@@ -138,7 +138,7 @@ impl GraphBuilder {
         };
         Ok(Graph {
             directed: self.directed,
-            vertex_labels: self.vertex_labels,
+            vertex_labels: self.vertex_labels.into(),
             out,
             inc,
             edge_count,
@@ -272,9 +272,9 @@ fn csr(
         return Err(d);
     }
     Ok(Csr {
-        offsets,
-        neighbors,
-        labels,
+        offsets: offsets.into(),
+        neighbors: neighbors.into(),
+        labels: labels.into(),
     })
 }
 

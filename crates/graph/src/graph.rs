@@ -1,5 +1,7 @@
 //! The graph itself: CSR adjacency with vertex and edge labels.
 
+use crate::buffer::Buffer;
+
 /// Index of a vertex: dense, from 0 to `vertex_count - 1`.
 pub type VertexId = u32;
 /// Label of a vertex.
@@ -53,9 +55,9 @@ impl Direction {
 /// without repeats.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Csr {
-    pub(crate) offsets: Vec<usize>,
-    pub(crate) neighbors: Vec<VertexId>,
-    pub(crate) labels: Vec<EdgeLabel>,
+    pub(crate) offsets: Buffer<usize>,
+    pub(crate) neighbors: Buffer<VertexId>,
+    pub(crate) labels: Buffer<EdgeLabel>,
 }
 
 impl Csr {
@@ -81,7 +83,7 @@ pub struct GraphBytes {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Graph {
     pub(crate) directed: bool,
-    pub(crate) vertex_labels: Vec<VertexLabel>,
+    pub(crate) vertex_labels: Buffer<VertexLabel>,
     /// Out-edges; for an undirected graph every edge appears here in both directions.
     pub(crate) out: Csr,
     /// In-edges; empty for an undirected graph.
@@ -156,7 +158,7 @@ impl Graph {
 
     /// The distinct edge labels that occur, sorted.
     pub fn edge_labels(&self) -> Vec<EdgeLabel> {
-        let mut labels = self.out.labels.clone();
+        let mut labels = self.out.labels.to_vec();
         labels.sort_unstable();
         labels.dedup();
         labels

@@ -9,11 +9,14 @@
 //! number and what was expected, and writes them as Sun–Luo or GSI text.
 #![deny(missing_docs)]
 
+mod buffer;
 mod builder;
 mod error;
 pub mod formats;
 mod graph;
+pub mod saved;
 
+pub use buffer::Buffer;
 pub use builder::GraphBuilder;
 pub use error::{Error, Result};
 pub use graph::{Direction, EdgeLabel, Graph, GraphBytes, VertexId, VertexLabel};

@@ -118,6 +118,55 @@ impl Dictionary {
         self.first as u64 + self.len() as u64 >= u64::from(u32::MAX) - 1
     }
 
+    /// All names, one after another, and where each ends: what a saved index keeps.
+    pub(crate) fn parts(&self) -> (&str, &[usize]) {
+        (&self.text, &self.ends)
+    }
+
+    /// The dictionary of the names `text` holds, name `i` ending at `ends[i]`, numbered
+    /// from `first`; the lookup table is built again.
+    ///
+    /// # Errors
+    /// The ends run backwards, past the text or inside a character, a name repeats, or the
+    /// numbers would reach `u32::MAX`.
+    pub(crate) fn from_parts(
+        first: u32,
+        text: String,
+        ends: Vec<usize>,
+    ) -> std::result::Result<Dictionary, String> {
+        let mut starts = std::iter::once(0).chain(ends.iter().copied());
+        let ordered = ends.iter().all(|&end| {
+            let start = starts.next().unwrap_or(0);
+            start <= end && text.is_char_boundary(end)
+        });
+        if !ordered || ends.last().is_some_and(|&end| end != text.len()) {
+            return Err("its names do not tile its text".into());
+        }
+        if first as u64 + ends.len() as u64 >= u64::from(u32::MAX) {
+            return Err("it numbers names past 2^32 - 1".into());
+        }
+        // The table `insert` would have grown to: the least power of two, 16 or more, of at
+        // least two slots per name.
+        let slots = match ends.len() {
+            0 => Vec::new(),
+            n => vec![EMPTY; (2 * n).next_power_of_two().max(16)],
+        };
+        let mut dictionary = Dictionary {
+            first,
+            text,
+            ends,
+            slots,
+        };
+        for index in 0..dictionary.len() {
+            let name = dictionary.at(index);
+            if dictionary.id(name).is_some() {
+                return Err(format!("it holds the name `{name}` twice"));
+            }
+            dictionary.place(index as u32);
+        }
+        Ok(dictionary)
+    }
+
     fn at(&self, index: usize) -> &str {
         let start = if index == 0 { 0 } else { self.ends[index - 1] };
         &self.text[start..self.ends[index]]
