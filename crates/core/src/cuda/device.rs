@@ -8,9 +8,40 @@ use cudarc::driver::{
     sys as driver_sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr,
 };
 use gsi_kernels::Kernel;
+use rayon::prelude::*;
 
 use super::modules::{nvrtc_present, Kernels};
 use crate::error::{driver, Error, NoGpu, Result};
+
+/// Words per pinned staging buffer of [`Device::upload_parts`]: 32 MiB.
+const STAGE_WORDS: usize = 8 << 20;
+
+/// Copies words `start..start + out.len()` of the concatenation of `parts` into `out`, in
+/// parallel pieces.
+fn gather(parts: &[&[u32]], start: usize, out: &mut [u32]) {
+    const PIECE: usize = 1 << 18;
+    out.par_chunks_mut(PIECE)
+        .enumerate()
+        .for_each(|(k, piece)| {
+            let mut at = start + k * PIECE;
+            let mut filled = 0;
+            let mut base = 0;
+            for part in parts {
+                if filled == piece.len() {
+                    break;
+                }
+                let end = base + part.len();
+                if at < end {
+                    let take = (end - at).min(piece.len() - filled);
+                    piece[filled..filled + take]
+                        .copy_from_slice(&part[at - base..at - base + take]);
+                    filled += take;
+                    at += take;
+                }
+                base = end;
+            }
+        });
+}
 
 /// Why no GPU can be used, or `Ok` when the libraries are there.
 ///
@@ -110,6 +141,43 @@ impl Device {
         self.stream.clone_htod(data).map_err(err)
     }
 
+    /// Copies the concatenation of `parts` to one new device buffer (at least one element
+    /// long), without concatenating them on the host: large copies go through two pinned
+    /// staging buffers in turn, the host gathering the next stage (in parallel) while the
+    /// DMA engine copies the last one at the bus's speed.
+    pub(crate) fn upload_parts(&self, parts: &[&[u32]], what: &str) -> Result<CudaSlice<u32>> {
+        let total: usize = parts.iter().map(|p| p.len()).sum();
+        if total <= STAGE_WORDS / 8 {
+            return self.upload(&parts.concat(), what);
+        }
+        let err = || driver(format!("uploading {what} ({} bytes)", 4 * total));
+        let mut dst = self.alloc(total, what)?;
+        let stage = STAGE_WORDS.min(total);
+        // SAFETY: each staging buffer is written (through `as_mut_slice`, which first waits
+        // for its last copy) before a copy reads it.
+        let mut stages = [0, 1].map(|_| unsafe { self.ctx.alloc_pinned::<u32>(stage) });
+        for (i, start) in (0..total).step_by(stage).enumerate() {
+            let len = stage.min(total - start);
+            let mut target = dst.slice_mut(start..start + len);
+            let mut tail;
+            let buffer = match &mut stages[i % 2] {
+                Ok(buffer) if buffer.len() == len => buffer,
+                // The last, shorter stage: a copy reads its source whole.
+                _ => {
+                    // SAFETY: as above.
+                    tail = unsafe { self.ctx.alloc_pinned::<u32>(len) }.map_err(err())?;
+                    &mut tail
+                }
+            };
+            gather(parts, start, buffer.as_mut_slice().map_err(err())?);
+            self.stream
+                .memcpy_htod(&*buffer, &mut target)
+                .map_err(err())?;
+        }
+        self.stream.synchronize().map_err(err())?;
+        Ok(dst)
+    }
+
     /// A new device buffer of `len` (at least one) elements whose contents are not initialised.
     pub(crate) fn alloc(&self, len: usize, what: &str) -> Result<CudaSlice<u32>> {
         // SAFETY: every caller writes each element it later reads.
@@ -133,5 +201,35 @@ impl Device {
         self.stream
             .clone_dtoh(&buffer.slice(start..start + len))
             .map_err(driver(format!("reading {what}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gather_copies_any_window_of_the_concatenation() {
+        let lengths = [0, 5, 300_000, 0, 1, 262_144, 70_001];
+        let mut next = 0u32;
+        let parts: Vec<Vec<u32>> = lengths
+            .iter()
+            .map(|&n| {
+                next += n as u32;
+                (next - n as u32..next).collect()
+            })
+            .collect();
+        let views: Vec<&[u32]> = parts.iter().map(Vec::as_slice).collect();
+        let whole = parts.concat();
+        for (start, len) in [
+            (0, whole.len()),
+            (3, 262_145),
+            (299_990, 300_000),
+            (whole.len() - 1, 1),
+        ] {
+            let mut out = vec![u32::MAX; len];
+            gather(&views, start, &mut out);
+            assert_eq!(out, whole[start..start + len], "{start}+{len}");
+        }
     }
 }

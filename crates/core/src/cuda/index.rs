@@ -61,32 +61,31 @@ impl DevicePcsr {
     ) -> Result<DevicePcsr> {
         let mut groups = Vec::new();
         let mut column_index = Vec::new();
+        let (mut group_words, mut entries) = (0, 0);
         let mut layout = HashMap::new();
         for (key, pcsr) in data.pcsr().partitions().filter(|(key, _)| wanted(*key)) {
             layout.insert(
                 key,
                 Partition {
-                    group_base: (groups.len() / GROUP_WORDS) as u32,
+                    group_base: (group_words / GROUP_WORDS) as u32,
                     group_count: pcsr.hashed_groups(),
-                    ci_base: column_index.len() as u32,
+                    ci_base: entries as u32,
                     max_degree: pcsr.max_degree(),
                 },
             );
-            groups.extend_from_slice(pcsr.groups());
-            column_index.extend_from_slice(pcsr.column_index());
-        }
-        if column_index.len() >= u32::MAX as usize
-            || groups.len() / GROUP_WORDS >= u32::MAX as usize
-        {
-            return Err(Error::GpuIndexTooLarge {
-                entries: column_index.len(),
-            });
+            groups.push(pcsr.groups());
+            column_index.push(pcsr.column_index());
+            group_words += pcsr.groups().len();
+            entries += pcsr.column_index().len();
+            if entries >= u32::MAX as usize || group_words / GROUP_WORDS >= u32::MAX as usize {
+                return Err(Error::GpuIndexTooLarge { entries });
+            }
         }
         Ok(DevicePcsr {
             directed: data.graph().is_directed(),
-            bytes: 4 * (groups.len() + column_index.len()),
-            groups: device.upload(&groups, "PCSR groups")?,
-            column_index: device.upload(&column_index, "PCSR column index")?,
+            bytes: 4 * (group_words + entries),
+            groups: device.upload_parts(&groups, "PCSR groups")?,
+            column_index: device.upload_parts(&column_index, "PCSR column index")?,
             layout,
         })
     }
@@ -143,10 +142,11 @@ impl DeviceIndex {
                 .map(|v| graph.degree(v, d) as u32)
                 .collect()
         };
-        let signatures = device.upload(data.signatures().words(), "the signature table")?;
-        let out_degree = device.upload(&degrees(Direction::Out), "degrees")?;
+        let signatures =
+            device.upload_parts(&[data.signatures().words()], "the signature table")?;
+        let out_degree = device.upload_parts(&[&degrees(Direction::Out)], "degrees")?;
         let in_degree = match graph.is_directed() {
-            true => Some(device.upload(&degrees(Direction::In), "degrees")?),
+            true => Some(device.upload_parts(&[&degrees(Direction::In)], "degrees")?),
             false => None,
         };
         let resident = if data.pcsr().size_bytes() <= pcsr_limit {
