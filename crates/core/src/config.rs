@@ -23,6 +23,9 @@ pub const DEVICE_JOIN_SHARE: f64 = 0.8;
 /// left to the join.
 pub const RESIDENT_INDEX_SHARE: f64 = 0.5;
 
+/// Bytes of each of the two pinned buffers through which the index goes to the device.
+pub const UPLOAD_STAGE_BYTES: usize = 32 << 20;
+
 /// How the engines are set up.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineConfig {
@@ -39,6 +42,9 @@ pub struct EngineConfig {
     pub auto_gpu_join_min_rows: f64,
     /// Where compiled kernels are cached; `None`: compiled at every start.
     pub kernel_cache: Option<PathBuf>,
+    /// Bytes of each pinned staging buffer of the index upload; uploads of at most an
+    /// eighth of it are copied directly.
+    pub upload_stage_bytes: usize,
 }
 
 impl Default for EngineConfig {
@@ -50,6 +56,7 @@ impl Default for EngineConfig {
             auto_gpu_filter_min_tests: GPU_FILTER_MIN_TESTS,
             auto_gpu_join_min_rows: GPU_JOIN_MIN_ROWS,
             kernel_cache: None,
+            upload_stage_bytes: UPLOAD_STAGE_BYTES,
         }
     }
 }

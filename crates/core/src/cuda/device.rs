@@ -13,9 +13,6 @@ use rayon::prelude::*;
 use super::modules::{nvrtc_present, Kernels};
 use crate::error::{driver, Error, NoGpu, Result};
 
-/// Words per pinned staging buffer of [`Device::upload_parts`]: 32 MiB.
-const STAGE_WORDS: usize = 8 << 20;
-
 /// Copies words `start..start + out.len()` of the concatenation of `parts` into `out`, in
 /// parallel pieces.
 fn gather(parts: &[&[u32]], start: usize, out: &mut [u32]) {
@@ -67,15 +64,18 @@ pub struct Device {
     pub(crate) arch: String,
     /// The device's name.
     pub(crate) name: String,
+    /// Words per pinned staging buffer of [`Device::upload_parts`].
+    stage_words: usize,
 }
 
 impl Device {
     /// Opens GPU `ordinal` and loads the kernels (compiling them on first use; compiled
-    /// kernels are kept in `kernel_cache` when given).
+    /// kernels are kept in `kernel_cache` when given); uploads go through staging buffers of
+    /// `stage_bytes`.
     ///
     /// # Errors
     /// [`Error::NoGpu`] with the reason when there is no usable GPU; kernel compile errors.
-    pub fn open(ordinal: usize, kernel_cache: Option<&Path>) -> Result<Device> {
+    pub fn open(ordinal: usize, kernel_cache: Option<&Path>, stage_bytes: usize) -> Result<Device> {
         probe().map_err(Error::NoGpu)?;
         let count = CudaContext::device_count()
             .map_err(|e| Error::NoGpu(NoGpu::CannotList(e.to_string())))?;
@@ -110,6 +110,7 @@ impl Device {
             kernels,
             arch,
             name,
+            stage_words: (stage_bytes / 4).max(1),
         })
     }
 
@@ -147,12 +148,12 @@ impl Device {
     /// DMA engine copies the last one at the bus's speed.
     pub(crate) fn upload_parts(&self, parts: &[&[u32]], what: &str) -> Result<CudaSlice<u32>> {
         let total: usize = parts.iter().map(|p| p.len()).sum();
-        if total <= STAGE_WORDS / 8 {
+        if total <= self.stage_words / 8 {
             return self.upload(&parts.concat(), what);
         }
         let err = || driver(format!("uploading {what} ({} bytes)", 4 * total));
         let mut dst = self.alloc(total, what)?;
-        let stage = STAGE_WORDS.min(total);
+        let stage = self.stage_words.min(total);
         // SAFETY: each staging buffer is written (through `as_mut_slice`, which first waits
         // for its last copy) before a copy reads it.
         let mut stages = [0, 1].map(|_| unsafe { self.ctx.alloc_pinned::<u32>(stage) });

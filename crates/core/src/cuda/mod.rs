@@ -47,7 +47,11 @@ impl GpuEngine {
     /// [`Error::NoGpu`] with the reason when no GPU is usable; kernel compile errors.
     pub fn open(config: &EngineConfig) -> Result<GpuEngine> {
         Ok(GpuEngine {
-            device: Device::open(config.device, config.kernel_cache.as_deref())?,
+            device: Device::open(
+                config.device,
+                config.kernel_cache.as_deref(),
+                config.upload_stage_bytes,
+            )?,
             join_share: config.device_join_share,
             resident_limit: config.resident_index_limit,
             index: None,
