@@ -131,6 +131,10 @@ fn main() {
                 gpu::gpu_counts_equal_the_brute_force_on_random_graphs(&mut gpu)
             },
         ),
+        on_gpu.trial(
+            "gpu::staged_uploads_arrive_whole",
+            gpu::staged_uploads_arrive_whole,
+        ),
         both.trial("gpu::gpu_counts_equal_the_published_hprd_counts", {
             let dir = dir();
             move || gpu::gpu_counts_equal_the_published_hprd_counts(&mut gpu(), &dir)

@@ -129,3 +129,34 @@ pub fn gpu_counts_equal_the_published_hprd_counts(gpu: &mut GpuEngine, shared: &
         assert_eq!(report.count, count, "{name}");
     }
 }
+
+/// The index upload path: many parts, through staging buffers of the default size and of
+/// 4 KiB (thousands of stages, each reused while the copies run), read back whole.
+pub fn staged_uploads_arrive_whole() {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut word = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x as u32
+    };
+    let parts: Vec<Vec<u32>> = [5_000_000, 0, 7_000_003, 1, 2_500_000]
+        .iter()
+        .map(|&n| (0..n).map(|_| word()).collect())
+        .collect();
+    let views: Vec<&[u32]> = parts.iter().map(Vec::as_slice).collect();
+    let whole = parts.concat();
+    for stage_bytes in [gsi_core::config::UPLOAD_STAGE_BYTES, 4096] {
+        let config = gsi_core::EngineConfig {
+            upload_stage_bytes: stage_bytes,
+            ..gsi_core::EngineConfig::default()
+        };
+        let gpu = GpuEngine::open(&config).expect("the GPU opened when probed");
+        let back = gpu
+            .upload_round_trip(&views)
+            .expect("uploaded and read back");
+        let first_wrong = back.iter().zip(&whole).position(|(a, b)| a != b);
+        assert_eq!(back.len(), whole.len(), "stages of {stage_bytes} bytes");
+        assert_eq!(first_wrong, None, "stages of {stage_bytes} bytes");
+    }
+}

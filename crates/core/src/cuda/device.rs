@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use cudarc::driver::{
-    sys as driver_sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr,
+    sys as driver_sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr,
 };
 use gsi_kernels::Kernel;
 use rayon::prelude::*;
@@ -154,28 +154,40 @@ impl Device {
         let err = || driver(format!("uploading {what} ({} bytes)", 4 * total));
         let mut dst = self.alloc(total, what)?;
         let stage = self.stage_words.min(total);
-        // SAFETY: each staging buffer is written (through `as_mut_slice`, which first waits
-        // for its last copy) before a copy reads it.
-        let mut stages = [0, 1].map(|_| unsafe { self.ctx.alloc_pinned::<u32>(stage) });
-        for (i, start) in (0..total).step_by(stage).enumerate() {
-            let len = stage.min(total - start);
-            let mut target = dst.slice_mut(start..start + len);
-            let mut tail;
-            let buffer = match &mut stages[i % 2] {
-                Ok(buffer) if buffer.len() == len => buffer,
-                // The last, shorter stage: a copy reads its source whole.
-                _ => {
-                    // SAFETY: as above.
-                    tail = unsafe { self.ctx.alloc_pinned::<u32>(len) }.map_err(err())?;
-                    &mut tail
+        // SAFETY: each staging buffer is written only after the copy that last read it has
+        // finished (`copied`), and before a copy reads it.
+        let pinned = |len| unsafe { self.ctx.alloc_pinned::<u32>(len) }.map_err(err());
+        let mut stages = [pinned(stage)?, pinned(stage)?];
+        // The copy that last read each staging buffer. (The engine turns cudarc's own event
+        // tracking off, so a pinned buffer does not know when its copy is done.)
+        let mut copied: [Option<CudaEvent>; 2] = [None, None];
+        // The last, shorter stage: a copy reads its source whole. Freed after the final
+        // synchronisation, not while its copy may still run.
+        let mut tail = None;
+        let mut copy_stages = || -> Result<()> {
+            for (i, start) in (0..total).step_by(stage).enumerate() {
+                let len = stage.min(total - start);
+                if let Some(done) = copied[i % 2].take() {
+                    done.synchronize().map_err(err())?;
                 }
-            };
-            gather(parts, start, buffer.as_mut_slice().map_err(err())?);
-            self.stream
-                .memcpy_htod(&*buffer, &mut target)
-                .map_err(err())?;
-        }
-        self.stream.synchronize().map_err(err())?;
+                let buffer = if len == stage {
+                    &mut stages[i % 2]
+                } else {
+                    tail.insert(pinned(len)?)
+                };
+                gather(parts, start, buffer.as_mut_slice().map_err(err())?);
+                self.stream
+                    .memcpy_htod(&*buffer, &mut dst.slice_mut(start..start + len))
+                    .map_err(err())?;
+                copied[i % 2] = Some(self.stream.record_event(None).map_err(err())?);
+            }
+            Ok(())
+        };
+        let copied_all = copy_stages();
+        // Whatever happened, no copy may still read a staging buffer when they are freed.
+        let synced = self.stream.synchronize().map_err(err());
+        copied_all?;
+        synced?;
         Ok(dst)
     }
 

@@ -63,6 +63,17 @@ impl GpuEngine {
         format!("{} ({})", self.device.name, self.device.arch)
     }
 
+    /// Copies the concatenation of `parts` to the device the way the index goes there, and
+    /// reads it back: a check of the upload path for tests and diagnostics.
+    ///
+    /// # Errors
+    /// Driver errors.
+    pub fn upload_round_trip(&self, parts: &[&[u32]]) -> Result<Vec<u32>> {
+        let total = parts.iter().map(|p| p.len()).sum();
+        let uploaded = self.device.upload_parts(parts, "a test upload")?;
+        self.device.read(&uploaded, 0, total, "a test upload")
+    }
+
     /// Bytes of the data index on the device.
     pub fn index_bytes(&self) -> usize {
         self.index.as_ref().map_or(0, |i| i.bytes)
