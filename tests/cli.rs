@@ -1126,6 +1126,10 @@ fn bad_flag_values_exit_2_naming_the_flag() {
         (&["--engine", "warp"], "--engine"),
         (&["--format", "xml"], "--format"),
         (&["--device", "x"], "--device"),
+        (&["--devices", "x"], "--devices"),
+        (&["--devices", "0,,1"], "--devices"),
+        (&["--devices", "0"], "--devices"),
+        (&["--devices", "0,1", "--device", "1"], "--devices"),
         (&["--bogus"], "--bogus"),
     ];
     for (extra, flag) in cases {

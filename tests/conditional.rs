@@ -132,6 +132,10 @@ fn main() {
             },
         ),
         on_gpu.trial(
+            "gpu::a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts",
+            gpu::a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts,
+        ),
+        on_gpu.trial(
             "gpu::staged_uploads_arrive_whole",
             gpu::staged_uploads_arrive_whole,
         ),

@@ -160,3 +160,49 @@ pub fn staged_uploads_arrive_whole() {
         assert_eq!(first_wrong, None, "stages of {stage_bytes} bytes");
     }
 }
+
+/// One query over two engines on one GPU (`--devices 0,0`), spread even when small: counts
+/// against the brute force on random graphs.
+pub fn a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts() {
+    let open = || {
+        Box::new(GpuEngine::open(&gsi_core::EngineConfig::default()).expect("the GPU opened"))
+            as Box<dyn gsi_core::Engine>
+    };
+    let mut engines = vec![open(), open()];
+    let mut checked = 0;
+    for case in 0..24u64 {
+        let mut spec = GraphSpec::new(20 + case as usize, 60 + 3 * case as usize, Shape::ScaleFree);
+        spec.vertex_labels = 1 + (case % 3) as u32;
+        spec.directed = case % 2 == 1;
+        spec.seed = case;
+        spec.edges = spec.edges.min(spec.max_edges() as usize);
+        let data = generate_graph(&spec).expect("graph");
+        let Ok(queries) = generate_queries(
+            &data,
+            &QuerySpec {
+                vertices: 3 + (case as usize % 3),
+                count: 2,
+                density: Density::Dense,
+                seed: case,
+            },
+        ) else {
+            continue;
+        };
+        let index = DataIndex::build(data).expect("index");
+        for query in &queries {
+            let expected = brute::count(&query.graph, index.graph(), false);
+            let report = gsi_core::find_matches_spread(
+                &mut engines,
+                &query.graph,
+                &index,
+                &MatchOptions::default(),
+                &mut CountOnly,
+                -1.0,
+            )
+            .expect("matched");
+            assert_eq!(report.count, expected, "case {case}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 24, "only {checked} queries checked");
+}

@@ -737,3 +737,30 @@ proptest! {
         prop_assert_eq!(counted, [expected.len() as u64; 2]);
     }
 }
+
+proptest! {
+    #![proptest_config(config(100))]
+
+    /// A query spread over several engines (`--devices`), forced even when small: the
+    /// shares' counts add up to the brute force's, under either semantics.
+    #[test]
+    fn a_query_spread_over_engines_counts_what_the_brute_force_counts(
+        (data, query) in prop_oneof![
+            data_and_subgraph(UNDIRECTED_MULTI, 1..=12, 5),
+            data_and_subgraph(DIRECTED_MULTI, 1..=12, 5),
+        ],
+        semantics in semantics(),
+        engines in 2usize..4,
+    ) {
+        let (q, d) = (query.graph(), data.graph());
+        let expected = brute::count(&q, &d, semantics == Semantics::Homomorphism);
+        let index = DataIndex::build(d.clone()).expect("index");
+        let mut engines: Vec<Box<dyn gsi_core::Engine>> =
+            (0..engines).map(|_| Box::new(CpuEngine) as Box<dyn gsi_core::Engine>).collect();
+        let options = MatchOptions { semantics, ..MatchOptions::default() };
+        let report = gsi_core::find_matches_spread(&mut engines, &q, &index, &options, &mut CountOnly, -1.0)
+            .expect("matched");
+        prop_assert_eq!(report.status, Status::Complete);
+        prop_assert_eq!(report.count, expected);
+    }
+}

@@ -5,7 +5,8 @@ use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use gsi_core::{find_matches, CountOnly, DataIndex, Engine, PhaseTimes, Status};
+use gsi_core::spread::SPREAD_MIN_ROWS;
+use gsi_core::{find_matches_spread, CountOnly, DataIndex, Engine, PhaseTimes, Status};
 use gsi_graph::Graph;
 use serde::Serialize;
 
@@ -63,7 +64,7 @@ impl Timed {
 /// Runs `query` `warmup` times untimed and `repeat` times timed; a run that times out ends
 /// the query (and is its one timed run if it was a warm-up).
 fn bench_query(
-    engine: &mut dyn Engine,
+    engines: &mut [Box<dyn Engine>],
     query: &Graph,
     index: &DataIndex,
     cfg: &BenchConfig,
@@ -72,7 +73,14 @@ fn bench_query(
     for run in 0..cfg.warmup + cfg.repeat {
         let started = Instant::now();
         let options = cfg.matching.options_from(started);
-        let report = find_matches(engine, query, index, &options, &mut CountOnly)?;
+        let report = find_matches_spread(
+            engines,
+            query,
+            index,
+            &options,
+            &mut CountOnly,
+            SPREAD_MIN_ROWS,
+        )?;
         let elapsed = started.elapsed();
         let timeout = report.status == Status::Timeout;
         if run < cfg.warmup && !timeout {
@@ -355,7 +363,7 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
         }
         let name = query.name;
         let result = query.graph.and_then(|graph| {
-            bench_query(session.engine.as_mut(), &graph, &session.index, &cfg)
+            bench_query(&mut session.engines, &graph, &session.index, &cfg)
                 .with_context(|| format!("matching {name}"))
         });
         let result = match result {
@@ -483,7 +491,7 @@ mod tests {
     #[test]
     fn runs_repeat_then_report() {
         let cfg = config(&["--repeat", "3", "--warmup", "2"]);
-        let mut engine = gsi_core::cpu::CpuEngine;
+        let mut engine: Vec<Box<dyn Engine>> = vec![Box::new(gsi_core::cpu::CpuEngine)];
         let timed = bench_query(&mut engine, &path(3), &clique(6), &cfg).unwrap();
         assert_eq!(timed.times.len(), 3);
         assert_eq!(timed.phases.len(), 3);
@@ -496,7 +504,7 @@ mod tests {
     #[test]
     fn a_timeout_ends_the_query_after_one_run() {
         let cfg = config(&["--repeat", "3", "--warmup", "2", "--timeout", "0.05"]);
-        let mut engine = gsi_core::cpu::CpuEngine;
+        let mut engine: Vec<Box<dyn Engine>> = vec![Box::new(gsi_core::cpu::CpuEngine)];
         let timed = bench_query(&mut engine, &path(10), &clique(60), &cfg).unwrap();
         assert_eq!(timed.times.len(), 1);
         assert_eq!(timed.status(), "timeout");

@@ -58,6 +58,8 @@ impl Matching {
 pub struct EngineChoice {
     pub kind: EngineKind,
     pub config: EngineConfig,
+    /// The GPUs of `--devices`; `None`: the one of `config`.
+    pub devices: Option<Devices>,
     pub threads: Option<usize>,
     /// How the data graph is indexed.
     pub index: IndexOptions,
@@ -212,12 +214,54 @@ pub fn engine_choice(args: &EngineArgs) -> Result<EngineChoice> {
             THREADS_PER_CPU * cpus
         )));
     }
+    let devices = args.devices.as_deref().map(Devices::parse).transpose()?;
+    if devices.is_some() && args.engine == EngineArg::Cpu {
+        return Err(input_error(
+            "--devices: the CPU engine uses no GPU; use --engine gpu or auto".into(),
+        ));
+    }
     Ok(EngineChoice {
         kind: engine_kind(args.engine),
         config: engine_config(args.device)?,
+        devices,
         threads: args.threads,
         index: index_options()?,
     })
+}
+
+/// The GPUs of `--devices`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Devices {
+    /// Every GPU the driver lists.
+    All,
+    /// These ordinals, in this order (repeats allowed: two engines on one GPU).
+    List(Vec<usize>),
+}
+
+impl Devices {
+    fn parse(text: &str) -> Result<Devices> {
+        if text.trim().eq_ignore_ascii_case("all") {
+            return Ok(Devices::All);
+        }
+        let ordinals: Option<Vec<usize>> = text.split(',').map(|o| o.trim().parse().ok()).collect();
+        match ordinals {
+            Some(list) if !list.is_empty() => Ok(Devices::List(list)),
+            _ => Err(input_error(format!(
+                "--devices {text}: expected GPU numbers separated by commas (0,1) or `all`"
+            ))),
+        }
+    }
+
+    /// The ordinals, `all` resolved through the driver.
+    pub fn ordinals(&self) -> Result<Vec<usize>> {
+        match self {
+            Devices::List(list) => Ok(list.clone()),
+            Devices::All => {
+                let count = gsi_core::cuda::device_count().context("--devices all")?;
+                Ok((0..count).collect())
+            }
+        }
+    }
 }
 
 /// How data graphs are indexed: the library's measured default, or `GSI_PCSR_LAYOUT`.

@@ -466,6 +466,19 @@ pub struct EngineArgs {
     #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Engine")]
     pub device: usize,
 
+    /// Use several GPUs: `0,1`, `all`, or one GPU more than once (`0,0`).
+    ///
+    /// Each GPU gets the whole index. A heavy counted query (no --output, no --limit) is cut
+    /// into 16 shares per GPU, as --partition cuts it, dealt to the GPUs as they come free;
+    /// its count is the sum. Other queries run on the first GPU.
+    #[arg(
+        long,
+        value_name = "LIST",
+        conflicts_with = "device",
+        help_heading = "Engine"
+    )]
+    pub devices: Option<String>,
+
     /// Worker threads of the CPU engine. Default: one per core.
     #[arg(long, value_name = "N", help_heading = "Engine")]
     pub threads: Option<usize>,

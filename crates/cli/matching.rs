@@ -8,7 +8,8 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use gsi_core::{find_matches, CountOnly, MatchReport, MatchSink, Status};
+use gsi_core::spread::SPREAD_MIN_ROWS;
+use gsi_core::{find_matches_spread, CountOnly, MatchReport, MatchSink, Status};
 
 use crate::config::MatchConfig;
 use crate::exit::input_error;
@@ -99,12 +100,13 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                     }
                     None => &mut CountOnly,
                 };
-                let report = find_matches(
-                    session.engine.as_mut(),
+                let report = find_matches_spread(
+                    &mut session.engines,
                     &graph,
                     &session.index,
                     &options,
                     sink,
+                    SPREAD_MIN_ROWS,
                 );
                 let written = match file_sink.as_mut() {
                     Some(file) => file.flush().map_err(gsi_core::Error::Output),

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use gsi_core::{DataIndex, Engine, EngineKind, MatchOptions};
+use gsi_core::{DataIndex, Engine, EngineConfig, EngineKind, MatchOptions};
 use gsi_graph::formats::{LabelNames, ReadOptions, VertexNames};
 
 use crate::config::{start_threads, EngineChoice};
@@ -49,10 +49,11 @@ pub fn start(
     Ok((session, interrupt, show.progress))
 }
 
-/// An engine and a data graph ready for queries.
+/// Engines (one, or one per GPU of `--devices`) and a data graph ready for queries.
 pub struct Session {
-    pub engine: Box<dyn Engine>,
-    /// The GPU's name and architecture, when the engine uses one.
+    /// The engines; queries start on the first.
+    pub engines: Vec<Box<dyn Engine>>,
+    /// The GPUs' names and architectures, when the engines use them.
     pub gpu: Option<String>,
     pub index: DataIndex,
     /// The names the data file gave its vertices (SNAP ids, RDF terms), if any.
@@ -74,28 +75,51 @@ impl Session {
         show: Show,
     ) -> Result<Session> {
         start_threads(choice.threads)?;
-        let opened = gsi_core::open(choice.kind, &choice.config).with_context(|| {
-            if choice.kind == EngineKind::Gpu {
-                "--engine gpu"
-            } else {
-                "opening the engine"
+        let ordinals = match &choice.devices {
+            Some(devices) => devices.ordinals()?,
+            None => vec![choice.config.device],
+        };
+        let mut engines = Vec::with_capacity(ordinals.len());
+        for &device in &ordinals {
+            let config = EngineConfig {
+                device,
+                ..choice.config.clone()
+            };
+            let opened = gsi_core::open(choice.kind, &config).with_context(|| {
+                match (choice.kind, choice.devices.is_some()) {
+                    (_, true) => format!("--devices: GPU {device}"),
+                    (EngineKind::Gpu, false) => "--engine gpu".to_string(),
+                    _ => "opening the engine".to_string(),
+                }
+            })?;
+            if let (Some(notice), true) = (&opened.notice, show.notes) {
+                eprintln!("gsi: {}", messages::notice(notice));
             }
-        })?;
-        let mut engine = opened.engine;
-        if let (Some(notice), true) = (&opened.notice, show.notes) {
-            eprintln!("gsi: {}", messages::notice(notice));
+            engines.push(opened.engine);
         }
         let spinner = progress::spinner(show.progress, String::new());
         let (file, load_time) = load::read_one(data, read, "data graph", &spinner, show.notes)?;
         let (index, facts, index_time) = file.into_index(choice.index, data, &spinner)?;
-        let gpu = engine.device();
+        let gpus: Vec<String> = engines.iter().filter_map(|e| e.device()).collect();
+        let gpu = (!gpus.is_empty()).then(|| gpus.join(", "));
         let upload_time = match gpu {
             None => None,
             Some(_) => {
                 spinner.set_message("copying the index to the device");
                 let started = Instant::now();
-                let notice = engine.prepare(&index)?;
-                if let (Some(notice), true) = (notice, show.notes) {
+                // Every GPU at once: each copy runs on its own bus.
+                let notices = std::thread::scope(|scope| {
+                    let index = &index;
+                    let uploads: Vec<_> = engines
+                        .iter_mut()
+                        .map(|engine| scope.spawn(move || engine.prepare(index)))
+                        .collect();
+                    uploads
+                        .into_iter()
+                        .map(|u| u.join().expect("an upload thread"))
+                        .collect::<gsi_core::Result<Vec<_>>>()
+                })?;
+                if let (Some(notice), true) = (notices.into_iter().flatten().next(), show.notes) {
                     spinner.suspend(|| eprintln!("gsi: {}", messages::notice(&notice)));
                 }
                 Some(started.elapsed())
@@ -103,7 +127,7 @@ impl Session {
         };
         spinner.finish_and_clear();
         Ok(Session {
-            engine,
+            engines,
             gpu,
             index,
             names: facts.names,

@@ -287,6 +287,7 @@ pub fn run(args: VerifyArgs) -> Result<Exit> {
         let cpu_only = EngineChoice {
             kind: EngineKind::Cpu,
             config: engine_config(args.device)?,
+            devices: None,
             threads: None,
             index: index_options()?,
         };

@@ -30,8 +30,9 @@ pub enum Notice {
     },
 }
 
-/// An engine: the filtering phase and the joining phase of GSI.
-pub trait Engine {
+/// An engine: the filtering phase and the joining phase of GSI. Engines are `Send`, so that
+/// one query may run on several at once ([`crate::spread`]).
+pub trait Engine: Send {
     /// The GPU the engine uses, by name and architecture (`None` for the CPU engine).
     fn device(&self) -> Option<String> {
         None

@@ -26,6 +26,7 @@ pub mod search;
 pub mod select;
 pub mod signature;
 pub mod sink;
+pub mod spread;
 pub mod verify;
 
 pub use auto::AutoEngine;
@@ -41,3 +42,4 @@ pub use saved::{SavedIndex, SourceFile};
 pub use search::{find_matches, MatchReport, PhaseTimes};
 pub use select::{open, EngineKind, Opened};
 pub use sink::{CollectMatches, CountOnly, MatchSink};
+pub use spread::find_matches_spread;

@@ -54,6 +54,26 @@ pub fn find_matches(
     options: &MatchOptions,
     sink: &mut dyn MatchSink,
 ) -> Result<MatchReport> {
+    let planned = plan_query(engine, query, data, options, !sink.wants_matches())?;
+    planned.join(engine, data, options, options.share, sink)
+}
+
+/// A query filtered and planned on one engine, ready to join whole or in shares.
+pub(crate) struct Planned {
+    candidates: Candidates,
+    plan: Plan,
+    filter: Duration,
+    planning: Duration,
+}
+
+/// Filters `query` on `engine` and plans its join (leaves postponed only when `counting`).
+pub(crate) fn plan_query(
+    engine: &mut dyn Engine,
+    query: &Graph,
+    data: &DataIndex,
+    options: &MatchOptions,
+    counting: bool,
+) -> Result<Planned> {
     if query.vertex_count() == 0 {
         return Err(Error::EmptyQuery);
     }
@@ -64,30 +84,68 @@ pub fn find_matches(
     let candidates = engine.filter(query, data, options.semantics)?;
     let filtered = Instant::now();
     // Leaves are multiplied only in a count.
-    let counting = !sink.wants_matches();
     let postpone = options.postpone_leaves && counting;
     let plan = Plan::build(query, &candidates.sizes(), data, postpone);
-    let candidates = match options.share {
-        Some(share) => share_of(&candidates, &plan, share)?,
-        None => candidates,
-    };
-    let planned = Instant::now();
-    let outcome = engine.join(&plan, &candidates, data, options, sink)?;
-    let joined = Instant::now();
-    let estimated_rows = plan.estimated_rows;
-    Ok(MatchReport {
-        count: outcome.count,
-        status: outcome.status,
-        times: PhaseTimes {
-            filter: filtered - started,
-            plan: planned - filtered,
-            join: joined - planned,
-        },
+    Ok(Planned {
+        candidates,
         plan,
-        peak_join_bytes: outcome.peak_bytes,
-        estimated_rows,
-        engine: outcome.engine,
+        filter: filtered - started,
+        planning: filtered.elapsed(),
     })
+}
+
+impl Planned {
+    /// The plan's estimate of the rows the join produces.
+    pub(crate) fn estimated_rows(&self) -> f64 {
+        self.plan.estimated_rows
+    }
+
+    /// The report of a join that found nothing yet and took no time.
+    pub(crate) fn report(&self) -> MatchReport {
+        MatchReport {
+            count: 0,
+            status: Status::Complete,
+            times: PhaseTimes {
+                filter: self.filter,
+                plan: self.planning,
+                join: Duration::ZERO,
+            },
+            plan: self.plan.clone(),
+            peak_join_bytes: 0,
+            estimated_rows: self.plan.estimated_rows,
+            engine: "",
+        }
+    }
+
+    /// Joins the whole query, or `share` of it, on `engine` (the one that filtered it).
+    pub(crate) fn join(
+        &self,
+        engine: &mut dyn Engine,
+        data: &DataIndex,
+        options: &MatchOptions,
+        share: Option<Share>,
+        sink: &mut dyn MatchSink,
+    ) -> Result<MatchReport> {
+        let started = Instant::now();
+        let shared;
+        let candidates = match share {
+            Some(share) => {
+                shared = share_of(&self.candidates, &self.plan, share)?;
+                &shared
+            }
+            None => &self.candidates,
+        };
+        let cut = started.elapsed();
+        let outcome = engine.join(&self.plan, candidates, data, options, sink)?;
+        let mut report = self.report();
+        report.count = outcome.count;
+        report.status = outcome.status;
+        report.times.plan += cut;
+        report.times.join = started.elapsed() - cut;
+        report.peak_join_bytes = outcome.peak_bytes;
+        report.engine = outcome.engine;
+        Ok(report)
+    }
 }
 
 /// The candidate sets of `share`: C(u) cut to the vertices the share holds, for u the one of

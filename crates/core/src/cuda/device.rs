@@ -55,6 +55,17 @@ pub fn probe() -> std::result::Result<(), NoGpu> {
     Ok(())
 }
 
+/// How many GPUs the driver lists.
+///
+/// # Errors
+/// [`Error::NoGpu`] when the driver or NVRTC is missing or cannot list its devices.
+pub fn device_count() -> Result<usize> {
+    probe().map_err(Error::NoGpu)?;
+    let count =
+        CudaContext::device_count().map_err(|e| Error::NoGpu(NoGpu::CannotList(e.to_string())))?;
+    Ok(count.max(0) as usize)
+}
+
 /// An open GPU with its stream and loaded kernels.
 pub struct Device {
     pub(crate) ctx: Arc<CudaContext>,

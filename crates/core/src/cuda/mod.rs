@@ -17,7 +17,7 @@ mod scan;
 
 use gsi_graph::Graph;
 
-pub use device::{probe, Device};
+pub use device::{device_count, probe, Device};
 
 use self::index::DeviceIndex;
 use crate::candidates::Candidates;

@@ -1,0 +1,121 @@
+//! One query over several engines, one per GPU (`--devices`): the join cut into shares as
+//! `--partition` cuts it ([`Share`]), many more shares than engines, dealt to the engines as
+//! they come free; the counts added up. Each engine holds the whole index and filters the
+//! query itself; the plan is the same on every engine, so the shares are disjoint and
+//! together the whole.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Instant;
+
+use gsi_graph::Graph;
+
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::index::DataIndex;
+use crate::options::{MatchOptions, Share, Status};
+use crate::search::{find_matches, plan_query, MatchReport, Planned};
+use crate::sink::MatchSink;
+
+/// Shares per engine: enough that the engines finish close together although shares differ
+/// in size, few enough that each share's set-up (about a millisecond on a GPU) stays small
+/// against the heavy queries worth spreading.
+pub const SHARES_PER_ENGINE: u32 = 16;
+
+/// Spread a query only when its plan estimates more rows than this: below, one GPU answers
+/// in about a millisecond and the shares' set-up would cost more than it saves.
+pub const SPREAD_MIN_ROWS: f64 = 1e6;
+
+/// Finds the matches of `query` with every engine of `engines` (at least one).
+///
+/// The query is spread over the engines when there are several, it is counted (the sink
+/// wants no matches), it has no limit, it is not itself a share, and its plan estimates more
+/// than `min_rows` rows; otherwise the first engine answers it whole. A spread query's
+/// report gives the first engine's filter and plan times, the wall time of the shares as its
+/// join time, the largest join memory of any engine, and the gravest status of any share.
+///
+/// # Errors
+/// As [`find_matches`], from any engine.
+///
+/// # Panics
+/// If `engines` is empty.
+pub fn find_matches_spread(
+    engines: &mut [Box<dyn Engine>],
+    query: &Graph,
+    data: &DataIndex,
+    options: &MatchOptions,
+    sink: &mut dyn MatchSink,
+    min_rows: f64,
+) -> Result<MatchReport> {
+    let (first, others) = engines.split_first_mut().expect("at least one engine");
+    if others.is_empty()
+        || sink.wants_matches()
+        || options.limit.is_some()
+        || options.share.is_some()
+    {
+        return find_matches(first.as_mut(), query, data, options, sink);
+    }
+    let planned = plan_query(first.as_mut(), query, data, options, true)?;
+    if planned.estimated_rows() <= min_rows {
+        return planned.join(first.as_mut(), data, options, None, sink);
+    }
+    let count = SHARES_PER_ENGINE * (others.len() as u32 + 1);
+    let next = AtomicU32::new(0);
+    let started = Instant::now();
+    // Each engine takes the next share until none is left.
+    let take = |engine: &mut dyn Engine, planned: &Planned| {
+        let mut reports = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(share) = Share::new(i, count) else {
+                return Ok(reports);
+            };
+            reports.push(planned.join(
+                engine,
+                data,
+                options,
+                Some(share),
+                &mut crate::CountOnly,
+            )?);
+        }
+    };
+    let results: Vec<Result<Vec<MatchReport>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = others
+            .iter_mut()
+            .map(|engine| {
+                scope.spawn(|| {
+                    let engine = engine.as_mut();
+                    let planned = plan_query(engine, query, data, options, true)?;
+                    take(engine, &planned)
+                })
+            })
+            .collect();
+        let mut results = vec![take(first.as_mut(), &planned)];
+        results.extend(
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a share's thread")),
+        );
+        results
+    });
+    let mut reports = Vec::new();
+    for result in results {
+        reports.extend(result?);
+    }
+    let mut whole = planned.report();
+    whole.times.join = started.elapsed();
+    whole.count = reports.iter().map(|r| r.count).sum();
+    whole.status = reports
+        .iter()
+        .map(|r| r.status)
+        .max_by_key(|s| match s {
+            Status::Complete | Status::Limit => 0,
+            Status::Timeout => 1,
+            Status::Interrupted => 2,
+        })
+        .unwrap_or(Status::Complete);
+    whole.peak_join_bytes = reports.iter().map(|r| r.peak_join_bytes).max().unwrap_or(0);
+    if let Some(r) = reports.first() {
+        whole.engine = r.engine;
+    }
+    Ok(whole)
+}
