@@ -197,7 +197,7 @@ pub fn a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts() 
                 &index,
                 &MatchOptions::default(),
                 &mut CountOnly,
-                -1.0,
+                None,
             )
             .expect("matched");
             assert_eq!(report.count, expected, "case {case}");

@@ -741,8 +741,9 @@ proptest! {
 proptest! {
     #![proptest_config(config(100))]
 
-    /// A query spread over several engines (`--devices`), forced even when small: the
-    /// shares' counts add up to the brute force's, under either semantics.
+    /// A query spread over several engines (`--devices`), forced even when small (at once, or
+    /// after a whole run cut off at once): the shares' counts add up to the brute force's,
+    /// under either semantics.
     #[test]
     fn a_query_spread_over_engines_counts_what_the_brute_force_counts(
         (data, query) in prop_oneof![
@@ -751,6 +752,7 @@ proptest! {
         ],
         semantics in semantics(),
         engines in 2usize..4,
+        trial_first in any::<bool>(),
     ) {
         let (q, d) = (query.graph(), data.graph());
         let expected = brute::count(&q, &d, semantics == Semantics::Homomorphism);
@@ -758,7 +760,9 @@ proptest! {
         let mut engines: Vec<Box<dyn gsi_core::Engine>> =
             (0..engines).map(|_| Box::new(CpuEngine) as Box<dyn gsi_core::Engine>).collect();
         let options = MatchOptions { semantics, ..MatchOptions::default() };
-        let report = gsi_core::find_matches_spread(&mut engines, &q, &index, &options, &mut CountOnly, -1.0)
+        // Spread at once, or after a whole run that ends at once (a zero trial).
+        let trial = trial_first.then_some(std::time::Duration::ZERO);
+        let report = gsi_core::find_matches_spread(&mut engines, &q, &index, &options, &mut CountOnly, trial)
             .expect("matched");
         prop_assert_eq!(report.status, Status::Complete);
         prop_assert_eq!(report.count, expected);

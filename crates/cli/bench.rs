@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use gsi_core::spread::SPREAD_MIN_ROWS;
+use gsi_core::spread::SPREAD_AFTER;
 use gsi_core::{find_matches_spread, CountOnly, DataIndex, Engine, PhaseTimes, Status};
 use gsi_graph::Graph;
 use serde::Serialize;
@@ -79,7 +79,7 @@ fn bench_query(
             index,
             &options,
             &mut CountOnly,
-            SPREAD_MIN_ROWS,
+            Some(SPREAD_AFTER),
         )?;
         let elapsed = started.elapsed();
         let timeout = report.status == Status::Timeout;

@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use gsi_core::spread::SPREAD_MIN_ROWS;
+use gsi_core::spread::SPREAD_AFTER;
 use gsi_core::{find_matches_spread, CountOnly, MatchReport, MatchSink, Status};
 
 use crate::config::MatchConfig;
@@ -106,7 +106,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                     &session.index,
                     &options,
                     sink,
-                    SPREAD_MIN_ROWS,
+                    Some(SPREAD_AFTER),
                 );
                 let written = match file_sink.as_mut() {
                     Some(file) => file.flush().map_err(gsi_core::Error::Output),

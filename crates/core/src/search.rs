@@ -95,11 +95,6 @@ pub(crate) fn plan_query(
 }
 
 impl Planned {
-    /// The plan's estimate of the rows the join produces.
-    pub(crate) fn estimated_rows(&self) -> f64 {
-        self.plan.estimated_rows
-    }
-
     /// The report of a join that found nothing yet and took no time.
     pub(crate) fn report(&self) -> MatchReport {
         MatchReport {

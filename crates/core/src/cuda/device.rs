@@ -130,6 +130,16 @@ impl Device {
         self.kernels.get(kernel)
     }
 
+    /// Makes this device's context the calling thread's current one.
+    ///
+    /// # Errors
+    /// The driver's.
+    pub(crate) fn bind(&self) -> Result<()> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(driver("making the GPU's context current"))
+    }
+
     /// Free and total device memory in bytes.
     pub fn memory(&self) -> Result<(usize, usize)> {
         self.ctx

@@ -81,6 +81,9 @@ impl GpuEngine {
 
     /// The index of `data` on the device, uploaded unless it is there already.
     fn index_of(&mut self, data: &DataIndex) -> Result<(&DeviceIndex, Option<Notice>)> {
+        // Every call into the engine passes here first, from whatever thread: the device's
+        // context must be current before anything of it is freed or used.
+        self.device.bind()?;
         let mut notice = None;
         if self.index.as_ref().is_none_or(|i| i.id != data.id()) {
             self.index = None;
@@ -97,6 +100,14 @@ impl GpuEngine {
             self.index = Some(index);
         }
         Ok((self.index.as_ref().expect("uploaded"), notice))
+    }
+}
+
+impl Drop for GpuEngine {
+    /// Frees the engine's device memory under its own context, whichever thread drops it.
+    fn drop(&mut self) {
+        // A failure leaves nothing to do: the driver reclaims the memory with the context.
+        let _ = self.device.bind();
     }
 }
 
