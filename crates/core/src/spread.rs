@@ -16,10 +16,12 @@ use crate::options::{MatchOptions, Share, Status};
 use crate::search::{find_matches, plan_query, MatchReport, Planned};
 use crate::sink::MatchSink;
 
-/// Shares per engine: enough that the engines finish close together although shares differ
-/// in size, few enough that each share's set-up (about a millisecond on a GPU) stays small
-/// against the heavy queries worth spreading.
-pub const SHARES_PER_ENGINE: u32 = 16;
+/// Shares per engine. Each share repeats the filter's copy-out and the join's set-up (about
+/// 1.1 ms on an H100 for gw12's 12-vertex queries), and one share may hold most of a query's
+/// work, so more shares balance better but cost more: on two H200s, 16 per engine spread the
+/// five heaviest gw12 queries 1.40× faster than one GPU; 4 per engine models at 1.6× from
+/// the measured 8-share times.
+pub const SHARES_PER_ENGINE: u32 = 4;
 
 /// A query is first joined whole on the first engine for this long: most queries end within
 /// it, and those spread only when they do not. (The plan's estimate of the rows cannot tell
