@@ -41,13 +41,25 @@ pub struct MatchOptions {
     pub share: Option<Share>,
 }
 
-/// Share `index` of `count` disjoint shares of a query's matches: those whose first query
-/// vertex in the plan maps to a data vertex that [`Share::holds`]. The shares of one query
-/// add up to all of its matches, whatever engine or machine answers each.
+/// Share `index` of `count` disjoint shares of a query's matches. The shares form a grid of
+/// [`Share::grid`] `rows × columns`: a match is in the share of row `r`, column `c` when the
+/// data vertex of the plan's first query vertex hashes to `r` and that of its second to `c`
+/// (see [`Share::holds`]). Cutting both ends of the first edge splits the work of a hub
+/// vertex, which one vertex's hash alone cannot. The shares of one query add up to all of its
+/// matches, whatever engine or machine answers each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Share {
     index: u32,
     count: u32,
+}
+
+/// Which end of the plan's first edge a cut is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    /// The plan's first query vertex: the grid's rows.
+    First,
+    /// The plan's second query vertex: the grid's columns.
+    Second,
 }
 
 impl Share {
@@ -66,16 +78,33 @@ impl Share {
         self.count
     }
 
-    /// Whether matches that start at data vertex `v` belong to this share. Vertices are
-    /// hashed, not dealt out by position, so that the shares depend on the vertex alone and
-    /// the heavy vertices of a skewed graph, often numbered together, spread over the shares.
-    pub fn holds(self, v: VertexId) -> bool {
+    /// `(rows, columns)`: rows the largest divisor of `count` not above its square root, so
+    /// that 64 shares are 8 × 8 and a prime number p of them 1 × p.
+    pub fn grid(self) -> (u32, u32) {
+        let rows = (1..=self.count)
+            .take_while(|r| r * r <= self.count)
+            .filter(|&r| self.count.is_multiple_of(r))
+            .last()
+            .unwrap_or(1);
+        (rows, self.count / rows)
+    }
+
+    /// Whether this share keeps data vertex `v` as the image of the query vertex on `axis`.
+    /// Vertices are hashed, not dealt out by position, so that the shares depend on the vertex
+    /// alone and the heavy vertices of a skewed graph, often numbered together, spread over
+    /// the shares; the two axes hash differently.
+    pub fn holds(self, axis: Axis, v: VertexId) -> bool {
+        let (rows, columns) = self.grid();
+        let (seed, classes, class) = match axis {
+            Axis::First => (0x9e37_79b9_7f4a_7c15, rows, self.index / columns),
+            Axis::Second => (0xd1b5_4a32_d192_ed03, columns, self.index % columns),
+        };
         // SplitMix64's finalizer: every bit of `v` moves every bit of the hash.
-        let mut x = u64::from(v).wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut x = u64::from(v).wrapping_add(seed);
         x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         x ^= x >> 31;
-        x % u64::from(self.count) == u64::from(self.index)
+        x % u64::from(classes) == u64::from(class)
     }
 }
 
@@ -160,4 +189,34 @@ pub struct JoinOutcome {
     pub peak_bytes: usize,
     /// Which engine joined: `cpu` or `gpu`.
     pub engine: &'static str,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_form_the_squarest_grid() {
+        let grid = |count| Share::new(0, count).unwrap().grid();
+        assert_eq!(grid(1), (1, 1));
+        assert_eq!(grid(7), (1, 7));
+        assert_eq!(grid(8), (2, 4));
+        assert_eq!(grid(12), (3, 4));
+        assert_eq!(grid(64), (8, 8));
+    }
+
+    #[test]
+    fn every_pair_of_images_is_in_exactly_one_share() {
+        for count in [1, 6, 8, 13] {
+            for (a, b) in [(0, 0), (1, 2), (77, 5), (u32::MAX, 3)] {
+                let owners = (0..count)
+                    .filter(|&i| {
+                        let share = Share::new(i, count).unwrap();
+                        share.holds(Axis::First, a) && share.holds(Axis::Second, b)
+                    })
+                    .count();
+                assert_eq!(owners, 1, "{count} shares, images {a} and {b}");
+            }
+        }
+    }
 }

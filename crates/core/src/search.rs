@@ -8,7 +8,7 @@ use crate::candidates::Candidates;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
-use crate::options::{MatchOptions, Share, Status};
+use crate::options::{Axis, MatchOptions, Share, Status};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 
@@ -143,17 +143,24 @@ impl Planned {
     }
 }
 
-/// The candidate sets of `share`: C(u) cut to the vertices the share holds, for u the one of
-/// the plan's first two vertices with more candidates, so that the share's first table, and
-/// every row after, is the share's, in pieces as small as the first table allows. The plan is
-/// the whole query's, the same in every share.
+/// The candidate sets of `share`: C(u) of the plan's first query vertex and C(w) of its
+/// second cut to the data vertices the share holds on each axis ([`Share::holds`]), so that
+/// the share's first table, and every row after, is the share's. A one-vertex query has only
+/// the first cut, which must then hold every row of the grid: it is cut by the share's row
+/// and column together. The plan is the whole query's, the same in every share.
 fn share_of(candidates: &Candidates, plan: &Plan, share: Share) -> Result<Candidates> {
     let mut sets = candidates.to_host()?.into_owned();
-    let split = plan.steps[..plan.steps.len().min(2)]
-        .iter()
-        .map(|step| step.vertex)
-        .max_by_key(|&u| (plan.candidate_sizes[u], std::cmp::Reverse(u)))
-        .unwrap_or(0);
-    sets.retain(split, |v| share.holds(v));
+    match plan.steps.as_slice() {
+        [] => {}
+        [only] => {
+            sets.retain(only.vertex, |v| {
+                share.holds(Axis::First, v) && share.holds(Axis::Second, v)
+            });
+        }
+        [first, second, ..] => {
+            sets.retain(first.vertex, |v| share.holds(Axis::First, v));
+            sets.retain(second.vertex, |v| share.holds(Axis::Second, v));
+        }
+    }
     Ok(Candidates::Host(sets))
 }
