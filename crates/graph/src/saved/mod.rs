@@ -57,6 +57,12 @@ pub fn is_saved_index(path: &Path) -> bool {
             .is_ok_and(|()| start == MAGIC)
 }
 
+/// Whether `bytes` have the XXH3 `expected`. Always, in a fuzzing build: there the fuzzer
+/// must reach the checks behind the checksums, which random bytes never pass.
+fn sums_to(bytes: &[u8], expected: &[u8]) -> bool {
+    cfg!(fuzzing) || xxh3_64(bytes).to_le_bytes() == expected
+}
+
 /// The checksum of a payload: XXH3 of it, or for a large payload XXH3 of the XXH3s of its
 /// 64 MiB chunks, computed in parallel.
 fn checksum(bytes: &[u8]) -> u64 {
@@ -254,7 +260,7 @@ impl Reader {
         let Some(header) = bytes.get(start..start + SECTION_HEADER_BYTES) else {
             return Err(self.damaged(tag, "the file ends before it (truncated)"));
         };
-        if xxh3_64(&header[..40]).to_le_bytes() != header[40..48] {
+        if !sums_to(&header[..40], &header[40..48]) {
             return Err(self.damaged(tag, "its header fails its checksum"));
         }
         if header[..TAG_BYTES] != tag_bytes(tag) {
@@ -285,7 +291,7 @@ impl Reader {
         if !zeros(after_header..payload) || (next <= bytes.len() && !zeros(end..next)) {
             return Err(self.damaged(tag, "the padding around it is not zero"));
         }
-        if checksum(&bytes[payload..end]) != sum {
+        if !cfg!(fuzzing) && checksum(&bytes[payload..end]) != sum {
             return Err(self.damaged(tag, "its contents fail their checksum"));
         }
         self.at = next;
