@@ -42,25 +42,27 @@ pub struct MatchOptions {
 }
 
 /// Share `index` of `count` disjoint shares of a query's matches. The shares form a grid of
-/// [`Share::grid`] `rows × columns`: a match is in the share of row `r`, column `c` when the
-/// data vertex of the plan's first query vertex hashes to `r` and that of its second to `c`
-/// (see [`Share::holds`]). Cutting both ends of the first edge splits the work of a hub
-/// vertex, which one vertex's hash alone cannot. The shares of one query add up to all of its
-/// matches, whatever engine or machine answers each.
+/// [`Share::grid`] dimensions, one per [`AXES`]: a match is in the share at coordinates
+/// `(c0, c1, c2)` when the data vertex of the plan's first query vertex hashes to `c0`, that of
+/// its second to `c1` and that of its third to `c2` (see [`Share::holds`]). Cutting several of
+/// the first vertices splits the work of a hub vertex, or of a hub pair, which one vertex's
+/// hash alone cannot. The shares of one query add up to all of its matches, whatever engine
+/// or machine answers each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Share {
     index: u32,
     count: u32,
 }
 
-/// Which end of the plan's first edge a cut is on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Axis {
-    /// The plan's first query vertex: the grid's rows.
-    First,
-    /// The plan's second query vertex: the grid's columns.
-    Second,
-}
+/// Dimensions of the grid of shares: the plan's first three query vertices.
+pub const AXES: usize = 3;
+
+/// A hash seed per axis, so that the axes cut a vertex independently.
+const AXIS_SEEDS: [u64; AXES] = [
+    0x9e37_79b9_7f4a_7c15,
+    0xd1b5_4a32_d192_ed03,
+    0x8cb9_2ba7_2f3d_8dd7,
+];
 
 impl Share {
     /// Share `index` of `count`, when `index < count`.
@@ -78,33 +80,38 @@ impl Share {
         self.count
     }
 
-    /// `(rows, columns)`: rows the largest divisor of `count` not above its square root, so
-    /// that 64 shares are 8 × 8 and a prime number p of them 1 × p.
-    pub fn grid(self) -> (u32, u32) {
-        let rows = (1..=self.count)
-            .take_while(|r| r * r <= self.count)
-            .filter(|&r| self.count.is_multiple_of(r))
-            .last()
-            .unwrap_or(1);
-        (rows, self.count / rows)
+    /// The grid's sides, as even as `count`'s divisors allow, largest last: 64 shares are
+    /// 4 × 4 × 4, 8 are 2 × 2 × 2, 12 are 2 × 2 × 3 and a prime number p of them 1 × 1 × p.
+    pub fn grid(self) -> [u32; AXES] {
+        let mut sides = [1; AXES];
+        let mut rest = self.count;
+        for (axis, side) in sides.iter_mut().enumerate() {
+            let left = (AXES - axis) as u32;
+            *side = (1..=rest)
+                .take_while(|s| s.pow(left) <= rest)
+                .filter(|&s| rest.is_multiple_of(s))
+                .last()
+                .unwrap_or(1);
+            rest /= *side;
+        }
+        sides[AXES - 1] *= rest;
+        sides
     }
 
-    /// Whether this share keeps data vertex `v` as the image of the query vertex on `axis`.
-    /// Vertices are hashed, not dealt out by position, so that the shares depend on the vertex
-    /// alone and the heavy vertices of a skewed graph, often numbered together, spread over
-    /// the shares; the two axes hash differently.
-    pub fn holds(self, axis: Axis, v: VertexId) -> bool {
-        let (rows, columns) = self.grid();
-        let (seed, classes, class) = match axis {
-            Axis::First => (0x9e37_79b9_7f4a_7c15, rows, self.index / columns),
-            Axis::Second => (0xd1b5_4a32_d192_ed03, columns, self.index % columns),
-        };
+    /// Whether this share keeps data vertex `v` as the image of the query vertex on `axis`
+    /// (`0..AXES`). Vertices are hashed, not dealt out by position, so that the shares depend
+    /// on the vertex alone and the heavy vertices of a skewed graph, often numbered together,
+    /// spread over the shares.
+    pub fn holds(self, axis: usize, v: VertexId) -> bool {
+        let sides = self.grid();
+        let stride: u32 = sides[axis + 1..].iter().product();
+        let coordinate = self.index / stride % sides[axis];
         // SplitMix64's finalizer: every bit of `v` moves every bit of the hash.
-        let mut x = u64::from(v).wrapping_add(seed);
+        let mut x = u64::from(v).wrapping_add(AXIS_SEEDS[axis]);
         x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         x ^= x >> 31;
-        x % u64::from(classes) == u64::from(class)
+        x % u64::from(sides[axis]) == u64::from(coordinate)
     }
 }
 
@@ -196,26 +203,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn shares_form_the_squarest_grid() {
+    fn shares_form_the_evenest_grid() {
         let grid = |count| Share::new(0, count).unwrap().grid();
-        assert_eq!(grid(1), (1, 1));
-        assert_eq!(grid(7), (1, 7));
-        assert_eq!(grid(8), (2, 4));
-        assert_eq!(grid(12), (3, 4));
-        assert_eq!(grid(64), (8, 8));
+        assert_eq!(grid(1), [1, 1, 1]);
+        assert_eq!(grid(7), [1, 1, 7]);
+        assert_eq!(grid(8), [2, 2, 2]);
+        assert_eq!(grid(12), [2, 2, 3]);
+        assert_eq!(grid(64), [4, 4, 4]);
+        assert_eq!(grid(18), [2, 3, 3]);
     }
 
     #[test]
-    fn every_pair_of_images_is_in_exactly_one_share() {
-        for count in [1, 6, 8, 13] {
-            for (a, b) in [(0, 0), (1, 2), (77, 5), (u32::MAX, 3)] {
+    fn every_triple_of_images_is_in_exactly_one_share() {
+        for count in [1, 6, 8, 13, 64] {
+            for images in [[0, 0, 0], [1, 2, 3], [77, 5, 77], [u32::MAX, 3, 9]] {
                 let owners = (0..count)
                     .filter(|&i| {
                         let share = Share::new(i, count).unwrap();
-                        share.holds(Axis::First, a) && share.holds(Axis::Second, b)
+                        (0..AXES).all(|axis| share.holds(axis, images[axis]))
                     })
                     .count();
-                assert_eq!(owners, 1, "{count} shares, images {a} and {b}");
+                assert_eq!(owners, 1, "{count} shares, images {images:?}");
             }
         }
     }

@@ -8,7 +8,7 @@ use crate::candidates::Candidates;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
-use crate::options::{Axis, MatchOptions, Share, Status};
+use crate::options::{MatchOptions, Share, Status, AXES};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 
@@ -143,23 +143,18 @@ impl Planned {
     }
 }
 
-/// The candidate sets of `share`: C(u) of the plan's first query vertex and C(w) of its
-/// second cut to the data vertices the share holds on each axis ([`Share::holds`]), so that
-/// the share's first table, and every row after, is the share's. A one-vertex query has only
-/// the first cut, which must then hold every row of the grid: it is cut by the share's row
-/// and column together. The plan is the whole query's, the same in every share.
+/// The candidate sets of `share`: C(u) of each of the plan's first [`AXES`] query vertices
+/// cut to the data vertices the share holds on that vertex's axis ([`Share::holds`]), so that
+/// the share's tables are the share's from the first step on. A plan with fewer vertices puts
+/// the remaining axes on its last vertex: a vertex cut on several axes is kept when every one
+/// of them holds it, so each match still falls in exactly one share. The plan is the whole
+/// query's, the same in every share.
 fn share_of(candidates: &Candidates, plan: &Plan, share: Share) -> Result<Candidates> {
     let mut sets = candidates.to_host()?.into_owned();
-    match plan.steps.as_slice() {
-        [] => {}
-        [only] => {
-            sets.retain(only.vertex, |v| {
-                share.holds(Axis::First, v) && share.holds(Axis::Second, v)
-            });
-        }
-        [first, second, ..] => {
-            sets.retain(first.vertex, |v| share.holds(Axis::First, v));
-            sets.retain(second.vertex, |v| share.holds(Axis::Second, v));
+    if let Some(last) = plan.steps.len().checked_sub(1) {
+        for axis in 0..AXES {
+            let u = plan.steps[axis.min(last)].vertex;
+            sets.retain(u, |v| share.holds(axis, v));
         }
     }
     Ok(Candidates::Host(sets))
