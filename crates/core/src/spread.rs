@@ -18,9 +18,8 @@ use crate::sink::MatchSink;
 
 /// Shares per engine. Each share repeats the filter's copy-out and the join's set-up (about
 /// 1.1 ms on an H100 for gw12's 12-vertex queries), and one share may hold most of a query's
-/// work, so more shares balance better but cost more: on two H200s, 16 per engine spread the
-/// five heaviest gw12 queries 1.40× faster than one GPU; 4 per engine models at 1.6× from
-/// the measured 8-share times.
+/// work, so more shares balance better but cost more: on two H200s the five heaviest gw12
+/// queries ran 1.40× faster than on one with 16 shares per engine, about 1.5–1.6× with 4.
 pub const SHARES_PER_ENGINE: u32 = 4;
 
 /// A query is first joined whole on the first engine for this long: most queries end within
