@@ -10,10 +10,10 @@ use std::time::UNIX_EPOCH;
 use gsi_graph::saved::{GraphFacts, Reader, SavedGraph, Writer};
 use gsi_graph::{Direction, Graph};
 
+use crate::error::{Error, Result};
 use crate::index::{DataIndex, IndexOptions};
 use crate::pcsr::{Pcsr, PcsrLayout, PcsrSet};
 use crate::signature::SignatureTable;
-use crate::{Error, Result};
 
 /// A data index with what its graph file said, and which file that was.
 #[derive(Debug)]

@@ -14,7 +14,7 @@ use crate::error::Result;
 use crate::index::DataIndex;
 use crate::options::{MatchOptions, Share, Status};
 use crate::search::{find_matches, plan_query, MatchReport, Planned};
-use crate::sink::MatchSink;
+use crate::sink::{CountOnly, MatchSink};
 
 /// Shares per engine. Each share repeats the filter's copy-out and the join's set-up (about
 /// 1.1 ms on an H100 for gw12's 12-vertex queries), and one share may hold most of a query's
@@ -81,13 +81,7 @@ pub fn find_matches_spread(
             let Some(share) = Share::new(i, count) else {
                 return Ok(reports);
             };
-            reports.push(planned.join(
-                engine,
-                data,
-                options,
-                Some(share),
-                &mut crate::CountOnly,
-            )?);
+            reports.push(planned.join(engine, data, options, Some(share), &mut CountOnly)?);
         }
     };
     let results: Vec<Result<Vec<MatchReport>>> = std::thread::scope(|scope| {
