@@ -2,10 +2,11 @@
 //! probed first and their absence becomes an ordinary error with a reason.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use cudarc::driver::{
     sys as driver_sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr,
+    PinnedHostSlice,
 };
 use gsi_kernels::Kernel;
 use rayon::prelude::*;
@@ -77,6 +78,8 @@ pub struct Device {
     pub(crate) name: String,
     /// Words per pinned staging buffer of [`Device::upload_parts`].
     stage_words: usize,
+    /// The two pinned staging buffers, once an upload has needed them.
+    stages: Mutex<Vec<PinnedHostSlice<u32>>>,
 }
 
 impl Device {
@@ -122,6 +125,7 @@ impl Device {
             arch,
             name,
             stage_words: (stage_bytes / 4).max(1),
+            stages: Mutex::new(Vec::new()),
         })
     }
 
@@ -174,38 +178,35 @@ impl Device {
         }
         let err = || driver(format!("uploading {what} ({} bytes)", 4 * total));
         let mut dst = self.alloc(total, what)?;
-        let stage = self.stage_words.min(total);
-        // SAFETY: each staging buffer is written only after the copy that last read it has
-        // finished (`copied`), and before a copy reads it.
-        let pinned = |len| unsafe { self.ctx.alloc_pinned::<u32>(len) }.map_err(err());
-        let mut stages = [pinned(stage)?, pinned(stage)?];
+        // Kept from upload to upload: pinning 32 MiB takes milliseconds.
+        let mut stages = self.stages.lock().unwrap_or_else(PoisonError::into_inner);
+        while stages.len() < 2 {
+            // SAFETY: a staging buffer is written only after the copy that last read it has
+            // finished (`copied` below, or the synchronisation that ends every upload), and
+            // before a copy reads it.
+            stages.push(unsafe { self.ctx.alloc_pinned::<u32>(self.stage_words) }.map_err(err())?);
+        }
         // The copy that last read each staging buffer. (The engine turns cudarc's own event
         // tracking off, so a pinned buffer does not know when its copy is done.)
         let mut copied: [Option<CudaEvent>; 2] = [None, None];
-        // The last, shorter stage: a copy reads its source whole. Freed after the final
-        // synchronisation, not while its copy may still run.
-        let mut tail = None;
         let mut copy_stages = || -> Result<()> {
-            for (i, start) in (0..total).step_by(stage).enumerate() {
-                let len = stage.min(total - start);
+            for (i, start) in (0..total).step_by(self.stage_words).enumerate() {
+                let len = self.stage_words.min(total - start);
                 if let Some(done) = copied[i % 2].take() {
                     done.synchronize().map_err(err())?;
                 }
-                let buffer = if len == stage {
-                    &mut stages[i % 2]
-                } else {
-                    tail.insert(pinned(len)?)
-                };
-                gather(parts, start, buffer.as_mut_slice().map_err(err())?);
+                let stage = &mut stages[i % 2].as_mut_slice().map_err(err())?[..len];
+                gather(parts, start, stage);
+                // Pinned memory, so the copy is asynchronous whatever cudarc takes it for.
                 self.stream
-                    .memcpy_htod(&*buffer, &mut dst.slice_mut(start..start + len))
+                    .memcpy_htod(&*stage, &mut dst.slice_mut(start..start + len))
                     .map_err(err())?;
                 copied[i % 2] = Some(self.stream.record_event(None).map_err(err())?);
             }
             Ok(())
         };
         let copied_all = copy_stages();
-        // Whatever happened, no copy may still read a staging buffer when they are freed.
+        // Whatever happened, no copy may still read a staging buffer when it is next written.
         let synced = self.stream.synchronize().map_err(err());
         copied_all?;
         synced?;
