@@ -122,6 +122,8 @@ fn a_saved_index_answers_as_its_text_does_in_every_format() {
         // `gsi info` and `gsi convert` read it too.
         let info = dir.gsi(["info", &saved]).ok();
         assert_eq!(info.value("index_ms").as_deref(), Some("0.000"));
+        let source = std::fs::canonicalize(dir.path(data)).expect("the graph file");
+        assert_eq!(info.value("saved_from"), Some(source.display().to_string()));
         let copy = format!("copy_{i}.graph");
         dir.gsi(["convert", &saved, "--to", "sunluo", "-o", &copy])
             .ok();

@@ -52,6 +52,9 @@ pub struct Info {
     pub degree: Degrees,
     pub load_ms: f64,
     pub index_ms: f64,
+    /// For a saved index: the graph file it was built from (`-` when that was no file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saved_from: Option<String>,
     /// Bytes of the signature table and the PCSRs: what the GPU engine copies.
     pub index_bytes: usize,
     pub memory: Memory,
@@ -177,6 +180,15 @@ fn describe(
     spinner: &indicatif::ProgressBar,
 ) -> Result<Info> {
     let peak_rss_after_load = system::peak_rss_bytes();
+    let saved_from = match &file {
+        load::DataFile::Saved(saved) => Some(
+            saved
+                .source
+                .as_ref()
+                .map_or_else(|| "-".to_string(), |s| s.path.display().to_string()),
+        ),
+        load::DataFile::Text(_) => None,
+    };
     let (index, facts, index_time) = file.into_index(options, path, spinner)?;
     let peak_rss_after_index = system::peak_rss_bytes();
     let graph = index.graph();
@@ -256,6 +268,7 @@ fn describe(
         degree,
         load_ms,
         index_ms: ms(index_time),
+        saved_from,
         index_bytes: bytes.device(),
         memory,
         pcsr_layout: match index.options().pcsr_layout {
@@ -383,6 +396,9 @@ pub fn write_text(out: &mut impl Write, info: &Info) -> io::Result<()> {
         if let Some(v) = value {
             lines.push((key, v.to_string()));
         }
+    }
+    if let Some(source) = &info.saved_from {
+        lines.push(("saved_from", source.clone()));
     }
     for (key, value) in lines {
         writeln!(out, "{key} = {value}")?;
