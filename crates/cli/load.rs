@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use gsi_core::{DataIndex, IndexOptions, SavedIndex};
-use gsi_graph::formats::{read_graphs, Format, LoadedGraph, ReadOptions};
+use gsi_graph::formats::{read_graphs, LoadedGraph, ReadOptions};
 use gsi_graph::saved::{is_saved_index, GraphFacts};
 use indicatif::ProgressBar;
 
@@ -55,18 +55,15 @@ pub struct Loaded {
 }
 
 /// Opens the saved index `path`, refusing read options that would have shaped the graph
-/// differently than when it was saved.
+/// differently than when it was saved (`--format` is not one: it may be meant for the
+/// queries).
 fn open_saved(path: &Path, options: &ReadOptions) -> Result<DataFile> {
     let saved = SavedIndex::open(path)
         .map_err(|e| input_error(format!("reading saved index {}: {e}", path.display())))?;
     let directed = saved.index.graph().is_directed();
+    // `--format` may name the queries' format; the saved index knows its own.
     let refused = if options.vertex_labels.is_some() {
         Some("--vertex-labels applies to SNAP text, not to a saved index".to_string())
-    } else if options.format != Format::Auto {
-        Some(format!(
-            "--format {} does not apply: the file is a saved index",
-            options.format
-        ))
     } else if options.directed && !directed {
         Some("--directed does not apply: the saved index holds an undirected graph; index the text again with --directed".to_string())
     } else {
