@@ -16,11 +16,12 @@ use crate::options::{MatchOptions, Share, Status};
 use crate::search::{find_matches, plan_query, MatchReport, Planned};
 use crate::sink::{CountOnly, MatchSink};
 
-/// Shares per engine. Each share repeats the filter's copy-out and the join's set-up (about
-/// 1.1 ms on an H100 for gw12's 12-vertex queries), and one share may hold most of a query's
-/// work, so more shares balance better but cost more: on two H200s the five heaviest gw12
-/// queries ran 1.40× faster than on one with 16 shares per engine, about 1.5–1.6× with 4.
-pub const SHARES_PER_ENGINE: u32 = 4;
+/// Shares per engine. Each share repeats the filter, the join's set-up and the steps before
+/// its last cut vertex (about 2 ms a share on gw12's 12-vertex queries), and one share may
+/// hold much of a query's work, so more shares balance better but cost more. On two H200s the
+/// five heaviest gw12 queries ran 1.57× faster than on one with 4 shares per engine, 1.69× with
+/// 8 and 1.59× with 16.
+pub const SHARES_PER_ENGINE: u32 = 8;
 
 /// A query is first joined whole on the first engine for this long: most queries end within
 /// it, and those spread only when they do not. (The plan's estimate of the rows cannot tell
