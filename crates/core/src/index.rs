@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use gsi_graph::{EdgeLabel, Graph, VertexId, VertexLabel};
+use rayon::prelude::*;
 
 use crate::pcsr::{PcsrLayout, PcsrSet};
 use crate::signature::SignatureTable;
@@ -123,10 +124,24 @@ impl DataIndex {
         pcsr: PcsrSet,
         edge_label_counts: HashMap<EdgeLabel, usize>,
     ) -> DataIndex {
-        let mut vertices_by_label: HashMap<VertexLabel, Vec<VertexId>> = HashMap::new();
-        for (v, &l) in graph.vertex_labels().iter().enumerate() {
-            vertices_by_label.entry(l).or_default().push(v as VertexId);
-        }
+        // In parallel; rayon joins the pieces in vertex order, so each list stays sorted.
+        let vertices_by_label = graph
+            .vertex_labels()
+            .par_iter()
+            .enumerate()
+            .fold(
+                HashMap::new,
+                |mut lists: HashMap<VertexLabel, Vec<VertexId>>, (v, &l)| {
+                    lists.entry(l).or_default().push(v as VertexId);
+                    lists
+                },
+            )
+            .reduce(HashMap::new, |mut left, right| {
+                for (l, mut vertices) in right {
+                    left.entry(l).or_default().append(&mut vertices);
+                }
+                left
+            });
         static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         DataIndex {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
@@ -200,5 +215,27 @@ impl DataIndex {
             pcsr_groups,
             pcsr_column_index,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gsi_graph::GraphBuilder;
+
+    use super::*;
+
+    #[test]
+    fn the_vertices_of_each_label_are_listed_in_order() {
+        // Enough vertices for the parallel gathering to split them.
+        let labels: Vec<VertexLabel> = (0..200_000u32).map(|v| (v * 7 + v / 3) % 11).collect();
+        let graph = GraphBuilder::with_vertices(false, labels.clone()).build().unwrap();
+        let index = DataIndex::build(graph).unwrap();
+        for l in 0..11 {
+            let expected: Vec<VertexId> = (0..labels.len() as VertexId)
+                .filter(|&v| labels[v as usize] == l)
+                .collect();
+            assert_eq!(index.vertices_with_label(l), expected, "label {l}");
+        }
+        assert!(index.vertices_with_label(11).is_empty());
     }
 }

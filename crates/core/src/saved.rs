@@ -9,6 +9,7 @@ use std::time::UNIX_EPOCH;
 
 use gsi_graph::saved::{GraphFacts, Reader, SavedGraph, Writer};
 use gsi_graph::{Direction, Graph};
+use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::index::{DataIndex, IndexOptions};
@@ -168,8 +169,9 @@ fn restore_index(graph: Graph, from: &mut Reader) -> Result<DataIndex> {
             "has PCSR keys and partitions that disagree".into(),
         ));
     }
-    let mut partition_keys = Vec::with_capacity(keys.len());
-    let mut partitions = Vec::with_capacity(keys.len());
+    // The sections are read (and their checksums checked) in file order, then the partitions
+    // checked in parallel: each check is a pass over its groups and lists.
+    let mut parts = Vec::with_capacity(keys.len());
     for (&[label, direction], &hashed_groups) in keys.iter().zip(&hashed) {
         let direction = match direction {
             0 => Direction::Out,
@@ -178,15 +180,19 @@ fn restore_index(graph: Graph, from: &mut Reader) -> Result<DataIndex> {
         };
         let groups = from.section("pcsr.groups")?;
         let column_index = from.section("pcsr.columns")?;
-        let pcsr = Pcsr::from_parts(hashed_groups, groups, column_index, n).map_err(|p| {
-            damaged(
-                from,
-                format!("has a wrong PCSR partition for edge label {label}: {p}"),
-            )
-        })?;
-        partition_keys.push((label, direction));
-        partitions.push(pcsr);
+        parts.push(((label, direction), hashed_groups, groups, column_index));
     }
+    let (partition_keys, partitions): (Vec<_>, Vec<_>) = parts
+        .into_par_iter()
+        .map(|(key, hashed_groups, groups, column_index)| {
+            Pcsr::from_parts(hashed_groups, groups, column_index, n)
+                .map(|pcsr| (key, pcsr))
+                .map_err(|p| format!("has a wrong PCSR partition for edge label {}: {p}", key.0))
+        })
+        .collect::<std::result::Result<Vec<_>, String>>()
+        .map_err(|p| damaged(from, p))?
+        .into_iter()
+        .unzip();
     let pcsr = PcsrSet::from_parts(graph.is_directed(), partition_keys, partitions)
         .map_err(|p| damaged(from, format!("has a wrong PCSR: {p}")))?;
     Ok(DataIndex::from_parts(
