@@ -228,7 +228,9 @@ mod tests {
     fn the_vertices_of_each_label_are_listed_in_order() {
         // Enough vertices for the parallel gathering to split them.
         let labels: Vec<VertexLabel> = (0..200_000u32).map(|v| (v * 7 + v / 3) % 11).collect();
-        let graph = GraphBuilder::with_vertices(false, labels.clone()).build().unwrap();
+        let graph = GraphBuilder::with_vertices(false, labels.clone())
+            .build()
+            .unwrap();
         let index = DataIndex::build(graph).unwrap();
         for l in 0..11 {
             let expected: Vec<VertexId> = (0..labels.len() as VertexId)
