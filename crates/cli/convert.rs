@@ -68,7 +68,7 @@ pub fn convert(
     spinner: &ProgressBar,
     notes: bool,
 ) -> Result<Converted> {
-    if same_file(input, output) {
+    if load::same_file(input, output) {
         return Err(input_error(format!(
             "-o {}: the output would replace the input; name another file",
             output.display()
@@ -101,14 +101,6 @@ pub fn convert(
         directed: graphs.iter().any(|g| g.graph.is_directed()),
         maps,
     })
-}
-
-/// Whether two paths name one existing file.
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
 }
 
 pub fn run(args: ConvertArgs) -> Result<Exit> {

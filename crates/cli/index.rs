@@ -14,13 +14,11 @@ use crate::{load, progress};
 pub fn run(args: IndexArgs) -> Result<Exit> {
     let read = read_options(&args.read)?;
     let options = index_options()?;
-    if let (Ok(a), Ok(b)) = (args.graph.canonicalize(), args.output.canonicalize()) {
-        if a == b {
-            return Err(input_error(format!(
-                "-o {}: the index would replace the graph; name another file",
-                args.output.display()
-            )));
-        }
+    if load::same_file(&args.graph, &args.output) {
+        return Err(input_error(format!(
+            "-o {}: the index would replace the graph; name another file",
+            args.output.display()
+        )));
     }
     let spinner = progress::spinner(progress::wanted(args.quiet), String::new());
     let (file, load_time) = load::read_one(&args.graph, &read, "graph", &spinner, !args.quiet)?;

@@ -48,6 +48,14 @@ impl DataFile {
     }
 }
 
+/// Whether two paths name one existing file (an output that would replace its input).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// Graphs read from one file, and how long that took.
 pub struct Loaded {
     pub graphs: Vec<DataFile>,
