@@ -103,15 +103,38 @@ impl Share {
     /// on the vertex alone and the heavy vertices of a skewed graph, often numbered together,
     /// spread over the shares.
     pub fn holds(self, axis: usize, v: VertexId) -> bool {
+        self.cut(axis).holds(v)
+    }
+
+    /// The test [`Share::holds`] makes on `axis`, worked out once for many vertices.
+    pub fn cut(self, axis: usize) -> Cut {
         let sides = self.grid();
         let stride: u32 = sides[axis + 1..].iter().product();
-        let coordinate = self.index / stride % sides[axis];
+        Cut {
+            seed: AXIS_SEEDS[axis],
+            classes: u64::from(sides[axis]),
+            class: u64::from(self.index / stride % sides[axis]),
+        }
+    }
+}
+
+/// One axis of a [`Share`]: the data vertices whose hash falls in its class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cut {
+    seed: u64,
+    classes: u64,
+    class: u64,
+}
+
+impl Cut {
+    /// Whether `v` is in this cut.
+    pub fn holds(self, v: VertexId) -> bool {
         // SplitMix64's finalizer: every bit of `v` moves every bit of the hash.
-        let mut x = u64::from(v).wrapping_add(AXIS_SEEDS[axis]);
+        let mut x = u64::from(v).wrapping_add(self.seed);
         x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         x ^= x >> 31;
-        x % u64::from(sides[axis]) == u64::from(coordinate)
+        x % self.classes == self.class
     }
 }
 

@@ -154,7 +154,8 @@ fn share_of(candidates: &Candidates, plan: &Plan, share: Share) -> Result<Candid
     if let Some(last) = plan.steps.len().checked_sub(1) {
         for axis in 0..AXES {
             let u = plan.steps[axis.min(last)].vertex;
-            sets.retain(u, |v| share.holds(axis, v));
+            let cut = share.cut(axis);
+            sets.retain(u, |v| cut.holds(v));
         }
     }
     Ok(Candidates::Host(sets))
