@@ -5,8 +5,10 @@ use std::collections::HashSet;
 use std::ops::RangeInclusive;
 
 use gsi_core::cpu::CpuEngine;
+use gsi_core::options::REFINE_ROUNDS;
 use gsi_core::{
-    find_matches, CountOnly, DataIndex, MatchOptions, MatchReport, MatchSink, Semantics, Status,
+    find_matches, CountOnly, DataIndex, JoinOrder, MatchOptions, MatchReport, MatchSink, Semantics,
+    Status,
 };
 use gsi_graph::{Direction, Graph, VertexId};
 use proptest::prelude::*;
@@ -228,6 +230,35 @@ fn check_against_brute(
                 depth_first_rows,
                 postpone_leaves
             );
+        }
+    }
+    // Every join order, with the paper's candidate sets and refined ones, depth-first at
+    // once with and without the CPU's local candidates.
+    for join_order in [
+        JoinOrder::Paper,
+        JoinOrder::Growth,
+        JoinOrder::Links,
+        JoinOrder::Sampled,
+    ] {
+        for refine_rounds in [0, REFINE_ROUNDS] {
+            for local_candidates in [true, false] {
+                let options = MatchOptions {
+                    depth_first_rows: Some(0),
+                    join_order,
+                    refine_rounds,
+                    local_candidates,
+                    ..options.clone()
+                };
+                let counted = gsi(&q, &index, &options, &mut CountOnly);
+                prop_assert_eq!(
+                    counted.count,
+                    expected.len() as u64,
+                    "{:?} order, {} refinement rounds, local candidates {}",
+                    join_order,
+                    refine_rounds,
+                    local_candidates
+                );
+            }
         }
     }
     let counted = gsi(&q, &index, &options, &mut CountOnly);

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use gsi_core::{
-    EngineConfig, EngineKind, IndexOptions, MatchOptions, PcsrLayout, Semantics, Share,
+    EngineConfig, EngineKind, IndexOptions, JoinOrder, MatchOptions, PcsrLayout, Semantics, Share,
 };
 use gsi_graph::formats::{Format, ReadOptions};
 
@@ -168,6 +168,14 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             depth_first_rows,
             postpone_leaves: !args.no_leaf_products,
             share: args.partition.as_deref().map(share).transpose()?,
+            refine_rounds: args.refine_rounds,
+            join_order: match args.join_order.as_str() {
+                "paper" => JoinOrder::Paper,
+                "growth" => JoinOrder::Growth,
+                "links" => JoinOrder::Links,
+                _ => JoinOrder::Sampled,
+            },
+            local_candidates: !args.no_local_candidates,
         },
         timeout,
     })

@@ -670,6 +670,22 @@ pub struct MatchingArgs {
     /// instead of joining them last and counting them as products.
     #[arg(long, hide = true)]
     pub no_leaf_products: bool,
+
+    /// For tests and measurements: rounds of neighbourhood refinement of the candidate sets
+    /// after the signature filter (`0`: the paper's sets).
+    #[arg(long, value_name = "N", hide = true, default_value_t = gsi_core::options::REFINE_ROUNDS)]
+    pub refine_rounds: usize,
+
+    /// For tests and measurements: the join order, `sampled` (Algorithm 2's, or for a heavy
+    /// query the best of three by sampling), `paper` (Algorithm 2), `growth` (least estimated
+    /// growth from candidate edges) or `links` (most edges to the vertices joined).
+    #[arg(long, value_name = "ORDER", hide = true, default_value = "sampled", value_parser = ["sampled", "paper", "growth", "links"])]
+    pub join_order: String,
+
+    /// For tests and measurements: the CPU's depth-first count reads whole neighbour lists
+    /// instead of its local candidates.
+    #[arg(long, hide = true)]
+    pub no_local_candidates: bool,
 }
 
 /// How `--output` names data vertices.

@@ -7,8 +7,8 @@ use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::GpuEngine;
 use gsi_core::pcsr::group_of;
 use gsi_core::{
-    CollectMatches, DataIndex, Engine, EngineKind, IndexOptions, MatchOptions, PcsrLayout, Plan,
-    Semantics, Status,
+    find_matches, CollectMatches, DataIndex, Engine, EngineKind, IndexOptions, JoinOrder,
+    MatchOptions, PcsrLayout, Semantics, Status,
 };
 use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
 use gsi_graph::{Graph, GraphBuilder, VertexId};
@@ -35,15 +35,24 @@ struct Run {
     matches: Vec<VertexId>,
 }
 
-/// The join paths a count is also checked on: depth-first from the first step, breadth-first
-/// to the end, and with the leaves enumerated instead of multiplied.
-const FORCED_PATHS: [(&str, Option<usize>, bool); 3] = [
-    ("depth-first", Some(0), true),
-    ("breadth-first", Some(usize::MAX), true),
-    ("without leaf products", None, false),
+/// The paths a count is also checked on: depth-first from the first step, breadth-first to
+/// the end, with the leaves enumerated instead of multiplied, and with the paper's candidate
+/// sets and join order (no refinement, Algorithm 2).
+const FORCED_PATHS: [(&str, ForcePath); 5] = [
+    ("depth-first", |o| o.depth_first_rows = Some(0)),
+    ("breadth-first", |o| o.depth_first_rows = Some(usize::MAX)),
+    ("without leaf products", |o| o.postpone_leaves = false),
+    ("the paper's sets and order", |o| {
+        o.refine_rounds = 0;
+        o.join_order = JoinOrder::Paper;
+    }),
+    ("without local candidates", |o| o.local_candidates = false),
 ];
 
-/// Runs `query` (counting on every join path, then listing the first matches), each run with
+/// Sets the options that force one path.
+type ForcePath = fn(&mut MatchOptions);
+
+/// Runs `query` (counting on every path, then listing the first matches), each run with
 /// `timeout`.
 fn run_engine(
     engine: &mut dyn Engine,
@@ -57,24 +66,22 @@ fn run_engine(
         deadline: deadline(),
         ..options.clone()
     };
+    // The filters' own sets, compared between the engines before any refinement.
     let filtered = engine.filter(query, data, options.semantics)?;
     let sizes = filtered.sizes();
     let sets = filtered.to_host()?;
     let candidates = (0..query.vertex_count())
         .map(|u| sets.list(u).to_vec())
         .collect();
-    let plan = Plan::build(query, &sizes, data, options.postpone_leaves);
-    let counted = engine.join(&plan, &filtered, data, options, &mut gsi_core::CountOnly)?;
+    let counted = find_matches(engine, query, data, options, &mut gsi_core::CountOnly)?;
     let mut forced = Vec::new();
-    for (path, depth_first_rows, postpone_leaves) in FORCED_PATHS {
-        let options = MatchOptions {
-            depth_first_rows,
-            postpone_leaves,
+    for (path, force) in FORCED_PATHS {
+        let mut options = MatchOptions {
             deadline: deadline(),
             ..options.clone()
         };
-        let plan = Plan::build(query, &sizes, data, postpone_leaves);
-        let run = engine.join(&plan, &filtered, data, &options, &mut gsi_core::CountOnly)?;
+        force(&mut options);
+        let run = find_matches(engine, query, data, &options, &mut gsi_core::CountOnly)?;
         forced.push((path, run.count, run.status));
     }
     let mut collect = CollectMatches::default();
@@ -83,7 +90,7 @@ fn run_engine(
         deadline: deadline(),
         ..options.clone()
     };
-    let listed = engine.join(&plan, &filtered, data, &listed_options, &mut collect)?;
+    let listed = find_matches(engine, query, data, &listed_options, &mut collect)?;
     // A listing cut short by the clock is not comparable: report it as a timeout.
     let status = match listed.status {
         Status::Timeout => Status::Timeout,

@@ -60,6 +60,16 @@ impl CandidateSets {
         });
     }
 
+    /// Replaces C(u) by `kept`, a sorted sublist of it.
+    pub(crate) fn keep(&mut self, u: usize, kept: Vec<VertexId>) {
+        let bits = &mut self.bits[u];
+        bits.clear();
+        for &v in &kept {
+            bits.insert(v as usize);
+        }
+        self.lists[u] = kept;
+    }
+
     /// |C(u)| for every u.
     pub fn sizes(&self) -> Vec<usize> {
         self.lists.iter().map(Vec::len).collect()

@@ -39,6 +39,33 @@ pub struct MatchOptions {
     pub postpone_leaves: bool,
     /// Find only this share of the matches (to spread one query over processes or machines).
     pub share: Option<Share>,
+    /// Rounds of neighbourhood refinement after the signature filter ([`crate::refine`]);
+    /// 0 keeps the paper's candidate sets.
+    pub refine_rounds: usize,
+    /// How the join order is chosen.
+    pub join_order: JoinOrder,
+    /// The CPU's depth-first count extends rows through local candidates
+    /// ([`crate::cpu`]'s auxiliary lists) when they fit; off for tests and measurements.
+    pub local_candidates: bool,
+}
+
+/// Rounds of refinement by default: enough for the sets to settle on the queries measured
+/// (yeast and gowalla-shaped, 8 to 32 vertices), few enough to bound a pass that does not.
+pub const REFINE_ROUNDS: usize = 4;
+
+/// How the join order is chosen ([`crate::plan::Plan::with_strategy`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum JoinOrder {
+    /// The paper's Algorithm 2: candidate-set sizes over degrees, edge-label frequencies.
+    Paper,
+    /// The least estimated growth of the rows at each step, from candidate edges.
+    Growth,
+    /// The most edges to the vertices joined at each step (RI's rule).
+    Links,
+    /// Algorithm 2's order for a light query; for a heavy one, of the three orders above, the
+    /// one of the least work estimated by sampling ([`crate::estimate`]).
+    #[default]
+    Sampled,
 }
 
 /// Share `index` of `count` disjoint shares of a query's matches. The shares form a grid of
@@ -149,6 +176,9 @@ impl Default for MatchOptions {
             depth_first_rows: None,
             postpone_leaves: true,
             share: None,
+            refine_rounds: REFINE_ROUNDS,
+            join_order: JoinOrder::Sampled,
+            local_candidates: true,
         }
     }
 }

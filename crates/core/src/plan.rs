@@ -6,9 +6,10 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use gsi_graph::{Direction, EdgeLabel, Graph};
+use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 
 use crate::index::DataIndex;
+use crate::refine::CandidateEdges;
 
 /// An edge from an already joined query vertex to the one being joined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,13 +60,30 @@ pub struct Plan {
     pub estimated_rows: f64,
 }
 
+/// How a plan chooses the next query vertex among those connected to the ones joined.
+#[derive(Clone, Copy, Debug)]
+pub enum Strategy<'e> {
+    /// Algorithm 2's score alone.
+    Paper,
+    /// The least growth of the rows, estimated from candidate edges; the score breaks ties.
+    Growth(&'e CandidateEdges),
+    /// The most edges to the vertices joined (RI's rule); the score breaks ties.
+    Links,
+}
+
 /// Most leaves of one vertex label that a count multiplies: a group of k leaves costs an
 /// inclusion–exclusion over the Bell(k) partitions of the group (15 for 4).
 pub const MAX_LEAF_GROUP: usize = 4;
 
-/// The last steps of a plan when they join leaves (query vertices of one edge) and isolated
-/// vertices, each linked only to columns before `from` (CFL-Match's postponed Cartesian
-/// products, Bi et al., SIGMOD 2016). For a count, a row of the table before them contributes
+/// Most linking edges of the members of one leaf group (the GPU keeps their lists' ranges in
+/// shared memory).
+pub const MAX_LEAF_LINKS: usize = 16;
+
+/// The last steps of a plan when their vertices have no query edge between them, each linked
+/// only to columns before `from`: leaves (query vertices of one edge) and isolated vertices
+/// moved to the end (CFL-Match's postponed Cartesian products, Bi et al., SIGMOD 2016), and
+/// the steps before them that are independent of them. Given a row of the table before them,
+/// their extension sets are fixed. For a count, a row of the table before them contributes
 /// the product, over the groups of one vertex label, of the number of ways to give the group's
 /// vertices distinct matches; groups of different labels cannot share a data vertex.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -96,6 +114,67 @@ pub struct LeafTerm {
     pub coefficient: i64,
     /// The blocks.
     pub blocks: Vec<u32>,
+}
+
+impl LeafSuffix {
+    /// The suffix of `steps` that starts at `from` (the postponed leaves and isolated
+    /// vertices, independent of each other) or before: it takes in the steps before while
+    /// their vertex has no query edge to a vertex of the suffix, its label group stays within
+    /// [`MAX_LEAF_GROUP`] members and [`MAX_LEAF_LINKS`] linking edges, and one step is left
+    /// before it. A suffix of one step is the ordinary last step: nothing to multiply.
+    fn of(query: &Graph, steps: &[JoinStep], mut from: usize) -> LeafSuffix {
+        let n = steps.len();
+        let mut inside = vec![false; n];
+        for st in &steps[from..] {
+            inside[st.vertex] = true;
+        }
+        let label_load = |label: u32, inside: &[bool]| -> (usize, usize) {
+            steps
+                .iter()
+                .filter(|st| inside[st.vertex] && query.label(st.vertex as VertexId) == label)
+                .fold((0, 0), |(members, links), st| {
+                    (members + 1, links + st.links().count())
+                })
+        };
+        while from > 1 {
+            let st = &steps[from - 1];
+            let u = st.vertex as VertexId;
+            let adjacent = query
+                .directions()
+                .iter()
+                .any(|&d| query.edges(u, d).0.iter().any(|&w| inside[w as usize]));
+            let (members, links) = label_load(query.label(u), &inside);
+            if adjacent
+                || members + 1 > MAX_LEAF_GROUP
+                || links + st.links().count() > MAX_LEAF_LINKS
+            {
+                break;
+            }
+            inside[st.vertex] = true;
+            from -= 1;
+        }
+        if from + 1 >= n {
+            return LeafSuffix {
+                from: n,
+                groups: Vec::new(),
+            };
+        }
+        let mut groups: Vec<(u32, Vec<usize>)> = Vec::new();
+        for (i, step) in steps.iter().enumerate().skip(from) {
+            let label = query.label(step.vertex as VertexId);
+            match groups.iter_mut().find(|(l, _)| *l == label) {
+                Some((_, members)) => members.push(i),
+                None => groups.push((label, vec![i])),
+            }
+        }
+        LeafSuffix {
+            from,
+            groups: groups
+                .into_iter()
+                .map(|(_, members)| LeafGroup::new(members))
+                .collect(),
+        }
+    }
 }
 
 impl LeafGroup {
@@ -204,24 +283,62 @@ impl Plan {
         data: &DataIndex,
         postpone_leaves: bool,
     ) -> Plan {
+        Plan::with_strategy(
+            query,
+            candidate_sizes,
+            data,
+            postpone_leaves,
+            Strategy::Paper,
+        )
+    }
+
+    /// Orders the query vertices by `strategy`; otherwise as [`Plan::build`].
+    pub fn with_strategy(
+        query: &Graph,
+        candidate_sizes: &[usize],
+        data: &DataIndex,
+        postpone_leaves: bool,
+        strategy: Strategy<'_>,
+    ) -> Plan {
         let n = query.vertex_count();
-        let plain = Plan::ordered(query, candidate_sizes, data, vec![false; n]);
-        let postponed = postponable(query);
-        if !postpone_leaves || !postponed.contains(&true) {
-            return plain;
+        let paper = Plan::ordered(
+            query,
+            candidate_sizes,
+            data,
+            vec![false; n],
+            Strategy::Paper,
+            false,
+        );
+        if matches!(strategy, Strategy::Paper) && !postpone_leaves {
+            return paper;
         }
+        let postponed = if postpone_leaves {
+            postponable(query)
+        } else {
+            vec![false; n]
+        };
         Plan {
-            estimated_rows: plain.estimated_rows,
-            ..Plan::ordered(query, candidate_sizes, data, postponed)
+            estimated_rows: paper.estimated_rows,
+            ..Plan::ordered(
+                query,
+                candidate_sizes,
+                data,
+                postponed,
+                strategy,
+                postpone_leaves,
+            )
         }
     }
 
-    /// Algorithm 2 over the vertices not `postponed`, then over the postponed ones.
+    /// Orders the vertices not `postponed` by `strategy`, then the postponed ones; with
+    /// `multiply`, the plan's [`LeafSuffix`] starts at the postponed ones or before.
     fn ordered(
         query: &Graph,
         candidate_sizes: &[usize],
         data: &DataIndex,
-        mut postponed: Vec<bool>,
+        postponed: Vec<bool>,
+        strategy: Strategy<'_>,
+        multiply: bool,
     ) -> Plan {
         let n = query.vertex_count();
         let total_edges = data.graph().edge_count().max(1) as f64;
@@ -233,18 +350,64 @@ impl Plan {
         let mut column = vec![usize::MAX; n];
         let mut steps = Vec::with_capacity(n);
         let mut connected = vec![false; n];
-        let mut core = postponed.iter().filter(|&&p| !p).count();
-        if core + 1 == n {
-            // One leaf last is the ordinary last step: nothing to multiply.
-            postponed = vec![false; n];
-            core = n;
-        }
+        let core = postponed.iter().filter(|&&p| !p).count();
+        // Growth: the factor by which joining u multiplies the rows, from the candidate edges
+        // to the vertices joined before it (their independence assumed); the number of those
+        // edges breaks ties. A vertex that would multiply the rows without constraining any
+        // vertex after it (all its neighbours joined) waits: joined later, it multiplies
+        // fewer rows.
+        let growth = |edges: &CandidateEdges, u: usize, column: &[usize]| -> (bool, f64, usize) {
+            let size = candidate_sizes[u] as f64;
+            let mut factor = size;
+            let mut links = 0;
+            let mut open = false;
+            for w in 0..n {
+                let Some(pairs) = edges.between(w, u) else {
+                    continue;
+                };
+                if column[w] == usize::MAX {
+                    open |= w != u;
+                    continue;
+                }
+                let pairs_possible = candidate_sizes[w] as f64 * size;
+                factor *= if pairs_possible > 0.0 {
+                    pairs / pairs_possible
+                } else {
+                    0.0
+                };
+                links += 1;
+            }
+            (!open && factor >= 1.0, factor, links)
+        };
+        // Links: edges to the vertices joined before u, most first (RI, Bonnici et al. 2013).
+        let joined_neighbours = |u: usize, column: &[usize]| -> usize {
+            query
+                .directions()
+                .iter()
+                .flat_map(|&d| query.edges(u as VertexId, d).0)
+                .filter(|&&w| column[w as usize] != usize::MAX)
+                .count()
+        };
         for i in 0..n {
             let pick = |only_connected: bool| {
                 (0..n)
                     .filter(|&u| column[u] == usize::MAX && postponed[u] == (i >= core))
                     .filter(|&u| !only_connected || connected[u])
-                    .min_by(|&a, &b| score[a].total_cmp(&score[b]))
+                    .min_by(|&a, &b| {
+                        let by_strategy = match strategy {
+                            _ if !only_connected => std::cmp::Ordering::Equal,
+                            Strategy::Paper => std::cmp::Ordering::Equal,
+                            Strategy::Growth(edges) => {
+                                let (wa, ga, la) = growth(edges, a, &column);
+                                let (wb, gb, lb) = growth(edges, b, &column);
+                                wa.cmp(&wb).then(ga.total_cmp(&gb)).then(lb.cmp(&la))
+                            }
+                            Strategy::Links => {
+                                joined_neighbours(b, &column).cmp(&joined_neighbours(a, &column))
+                            }
+                        };
+                        by_strategy.then(score[a].total_cmp(&score[b]))
+                    })
             };
             let u = pick(true)
                 .or_else(|| pick(false))
@@ -277,14 +440,6 @@ impl Plan {
                 others: links.collect(),
             });
         }
-        let mut groups: Vec<(u32, Vec<usize>)> = Vec::new();
-        for (i, step) in steps.iter().enumerate().skip(core) {
-            let label = query.label(step.vertex as u32);
-            match groups.iter_mut().find(|(l, _)| *l == label) {
-                Some((_, members)) => members.push(i),
-                None => groups.push((label, vec![i])),
-            }
-        }
         let mut rows = 1.0f64;
         let mut estimated_rows = 0.0;
         for step in &steps {
@@ -296,18 +451,20 @@ impl Plan {
             rows = rows.min(1e30);
             estimated_rows += rows;
         }
+        let leaves = if multiply {
+            LeafSuffix::of(query, &steps, core)
+        } else {
+            LeafSuffix {
+                from: n,
+                groups: Vec::new(),
+            }
+        };
         Plan {
             steps,
             candidate_sizes: candidate_sizes.to_vec(),
             directed: query.is_directed(),
             estimated_rows,
-            leaves: LeafSuffix {
-                from: core,
-                groups: groups
-                    .into_iter()
-                    .map(|(_, members)| LeafGroup::new(members))
-                    .collect(),
-            },
+            leaves,
         }
     }
 
@@ -474,6 +631,41 @@ mod tests {
         // One leaf last is just the last step: no suffix (a single edge, here).
         let edge = graph(false, &[0, 0], &[(0, 1, 0)]);
         assert_eq!(Plan::build(&edge, &[1, 8], &data, true).leaves.from, 2);
+    }
+
+    #[test]
+    fn independent_last_steps_join_the_leaves_in_the_suffix() {
+        let data = DataIndex::build(graph(false, &[0; 2], &[(0, 1, 0)])).unwrap();
+        // A triangle 0-1-2, vertex 3 on 0 and 1 (no leaf), leaf 4 on 2.
+        let query = graph(
+            false,
+            &[0; 5],
+            &[
+                (0, 1, 0),
+                (1, 2, 0),
+                (0, 2, 0),
+                (0, 3, 0),
+                (1, 3, 0),
+                (2, 4, 0),
+            ],
+        );
+        // Vertex 3 has the most candidates: Algorithm 2 joins it after the triangle.
+        let plan = Plan::build(&query, &[1, 1, 1, 9, 9], &data, true);
+        let suffix: Vec<usize> = plan.steps[plan.leaves.from..]
+            .iter()
+            .map(|s| s.vertex)
+            .collect();
+        assert_eq!(plan.leaves.from, 3);
+        assert!(suffix.contains(&3) && suffix.contains(&4));
+        assert_eq!(plan.leaves.groups.len(), 1);
+        assert_eq!(plan.leaves.groups[0].steps, vec![3, 4]);
+        // Without postponement, no suffix.
+        assert_eq!(
+            Plan::build(&query, &[1, 1, 1, 9, 9], &data, false)
+                .leaves
+                .from,
+            5
+        );
     }
 
     #[test]

@@ -7,9 +7,11 @@ use gsi_graph::Graph;
 use crate::candidates::Candidates;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::estimate::choose_plan;
 use crate::index::DataIndex;
-use crate::options::{MatchOptions, Share, Status, AXES};
-use crate::plan::Plan;
+use crate::options::{JoinOrder, MatchOptions, Share, Status, AXES};
+use crate::plan::{Plan, Strategy};
+use crate::refine::{refine, CandidateEdges};
 use crate::sink::MatchSink;
 
 /// Time spent in each phase of one query.
@@ -81,17 +83,60 @@ pub(crate) fn plan_query(
         return Err(Error::DirectionMismatch);
     }
     let started = Instant::now();
-    let candidates = engine.filter(query, data, options.semantics)?;
+    let mut candidates = engine.filter(query, data, options.semantics)?;
+    refine_on_host(&mut candidates, query, data, options)?;
     let filtered = Instant::now();
     // Leaves are multiplied only in a count.
     let postpone = options.postpone_leaves && counting;
-    let plan = Plan::build(query, &candidates.sizes(), data, postpone);
+    let sizes = candidates.sizes();
+    let plan = match (&candidates, options.join_order) {
+        (Candidates::Host(sets), JoinOrder::Sampled) => {
+            choose_plan(query, sets, data, options.semantics, postpone)
+        }
+        (Candidates::Host(sets), JoinOrder::Growth) => {
+            let edges = CandidateEdges::count(query, data, sets);
+            Plan::with_strategy(query, &sizes, data, postpone, Strategy::Growth(&edges))
+        }
+        (_, JoinOrder::Links) => {
+            Plan::with_strategy(query, &sizes, data, postpone, Strategy::Links)
+        }
+        _ => Plan::build(query, &sizes, data, postpone),
+    };
     Ok(Planned {
         candidates,
         plan,
         filter: filtered - started,
         planning: filtered.elapsed(),
     })
+}
+
+/// Candidate sets worth bringing to the host for refinement: their bitsets, which the GPU join
+/// copies back, take at most this many bytes (yeast's 32-vertex queries take 12 KiB, a
+/// 12-vertex query of a 10-million-vertex graph 15 MB).
+const HOST_REFINE_MAX_BYTES: usize = 4 << 20;
+
+/// Refines `candidates` ([`crate::refine`]) on the host, and brings them there for the
+/// estimated join order, as `options` ask; sets on a device come to the host when they are
+/// small enough ([`HOST_REFINE_MAX_BYTES`]), and are left as they are otherwise (the plan then
+/// follows Algorithm 2).
+fn refine_on_host(
+    candidates: &mut Candidates,
+    query: &Graph,
+    data: &DataIndex,
+    options: &MatchOptions,
+) -> Result<()> {
+    let needs_host = matches!(options.join_order, JoinOrder::Sampled | JoinOrder::Growth);
+    if options.refine_rounds == 0 && !needs_host {
+        return Ok(());
+    }
+    let bitset_bytes = query.vertex_count() * data.graph().vertex_count().div_ceil(8);
+    if matches!(candidates, Candidates::Device(_)) && bitset_bytes > HOST_REFINE_MAX_BYTES {
+        return Ok(());
+    }
+    let mut sets = candidates.to_host()?.into_owned();
+    refine(query, data, &mut sets, options.refine_rounds);
+    *candidates = Candidates::Host(sets);
+    Ok(())
 }
 
 impl Planned {

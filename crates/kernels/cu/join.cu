@@ -375,11 +375,16 @@ struct LeafTerm {
 #ifndef MAX_LEAF_GROUP
 #error "MAX_LEAF_GROUP must be defined by the host"
 #endif
+#ifndef MAX_LEAF_LINKS
+#error "MAX_LEAF_LINKS must be defined by the host"
+#endif
 
 // Whether x is in E_j, member j's extension set for the row in row_sh: in C(u_j), not in the
-// row (when injective) and, when the member has a linking edge, in the list [begin, end) of ci.
+// row (when injective) and in the list of ci of each of the member's linking edges, whose
+// ranges are range[2 * l], range[2 * l + 1] for l in [from, to) (the list x was drawn from
+// excluded by the caller).
 __device__ __forceinline__ bool leaf_admits(const u32* __restrict__ bits, const u32* __restrict__ ci,
-                                            bool linked, u32 begin, u32 end, u32 x,
+                                            const u32* range, u32 from, u32 to, u32 x,
                                             const u32* row, u32 width, u32 injective) {
     if (!((bits[x / 32] >> (x % 32)) & 1u)) {
         return false;
@@ -391,7 +396,12 @@ __device__ __forceinline__ bool leaf_admits(const u32* __restrict__ bits, const 
             }
         }
     }
-    return !linked || sorted_contains(ci, begin, end, x);
+    for (u32 l = from; l < to; ++l) {
+        if (!sorted_contains(ci, range[2 * l], range[2 * l + 1], x)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 // Warp per row (grid-stride): the number of ways to match the leaf suffix for each row of
@@ -409,7 +419,7 @@ extern "C" __global__ void gsi_join_leaf_product(
     const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
     const u32* __restrict__ blocks, u64* __restrict__ total) {
     __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
-    __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * MAX_LEAF_GROUP];
+    __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * MAX_LEAF_LINKS];
     u32 lane = threadIdx.x & 31u;
     u32 w = threadIdx.x / WARP_SIZE;
     u64 sum = 0;
@@ -422,20 +432,26 @@ extern "C" __global__ void gsi_join_leaf_product(
         for (u32 g = 0; g < group_count && product != 0; ++g) {
             LeafGroup group = leaf_groups[g];
             u32 k = group.member_count;
-            // Each member's list: its first edge's neighbours, or C(u) when it has no edge.
+            // The lists of every linking edge of every member, member after member (at most
+            // MAX_LEAF_LINKS in a group, as the plan ensures); link_at[j] is where member j's
+            // start. A member without links draws from C(u).
+            u32 link_at[MAX_LEAF_GROUP + 1];
+            u32 at = 0;
             for (u32 j = 0; j < k; ++j) {
+                link_at[j] = at;
                 DepthStep st = steps[members[group.members_from + j]];
-                u32 b = st.candidates_from;
-                u32 e = st.candidates_from + st.candidate_count;
-                if (st.has_first) {
-                    Link link = links[st.links_from];
+                for (u32 l = 0; l < st.link_count; ++l) {
+                    Link link = links[st.links_from + l];
+                    u32 b, e;
                     pcsr_locate(groups, link, row_sh[w][link.column], lane, &b, &e);
-                }
-                if (lane == 0) {
-                    range_sh[w][2 * j] = b;
-                    range_sh[w][2 * j + 1] = e;
+                    if (lane == 0) {
+                        range_sh[w][2 * at] = b;
+                        range_sh[w][2 * at + 1] = e;
+                    }
+                    ++at;
                 }
             }
+            link_at[k] = at;
             __syncwarp();
             u64 size[1 << MAX_LEAF_GROUP];
             u32 all = (1u << k) - 1u;
@@ -445,12 +461,14 @@ extern "C" __global__ void gsi_join_leaf_product(
                 if (!single && (k == 1 || !injective)) {
                     continue;
                 }
-                // Scan the lowest member's list; test every other member of the mask.
+                // Scan the lowest member's first list (or its C(u)); test every member of the
+                // mask against its other lists.
                 u32 a = __ffs(mask) - 1;
                 DepthStep sa = steps[members[group.members_from + a]];
                 const u32* source = sa.has_first ? ci : candidate_lists;
-                u32 begin = range_sh[w][2 * a];
-                u32 length = range_sh[w][2 * a + 1] - begin;
+                u32 begin = sa.has_first ? range_sh[w][2 * link_at[a]] : sa.candidates_from;
+                u32 length = (sa.has_first ? range_sh[w][2 * link_at[a] + 1]
+                                           : sa.candidates_from + sa.candidate_count) - begin;
                 u64 count = 0;
                 for (u32 base = 0; base < length; base += WARP_SIZE) {
                     u32 i = base + lane;
@@ -463,10 +481,10 @@ extern "C" __global__ void gsi_join_leaf_product(
                                 continue;
                             }
                             DepthStep sj = steps[members[group.members_from + j]];
+                            u32 from = link_at[j] + (j == a && sa.has_first ? 1u : 0u);
                             valid = leaf_admits(candidate_bits + (u64)sj.vertex * words, ci,
-                                                j != a && sj.has_first, range_sh[w][2 * j],
-                                                range_sh[w][2 * j + 1], x, row_sh[w], width,
-                                                injective);
+                                                range_sh[w], from, link_at[j + 1], x, row_sh[w],
+                                                width, injective);
                         }
                     }
                     count += __popc(__ballot_sync(FULL_MASK, valid));

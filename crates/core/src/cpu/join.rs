@@ -4,10 +4,12 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use fixedbitset::FixedBitSet;
 use gsi_graph::VertexId;
 use rayon::prelude::*;
 
 use crate::candidates::CandidateSets;
+use crate::cpu::local::{positions, LocalCandidates};
 use crate::error::Result;
 use crate::index::DataIndex;
 use crate::join::{intersect_in_place, BufferLayout, FilledBuffers, JoinBackend};
@@ -24,6 +26,8 @@ const PARALLEL_MIN_ROWS: usize = 256;
 const STOP_CHECK_ROWS: usize = 16;
 /// Partial matches extended between two looks at the clock in a depth-first search.
 const STOP_CHECK_NODES: usize = 1 << 12;
+/// The local candidates may take this share of the memory budget (the tables keep the rest).
+const LOCAL_BUDGET_SHARE: usize = 4;
 /// Rows per worker thread from which a count goes depth-first: enough for rayon to balance
 /// rows of uneven work.
 const DEPTH_FIRST_ROWS_PER_THREAD: usize = 64;
@@ -36,6 +40,9 @@ pub(crate) struct CpuJoin<'a> {
     options: &'a MatchOptions,
     /// `order[i]`: the query vertex of column i.
     order: Vec<usize>,
+    /// The depth-first count's local candidates: built at its first call, `None` inside
+    /// when they would not fit the budget (or `options.local_candidates` is off).
+    local: Option<Option<LocalCandidates>>,
 }
 
 impl<'a> CpuJoin<'a> {
@@ -51,6 +58,7 @@ impl<'a> CpuJoin<'a> {
             data,
             options,
             order: plan.order(),
+            local: None,
         }
     }
 
@@ -381,6 +389,21 @@ impl JoinBackend for CpuJoin<'_> {
         rows: Range<usize>,
         enough: Option<u64>,
     ) -> Result<u64> {
+        if self.local.is_none() {
+            let wanted = self.options.local_candidates;
+            self.local = Some(
+                wanted
+                    .then(|| {
+                        LocalCandidates::build(
+                            self.plan,
+                            self.candidates,
+                            self.data,
+                            self.options.memory_budget / LOCAL_BUDGET_SHARE,
+                        )
+                    })
+                    .flatten(),
+            );
+        }
         let width = step;
         let found = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
@@ -396,10 +419,23 @@ impl JoinBackend for CpuJoin<'_> {
             }
             let r = rows.start + i;
             search.row[..width].copy_from_slice(&table[r * width..(r + 1) * width]);
+            if this.local().is_some() {
+                positions(
+                    this.plan,
+                    this.candidates,
+                    &search.row[..width],
+                    &mut search.positions,
+                );
+                search.mark(width, true);
+            }
             this.count_from(step, search, &shared);
+            if this.local().is_some() {
+                search.mark(width, false);
+            }
             this.report(search, &shared);
         };
-        let start = || DepthFirst::new(self.plan.width());
+        let vertices = self.data.graph().vertex_count();
+        let start = || DepthFirst::new(self.plan.width(), vertices);
         // Few rows of bounded work each (the last step, or the leaves' products) stay on
         // this thread; rows that search depth-first are spread even when few.
         let bounded = step + 1 == self.plan.width() || step == self.plan.leaves.from;
@@ -423,18 +459,37 @@ impl JoinBackend for CpuJoin<'_> {
 struct DepthFirst {
     row: Vec<VertexId>,
     buffers: Vec<Vec<VertexId>>,
+    /// With local candidates: the row's matches as positions in their candidate lists, and
+    /// each step's extensions as positions beside `buffers`.
+    positions: Vec<u32>,
+    position_buffers: Vec<Vec<u32>>,
+    /// With local candidates: the data vertices of the row, for injectivity in one read.
+    used: FixedBitSet,
+    /// Scratch for the intersections of a leaf group's extension sets.
+    common: Vec<VertexId>,
     counted: u64,
     /// Extensions tried since the stop conditions were last looked at.
     since_check: usize,
 }
 
 impl DepthFirst {
-    fn new(width: usize) -> DepthFirst {
+    fn new(width: usize, vertices: usize) -> DepthFirst {
         DepthFirst {
             row: vec![0; width],
             buffers: vec![Vec::new(); width],
+            positions: vec![0; width],
+            position_buffers: vec![Vec::new(); width],
+            used: FixedBitSet::with_capacity(vertices),
+            common: Vec::new(),
             counted: 0,
             since_check: 0,
+        }
+    }
+
+    /// Marks (or unmarks) the first `width` vertices of the row as used.
+    fn mark(&mut self, width: usize, used: bool) {
+        for &v in &self.row[..width] {
+            self.used.set(v as usize, used);
         }
     }
 }
@@ -454,7 +509,6 @@ impl CpuJoin<'_> {
     /// intersections. Arithmetic wraps modulo 2^64, so the count is exact whenever it fits.
     fn leaf_product(&self, search: &mut DepthFirst) -> u64 {
         let leaves = &self.plan.leaves;
-        let row = &search.row[..leaves.from];
         let injective = self.options.semantics == Semantics::Isomorphism;
         let mut product: u64 = 1;
         for group in &leaves.groups {
@@ -462,34 +516,25 @@ impl CpuJoin<'_> {
             // length: growing it again would clear it again).
             let mut lengths = [0usize; MAX_LEAF_GROUP];
             for (j, &step) in group.steps.iter().enumerate() {
-                let st = &self.plan.steps[step];
-                let source = self.source(st, row);
-                let buf = &mut search.buffers[step];
-                if buf.len() < source.len() {
-                    buf.resize(source.len(), 0);
-                }
-                lengths[j] = self.extensions(st, row, source, buf);
+                lengths[j] = self.step_extensions(step, leaves.from, true, search);
             }
-            let set = |j: usize| &search.buffers[group.steps[j]][..lengths[j]];
+            let buffers = &search.buffers;
+            let set = |j: usize| &buffers[group.steps[j]][..lengths[j]];
             let value = if !injective || group.steps.len() == 1 {
                 (0..group.steps.len()).fold(1u64, |p, j| p.wrapping_mul(set(j).len() as u64))
             } else {
                 let k = group.steps.len();
-                let mut size = vec![0u64; 1 << k];
-                for (mask, size) in size.iter_mut().enumerate().skip(1) {
-                    let members: Vec<usize> = (0..k).filter(|&j| mask & (1 << j) != 0).collect();
-                    *size = match members.as_slice() {
-                        [one] => set(*one).len() as u64,
-                        [first, rest @ ..] => {
-                            let mut common = set(*first).to_vec();
-                            let mut n = common.len();
-                            for &j in rest {
-                                n = intersect_in_place(&mut common[..n], set(j));
-                            }
-                            n as u64
-                        }
-                        [] => 0,
-                    };
+                let common = &mut search.common;
+                let mut size = [0u64; 1 << MAX_LEAF_GROUP];
+                for (mask, size) in size.iter_mut().enumerate().take(1 << k).skip(1) {
+                    let first = mask.trailing_zeros() as usize;
+                    common.clear();
+                    common.extend_from_slice(set(first));
+                    let mut n = common.len();
+                    for j in (first + 1..k).filter(|&j| mask & (1 << j) != 0) {
+                        n = intersect_in_place(&mut common[..n], set(j));
+                    }
+                    *size = n as u64;
                 }
                 group.terms.iter().fold(0u64, |sum, term| {
                     let blocks = term
@@ -526,29 +571,75 @@ impl CpuJoin<'_> {
             search.counted = search.counted.wrapping_add(self.leaf_product(search));
             return;
         }
-        let st = &self.plan.steps[step];
-        let mut buf = std::mem::take(&mut search.buffers[step]);
-        let source = self.source(st, &search.row[..step]);
-        if buf.len() < source.len() {
-            buf.resize(source.len(), 0);
-        }
-        let n = self.extensions(st, &search.row[..step], source, &mut buf);
-        if step + 1 == self.plan.width() {
+        let last = step + 1 == self.plan.width();
+        let n = self.step_extensions(step, step, !last, search);
+        if last {
             search.counted += n as u64;
-        } else {
-            for &x in &buf[..n] {
-                search.since_check += 1;
-                if search.since_check >= STOP_CHECK_NODES {
-                    search.since_check = 0;
-                    self.report(search, shared);
-                }
-                if shared.stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                search.row[step] = x;
+            return;
+        }
+        let buf = std::mem::take(&mut search.buffers[step]);
+        let at = std::mem::take(&mut search.position_buffers[step]);
+        for (k, &x) in buf[..n].iter().enumerate() {
+            search.since_check += 1;
+            if search.since_check >= STOP_CHECK_NODES {
+                search.since_check = 0;
+                self.report(search, shared);
+            }
+            if shared.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            search.row[step] = x;
+            if let Some(&p) = at.get(k) {
+                search.positions[step] = p;
+                search.used.insert(x as usize);
+                self.count_from(step + 1, search, shared);
+                search.used.set(x as usize, false);
+            } else {
                 self.count_from(step + 1, search, shared);
             }
         }
         search.buffers[step] = buf;
+        search.position_buffers[step] = at;
+    }
+
+    /// The local candidates, when the depth-first count has them.
+    fn local(&self) -> Option<&LocalCandidates> {
+        self.local.as_ref().and_then(Option::as_ref)
+    }
+
+    /// Fills `search.buffers[step]` with the extensions of `search.row[..width]` at `step`
+    /// (its links all within the row) and returns how many; with local candidates, their
+    /// positions go to `search.position_buffers[step]`, and the vertices only when `vertices`
+    /// asks for them.
+    fn step_extensions(
+        &self,
+        step: usize,
+        width: usize,
+        vertices: bool,
+        search: &mut DepthFirst,
+    ) -> usize {
+        let st = &self.plan.steps[step];
+        let Some(local) = self.local() else {
+            let row = &search.row[..width];
+            let buf = &mut search.buffers[step];
+            let source = self.source(st, row);
+            if buf.len() < source.len() {
+                buf.resize(source.len(), 0);
+            }
+            return self.extensions(st, row, source, buf);
+        };
+        let list = self.candidates.list(st.vertex);
+        let at = &mut search.position_buffers[step];
+        local.extend(self.plan, step, &search.positions[..width], list.len(), at);
+        if self.options.semantics == Semantics::Isomorphism {
+            let used = &search.used;
+            at.retain(|&p| !used.contains(list[p as usize] as usize));
+        }
+        if vertices {
+            let buf = &mut search.buffers[step];
+            buf.clear();
+            buf.extend(at.iter().map(|&p| list[p as usize]));
+        }
+        at.len()
     }
 }

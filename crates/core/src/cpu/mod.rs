@@ -3,6 +3,7 @@
 
 mod filter;
 mod join;
+mod local;
 
 use gsi_graph::Graph;
 

@@ -4,7 +4,7 @@
 use cudarc::driver::LaunchConfig;
 
 use crate::pcsr::{EMPTY_SLOT, GROUP_WORDS, KEYS_PER_GROUP, NO_GROUP};
-use crate::plan::MAX_LEAF_GROUP;
+use crate::plan::{MAX_LEAF_GROUP, MAX_LEAF_LINKS};
 use crate::signature::SIGNATURE_WORDS;
 
 /// Threads per block of every kernel (the paper's W2 for the block-level balance).
@@ -29,6 +29,7 @@ pub fn defines() -> Vec<String> {
         ("EMPTY_SLOT", format!("{EMPTY_SLOT:#x}u")),
         ("NO_GROUP", format!("{NO_GROUP:#x}u")),
         ("MAX_LEAF_GROUP", MAX_LEAF_GROUP.to_string()),
+        ("MAX_LEAF_LINKS", MAX_LEAF_LINKS.to_string()),
     ]
     .into_iter()
     .map(|(name, value)| format!("-D{name}={value}"))

@@ -1,0 +1,184 @@
+//! After the paper's signature filter (Sec. 3.2), a second pass over the candidate sets:
+//! a data vertex stays in C(u) only when, for every query edge (u, w), it has a neighbour
+//! along that edge's label and direction inside C(w) (the neighbourhood refinement of
+//! GraphQL, CFL-Match and DP-iso). Removing one candidate can strand others, so the pass
+//! repeats until nothing changes or its rounds are spent. It runs on the host, over sets the
+//! size of a query's candidates.
+//!
+//! The same walk counts the candidate edges of every query edge, |{(v, x) : v ∈ C(u),
+//! x ∈ C(w) ∩ N(v, l)}|, from which [`crate::plan`] estimates how many rows each step keeps.
+
+use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
+use rayon::prelude::*;
+
+use crate::candidates::CandidateSets;
+use crate::index::DataIndex;
+
+/// Fewest candidates of one query vertex worth spreading over threads.
+const PARALLEL_MIN_CANDIDATES: usize = 1 << 12;
+
+/// One query edge seen from one of its ends: `u` reaches `w` along `label` in `direction`.
+#[derive(Clone, Copy, Debug)]
+struct Arc {
+    u: usize,
+    w: usize,
+    label: EdgeLabel,
+    direction: Direction,
+}
+
+/// Every query edge from both of its ends (a directed graph keeps both directions, an
+/// undirected one stores each edge both ways).
+fn arcs(query: &Graph) -> Vec<Arc> {
+    let mut arcs = Vec::new();
+    for u in 0..query.vertex_count() {
+        for &direction in query.directions() {
+            let (neighbors, labels) = query.edges(u as VertexId, direction);
+            for (&w, &label) in neighbors.iter().zip(labels) {
+                arcs.push(Arc {
+                    u,
+                    w: w as usize,
+                    label,
+                    direction,
+                });
+            }
+        }
+    }
+    arcs
+}
+
+/// Refines `sets` for `query` for at most `rounds` rounds; returns the rounds that removed
+/// something.
+pub(crate) fn refine(
+    query: &Graph,
+    data: &DataIndex,
+    sets: &mut CandidateSets,
+    rounds: usize,
+) -> usize {
+    let graph = data.graph();
+    let arcs = arcs(query);
+    let mut changed_rounds = 0;
+    for _ in 0..rounds {
+        let mut changed = false;
+        for u in 0..query.vertex_count() {
+            let mine: Vec<&Arc> = arcs.iter().filter(|a| a.u == u).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let supported = |&v: &VertexId| {
+                mine.iter().all(|a| {
+                    graph
+                        .neighbors(v, a.label, a.direction)
+                        .iter()
+                        .any(|&x| sets.contains(a.w, x))
+                })
+            };
+            let list = sets.list(u);
+            let kept: Vec<VertexId> = if list.len() < PARALLEL_MIN_CANDIDATES {
+                list.iter().copied().filter(|v| supported(v)).collect()
+            } else {
+                list.par_iter().copied().filter(|v| supported(v)).collect()
+            };
+            if kept.len() < list.len() {
+                changed = true;
+                sets.keep(u, kept);
+                if sets.list(u).is_empty() {
+                    return changed_rounds + 1;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+        changed_rounds += 1;
+    }
+    changed_rounds
+}
+
+/// Candidate edges between the ends of each query edge: `edges(u, w)` is the number of pairs
+/// (v ∈ C(u), x ∈ C(w)) joined by a data edge that the query edge (u, w) may map to; 0 when
+/// u and w are not adjacent in the query (several parallel query edges: the fewest).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CandidateEdges {
+    n: usize,
+    counts: Vec<Option<f64>>,
+}
+
+impl CandidateEdges {
+    /// Counts them for `query` over `sets`.
+    pub(crate) fn count(query: &Graph, data: &DataIndex, sets: &CandidateSets) -> CandidateEdges {
+        let n = query.vertex_count();
+        let graph = data.graph();
+        let mut counts: Vec<Option<f64>> = vec![None; n * n];
+        for a in arcs(query) {
+            let pairs = |&v: &VertexId| {
+                graph
+                    .neighbors(v, a.label, a.direction)
+                    .iter()
+                    .filter(|&&x| sets.contains(a.w, x))
+                    .count()
+            };
+            let list = sets.list(a.u);
+            let total: usize = if list.len() < PARALLEL_MIN_CANDIDATES {
+                list.iter().map(pairs).sum()
+            } else {
+                list.par_iter().map(pairs).sum()
+            };
+            for (i, j) in [(a.u, a.w), (a.w, a.u)] {
+                let slot = &mut counts[i * n + j];
+                *slot = Some(slot.map_or(total as f64, |c: f64| c.min(total as f64)));
+            }
+        }
+        CandidateEdges { n, counts }
+    }
+
+    /// The candidate edges of the query edge between `u` and `w`, if they are adjacent.
+    pub fn between(&self, u: usize, w: usize) -> Option<f64> {
+        self.counts[u * self.n + w]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gsi_graph::GraphBuilder;
+
+    use super::*;
+
+    fn graph(labels: &[u32], edges: &[(u32, u32)]) -> Graph {
+        let mut b = GraphBuilder::with_vertices(false, labels.to_vec());
+        for &(s, t) in edges {
+            b.add_edge(s, t, 0).unwrap();
+        }
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn a_candidate_without_a_candidate_neighbour_goes_and_strands_others() {
+        // Data: 0(a) - 1(b) - 2(c), and 3(a) - 4(b) with 4 lacking a c neighbour.
+        let data = DataIndex::build(graph(&[0, 1, 2, 0, 1], &[(0, 1), (1, 2), (3, 4)])).unwrap();
+        // Query: a - b - c.
+        let query = graph(&[0, 1, 2], &[(0, 1), (1, 2)]);
+        let mut sets = CandidateSets::from_lists(vec![vec![0, 3], vec![1, 4], vec![2]], 5);
+        let rounds = refine(&query, &data, &mut sets, 4);
+        // 4 goes in the first round (no c neighbour), 3 with it (its only b neighbour).
+        assert_eq!(sets.list(0), &[0]);
+        assert_eq!(sets.list(1), &[1]);
+        assert_eq!(sets.list(2), &[2]);
+        assert!(!sets.contains(1, 4) && !sets.contains(0, 3));
+        assert!(rounds >= 1);
+        let edges = CandidateEdges::count(&query, &data, &sets);
+        assert_eq!(edges.between(0, 1), Some(1.0));
+        assert_eq!(edges.between(1, 0), Some(1.0));
+        assert_eq!(edges.between(0, 2), None);
+    }
+
+    #[test]
+    fn no_round_leaves_the_sets_alone() {
+        let data = DataIndex::build(graph(&[0, 1], &[])).unwrap();
+        let query = graph(&[0, 1], &[(0, 1)]);
+        let mut sets = CandidateSets::from_lists(vec![vec![0], vec![1]], 2);
+        assert_eq!(refine(&query, &data, &mut sets, 0), 0);
+        assert_eq!(sets.sizes(), vec![1, 1]);
+        refine(&query, &data, &mut sets, 1);
+        assert_eq!(sets.sizes(), vec![0, 1]);
+    }
+}
