@@ -247,6 +247,7 @@ fn check_against_brute(
                     join_order,
                     refine_rounds,
                     local_candidates,
+                    heavy_query_work: 0.0,
                     ..options.clone()
                 };
                 let counted = gsi(&q, &index, &options, &mut CountOnly);

@@ -686,6 +686,11 @@ pub struct MatchingArgs {
     /// instead of its local candidates.
     #[arg(long, hide = true)]
     pub no_local_candidates: bool,
+
+    /// For tests and measurements: estimated partial matches from which a query's join order
+    /// is chosen by sampling (`0`: every query).
+    #[arg(long, value_name = "N", hide = true, default_value_t = gsi_core::estimate::HEAVY_QUERY_WORK)]
+    pub heavy_work: f64,
 }
 
 /// How `--output` names data vertices.

@@ -16,7 +16,7 @@ pub mod cpu;
 pub mod cuda;
 pub mod engine;
 mod error;
-mod estimate;
+pub mod estimate;
 pub mod index;
 mod join;
 pub mod options;

@@ -44,6 +44,10 @@ pub struct MatchOptions {
     pub refine_rounds: usize,
     /// How the join order is chosen.
     pub join_order: JoinOrder,
+    /// Estimated partial matches from which a query counts as heavy: its join order is then
+    /// chosen by sampling under [`JoinOrder::Sampled`] ([`crate::estimate`]); 0 treats every
+    /// query so.
+    pub heavy_query_work: f64,
     /// The CPU's depth-first count extends rows through local candidates
     /// ([`crate::cpu`]'s auxiliary lists) when they fit; off for tests and measurements.
     pub local_candidates: bool,
@@ -179,6 +183,7 @@ impl Default for MatchOptions {
             refine_rounds: REFINE_ROUNDS,
             join_order: JoinOrder::Sampled,
             local_candidates: true,
+            heavy_query_work: crate::estimate::HEAVY_QUERY_WORK,
         }
     }
 }

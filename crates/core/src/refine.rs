@@ -56,10 +56,16 @@ pub(crate) fn refine(
 ) -> usize {
     let graph = data.graph();
     let arcs = arcs(query);
+    let n = query.vertex_count();
+    // A vertex is checked again only when a neighbour's set shrank since its last check.
+    let mut stale = vec![true; n];
     let mut changed_rounds = 0;
     for _ in 0..rounds {
         let mut changed = false;
-        for u in 0..query.vertex_count() {
+        for u in 0..n {
+            if !std::mem::take(&mut stale[u]) {
+                continue;
+            }
             let mine: Vec<&Arc> = arcs.iter().filter(|a| a.u == u).collect();
             if mine.is_empty() {
                 continue;
@@ -83,6 +89,9 @@ pub(crate) fn refine(
                 sets.keep(u, kept);
                 if sets.list(u).is_empty() {
                     return changed_rounds + 1;
+                }
+                for a in &mine {
+                    stale[a.w] = true;
                 }
             }
         }

@@ -4,14 +4,14 @@ use std::time::{Duration, Instant};
 
 use gsi_graph::Graph;
 
+use crate::candidates::CandidateSets;
 use crate::candidates::Candidates;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use crate::estimate::choose_plan;
+use crate::estimate::plan_on_host;
 use crate::index::DataIndex;
 use crate::options::{JoinOrder, MatchOptions, Share, Status, AXES};
-use crate::plan::{Plan, Strategy};
-use crate::refine::{refine, CandidateEdges};
+use crate::plan::Plan;
 use crate::sink::MatchSink;
 
 /// Time spent in each phase of one query.
@@ -19,7 +19,8 @@ use crate::sink::MatchSink;
 pub struct PhaseTimes {
     /// Filtering: candidate sets.
     pub filter: Duration,
-    /// Planning: join order and first edges.
+    /// Planning: for a heavy query the refinement of the candidate sets and the sampling of
+    /// join orders, then the join order and first edges.
     pub plan: Duration,
     /// Joining, output included.
     pub join: Duration,
@@ -84,23 +85,12 @@ pub(crate) fn plan_query(
     }
     let started = Instant::now();
     let mut candidates = engine.filter(query, data, options.semantics)?;
-    refine_on_host(&mut candidates, query, data, options)?;
     let filtered = Instant::now();
     // Leaves are multiplied only in a count.
     let postpone = options.postpone_leaves && counting;
-    let sizes = candidates.sizes();
-    let plan = match (&candidates, options.join_order) {
-        (Candidates::Host(sets), JoinOrder::Sampled) => {
-            choose_plan(query, sets, data, options.semantics, postpone)
-        }
-        (Candidates::Host(sets), JoinOrder::Growth) => {
-            let edges = CandidateEdges::count(query, data, sets);
-            Plan::with_strategy(query, &sizes, data, postpone, Strategy::Growth(&edges))
-        }
-        (_, JoinOrder::Links) => {
-            Plan::with_strategy(query, &sizes, data, postpone, Strategy::Links)
-        }
-        _ => Plan::build(query, &sizes, data, postpone),
+    let plan = match to_host(&mut candidates, query, data, options)? {
+        Some(sets) => plan_on_host(query, sets, data, options, postpone),
+        None => Plan::build(query, &candidates.sizes(), data, postpone),
     };
     Ok(Planned {
         candidates,
@@ -110,33 +100,34 @@ pub(crate) fn plan_query(
     })
 }
 
-/// Candidate sets worth bringing to the host for refinement: their bitsets, which the GPU join
-/// copies back, take at most this many bytes (yeast's 32-vertex queries take 12 KiB, a
-/// 12-vertex query of a 10-million-vertex graph 15 MB).
-const HOST_REFINE_MAX_BYTES: usize = 4 << 20;
+/// Candidate sets worth bringing to the host for refinement and sampling: their bitsets,
+/// which the GPU join copies back, take at most this many bytes (yeast's 32-vertex queries
+/// take 12 KiB, a 12-vertex query of a 10-million-vertex graph 15 MB).
+const HOST_PLANNING_MAX_BYTES: usize = 4 << 20;
 
-/// Refines `candidates` ([`crate::refine`]) on the host, and brings them there for the
-/// estimated join order, as `options` ask; sets on a device come to the host when they are
-/// small enough ([`HOST_REFINE_MAX_BYTES`]), and are left as they are otherwise (the plan then
-/// follows Algorithm 2).
-fn refine_on_host(
-    candidates: &mut Candidates,
+/// The candidate sets in host memory, for planning there, unless `options` keep the paper's
+/// sets and order or they are on a device and too large to bring over
+/// ([`HOST_PLANNING_MAX_BYTES`]): the plan then follows Algorithm 2 on the filter's sets.
+fn to_host<'c>(
+    candidates: &'c mut Candidates,
     query: &Graph,
     data: &DataIndex,
     options: &MatchOptions,
-) -> Result<()> {
-    let needs_host = matches!(options.join_order, JoinOrder::Sampled | JoinOrder::Growth);
-    if options.refine_rounds == 0 && !needs_host {
-        return Ok(());
+) -> Result<Option<&'c mut CandidateSets>> {
+    if options.refine_rounds == 0 && options.join_order == JoinOrder::Paper {
+        return Ok(None);
     }
     let bitset_bytes = query.vertex_count() * data.graph().vertex_count().div_ceil(8);
-    if matches!(candidates, Candidates::Device(_)) && bitset_bytes > HOST_REFINE_MAX_BYTES {
-        return Ok(());
+    if matches!(candidates, Candidates::Device(_)) && bitset_bytes > HOST_PLANNING_MAX_BYTES {
+        return Ok(None);
     }
-    let mut sets = candidates.to_host()?.into_owned();
-    refine(query, data, &mut sets, options.refine_rounds);
-    *candidates = Candidates::Host(sets);
-    Ok(())
+    if let Candidates::Device(_) = candidates {
+        *candidates = Candidates::Host(candidates.to_host()?.into_owned());
+    }
+    match candidates {
+        Candidates::Host(sets) => Ok(Some(sets)),
+        Candidates::Device(_) => unreachable!("brought to the host above"),
+    }
 }
 
 impl Planned {

@@ -146,6 +146,10 @@ impl Graph {
     /// N(v, l): the sorted neighbours of `v` reached by edges labelled `label` in `direction`.
     pub fn neighbors(&self, v: VertexId, label: EdgeLabel, direction: Direction) -> &[VertexId] {
         let (neighbors, labels) = self.edges(v, direction);
+        // Most lists hold one label: no search then.
+        if labels.first() == Some(&label) && labels.last() == Some(&label) {
+            return neighbors;
+        }
         let start = labels.partition_point(|&l| l < label);
         let end = start + labels[start..].partition_point(|&l| l == label);
         &neighbors[start..end]

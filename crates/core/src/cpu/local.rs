@@ -69,7 +69,7 @@ impl LocalCandidates {
                 let theirs = sets.list(order[e.column]);
                 theirs
                     .iter()
-                    .map(|&v| graph.neighbors(v, e.label, e.direction).len() + 2)
+                    .map(|&v| graph.degree(v, e.direction) + 2)
                     .sum::<usize>()
             })
             .sum();
