@@ -39,6 +39,9 @@ pub(crate) fn plan_on_host(
     postpone_leaves: bool,
 ) -> Plan {
     let injective = options.semantics == Semantics::Isomorphism;
+    if options.join_order == JoinOrder::Sampled && !worth_planning(query, sets, data, options) {
+        return Plan::build(query, &sets.sizes(), data, postpone_leaves);
+    }
     refine(query, data, sets, options.refine_rounds);
     let sizes = sets.sizes();
     if options.join_order == JoinOrder::Sampled {
@@ -75,6 +78,49 @@ pub(crate) fn plan_on_host(
                 .expect("three plans")
         }
     }
+}
+
+/// Neighbour-list entries of the candidates up to which refining and sampling are always
+/// worth their cost (yeast's 8- to 32-vertex queries read 20 000 to 80 000; a gowalla-shaped
+/// graph's 12-vertex queries 400 000 to 2.3 million, and took 4 to 68 ms to plan).
+const CHEAP_PLANNING_READS: usize = 1 << 18;
+
+/// Estimated partial matches per neighbour-list entry read from which a query's join is
+/// expected to outweigh its planning (an entry read costs a few nanoseconds on the host, a
+/// partial match about one on the GPU).
+const WORK_PER_READ: f64 = 100.0;
+
+/// Whether to refine and sample: when the candidates' neighbour lists are short
+/// ([`CHEAP_PLANNING_READS`]), or when a few walks over the filter's sets already estimate
+/// the join's work at [`WORK_PER_READ`] times their length (walks there underestimate rather
+/// than overestimate, so a heavy verdict is trusted).
+fn worth_planning(
+    query: &Graph,
+    sets: &CandidateSets,
+    data: &DataIndex,
+    options: &MatchOptions,
+) -> bool {
+    let graph = data.graph();
+    let reads: usize = (0..query.vertex_count())
+        .flat_map(|u| sets.list(u))
+        .map(|&v| {
+            graph
+                .directions()
+                .iter()
+                .map(|&d| graph.degree(v, d))
+                .sum::<usize>()
+        })
+        .sum();
+    if reads <= CHEAP_PLANNING_READS || options.heavy_query_work == 0.0 {
+        return true;
+    }
+    let paper = Plan::build(query, &sets.sizes(), data, false);
+    let sampler = Sampler {
+        sets,
+        data,
+        injective: options.semantics == Semantics::Isomorphism,
+    };
+    sampler.work(&paper, FIRST_WALKS) >= WORK_PER_READ * reads as f64
 }
 
 /// Random walks over one query's candidate sets.

@@ -55,8 +55,11 @@ pub(crate) fn refine(
     rounds: usize,
 ) -> usize {
     let graph = data.graph();
-    let arcs = arcs(query);
     let n = query.vertex_count();
+    let mut arcs_of: Vec<Vec<Arc>> = vec![Vec::new(); n];
+    for a in arcs(query) {
+        arcs_of[a.u].push(a);
+    }
     // A vertex is checked again only when a neighbour's set shrank since its last check.
     let mut stale = vec![true; n];
     let mut changed_rounds = 0;
@@ -66,7 +69,7 @@ pub(crate) fn refine(
             if !std::mem::take(&mut stale[u]) {
                 continue;
             }
-            let mine: Vec<&Arc> = arcs.iter().filter(|a| a.u == u).collect();
+            let mine = &arcs_of[u];
             if mine.is_empty() {
                 continue;
             }
@@ -90,7 +93,7 @@ pub(crate) fn refine(
                 if sets.list(u).is_empty() {
                     return changed_rounds + 1;
                 }
-                for a in &mine {
+                for a in mine {
                     stale[a.w] = true;
                 }
             }

@@ -124,10 +124,10 @@ fn to_host<'c>(
     if let Candidates::Device(_) = candidates {
         *candidates = Candidates::Host(candidates.to_host()?.into_owned());
     }
-    match candidates {
-        Candidates::Host(sets) => Ok(Some(sets)),
-        Candidates::Device(_) => unreachable!("brought to the host above"),
-    }
+    let Candidates::Host(sets) = candidates else {
+        unreachable!("brought to the host above")
+    };
+    Ok(Some(sets))
 }
 
 impl Planned {
