@@ -1267,6 +1267,44 @@ fn text_output_has_a_row_per_query_and_a_summary() {
     }
 }
 
+#[test]
+fn explain_says_how_the_order_was_chosen() {
+    let dir = TestDir::new();
+    dir.write_spec("data.graph", &clique(false, 6, 0));
+    dir.write_spec("q.graph", &path(false, 4, 0));
+    // A light query keeps Algorithm 2's order and says why.
+    let light = dir
+        .match_files("data.graph", &["q.graph"], &["--explain"])
+        .ok();
+    assert!(
+        light.stdout.contains("  order: paper ("),
+        "{}",
+        light.stdout
+    );
+    // Every query treated as heavy: three orders sampled, the least work run; same count
+    // (6·5·4·3 = 360 paths of four vertices in K6).
+    let heavy = dir
+        .match_files(
+            "data.graph",
+            &["q.graph"],
+            &["--explain", "--heavy-work", "0"],
+        )
+        .ok();
+    assert!(
+        heavy.stdout.contains("least work sampled: paper "),
+        "{}",
+        heavy.stdout
+    );
+    for run in [&light, &heavy] {
+        assert_eq!(
+            run.value("matches").as_deref(),
+            Some("360"),
+            "{}",
+            run.stdout
+        );
+    }
+}
+
 /// Queries whose counts we know by formula, as a sanity check of the formulas the other tests
 /// rely on.
 #[test]

@@ -39,11 +39,22 @@ pub(crate) fn plan_on_host(
     postpone_leaves: bool,
 ) -> Plan {
     let injective = options.semantics == Semantics::Isomorphism;
+    let keep = |mut plan: Plan, reason: String| {
+        plan.choice.kept_because = Some(reason);
+        plan
+    };
     if options.join_order == JoinOrder::Sampled && !worth_planning(query, sets, data, options) {
-        return Plan::build(query, &sets.sizes(), data, postpone_leaves);
+        let plan = Plan::build(query, &sets.sizes(), data, postpone_leaves);
+        return keep(plan, "light, or costlier to refine than to join".into());
     }
+    let filtered: usize = sets.sizes().iter().sum();
     refine(query, data, sets, options.refine_rounds);
     let sizes = sets.sizes();
+    let refined = |mut plan: Plan| {
+        let now: usize = sizes.iter().sum();
+        plan.choice.filtered_total = (now < filtered).then_some(filtered);
+        plan
+    };
     if options.join_order == JoinOrder::Sampled {
         let paper = Plan::build(query, &sizes, data, postpone_leaves);
         let sampler = Sampler {
@@ -51,13 +62,15 @@ pub(crate) fn plan_on_host(
             data,
             injective,
         };
-        if sampler.work(&paper, FIRST_WALKS) < options.heavy_query_work {
-            return paper;
+        let work = sampler.work(&paper, FIRST_WALKS);
+        if work < options.heavy_query_work {
+            let reason = format!("light: {work:.0} partial matches estimated");
+            return refined(keep(paper, reason));
         }
     }
     let edges = CandidateEdges::count(query, data, sets);
     let plan = |strategy| Plan::with_strategy(query, &sizes, data, postpone_leaves, strategy);
-    match options.join_order {
+    refined(match options.join_order {
         JoinOrder::Paper => plan(Strategy::Paper),
         JoinOrder::Growth => plan(Strategy::Growth(&edges)),
         JoinOrder::Links => plan(Strategy::Links),
@@ -67,17 +80,19 @@ pub(crate) fn plan_on_host(
                 data,
                 injective,
             };
-            [Strategy::Paper, Strategy::Growth(&edges), Strategy::Links]
-                .map(|s| {
-                    let p = plan(s);
-                    (sampler.work(&p, WALKS), p)
-                })
+            let tried = [Strategy::Paper, Strategy::Growth(&edges), Strategy::Links].map(|s| {
+                let p = plan(s);
+                (sampler.work(&p, WALKS), p)
+            });
+            let sampled = tried.iter().map(|(w, p)| (p.choice.strategy, *w)).collect();
+            let (_, mut best) = tried
                 .into_iter()
                 .min_by(|a, b| a.0.total_cmp(&b.0))
-                .map(|(_, p)| p)
-                .expect("three plans")
+                .expect("three plans");
+            best.choice.sampled = sampled;
+            best
         }
-    }
+    })
 }
 
 /// Estimated partial matches over the filter's own sets below which a query is not refined:

@@ -58,6 +58,32 @@ pub struct Plan {
     /// share of data vertices that are candidates (a step without a first edge multiplies by
     /// |C(u)|). `auto` compares it with its threshold.
     pub estimated_rows: f64,
+    /// How the order was chosen, for `--explain`.
+    pub choice: PlanChoice,
+}
+
+/// How a plan's order was chosen: which strategy, and what refinement and sampling saw.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlanChoice {
+    /// The strategy of the order: `paper`, `growth` or `links`.
+    pub strategy: &'static str,
+    /// Σ |C(u)| as the filter left them, when refinement cut them (to the plan's sizes).
+    pub filtered_total: Option<usize>,
+    /// Each order sampled with its estimated work (partial matches), when orders were sampled.
+    pub sampled: Vec<(&'static str, f64)>,
+    /// Why no other order was tried, when none was.
+    pub kept_because: Option<String>,
+}
+
+impl Strategy<'_> {
+    /// The strategy's name, as `--join-order` takes it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Strategy::Paper => "paper",
+            Strategy::Growth(_) => "growth",
+            Strategy::Links => "links",
+        }
+    }
 }
 
 /// How a plan chooses the next query vertex among those connected to the ones joined.
@@ -465,6 +491,10 @@ impl Plan {
             directed: query.is_directed(),
             estimated_rows,
             leaves,
+            choice: PlanChoice {
+                strategy: strategy.name(),
+                ..PlanChoice::default()
+            },
         }
     }
 
@@ -507,6 +537,24 @@ impl fmt::Display for Plan {
             }
             writeln!(f)?;
         }
+        let choice = &self.choice;
+        if let Some(total) = choice.filtered_total {
+            let now: usize = self.candidate_sizes.iter().sum();
+            writeln!(f, "  candidate sets refined: {total} candidates -> {now}")?;
+        }
+        write!(f, "  order: {}", choice.strategy)?;
+        if !choice.sampled.is_empty() {
+            let tried: Vec<String> = choice
+                .sampled
+                .iter()
+                .map(|(name, work)| format!("{name} {work:.3e}"))
+                .collect();
+            write!(f, " (least work sampled: {})", tried.join(", "))?;
+        }
+        if let Some(reason) = &choice.kept_because {
+            write!(f, " ({reason})")?;
+        }
+        writeln!(f)?;
         let leaves = &self.leaves;
         if leaves.from < self.steps.len() {
             let vertices: Vec<String> = self.steps[leaves.from..]
@@ -515,7 +563,7 @@ impl fmt::Display for Plan {
                 .collect();
             writeln!(
                 f,
-                "  a count multiplies steps {}..{} (leaves {}) per row of step {}, in {} label group(s)",
+                "  a count multiplies steps {}..{} (independent vertices {}) per row of step {}, in {} label group(s)",
                 leaves.from,
                 self.steps.len() - 1,
                 vertices.join(" "),
