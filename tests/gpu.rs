@@ -4,13 +4,15 @@
 use std::path::Path;
 
 use gsi_core::cpu::CpuEngine;
+use gsi_core::cuda::launch::MAX_WIDTH;
 use gsi_core::cuda::GpuEngine;
 use gsi_core::{
-    find_matches, CollectMatches, CountOnly, DataIndex, IndexOptions, MatchOptions, PcsrLayout,
-    Semantics, Share,
+    find_matches, CollectMatches, CountOnly, DataIndex, IndexOptions, JoinOrder, MatchOptions,
+    PcsrLayout, Semantics, Share,
 };
 use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
 use gsi_graph::formats::{read_graph, Format};
+use gsi_graph::GraphBuilder;
 
 use crate::brute;
 use crate::hprd::expected_counts;
@@ -86,6 +88,20 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                      leaf products {postpone_leaves}"
                 );
             }
+            // Refined and planned by sampling (candidate sets from the host), each order.
+            for join_order in [JoinOrder::Sampled, JoinOrder::Growth, JoinOrder::Links] {
+                let options = MatchOptions {
+                    heavy_query_work: 0.0,
+                    join_order,
+                    ..options.clone()
+                };
+                let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
+                    .expect("GPU engine");
+                assert_eq!(
+                    report.count, expected,
+                    "case {case}: GPU count, {join_order:?}"
+                );
+            }
             let shares: u64 = (0..3)
                 .map(|i| {
                     let options = MatchOptions {
@@ -107,6 +123,60 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
         }
     }
     assert!(checked > 50, "only {checked} queries checked");
+}
+
+/// Queries wider than a warp (a row no longer fits one lane per column): paths of 40 and 100
+/// vertices in a cycle of 150 have 2 × 150 matches each (a start and a direction), counted
+/// and listed; a query wider than the GPU takes is refused with `QueryTooWide`.
+pub fn queries_wider_than_a_warp_count_as_the_formula_says(gpu: &mut GpuEngine) {
+    let n = 150u32;
+    let mut cycle = GraphBuilder::with_vertices(false, vec![0; n as usize]);
+    for v in 0..n {
+        cycle.add_edge(v, (v + 1) % n, 0).expect("edge");
+    }
+    let index = DataIndex::build(cycle.build().expect("cycle")).expect("index");
+    let path = |k: u32| {
+        let mut b = GraphBuilder::with_vertices(false, vec![0; k as usize]);
+        for v in 1..k {
+            b.add_edge(v - 1, v, 0).expect("edge");
+        }
+        b.build().expect("path")
+    };
+    for k in [40, 100] {
+        for depth_first_rows in [None, Some(0), Some(usize::MAX)] {
+            let options = MatchOptions {
+                depth_first_rows,
+                ..MatchOptions::default()
+            };
+            let report =
+                find_matches(gpu, &path(k), &index, &options, &mut CountOnly).expect("GPU engine");
+            assert_eq!(
+                report.count,
+                2 * u64::from(n),
+                "path of {k}, {depth_first_rows:?}"
+            );
+        }
+        let mut listed = CollectMatches::default();
+        let report = find_matches(gpu, &path(k), &index, &MatchOptions::default(), &mut listed)
+            .expect("GPU engine");
+        assert_eq!(report.count, 2 * u64::from(n), "path of {k}, listed");
+        for row in listed.flat().chunks(k as usize) {
+            assert!(row
+                .windows(2)
+                .all(|w| (w[0] + 1) % n == w[1] || (w[1] + 1) % n == w[0]));
+        }
+    }
+    let too_wide = find_matches(
+        gpu,
+        &path(MAX_WIDTH as u32 + 1),
+        &index,
+        &MatchOptions::default(),
+        &mut CountOnly,
+    );
+    assert!(
+        matches!(too_wide, Err(gsi_core::Error::QueryTooWide { .. })),
+        "{too_wide:?}"
+    );
 }
 
 /// GPU counts of the HPRD test set against the published ones.

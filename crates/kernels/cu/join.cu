@@ -53,8 +53,8 @@ extern "C" __global__ void gsi_join_rows(
     u32 lanes_before = (1u << lane) - 1u;
     u64 found = 0;
     for (u32 r = global_warp(); r < rows; r += grid_warps()) {
-        if (lane < width) {
-            row_sh[w][lane] = table[(u64)r * width + lane];
+        for (u32 j = lane; j < width; j += WARP_SIZE) {
+            row_sh[w][j] = table[(u64)r * width + j];
         }
         __syncwarp();
         for (u32 k = 0; k < link_count; ++k) {
@@ -153,8 +153,8 @@ extern "C" __global__ void gsi_join_link(
         if (count == 0) {
             continue;
         }
-        if (lane < width) {
-            row_sh[w][lane] = table[(u64)r * width + lane];
+        for (u32 j = lane; j < width; j += WARP_SIZE) {
+            row_sh[w][j] = table[(u64)r * width + j];
         }
         __syncwarp();
         const u32* buffer = gba + (offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride);
@@ -245,8 +245,8 @@ extern "C" __global__ void gsi_join_depth_first(
         if (r >= rows) {
             break;
         }
-        if (lane < first_step) {
-            row_sh[w][lane] = table[(u64)r * first_step + lane];
+        for (u32 j = lane; j < first_step; j += WARP_SIZE) {
+            row_sh[w][j] = table[(u64)r * first_step + j];
         }
         __syncwarp();
         u32 level = first_step;
@@ -424,8 +424,8 @@ extern "C" __global__ void gsi_join_leaf_product(
     u32 w = threadIdx.x / WARP_SIZE;
     u64 sum = 0;
     for (u32 r = global_warp(); r < rows; r += grid_warps()) {
-        if (lane < width) {
-            row_sh[w][lane] = table[(u64)r * width + lane];
+        for (u32 j = lane; j < width; j += WARP_SIZE) {
+            row_sh[w][j] = table[(u64)r * width + j];
         }
         __syncwarp();
         u64 product = 1;

@@ -10,7 +10,7 @@ use crate::signature::SIGNATURE_WORDS;
 /// Threads per block of every kernel (the paper's W2 for the block-level balance).
 pub const BLOCK_SIZE: u32 = 256;
 /// Widest intermediate table: query vertices the GPU engine handles.
-pub const MAX_WIDTH: usize = 32;
+pub const MAX_WIDTH: usize = 128;
 /// Blocks of a warp-per-row kernel; warps loop over the remaining rows.
 const MAX_ROW_BLOCKS: u32 = 1 << 14;
 
