@@ -4,7 +4,8 @@
 //! query itself; the plan is the same on every engine, so the shares are disjoint and
 //! together the whole.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gsi_graph::Graph;
@@ -28,12 +29,20 @@ pub const SHARES_PER_ENGINE: u32 = 8;
 /// them apart: on gw12 it gives 103 rows for a query of 2.3×10^10 matches.)
 pub const SPREAD_AFTER: Duration = Duration::from_millis(10);
 
+/// What the first engine did with a query: answered it whole within the trial, or took its
+/// part of the shares.
+enum FirstEngine {
+    Whole(MatchReport),
+    Shares(Planned, Vec<MatchReport>),
+}
+
 /// Finds the matches of `query` with every engine of `engines` (at least one).
 ///
 /// The query is spread over the engines when there are several, it is counted (the sink
 /// wants no matches), it has no limit, it is not itself a share, and the first engine has
 /// not finished it whole within `trial` (`None`: spread at once); otherwise the first engine
-/// answers it whole. A spread query's report gives the first engine's filter and plan times,
+/// answers it whole. The other engines work on shares during the trial already, and drop
+/// that work when the first engine finishes within it. A spread query's report gives the first engine's filter and plan times,
 /// the wall time of the trial and the shares as its join time, the largest join memory of
 /// any engine, and the gravest status of any share.
 ///
@@ -58,24 +67,10 @@ pub fn find_matches_spread(
     {
         return find_matches(first.as_mut(), query, data, options, sink);
     }
-    let planned = plan_query(first.as_mut(), query, data, options, true)?;
-    let started = Instant::now();
-    if let Some(trial) = trial {
-        let end = started + trial;
-        let trial_options = MatchOptions {
-            deadline: Some(options.deadline.map_or(end, |d| d.min(end))),
-            ..options.clone()
-        };
-        let whole = planned.join(first.as_mut(), data, &trial_options, None, sink)?;
-        let out_of_time = options.deadline.is_some_and(|d| Instant::now() >= d);
-        if whole.status != Status::Timeout || out_of_time {
-            return Ok(whole);
-        }
-    }
     let count = SHARES_PER_ENGINE * (others.len() as u32 + 1);
     let next = AtomicU32::new(0);
     // Each engine takes the next share until none is left.
-    let take = |engine: &mut dyn Engine, planned: &Planned| {
+    let take = |engine: &mut dyn Engine, planned: &Planned, options: &MatchOptions| {
         let mut reports = Vec::new();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
@@ -85,27 +80,64 @@ pub fn find_matches_spread(
             reports.push(planned.join(engine, data, options, Some(share), &mut CountOnly)?);
         }
     };
-    let results: Vec<Result<Vec<MatchReport>>> = std::thread::scope(|scope| {
+    // The other engines start on the shares at once, while the first one tries the query
+    // whole; when it finishes within the trial (or stops) they are called off and their work
+    // dropped.
+    let called_off = Arc::new(AtomicBool::new(false));
+    let others_options = MatchOptions {
+        interrupt: Some(called_off.clone()),
+        ..options.clone()
+    };
+    let started = Instant::now();
+    let (first_outcome, others_results) = std::thread::scope(|scope| {
         let handles: Vec<_> = others
             .iter_mut()
             .map(|engine| {
                 scope.spawn(|| {
                     let engine = engine.as_mut();
-                    let planned = plan_query(engine, query, data, options, true)?;
-                    take(engine, &planned)
+                    let planned = plan_query(engine, query, data, &others_options, true)?;
+                    take(engine, &planned, &others_options)
                 })
             })
             .collect();
-        let mut results = vec![take(first.as_mut(), &planned)];
-        results.extend(
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a share's thread")),
-        );
-        results
+        let outcome = (|| -> Result<FirstEngine> {
+            let planned = plan_query(first.as_mut(), query, data, options, true)?;
+            if let Some(trial) = trial {
+                let end = Instant::now() + trial;
+                let trial_options = MatchOptions {
+                    deadline: Some(options.deadline.map_or(end, |d| d.min(end))),
+                    ..options.clone()
+                };
+                let whole = planned.join(first.as_mut(), data, &trial_options, None, sink)?;
+                let out_of_time = options.deadline.is_some_and(|d| Instant::now() >= d);
+                if whole.status != Status::Timeout || out_of_time {
+                    return Ok(FirstEngine::Whole(whole));
+                }
+            }
+            let reports = take(first.as_mut(), &planned, options)?;
+            Ok(FirstEngine::Shares(planned, reports))
+        })();
+        if !matches!(outcome, Ok(FirstEngine::Shares(..))) {
+            called_off.store(true, Ordering::Relaxed);
+        }
+        // A stop asked for while the others finish their last shares reaches them too.
+        while !handles.iter().all(|h| h.is_finished()) {
+            if options.stop().is_some() {
+                called_off.store(true, Ordering::Relaxed);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let rest: Vec<Result<Vec<MatchReport>>> = handles
+            .into_iter()
+            .map(|h| h.join().expect("a share's thread"))
+            .collect();
+        (outcome, rest)
     });
-    let mut reports = Vec::new();
-    for result in results {
+    let (planned, mut reports) = match first_outcome? {
+        FirstEngine::Whole(report) => return Ok(report),
+        FirstEngine::Shares(planned, reports) => (planned, reports),
+    };
+    for result in others_results {
         reports.extend(result?);
     }
     let mut whole = planned.report();
