@@ -36,6 +36,10 @@ enum FirstEngine {
     Shares(Planned, Vec<MatchReport>),
 }
 
+/// How often the first engine, done, looks for a stop while the others finish: short, since a
+/// light query answered whole waits this long for the others to be called off.
+const STOP_POLL: Duration = Duration::from_micros(200);
+
 /// Finds the matches of `query` with every engine of `engines` (at least one).
 ///
 /// The query is spread over the engines when there are several, it is counted (the sink
@@ -125,7 +129,7 @@ pub fn find_matches_spread(
             if options.stop().is_some() {
                 called_off.store(true, Ordering::Relaxed);
             }
-            std::thread::sleep(Duration::from_millis(5));
+            std::thread::sleep(STOP_POLL);
         }
         let rest: Vec<Result<Vec<MatchReport>>> = handles
             .into_iter()
