@@ -24,8 +24,8 @@ use crate::sink::{CountOnly, MatchSink};
 /// 8 and 1.59× with 16.
 pub const SHARES_PER_ENGINE: u32 = 8;
 
-/// A query is first joined whole on the first engine for this long: most queries end within
-/// it, and those spread only when they do not. (The plan's estimate of the rows cannot tell
+/// The first engine tries a query whole for this long while the others start on its shares:
+/// most queries end within it (the others are then called off), and the rest are spread. (The plan's estimate of the rows cannot tell
 /// them apart: on gw12 it gives 103 rows for a query of 2.3×10^10 matches.)
 pub const SPREAD_AFTER: Duration = Duration::from_millis(10);
 
