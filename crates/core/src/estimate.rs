@@ -8,10 +8,10 @@
 use gsi_graph::{Graph, VertexId};
 
 use crate::candidates::CandidateSets;
+use crate::cpu::join::CpuJoin;
 use crate::index::DataIndex;
-use crate::join::intersect_in_place;
-use crate::options::{JoinOrder, MatchOptions, Semantics};
-use crate::plan::{JoinStep, Plan, Strategy};
+use crate::options::{JoinOrder, MatchOptions};
+use crate::plan::{Plan, Strategy};
 use crate::refine::{refine, CandidateEdges};
 
 /// Walks that decide whether a query is heavy enough to try other orders.
@@ -38,7 +38,6 @@ pub(crate) fn plan_on_host(
     options: &MatchOptions,
     postpone_leaves: bool,
 ) -> Plan {
-    let injective = options.semantics == Semantics::Isomorphism;
     let keep = |mut plan: Plan, reason: String| {
         plan.choice.kept_because = Some(reason);
         plan
@@ -60,7 +59,7 @@ pub(crate) fn plan_on_host(
         let sampler = Sampler {
             sets,
             data,
-            injective,
+            options,
         };
         let work = sampler.work(&paper, FIRST_WALKS);
         if work < options.heavy_query_work {
@@ -78,7 +77,7 @@ pub(crate) fn plan_on_host(
             let sampler = Sampler {
                 sets,
                 data,
-                injective,
+                options,
             };
             let tried = [Strategy::Paper, Strategy::Growth(&edges), Strategy::Links].map(|s| {
                 let p = plan(s);
@@ -128,7 +127,7 @@ fn worth_planning(
     let sampler = Sampler {
         sets,
         data,
-        injective: options.semantics == Semantics::Isomorphism,
+        options,
     };
     let work = sampler.work(&paper, FIRST_WALKS);
     if work < TRIVIAL_WORK {
@@ -152,17 +151,19 @@ fn worth_planning(
 struct Sampler<'a> {
     sets: &'a CandidateSets,
     data: &'a DataIndex,
-    injective: bool,
+    options: &'a MatchOptions,
 }
 
 impl Sampler<'_> {
     /// The estimated work of `plan` from `walks` random walks: the partial matches of every
     /// step before the leaf suffix, plus, for each row at the suffix, one extension set per
     /// member. A walk from a random candidate of the first step takes at each step a random
-    /// extension of its partial match; the product of the extension counts along the way,
-    /// times the step's count, estimates the step's partial matches without bias. Walks are
-    /// seeded alike, so a plan is chosen the same way every time.
+    /// extension of its partial match (Algorithm 3 for one row, as the CPU join computes it);
+    /// the product of the extension counts along the way, times the step's count, estimates
+    /// the step's partial matches without bias. Walks are seeded alike, so a plan is chosen
+    /// the same way every time.
     fn work(&self, plan: &Plan, walks: usize) -> f64 {
+        let join = CpuJoin::new(plan, self.sets, self.data, self.options);
         let width = plan.width();
         let from = plan.leaves.from.min(width);
         let mut row: Vec<VertexId> = Vec::with_capacity(width);
@@ -172,8 +173,8 @@ impl Sampler<'_> {
         for _ in 0..walks {
             row.clear();
             let mut weight = 1.0;
-            for st in &plan.steps[..from] {
-                let n = self.extensions(st, &row, &mut buf);
+            for step in 0..from {
+                let n = join.row_extensions(step, &row, &mut buf);
                 total += weight * n as f64;
                 if n == 0 {
                     break;
@@ -186,31 +187,6 @@ impl Sampler<'_> {
             }
         }
         total / walks as f64
-    }
-
-    /// Into `buf`, the extensions of the partial match `row` at step `st` (Algorithm 3 for
-    /// one row, over the data graph's own lists); returns how many.
-    fn extensions(&self, st: &JoinStep, row: &[VertexId], buf: &mut Vec<VertexId>) -> usize {
-        let graph = self.data.graph();
-        buf.clear();
-        let source = match st.first {
-            Some(e) => graph.neighbors(row[e.column], e.label, e.direction),
-            None => self.sets.list(st.vertex),
-        };
-        buf.extend(source.iter().copied().filter(|&x| {
-            self.sets.contains(st.vertex, x) && !(self.injective && row.contains(&x))
-        }));
-        let mut n = buf.len();
-        for e in &st.others {
-            if n == 0 {
-                break;
-            }
-            n = intersect_in_place(
-                &mut buf[..n],
-                graph.neighbors(row[e.column], e.label, e.direction),
-            );
-        }
-        n
     }
 }
 
@@ -233,6 +209,7 @@ mod tests {
 
     use super::*;
     use crate::candidates::CandidateSets;
+    use crate::options::Semantics;
 
     fn clique(n: u32) -> Graph {
         let mut b = GraphBuilder::with_vertices(false, vec![0; n as usize]);
@@ -256,14 +233,19 @@ mod tests {
         let all: Vec<VertexId> = (0..6).collect();
         let sets = CandidateSets::from_lists(vec![all.clone(), all.clone(), all], 6);
         let plan = Plan::build(&query, &sets.sizes(), &data, false);
+        let isomorphism = MatchOptions::default();
         let sampler = Sampler {
             sets: &sets,
             data: &data,
-            injective: true,
+            options: &isomorphism,
         };
         assert_eq!(sampler.work(&plan, 7), (6 + 30 + 120) as f64);
+        let homomorphism = MatchOptions {
+            semantics: Semantics::Homomorphism,
+            ..MatchOptions::default()
+        };
         let homomorphic = Sampler {
-            injective: false,
+            options: &homomorphism,
             ..sampler
         };
         // Without injectivity the path's end may come back to its start: 6·5·5.

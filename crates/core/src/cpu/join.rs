@@ -114,6 +114,22 @@ impl<'a> CpuJoin<'a> {
         n
     }
 
+    /// Algorithm 3 for one partial match: the extensions of `row` at `step` into `buf`
+    /// (grown as needed); returns how many.
+    pub(crate) fn row_extensions(
+        &self,
+        step: usize,
+        row: &[VertexId],
+        buf: &mut Vec<VertexId>,
+    ) -> usize {
+        let st = &self.plan.steps[step];
+        let source = self.source(st, row);
+        if buf.len() < source.len() {
+            buf.resize(source.len(), 0);
+        }
+        self.extensions(st, row, source, buf)
+    }
+
     /// Runs `f` on every index of `0..n`, in parallel when there are enough.
     fn map_rows<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
         if n < PARALLEL_MIN_ROWS {
@@ -620,13 +636,7 @@ impl CpuJoin<'_> {
     ) -> usize {
         let st = &self.plan.steps[step];
         let Some(local) = self.local() else {
-            let row = &search.row[..width];
-            let buf = &mut search.buffers[step];
-            let source = self.source(st, row);
-            if buf.len() < source.len() {
-                buf.resize(source.len(), 0);
-            }
-            return self.extensions(st, row, source, buf);
+            return self.row_extensions(step, &search.row[..width], &mut search.buffers[step]);
         };
         let list = self.candidates.list(st.vertex);
         let at = &mut search.position_buffers[step];

@@ -2,7 +2,7 @@
 //! join, parallel over data vertices and table rows with rayon.
 
 mod filter;
-mod join;
+pub(crate) mod join;
 mod local;
 
 use gsi_graph::Graph;
