@@ -4,8 +4,7 @@ use std::time::{Duration, Instant};
 
 use gsi_graph::Graph;
 
-use crate::candidates::CandidateSets;
-use crate::candidates::Candidates;
+use crate::candidates::{CandidateSets, Candidates};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::estimate::plan_on_host;
