@@ -54,24 +54,11 @@ pub(crate) fn plan_on_host(
         plan.choice.filtered_total = (now < filtered).then_some(filtered);
         plan
     };
-    if options.join_order == JoinOrder::Sampled {
-        let paper = Plan::build(query, &sizes, data, postpone_leaves);
-        let sampler = Sampler {
-            sets,
-            data,
-            options,
-        };
-        let work = sampler.work(&paper, FIRST_WALKS);
-        if work < options.heavy_query_work {
-            let reason = format!("light: {work:.0} partial matches estimated");
-            return refined(keep(paper, reason));
-        }
-    }
-    let edges = CandidateEdges::count(query, data, sets);
     let plan = |strategy| Plan::with_strategy(query, &sizes, data, postpone_leaves, strategy);
+    let edges = || CandidateEdges::count(query, data, sets);
     refined(match options.join_order {
         JoinOrder::Paper => plan(Strategy::Paper),
-        JoinOrder::Growth => plan(Strategy::Growth(&edges)),
+        JoinOrder::Growth => plan(Strategy::Growth(&edges())),
         JoinOrder::Links => plan(Strategy::Links),
         JoinOrder::Sampled => {
             let sampler = Sampler {
@@ -79,10 +66,15 @@ pub(crate) fn plan_on_host(
                 data,
                 options,
             };
-            let tried = [Strategy::Paper, Strategy::Growth(&edges), Strategy::Links].map(|s| {
-                let p = plan(s);
-                (sampler.work(&p, WALKS), p)
-            });
+            let paper = plan(Strategy::Paper);
+            let work = sampler.work(&paper, FIRST_WALKS);
+            if work < options.heavy_query_work {
+                let reason = format!("light: {work:.0} partial matches estimated");
+                return refined(keep(paper, reason));
+            }
+            let edges = edges();
+            let tried = [paper, plan(Strategy::Growth(&edges)), plan(Strategy::Links)]
+                .map(|p| (sampler.work(&p, WALKS), p));
             let sampled = tried.iter().map(|(w, p)| (p.choice.strategy, *w)).collect();
             let (_, mut best) = tried
                 .into_iter()
