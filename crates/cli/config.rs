@@ -176,6 +176,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
                 _ => JoinOrder::Sampled,
             },
             local_candidates: !args.no_local_candidates,
+            symmetry: !args.no_symmetry,
             heavy_query_work: args.heavy_work,
         },
         timeout,

@@ -687,6 +687,11 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub no_local_candidates: bool,
 
+    /// For tests and measurements: counts every match instead of one per class of the
+    /// query's automorphisms.
+    #[arg(long, hide = true)]
+    pub no_symmetry: bool,
+
     /// For tests and measurements: estimated partial matches from which a query's join order
     /// is chosen by sampling (`0`: every query).
     #[arg(long, value_name = "N", hide = true, default_value_t = gsi_core::estimate::HEAVY_QUERY_WORK)]

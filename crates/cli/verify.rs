@@ -38,7 +38,7 @@ struct Run {
 /// The paths a count is also checked on: depth-first from the first step, breadth-first to
 /// the end, with the leaves enumerated instead of multiplied, and with the paper's candidate
 /// sets and join order (no refinement, Algorithm 2).
-const FORCED_PATHS: [(&str, ForcePath); 6] = [
+const FORCED_PATHS: [(&str, ForcePath); 7] = [
     ("depth-first", |o| o.depth_first_rows = Some(0)),
     ("breadth-first", |o| o.depth_first_rows = Some(usize::MAX)),
     ("without leaf products", |o| o.postpone_leaves = false),
@@ -47,6 +47,7 @@ const FORCED_PATHS: [(&str, ForcePath); 6] = [
         o.join_order = JoinOrder::Paper;
     }),
     ("without local candidates", |o| o.local_candidates = false),
+    ("without symmetry breaking", |o| o.symmetry = false),
     ("refined and sampled", |o| o.heavy_query_work = 0.0),
 ];
 

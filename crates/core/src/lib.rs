@@ -29,6 +29,7 @@ pub mod select;
 pub mod signature;
 pub mod sink;
 pub mod spread;
+pub mod symmetry;
 pub mod verify;
 
 pub use auto::AutoEngine;

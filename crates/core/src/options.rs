@@ -51,6 +51,9 @@ pub struct MatchOptions {
     /// The CPU's depth-first count extends rows through local candidates
     /// ([`crate::cpu`]'s auxiliary lists) when they fit; off for tests and measurements.
     pub local_candidates: bool,
+    /// Counts one match per class of the query's automorphisms and multiplies (isomorphism
+    /// without a limit, [`crate::symmetry`]); off for tests and measurements.
+    pub symmetry: bool,
 }
 
 /// Rounds of refinement by default: enough for the sets to settle on the queries measured
@@ -183,6 +186,7 @@ impl Default for MatchOptions {
             refine_rounds: REFINE_ROUNDS,
             join_order: JoinOrder::Sampled,
             local_candidates: true,
+            symmetry: true,
             heavy_query_work: crate::estimate::HEAVY_QUERY_WORK,
         }
     }

@@ -5,11 +5,13 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::ops::Range;
 
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 
 use crate::index::DataIndex;
 use crate::refine::CandidateEdges;
+use crate::symmetry::Symmetry;
 
 /// An edge from an already joined query vertex to the one being joined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,12 +35,46 @@ pub struct JoinStep {
     pub first: Option<LinkEdge>,
     /// The other linking edges, intersected after the first.
     pub others: Vec<LinkEdge>,
+    /// Orders the vertex's match keeps with earlier columns' ([`crate::symmetry`]).
+    pub order_bounds: Vec<OrderBound>,
+}
+
+/// A symmetry-breaking constraint as a step reads it: the step's match must be above (or
+/// below) the match in an earlier column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OrderBound {
+    /// The earlier column.
+    pub column: usize,
+    /// Whether the step's match is above that column's; otherwise below.
+    pub above: bool,
 }
 
 impl JoinStep {
     /// Every linking edge, the first one first.
     pub fn links(&self) -> impl Iterator<Item = &LinkEdge> {
         self.first.iter().chain(&self.others)
+    }
+
+    /// The data vertices the step's match may be, given the earlier columns `row`: above
+    /// every `above` bound's vertex and below every other's (empty when none can).
+    pub fn window(&self, row: &[VertexId]) -> Range<VertexId> {
+        self.order_bounds
+            .iter()
+            .fold(0..VertexId::MAX, |w, b| match b.above {
+                true => w.start.max(row[b.column].saturating_add(1))..w.end,
+                false => w.start..w.end.min(row[b.column]),
+            })
+    }
+
+    /// The part of the sorted `list` in [`JoinStep::window`].
+    pub fn narrow<'l>(&self, row: &[VertexId], list: &'l [VertexId]) -> &'l [VertexId] {
+        if self.order_bounds.is_empty() {
+            return list;
+        }
+        let window = self.window(row);
+        let from = list.partition_point(|&x| x < window.start);
+        let to = list.partition_point(|&x| x < window.end).max(from);
+        &list[from..to]
     }
 }
 
@@ -60,6 +96,9 @@ pub struct Plan {
     pub estimated_rows: f64,
     /// How the order was chosen, for `--explain`.
     pub choice: PlanChoice,
+    /// The symmetry the steps' bounds break: each match found stands for
+    /// [`Symmetry::classes`] matches.
+    pub symmetry: Symmetry,
 }
 
 /// How a plan's order was chosen: which strategy, and what refinement and sampling saw.
@@ -148,7 +187,8 @@ impl LeafSuffix {
     /// their vertex has no query edge to a vertex of the suffix, its label group stays within
     /// [`MAX_LEAF_GROUP`] members and [`MAX_LEAF_LINKS`] linking edges, and one step is left
     /// before it. A suffix of one step is the ordinary last step: nothing to multiply.
-    fn of(query: &Graph, steps: &[JoinStep], mut from: usize) -> LeafSuffix {
+    /// Steps whose vertex is `fixed` stay out of it.
+    fn of(query: &Graph, steps: &[JoinStep], mut from: usize, fixed: &[bool]) -> LeafSuffix {
         let n = steps.len();
         let mut inside = vec![false; n];
         for st in &steps[from..] {
@@ -171,6 +211,7 @@ impl LeafSuffix {
                 .any(|&d| query.edges(u, d).0.iter().any(|&w| inside[w as usize]));
             let (members, links) = label_load(query.label(u), &inside);
             if adjacent
+                || fixed[st.vertex]
                 || members + 1 > MAX_LEAF_GROUP
                 || links + st.links().count() > MAX_LEAF_LINKS
             {
@@ -464,6 +505,7 @@ impl Plan {
                 vertex: u,
                 first: links.next(),
                 others: links.collect(),
+                order_bounds: Vec::new(),
             });
         }
         let mut rows = 1.0f64;
@@ -478,7 +520,7 @@ impl Plan {
             estimated_rows += rows;
         }
         let leaves = if multiply {
-            LeafSuffix::of(query, &steps, core)
+            LeafSuffix::of(query, &steps, core, &vec![false; n])
         } else {
             LeafSuffix {
                 from: n,
@@ -495,7 +537,49 @@ impl Plan {
                 strategy: strategy.name(),
                 ..PlanChoice::default()
             },
+            symmetry: Symmetry::none(),
         }
+    }
+
+    /// Imposes `symmetry`'s constraints: each becomes an order bound of the later of its two steps.
+    /// A constrained vertex leaves the leaf suffix (whose products would count the matches
+    /// the bounds cut), and with it the steps before it.
+    pub fn break_symmetry(&mut self, query: &Graph, symmetry: Symmetry) {
+        let mut column = vec![0; self.steps.len()];
+        for (i, st) in self.steps.iter().enumerate() {
+            column[st.vertex] = i;
+        }
+        for &(low, high) in &symmetry.constraints {
+            let (a, b) = (column[low], column[high]);
+            let (step, bound) = if a < b {
+                (
+                    b,
+                    OrderBound {
+                        column: a,
+                        above: true,
+                    },
+                )
+            } else {
+                (
+                    a,
+                    OrderBound {
+                        column: b,
+                        above: false,
+                    },
+                )
+            };
+            self.steps[step].order_bounds.push(bound);
+        }
+        let constrained: Vec<bool> = (0..self.steps.len())
+            .map(|u| symmetry.constrains(u))
+            .collect();
+        let last_constrained = (self.leaves.from..self.steps.len())
+            .rev()
+            .find(|&i| constrained[self.steps[i].vertex]);
+        if let Some(last) = last_constrained {
+            self.leaves = LeafSuffix::of(query, &self.steps, last + 1, &constrained);
+        }
+        self.symmetry = symmetry;
     }
 
     /// Number of query vertices.
@@ -535,6 +619,10 @@ impl fmt::Display for Plan {
                     order[e.column], e.label
                 )?;
             }
+            for b in &step.order_bounds {
+                let sign = if b.above { '>' } else { '<' };
+                write!(f, "  keeps u{} {sign} u{}", step.vertex, order[b.column])?;
+            }
             writeln!(f)?;
         }
         let choice = &self.choice;
@@ -555,6 +643,20 @@ impl fmt::Display for Plan {
             write!(f, " ({reason})")?;
         }
         writeln!(f)?;
+        if !self.symmetry.is_trivial() {
+            let orbits: Vec<String> = self
+                .symmetry
+                .orbits()
+                .map(|(v, size)| format!("u{v} in an orbit of {size}"))
+                .collect();
+            writeln!(
+                f,
+                "  symmetry: {} automorphisms broken ({}); each match found stands for {}",
+                self.symmetry.classes(),
+                orbits.join(", "),
+                self.symmetry.classes()
+            )?;
+        }
         let leaves = &self.leaves;
         if leaves.from < self.steps.len() {
             let vertices: Vec<String> = self.steps[leaves.from..]

@@ -9,9 +9,10 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::estimate::plan_on_host;
 use crate::index::DataIndex;
-use crate::options::{JoinOrder, MatchOptions, Share, Status, AXES};
+use crate::options::{JoinOrder, MatchOptions, Semantics, Share, Status, AXES};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
+use crate::symmetry::{Images, Symmetry, MAX_IMAGES};
 
 /// Time spent in each phase of one query.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -87,10 +88,16 @@ pub(crate) fn plan_query(
     let filtered = Instant::now();
     // Leaves are multiplied only in a count.
     let postpone = options.postpone_leaves && counting;
-    let plan = match to_host(&mut candidates, query, data, options)? {
+    let mut plan = match to_host(&mut candidates, query, data, options)? {
         Some(sets) => plan_on_host(query, sets, data, options, postpone),
         None => Plan::build(query, &candidates.sizes(), data, postpone),
     };
+    // Matches in classes of the query's automorphisms: injective ones only, and all of them
+    // wanted (a limit wants the first few, found as well without).
+    if options.symmetry && options.semantics == Semantics::Isomorphism && options.limit.is_none() {
+        let max_images = if counting { u64::MAX } else { MAX_IMAGES };
+        plan.break_symmetry(query, Symmetry::of(query, max_images));
+    }
     Ok(Planned {
         candidates,
         plan,
@@ -166,9 +173,16 @@ impl Planned {
             None => &self.candidates,
         };
         let cut = started.elapsed();
-        let outcome = engine.join(&self.plan, candidates, data, options, sink)?;
+        let symmetry = &self.plan.symmetry;
+        let outcome = if symmetry.is_trivial() || !sink.wants_matches() {
+            engine.join(&self.plan, candidates, data, options, sink)?
+        } else {
+            let mut images = Images::new(symmetry, sink);
+            engine.join(&self.plan, candidates, data, options, &mut images)?
+        };
         let mut report = self.report();
-        report.count = outcome.count;
+        // Each match found stands for its class (exact modulo 2^64, as the leaf products).
+        report.count = outcome.count.wrapping_mul(symmetry.classes());
         report.status = outcome.status;
         report.times.plan += cut;
         report.times.join = started.elapsed() - cut;

@@ -27,7 +27,7 @@ extern "C" __global__ void gsi_join_bounds(
 
 // Warp per row (grid-stride), Algorithm 3 lines 5-12. The row is kept in shared memory for
 // the subtraction; the PCSR ranges of every linking edge are located once per row. The first
-// edge's list is read 32 elements at a time; each lane tests its element against C(u)'s
+// edge's list, cut to the step's order bounds (symmetry breaking), is read 32 elements at a time; each lane tests its element against C(u)'s
 // bitset (one read), the row (subtraction, skipped when !injective) and, by binary search,
 // every other linking edge's list — so subtraction and both intersections are fused into one
 // pass and the buffer is written once. Survivors are compacted by ballot into a 128-byte
@@ -41,6 +41,7 @@ extern "C" __global__ void gsi_join_rows(
     const u32* __restrict__ table, u32 rows, u32 width,
     const u32* __restrict__ groups, const u32* __restrict__ ci,
     const Link* __restrict__ links, u32 link_count, u32 has_first,
+    const u32* __restrict__ order_bounds, u32 order_bound_count,
     const u32* __restrict__ candidate_list, u32 candidate_count,
     const u32* __restrict__ candidate_bits, u32 injective,
     const u32* __restrict__ offsets, u32 offset_base, u32 stride, u32* __restrict__ gba,
@@ -68,13 +69,18 @@ extern "C" __global__ void gsi_join_rows(
         }
         __syncwarp();
         const u32* source = candidate_list;
-        u32 source_len = candidate_count;
+        u32 begin = 0;
+        u32 end = candidate_count;
         u32 first_other = 0;
         if (has_first) {
-            source = ci + range_sh[w][0];
-            source_len = range_sh[w][1] - range_sh[w][0];
+            source = ci;
+            begin = range_sh[w][0];
+            end = range_sh[w][1];
             first_other = 1;
         }
+        keep_order_bounds(source, order_bounds, order_bound_count, row_sh[w], &begin, &end);
+        source += begin;
+        u32 source_len = end - begin;
         u64 out_at = !gba ? 0 : offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride;
         u32 cached = 0;
         u32 written = 0;
@@ -193,6 +199,8 @@ struct DepthStep {
     u32 has_first;
     u32 candidates_from;
     u32 candidate_count;
+    u32 order_bounds_from;
+    u32 order_bound_count;
 };
 
 // Nanoseconds of the GPU's global timer.
@@ -219,6 +227,7 @@ extern "C" __global__ void gsi_join_depth_first(
     const u32* __restrict__ table, u32 rows, u32 first_step, u32 width,
     const u32* __restrict__ groups, const u32* __restrict__ ci,
     const Link* __restrict__ links, u32 total_links, const DepthStep* __restrict__ steps,
+    const u32* __restrict__ order_bounds,
     const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
     u32 injective, u32* __restrict__ ranges, u32* __restrict__ next_row,
     u64* __restrict__ total, u64 slice_ns, u64 deadline_ns, u32* __restrict__ abandoned) {
@@ -278,6 +287,8 @@ extern "C" __global__ void gsi_join_depth_first(
                 u32 b = st.has_first ? range[2 * st.links_from] : st.candidates_from;
                 u32 e = st.has_first ? range[2 * st.links_from + 1]
                                      : st.candidates_from + st.candidate_count;
+                keep_order_bounds(source, order_bounds + st.order_bounds_from, st.order_bound_count,
+                                  row_sh[w], &b, &e);
                 __syncwarp();
                 if (lane == 0) {
                     begin_sh[w][level] = b;

@@ -104,6 +104,46 @@ __device__ __forceinline__ bool sorted_contains(const u32* __restrict__ a, u32 l
     return false;
 }
 
+// The first index of sorted a[lo, hi) whose element is at least x (hi when none).
+__device__ __forceinline__ u32 sorted_lower_bound(const u32* __restrict__ a, u32 lo, u32 hi, u32 x) {
+    while (lo < hi) {
+        u32 mid = lo + ((hi - lo) >> 1);
+        if (a[mid] < x) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// Order bounds, from symmetry breaking (gsi-core symmetry.rs): a step's match must lie above
+// the matches of some earlier columns and below others'. A bound is a column, with ABOVE set
+// for "above".
+#define ABOVE 0x80000000u
+
+// Cuts the sorted list a[*begin, *end) to its part that keeps a step's `count` order bounds,
+// given the row's earlier matches.
+__device__ __forceinline__ void keep_order_bounds(const u32* __restrict__ a, const u32* __restrict__ bounds,
+                                            u32 count, const u32* row, u32* begin, u32* end) {
+    if (count == 0) {
+        return;
+    }
+    u32 lo = 0;
+    u32 hi = 0xffffffffu;
+    for (u32 k = 0; k < count; ++k) {
+        u32 v = row[bounds[k] & ~ABOVE];
+        if (bounds[k] & ABOVE) {
+            lo = max(lo, v + 1u);
+        } else {
+            hi = min(hi, v);
+        }
+    }
+    u32 from = sorted_lower_bound(a, *begin, *end, lo);
+    *end = max(from, sorted_lower_bound(a, from, *end, hi));
+    *begin = from;
+}
+
 // The warp this thread belongs to, counted over the grid, and the number of warps in the grid.
 __device__ __forceinline__ u32 global_warp() {
     return (blockIdx.x * blockDim.x + threadIdx.x) / WARP_SIZE;

@@ -71,15 +71,17 @@ impl<'a> CpuJoin<'a> {
         stop.load(Ordering::Relaxed)
     }
 
-    /// The list the first edge reads for `row`: N(v', l0), or C(u) when u has no linking edge.
+    /// The list the first edge reads for `row`: N(v', l0), or C(u) when u has no linking edge;
+    /// only its part within the step's order bounds.
     fn source(&self, st: &JoinStep, row: &[VertexId]) -> &[VertexId] {
-        match st.first {
+        let list = match st.first {
             Some(e) => self
                 .data
                 .pcsr()
                 .neighbors(row[e.column], e.label, e.direction),
             None => self.candidates.list(st.vertex),
-        }
+        };
+        st.narrow(row, list)
     }
 
     /// Algorithm 3 for one row: fills `buf` with the row's extensions drawn from `source` (the
@@ -641,6 +643,13 @@ impl CpuJoin<'_> {
         let list = self.candidates.list(st.vertex);
         let at = &mut search.position_buffers[step];
         local.extend(self.plan, step, &search.positions[..width], list.len(), at);
+        if !st.order_bounds.is_empty() {
+            // Positions in C(u) keep the order of its vertices.
+            let window = st.window(&search.row[..width]);
+            let from = list.partition_point(|&y| y < window.start) as u32;
+            let to = list.partition_point(|&y| y < window.end) as u32;
+            at.retain(|&p| (from..to).contains(&p));
+        }
         if self.options.semantics == Semantics::Isomorphism {
             let used = &search.used;
             at.retain(|&p| !used.contains(list[p as usize] as usize));

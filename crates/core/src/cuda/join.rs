@@ -64,10 +64,16 @@ struct StepArgs<'a> {
     links: CudaView<'a, Link>,
     link_count: u32,
     has_first: u32,
+    /// The step's order bounds: a column each, [`ABOVE`] set for "above".
+    order_bounds: CudaView<'a, u32>,
     candidate_list: CudaView<'a, u32>,
     candidate_bits: CudaView<'a, u32>,
     injective: u32,
 }
+
+/// The flag of an order bound that keeps a step's match above its column's (`ABOVE` in
+/// `prelude.cuh`).
+const ABOVE: u32 = 1 << 31;
 
 /// A null device pointer, for the arguments a mode does not use.
 const NULL: u64 = 0;
@@ -114,6 +120,7 @@ fn join_rows(
     output: RowsOutput<'_>,
 ) -> Result<()> {
     let candidate_count = step.candidate_list.len() as u32;
+    let order_bound_count = step.order_bounds.len() as u32;
     // The kernel's optional arguments, from the output mode.
     let (place, gba, counts, total) = match output {
         RowsOutput::Buffers { place, gba, counts } => (Some(place), Some(gba), Some(counts), None),
@@ -136,6 +143,8 @@ fn join_rows(
         .arg(&step.links)
         .arg(&step.link_count)
         .arg(&step.has_first)
+        .arg(&step.order_bounds)
+        .arg(&order_bound_count)
         .arg(&step.candidate_list)
         .arg(&candidate_count)
         .arg(&step.candidate_bits)
@@ -158,7 +167,7 @@ fn join_rows(
         None => launch.arg(&NULL),
     };
     // SAFETY: gsi_join_rows(table[rows*width], rows, width, groups, ci, links[count], count,
-    // has_first, candidate_list[|C(u)|], |C(u)|, candidate_bits[words], injective,
+    // has_first, order_bounds[count], count, candidate_list[|C(u)|], |C(u)|, candidate_bits[words], injective,
     // offsets[rows + 1] | null, offset_base, stride, gba | null, counts[rows] | null,
     // total[1] | null): the output mode sets either gba and counts (with offsets, or null and
     // a stride) or total; gba holds every row's buffer where the place says.
@@ -247,9 +256,11 @@ struct DepthStep {
     has_first: u32,
     candidates_from: u32,
     candidate_count: u32,
+    order_bounds_from: u32,
+    order_bound_count: u32,
 }
 
-// SAFETY: `DepthStep` is `repr(C)`, six u32, the layout of the kernel's `struct DepthStep`.
+// SAFETY: `DepthStep` is `repr(C)`, eight u32, the layout of the kernel's `struct DepthStep`.
 unsafe impl DeviceRepr for DepthStep {}
 
 /// What `gsi_join_depth_first` reads besides the table.
@@ -259,6 +270,7 @@ struct DepthFirstArgs<'a> {
     links: &'a CudaView<'a, Link>,
     total_links: u32,
     steps: &'a CudaView<'a, DepthStep>,
+    order_bounds: &'a CudaView<'a, u32>,
     candidates: &'a DeviceCandidates,
     injective: u32,
 }
@@ -288,7 +300,7 @@ fn join_depth_first(
     let words = args.candidates.words as u32;
     let config = depth_first_grid(rows);
     // SAFETY: gsi_join_depth_first(table[rows*first_step], rows, first_step, width, groups,
-    // ci, links[total_links], total_links, steps[width], candidate_lists, candidate_bits
+    // ci, links[total_links], total_links, steps[width], order_bounds, candidate_lists, candidate_bits
     // [q*words], words, injective, ranges[grid warps*total_links*2], next_row[1], total[1],
     // slice_ns, deadline_ns, abandoned[1]): `ranges` is sized for `depth_first_grid(rows)`.
     unsafe {
@@ -304,6 +316,7 @@ fn join_depth_first(
             .arg(args.links)
             .arg(&args.total_links)
             .arg(args.steps)
+            .arg(args.order_bounds)
             .arg(&args.candidates.lists)
             .arg(&args.candidates.bits)
             .arg(&words)
@@ -355,7 +368,7 @@ unsafe impl DeviceRepr for LeafTermOnDevice {}
 
 /// The plan on the device, copied in one transfer per query: every step's linking edges
 /// (`Link`), the join order, the steps as the depth-first and leaf kernels read them
-/// (`DepthStep`), and the leaf suffix (`crate::plan::LeafSuffix`) flattened into groups,
+/// (`DepthStep`), every step's order bounds, and the leaf suffix (`crate::plan::LeafSuffix`) flattened into groups,
 /// members, terms and blocks. Every record is made of 32-bit words, so each section is a
 /// typed view of one buffer.
 struct PlanOnDevice {
@@ -363,6 +376,7 @@ struct PlanOnDevice {
     links: Range<usize>,
     order: Range<usize>,
     steps: Range<usize>,
+    order_bounds: Range<usize>,
     groups: Range<usize>,
     members: Range<usize>,
     terms: Range<usize>,
@@ -402,8 +416,17 @@ impl PlanOnDevice {
                     s.has_first,
                     s.candidates_from,
                     s.candidate_count,
+                    s.order_bounds_from,
+                    s.order_bound_count,
                 ]
             }),
+        );
+        let order_bounds = section(
+            &mut words,
+            plan.steps
+                .iter()
+                .flat_map(|s| &s.order_bounds)
+                .map(|b| b.column as u32 | if b.above { ABOVE } else { 0 }),
         );
         let (mut group_words, mut members, mut terms, mut blocks) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -434,6 +457,7 @@ impl PlanOnDevice {
             links,
             order,
             steps,
+            order_bounds,
             groups,
             members,
             terms,
@@ -462,6 +486,10 @@ impl PlanOnDevice {
 
     fn steps(&self) -> CudaView<'_, DepthStep> {
         self.typed(&self.steps)
+    }
+
+    fn order_bounds(&self) -> CudaView<'_, u32> {
+        self.typed(&self.order_bounds)
     }
 }
 
@@ -529,6 +557,8 @@ struct StepLinks {
     first: Link,
     /// The largest possible buffer of one row.
     max_bound: usize,
+    /// Where this step's order bounds start in the plan's.
+    order_bounds: Range<usize>,
 }
 
 /// The join's view of one query on the GPU.
@@ -556,6 +586,7 @@ impl<'a> GpuJoin<'a> {
         let sizes = candidates.sizes();
         let mut steps = Vec::with_capacity(plan.width());
         let mut links = Vec::new();
+        let mut order_bounds_from = 0;
         for step in &plan.steps {
             let links_from = links.len();
             links.extend(
@@ -572,7 +603,9 @@ impl<'a> GpuJoin<'a> {
                 has_first: step.first.is_some(),
                 first: links.get(links_from).copied().unwrap_or_default(),
                 max_bound,
+                order_bounds: order_bounds_from..order_bounds_from + step.order_bounds.len(),
             });
+            order_bounds_from += step.order_bounds.len();
         }
         let depth_steps: Vec<DepthStep> = plan
             .steps
@@ -585,6 +618,8 @@ impl<'a> GpuJoin<'a> {
                 has_first: u32::from(s.has_first),
                 candidates_from: candidates.range(step.vertex).start as u32,
                 candidate_count: sizes[step.vertex] as u32,
+                order_bounds_from: s.order_bounds.start as u32,
+                order_bound_count: s.order_bounds.len() as u32,
             })
             .collect();
         Ok(GpuJoin {
@@ -635,6 +670,7 @@ impl<'a> GpuJoin<'a> {
                 .slice(s.links_from..s.links_from + s.count as usize),
             link_count: s.count,
             has_first: u32::from(s.has_first),
+            order_bounds: self.on_device.order_bounds().slice(s.order_bounds.clone()),
             candidate_list: self.candidates.lists.slice(self.candidates.range(u)),
             candidate_bits: self.candidates.bits.slice(u * words..(u + 1) * words),
             injective: self.injective,
@@ -880,6 +916,7 @@ impl GpuJoin<'_> {
         let view = self.view(table, rows, step);
         let links = self.on_device.links();
         let steps = self.on_device.steps();
+        let order_bounds = self.on_device.order_bounds();
         let total_links = links.len() as u32;
         let warps = depth_first_grid(count as u32).grid_dim.0 as usize * (BLOCK_SIZE as usize / 32);
         let stream = &self.device.stream;
@@ -902,6 +939,7 @@ impl GpuJoin<'_> {
             links: &links,
             total_links,
             steps: &steps,
+            order_bounds: &order_bounds,
             candidates: self.candidates,
             injective: self.injective,
         };
