@@ -68,16 +68,21 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
         for query in &queries {
             let expected = brute::count(&query.graph, index.graph(), homomorphism);
             // As the engine chooses, depth-first at once, and breadth-first to the end.
+            // Every list balanced over blocks in pieces of 32 (`Some(0)`), or none.
             let paths = [
-                (None, true),
-                (Some(0), true),
-                (Some(usize::MAX), true),
-                (None, false),
+                (None, true, options.balance_from),
+                (Some(0), true, options.balance_from),
+                (Some(usize::MAX), true, options.balance_from),
+                (None, false, options.balance_from),
+                (Some(usize::MAX), true, Some(0)),
+                (None, false, Some(0)),
+                (Some(usize::MAX), true, None),
             ];
-            for (depth_first_rows, postpone_leaves) in paths {
+            for (depth_first_rows, postpone_leaves, balance_from) in paths {
                 let options = MatchOptions {
                     depth_first_rows,
                     postpone_leaves,
+                    balance_from,
                     ..options.clone()
                 };
                 let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
@@ -85,7 +90,7 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                 assert_eq!(
                     report.count, expected,
                     "case {case}: GPU count, depth-first from {depth_first_rows:?} rows, \
-                     leaf products {postpone_leaves}"
+                     leaf products {postpone_leaves}, balanced from {balance_from:?}"
                 );
             }
             // Refined and planned by sampling (candidate sets from the host), each order.
@@ -119,6 +124,23 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
             find_matches(gpu, &query.graph, &index, &options, &mut on_gpu).expect("GPU");
             find_matches(&mut CpuEngine, &query.graph, &index, &options, &mut on_cpu).expect("CPU");
             assert_eq!(on_gpu.flat(), on_cpu.flat(), "case {case}: matches");
+            // Balanced rows put their extensions in no fixed order: the same set.
+            let balanced = MatchOptions {
+                balance_from: Some(0),
+                ..options.clone()
+            };
+            let mut on_blocks = CollectMatches::default();
+            find_matches(gpu, &query.graph, &index, &balanced, &mut on_blocks).expect("GPU");
+            let sorted = |m: &CollectMatches| {
+                let mut rows: Vec<Vec<u32>> = m.rows().map(<[u32]>::to_vec).collect();
+                rows.sort();
+                rows
+            };
+            assert_eq!(
+                sorted(&on_blocks),
+                sorted(&on_cpu),
+                "case {case}: balanced matches"
+            );
             checked += 1;
         }
     }

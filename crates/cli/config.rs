@@ -154,6 +154,15 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             ))
         })?),
     };
+    let balance_from = match args.balance_from.as_deref() {
+        None => Some(gsi_core::options::BALANCE_FROM),
+        Some("never") => None,
+        Some(text) => Some(text.parse::<usize>().map_err(|_| {
+            input_error(format!(
+                "--balance-from {text}: expected a list length or `never`"
+            ))
+        })?),
+    };
     Ok(Matching {
         options: MatchOptions {
             semantics: if args.homomorphism {
@@ -177,6 +186,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             },
             local_candidates: !args.no_local_candidates,
             symmetry: !args.no_symmetry,
+            balance_from,
             heavy_query_work: args.heavy_work,
         },
         timeout,

@@ -666,6 +666,11 @@ pub struct MatchingArgs {
     #[arg(long, value_name = "N|never", hide = true)]
     pub depth_first_rows: Option<String>,
 
+    /// For tests and measurements: the GPU gives a row whose list is longer than N to whole
+    /// blocks, in pieces of 16 N (`never`: every row to one warp). Default: 256.
+    #[arg(long, value_name = "N|never", hide = true)]
+    pub balance_from: Option<String>,
+
     /// For tests and measurements: join leaves in Algorithm 2's order and enumerate them,
     /// instead of joining them last and counting them as products.
     #[arg(long, hide = true)]

@@ -36,9 +36,10 @@ struct Run {
 }
 
 /// The paths a count is also checked on: depth-first from the first step, breadth-first to
-/// the end, with the leaves enumerated instead of multiplied, and with the paper's candidate
-/// sets and join order (no refinement, Algorithm 2).
-const FORCED_PATHS: [(&str, ForcePath); 7] = [
+/// the end, with the leaves enumerated instead of multiplied, with the paper's candidate sets
+/// and join order (no refinement, Algorithm 2), without local candidates, with every order
+/// sampled, without symmetry breaking, and with the GPU's load balance on every row or none.
+const FORCED_PATHS: [(&str, ForcePath); 9] = [
     ("depth-first", |o| o.depth_first_rows = Some(0)),
     ("breadth-first", |o| o.depth_first_rows = Some(usize::MAX)),
     ("without leaf products", |o| o.postpone_leaves = false),
@@ -48,6 +49,10 @@ const FORCED_PATHS: [(&str, ForcePath); 7] = [
     }),
     ("without local candidates", |o| o.local_candidates = false),
     ("without symmetry breaking", |o| o.symmetry = false),
+    ("every list balanced over blocks", |o| {
+        o.balance_from = Some(0)
+    }),
+    ("without load balance", |o| o.balance_from = None),
     ("refined and sampled", |o| o.heavy_query_work = 0.0),
 ];
 

@@ -51,10 +51,18 @@ pub struct MatchOptions {
     /// The CPU's depth-first count extends rows through local candidates
     /// ([`crate::cpu`]'s auxiliary lists) when they fit; off for tests and measurements.
     pub local_candidates: bool,
+    /// The GPU's load balance (the paper's Sec. 6.1): a row whose list is longer than this
+    /// is cut into pieces of 16 times that many elements, each taken by a whole block; `None`
+    /// leaves every row to one warp (a switch for tests and measurements).
+    pub balance_from: Option<usize>,
     /// Counts one match per class of the query's automorphisms and multiplies (isomorphism
     /// without a limit, [`crate::symmetry`]); off for tests and measurements.
     pub symmetry: bool,
 }
+
+/// List length from which the GPU gives a row to whole blocks by default: a block's threads
+/// (the paper's W2; its pieces, 16 times that, are its W1).
+pub const BALANCE_FROM: usize = 256;
 
 /// Rounds of refinement by default: enough for the sets to settle on the queries measured
 /// (yeast and gowalla-shaped, 8 to 32 vertices), few enough to bound a pass that does not.
@@ -187,6 +195,7 @@ impl Default for MatchOptions {
             join_order: JoinOrder::Sampled,
             local_candidates: true,
             symmetry: true,
+            balance_from: Some(BALANCE_FROM),
             heavy_query_work: crate::estimate::HEAVY_QUERY_WORK,
         }
     }

@@ -5,6 +5,30 @@
 // has_first is set; otherwise (the first step, or a new component of a disconnected query)
 // u's matches come from its candidate list.
 
+// Algorithm 3's tests (lines 9-12) of x, an element of a row's first-edge list: C(u)'s bitset,
+// the subtraction of the row's `width` vertices (when injective), and every linking edge from
+// `first_other` on by binary search in its list, whose ranges are pairs in `ranges`.
+__device__ __forceinline__ bool admits(u32 x, const u32* __restrict__ bits, u32 injective,
+                                       const u32* row, u32 width, const u32* __restrict__ ci,
+                                       const u32* ranges, u32 first_other, u32 link_count) {
+    if (!((bits[x / 32] >> (x % 32)) & 1u)) {
+        return false;
+    }
+    if (injective) {
+        for (u32 j = 0; j < width; ++j) {
+            if (row[j] == x) {
+                return false;
+            }
+        }
+    }
+    for (u32 k = first_other; k < link_count; ++k) {
+        if (!sorted_contains(ci, ranges[2 * k], ranges[2 * k + 1], x)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // Warp per row (grid-stride): the buffer bound |N(v', l0)| of Algorithm 4, or |C(u)|.
 extern "C" __global__ void gsi_join_bounds(
     const u32* __restrict__ table, u32 rows, u32 width,
@@ -45,7 +69,9 @@ extern "C" __global__ void gsi_join_rows(
     const u32* __restrict__ candidate_list, u32 candidate_count,
     const u32* __restrict__ candidate_bits, u32 injective,
     const u32* __restrict__ offsets, u32 offset_base, u32 stride, u32* __restrict__ gba,
-    u32* __restrict__ counts, u64* __restrict__ total) {
+    u32* __restrict__ counts, u64* __restrict__ total,
+    u32 balance_from, u32 piece_length, u32* __restrict__ pieces, u32* __restrict__ piece_count,
+    u32 piece_capacity) {
     __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
     __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * MAX_WIDTH];
     __shared__ u32 cache_sh[WARPS_PER_BLOCK][WARP_SIZE];
@@ -81,27 +107,38 @@ extern "C" __global__ void gsi_join_rows(
         keep_order_bounds(source, order_bounds, order_bound_count, row_sh[w], &begin, &end);
         source += begin;
         u32 source_len = end - begin;
+        if (source_len > balance_from) {
+            // Sec. 6.1: a long list is cut into pieces for whole blocks (gsi_join_pieces).
+            u32 count = (source_len + piece_length - 1) / piece_length;
+            u32 at = 0;
+            if (lane == 0) {
+                at = atomicAdd(piece_count, count);
+            }
+            at = __shfl_sync(FULL_MASK, at, 0);
+            if (at + count <= piece_capacity) {
+                for (u32 p = lane; p < count; p += WARP_SIZE) {
+                    pieces[2 * (at + p)] = r;
+                    pieces[2 * (at + p) + 1] = p * piece_length;
+                }
+                if (gba && lane == 0) {
+                    counts[r] = 0;
+                }
+                __syncwarp();
+                continue;
+            }
+            // The pool is full: this warp does the row, and marks the slots it took as empty.
+            for (u32 p = at + lane; p < piece_capacity; p += WARP_SIZE) {
+                pieces[2 * p] = 0xffffffffu;
+            }
+        }
         u64 out_at = !gba ? 0 : offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride;
         u32 cached = 0;
         u32 written = 0;
         for (u32 base = 0; base < source_len; base += WARP_SIZE) {
             u32 i = base + lane;
-            bool valid = i < source_len;
-            u32 x = valid ? source[i] : 0;
-            if (valid) {
-                valid = (candidate_bits[x / 32] >> (x % 32)) & 1u;
-            }
-            if (valid && injective) {
-                for (u32 j = 0; j < width; ++j) {
-                    if (row_sh[w][j] == x) {
-                        valid = false;
-                        break;
-                    }
-                }
-            }
-            for (u32 k = first_other; valid && k < link_count; ++k) {
-                valid = sorted_contains(ci, range_sh[w][2 * k], range_sh[w][2 * k + 1], x);
-            }
+            u32 x = i < source_len ? source[i] : 0;
+            bool valid = i < source_len && admits(x, candidate_bits, injective, row_sh[w], width,
+                                                  ci, range_sh[w], first_other, link_count);
             u32 mask = __ballot_sync(FULL_MASK, valid);
             if (!gba) {
                 cached += __popc(mask);
@@ -136,6 +173,91 @@ extern "C" __global__ void gsi_join_rows(
             found += cached;
         }
         __syncwarp();
+    }
+    if (!gba && lane == 0 && found > 0) {
+        atomicAdd(total, found);
+    }
+}
+
+// Block per piece (grid-stride), Sec. 6.1's first two layers: the pieces gsi_join_rows cut from
+// lists longer than balance_from (a piece of at most piece_length elements, so that a list
+// longer than that is spread over several blocks, each its own share of the launch). Each
+// piece is (row, start in the row's list, cut as gsi_join_rows cuts it); the block reads the
+// row and the linking edges' ranges once, then each warp tests 32 elements at a time as
+// gsi_join_rows does and appends the survivors to the row's buffer at a place taken from
+// counts[row] by one atomic per warp (so a long row's extensions are in no fixed order), or
+// only counts them.
+extern "C" __global__ void gsi_join_pieces(
+    const u32* __restrict__ table, u32 width,
+    const u32* __restrict__ groups, const u32* __restrict__ ci,
+    const Link* __restrict__ links, u32 link_count, u32 has_first,
+    const u32* __restrict__ order_bounds, u32 order_bound_count,
+    const u32* __restrict__ candidate_list, u32 candidate_count,
+    const u32* __restrict__ candidate_bits, u32 injective,
+    const u32* __restrict__ offsets, u32 offset_base, u32 stride, u32* __restrict__ gba,
+    u32* __restrict__ counts, u64* __restrict__ total,
+    u32 piece_length, const u32* __restrict__ pieces, const u32* __restrict__ piece_count,
+    u32 piece_capacity) {
+    __shared__ u32 row_sh[MAX_WIDTH];
+    __shared__ u32 range_sh[2 * MAX_WIDTH];
+    u32 lane = threadIdx.x & 31u;
+    u32 w = threadIdx.x / WARP_SIZE;
+    u32 lanes_before = (1u << lane) - 1u;
+    u32 n = min(*piece_count, piece_capacity);
+    u64 found = 0;
+    for (u32 p = blockIdx.x; p < n; p += gridDim.x) {
+        u32 r = pieces[2 * p];
+        if (r == 0xffffffffu) {
+            continue;
+        }
+        u32 start = pieces[2 * p + 1];
+        __syncthreads();
+        for (u32 j = threadIdx.x; j < width; j += BLOCK_SIZE) {
+            row_sh[j] = table[(u64)r * width + j];
+        }
+        __syncthreads();
+        for (u32 k = w; k < link_count; k += WARPS_PER_BLOCK) {
+            u32 b, e;
+            pcsr_locate(groups, links[k], row_sh[links[k].column], lane, &b, &e);
+            if (lane == 0) {
+                range_sh[2 * k] = b;
+                range_sh[2 * k + 1] = e;
+            }
+        }
+        __syncthreads();
+        const u32* source = candidate_list;
+        u32 begin = 0;
+        u32 end = candidate_count;
+        u32 first_other = 0;
+        if (has_first) {
+            source = ci;
+            begin = range_sh[0];
+            end = range_sh[1];
+            first_other = 1;
+        }
+        keep_order_bounds(source, order_bounds, order_bound_count, row_sh, &begin, &end);
+        source += begin;
+        u32 piece_end = min(end - begin, start + piece_length);
+        u64 out_at = !gba ? 0 : offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride;
+        for (u32 base = start + w * WARP_SIZE; base < piece_end; base += BLOCK_SIZE) {
+            u32 i = base + lane;
+            u32 x = i < piece_end ? source[i] : 0;
+            bool valid = i < piece_end && admits(x, candidate_bits, injective, row_sh, width, ci,
+                                                 range_sh, first_other, link_count);
+            u32 mask = __ballot_sync(FULL_MASK, valid);
+            if (!gba) {
+                found += __popc(mask);
+                continue;
+            }
+            u32 at = 0;
+            if (lane == 0 && mask) {
+                at = atomicAdd(&counts[r], __popc(mask));
+            }
+            at = __shfl_sync(FULL_MASK, at, 0);
+            if (valid) {
+                gba[out_at + at + __popc(mask & lanes_before)] = x;
+            }
+        }
     }
     if (!gba && lane == 0 && found > 0) {
         atomicAdd(total, found);
@@ -317,23 +439,10 @@ extern "C" __global__ void gsi_join_depth_first(
                 }
                 // Test the next 32 candidates, one per lane (Algorithm 3, lines 9-12).
                 u32 i = read + lane;
-                bool valid = i < length;
-                u32 x = valid ? source[begin + i] : 0;
-                if (valid) {
-                    valid = (bits[x / 32] >> (x % 32)) & 1u;
-                }
-                if (valid && injective) {
-                    for (u32 j = 0; j < level; ++j) {
-                        if (row_sh[w][j] == x) {
-                            valid = false;
-                            break;
-                        }
-                    }
-                }
-                for (u32 k = first_other; valid && k < st.link_count; ++k) {
-                    u32 at = 2 * (st.links_from + k);
-                    valid = sorted_contains(ci, range[at], range[at + 1], x);
-                }
+                u32 x = i < length ? source[begin + i] : 0;
+                bool valid = i < length && admits(x, bits, injective, row_sh[w], level, ci,
+                                                  range + 2 * st.links_from, first_other,
+                                                  st.link_count);
                 u32 ballot = __ballot_sync(FULL_MASK, valid);
                 __syncwarp();
                 if (lane == 0) {

@@ -71,6 +71,8 @@ pub enum Kernel {
     JoinBounds,
     /// `gsi_join_rows`: Algorithm 3, filling (or counting) each row's buffer.
     JoinRows,
+    /// `gsi_join_pieces`: the long rows' lists, a block per piece (Sec. 6.1).
+    JoinPieces,
     /// `gsi_join_link`: the new table from the buffers.
     JoinLink,
     /// `gsi_join_permute`: matches into query-vertex order.
@@ -83,7 +85,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 11] = [
+    pub const ALL: [Kernel; 12] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
@@ -91,6 +93,7 @@ impl Kernel {
         Kernel::ScanAdd,
         Kernel::JoinBounds,
         Kernel::JoinRows,
+        Kernel::JoinPieces,
         Kernel::JoinLink,
         Kernel::JoinPermute,
         Kernel::JoinDepthFirst,
@@ -107,6 +110,7 @@ impl Kernel {
             Kernel::ScanAdd => "gsi_scan_add",
             Kernel::JoinBounds => "gsi_join_bounds",
             Kernel::JoinRows => "gsi_join_rows",
+            Kernel::JoinPieces => "gsi_join_pieces",
             Kernel::JoinLink => "gsi_join_link",
             Kernel::JoinPermute => "gsi_join_permute",
             Kernel::JoinDepthFirst => "gsi_join_depth_first",
@@ -123,6 +127,7 @@ impl Kernel {
             Kernel::ScanBlocks | Kernel::ScanAdd => KernelModule::Scan,
             Kernel::JoinBounds
             | Kernel::JoinRows
+            | Kernel::JoinPieces
             | Kernel::JoinLink
             | Kernel::JoinPermute
             | Kernel::JoinDepthFirst

@@ -112,12 +112,46 @@ fn join_bounds(
     Ok(())
 }
 
-/// `gsi_join_rows`: warp per row; Algorithm 3 lines 5-12 for every row of `step`.
+/// Sec. 6.1's load balance for one query: where `gsi_join_rows` leaves the pieces of long
+/// lists for `gsi_join_pieces`.
+struct Balance {
+    /// List length from which a row's list is cut into pieces for whole blocks.
+    from: u32,
+    /// Most elements of one piece (a block's share).
+    piece_length: u32,
+    /// (row, start) per piece.
+    pieces: CudaSlice<u32>,
+    /// Pieces taken (may pass the capacity: the pool is then full).
+    count: CudaSlice<u32>,
+}
+
+/// Pieces the pool holds; a warp that finds it full does its row itself.
+const PIECE_CAPACITY: usize = 1 << 16;
+/// Blocks of a `gsi_join_pieces` launch; blocks loop over the pieces.
+const PIECE_BLOCKS: u32 = 2048;
+
+impl Balance {
+    /// The pool for rows whose lists are longer than `from` elements; pieces of 16 times
+    /// that (the paper's W1 = 16 W3), at least a warp's 32.
+    fn new(device: &Device, from: usize) -> Result<Balance> {
+        let from = u32::try_from(from).unwrap_or(u32::MAX);
+        Ok(Balance {
+            from,
+            piece_length: from.saturating_mul(16).max(32),
+            pieces: device.alloc(2 * PIECE_CAPACITY, "the load-balance pieces")?,
+            count: device.alloc(1, "the load-balance counter")?,
+        })
+    }
+}
+
+/// `gsi_join_rows`: warp per row; Algorithm 3 lines 5-12 for every row of `step`; then, with
+/// `balance`, `gsi_join_pieces`: a block per piece of the lists the warps left.
 fn join_rows(
     device: &Device,
     pcsr: &DevicePcsr,
     step: &StepArgs<'_>,
     output: RowsOutput<'_>,
+    mut balance: Option<&mut Balance>,
 ) -> Result<()> {
     let candidate_count = step.candidate_list.len() as u32;
     let order_bound_count = step.order_bounds.len() as u32;
@@ -131,47 +165,94 @@ fn join_rows(
         Some(Place::Uniform { stride }) => (None, 0, stride),
         None => (None, 0, 0),
     };
+    if let Some(b) = balance.as_deref_mut() {
+        device
+            .stream
+            .memset_zeros(&mut b.count)
+            .map_err(driver("clearing the load-balance counter"))?;
+    }
+    let (gba, counts) = (gba.map(|g| &*g), counts.map(|c| &*c));
+    let total = total.map(|t| &*t);
+    // The arguments both kernels take, from the PCSR to the output.
+    macro_rules! common {
+        ($launch:expr) => {{
+            $launch
+                .arg(&pcsr.groups)
+                .arg(&pcsr.column_index)
+                .arg(&step.links)
+                .arg(&step.link_count)
+                .arg(&step.has_first)
+                .arg(&step.order_bounds)
+                .arg(&order_bound_count)
+                .arg(&step.candidate_list)
+                .arg(&candidate_count)
+                .arg(&step.candidate_bits)
+                .arg(&step.injective);
+            match &offsets {
+                Some(o) => $launch.arg(o),
+                None => $launch.arg(&NULL),
+            };
+            $launch.arg(&base).arg(&stride);
+            match gba {
+                Some(g) => $launch.arg(g),
+                None => $launch.arg(&NULL),
+            };
+            match counts {
+                Some(c) => $launch.arg(c),
+                None => $launch.arg(&NULL),
+            };
+            match total {
+                Some(t) => $launch.arg(t),
+                None => $launch.arg(&NULL),
+            };
+        }};
+    }
+    let (from, piece_length) = balance
+        .as_deref()
+        .map_or((u32::MAX, 0), |b| (b.from, b.piece_length));
+    let capacity = PIECE_CAPACITY as u32;
     let mut launch = device
         .stream
         .launch_builder(device.kernel(Kernel::JoinRows)?);
-    launch
-        .arg(&step.table)
-        .arg(&step.rows)
-        .arg(&step.width)
-        .arg(&pcsr.groups)
-        .arg(&pcsr.column_index)
-        .arg(&step.links)
-        .arg(&step.link_count)
-        .arg(&step.has_first)
-        .arg(&step.order_bounds)
-        .arg(&order_bound_count)
-        .arg(&step.candidate_list)
-        .arg(&candidate_count)
-        .arg(&step.candidate_bits)
-        .arg(&step.injective);
-    match &offsets {
-        Some(o) => launch.arg(o),
-        None => launch.arg(&NULL),
+    launch.arg(&step.table).arg(&step.rows).arg(&step.width);
+    common!(launch);
+    launch.arg(&from).arg(&piece_length);
+    match balance.as_deref() {
+        Some(b) => launch.arg(&b.pieces).arg(&b.count),
+        None => launch.arg(&NULL).arg(&NULL),
     };
-    launch.arg(&base).arg(&stride);
-    match gba {
-        Some(g) => launch.arg(g),
-        None => launch.arg(&NULL),
-    };
-    match counts {
-        Some(c) => launch.arg(c),
-        None => launch.arg(&NULL),
-    };
-    match total {
-        Some(t) => launch.arg(t),
-        None => launch.arg(&NULL),
-    };
+    launch.arg(&capacity);
     // SAFETY: gsi_join_rows(table[rows*width], rows, width, groups, ci, links[count], count,
-    // has_first, order_bounds[count], count, candidate_list[|C(u)|], |C(u)|, candidate_bits[words], injective,
-    // offsets[rows + 1] | null, offset_base, stride, gba | null, counts[rows] | null,
-    // total[1] | null): the output mode sets either gba and counts (with offsets, or null and
-    // a stride) or total; gba holds every row's buffer where the place says.
+    // has_first, order_bounds[count], count, candidate_list[|C(u)|], |C(u)|,
+    // candidate_bits[words], injective, offsets[rows + 1] | null, offset_base, stride,
+    // gba | null, counts[rows] | null, total[1] | null, balance_from, piece_length,
+    // pieces[2 * capacity] | null, piece_count[1] | null, capacity): the output mode sets
+    // either gba and counts (with offsets, or null and a stride) or total; gba holds every
+    // row's buffer where the place says; without a pool, balance_from is u32::MAX and no
+    // list is longer.
     unsafe { launch.launch(warp_per_row(step.rows)) }.map_err(driver("launching gsi_join_rows"))?;
+    let Some(b) = balance else {
+        return Ok(());
+    };
+    let mut launch = device
+        .stream
+        .launch_builder(device.kernel(Kernel::JoinPieces)?);
+    launch.arg(&step.table).arg(&step.width);
+    common!(launch);
+    launch
+        .arg(&b.piece_length)
+        .arg(&b.pieces)
+        .arg(&b.count)
+        .arg(&capacity);
+    let config = cudarc::driver::LaunchConfig {
+        grid_dim: (PIECE_BLOCKS, 1, 1),
+        block_dim: (BLOCK_SIZE, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: gsi_join_pieces(table, width, the arguments above from groups to total,
+    // piece_length, pieces[2 * capacity], piece_count[1], capacity): the pieces are those
+    // gsi_join_rows just wrote for these rows, in the same stream.
+    unsafe { launch.launch(config) }.map_err(driver("launching gsi_join_pieces"))?;
     Ok(())
 }
 
@@ -572,6 +653,8 @@ pub(crate) struct GpuJoin<'a> {
     /// The plan on the device.
     on_device: PlanOnDevice,
     options: &'a MatchOptions,
+    /// The pool of Sec. 6.1's load balance, when a step's lists can be long enough.
+    balance: Option<Balance>,
 }
 
 impl<'a> GpuJoin<'a> {
@@ -622,7 +705,14 @@ impl<'a> GpuJoin<'a> {
                 order_bound_count: s.order_bounds.len() as u32,
             })
             .collect();
+        let balance = match options.balance_from {
+            Some(from) if steps.iter().any(|s| s.max_bound > from) => {
+                Some(Balance::new(device, from)?)
+            }
+            _ => None,
+        };
         Ok(GpuJoin {
+            balance,
             on_device: PlanOnDevice::upload(device, plan, &links, &depth_steps)?,
             options,
             device,
@@ -632,6 +722,17 @@ impl<'a> GpuJoin<'a> {
             injective: u32::from(options.semantics == Semantics::Isomorphism),
             steps,
         })
+    }
+
+    /// The load-balance pool for `step`, when its lists can be longer than the pool's
+    /// threshold.
+    fn balanced<'b>(
+        &self,
+        step: usize,
+        balance: &'b mut Option<Balance>,
+    ) -> Option<&'b mut Balance> {
+        let longest = self.steps[step].max_bound;
+        balance.as_mut().filter(|b| longest > b.from as usize)
     }
 
     /// Rows `rows` of `table` at width `width`.
@@ -1052,8 +1153,9 @@ impl JoinBackend for GpuJoin<'_> {
         let mut counts = self.device.alloc(count, "row counts")?;
         {
             let place = GpuJoin::place(layout, &rows, base);
+            let mut balance = self.balance.take();
             let args = self.step_args(step, table, &rows);
-            join_rows(
+            let result = join_rows(
                 self.device,
                 self.pcsr,
                 &args,
@@ -1062,7 +1164,10 @@ impl JoinBackend for GpuJoin<'_> {
                     gba: &mut gba,
                     counts: &mut counts,
                 },
-            )?;
+                self.balanced(step, &mut balance),
+            );
+            self.balance = balance;
+            result?;
         }
         let (new_offsets, new_rows) = exclusive_scan(self.device, &counts.slice(0..count), count)?;
         Ok(DeviceFilled {
@@ -1149,13 +1254,17 @@ impl JoinBackend for GpuJoin<'_> {
             .stream
             .alloc_zeros::<u64>(1)
             .map_err(driver("allocating the match counter"))?;
+        let mut balance = self.balance.take();
         let args = self.step_args(step, table, &rows);
-        join_rows(
+        let result = join_rows(
             self.device,
             self.pcsr,
             &args,
             RowsOutput::Count { total: &mut total },
-        )?;
+            self.balanced(step, &mut balance),
+        );
+        self.balance = balance;
+        result?;
         let found = self
             .device
             .stream
