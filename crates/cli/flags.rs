@@ -667,7 +667,7 @@ pub struct MatchingArgs {
     pub depth_first_rows: Option<String>,
 
     /// For tests and measurements: the GPU gives a row whose list is longer than N to whole
-    /// blocks, in pieces of 16 N (`never`: every row to one warp). Default: 256.
+    /// blocks, in pieces of 16 N (`never`: every row to one warp). Default: 1024.
     #[arg(long, value_name = "N|never", hide = true)]
     pub balance_from: Option<String>,
 

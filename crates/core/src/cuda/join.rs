@@ -653,7 +653,8 @@ pub(crate) struct GpuJoin<'a> {
     /// The plan on the device.
     on_device: PlanOnDevice,
     options: &'a MatchOptions,
-    /// The pool of Sec. 6.1's load balance, when a step's lists can be long enough.
+    /// The pool of Sec. 6.1's load balance, made when a step's lists can first be long
+    /// enough (most queries never need it).
     balance: Option<Balance>,
 }
 
@@ -705,14 +706,8 @@ impl<'a> GpuJoin<'a> {
                 order_bound_count: s.order_bounds.len() as u32,
             })
             .collect();
-        let balance = match options.balance_from {
-            Some(from) if steps.iter().any(|s| s.max_bound > from) => {
-                Some(Balance::new(device, from)?)
-            }
-            _ => None,
-        };
         Ok(GpuJoin {
-            balance,
+            balance: None,
             on_device: PlanOnDevice::upload(device, plan, &links, &depth_steps)?,
             options,
             device,
@@ -724,15 +719,19 @@ impl<'a> GpuJoin<'a> {
         })
     }
 
-    /// The load-balance pool for `step`, when its lists can be longer than the pool's
-    /// threshold.
-    fn balanced<'b>(
-        &self,
-        step: usize,
-        balance: &'b mut Option<Balance>,
-    ) -> Option<&'b mut Balance> {
-        let longest = self.steps[step].max_bound;
-        balance.as_mut().filter(|b| longest > b.from as usize)
+    /// Takes the load-balance pool out for `step` (made at first need), when its lists can
+    /// be longer than the threshold; it goes back once the step's rows are done.
+    fn take_balance(&mut self, step: usize) -> Result<Option<Balance>> {
+        let Some(from) = self.options.balance_from else {
+            return Ok(None);
+        };
+        if self.steps[step].max_bound <= from {
+            return Ok(None);
+        }
+        match self.balance.take() {
+            Some(pool) => Ok(Some(pool)),
+            None => Balance::new(self.device, from).map(Some),
+        }
     }
 
     /// Rows `rows` of `table` at width `width`.
@@ -1153,7 +1152,7 @@ impl JoinBackend for GpuJoin<'_> {
         let mut counts = self.device.alloc(count, "row counts")?;
         {
             let place = GpuJoin::place(layout, &rows, base);
-            let mut balance = self.balance.take();
+            let mut balance = self.take_balance(step)?;
             let args = self.step_args(step, table, &rows);
             let result = join_rows(
                 self.device,
@@ -1164,9 +1163,11 @@ impl JoinBackend for GpuJoin<'_> {
                     gba: &mut gba,
                     counts: &mut counts,
                 },
-                self.balanced(step, &mut balance),
+                balance.as_mut(),
             );
-            self.balance = balance;
+            if balance.is_some() {
+                self.balance = balance;
+            }
             result?;
         }
         let (new_offsets, new_rows) = exclusive_scan(self.device, &counts.slice(0..count), count)?;
@@ -1254,16 +1255,18 @@ impl JoinBackend for GpuJoin<'_> {
             .stream
             .alloc_zeros::<u64>(1)
             .map_err(driver("allocating the match counter"))?;
-        let mut balance = self.balance.take();
+        let mut balance = self.take_balance(step)?;
         let args = self.step_args(step, table, &rows);
         let result = join_rows(
             self.device,
             self.pcsr,
             &args,
             RowsOutput::Count { total: &mut total },
-            self.balanced(step, &mut balance),
+            balance.as_mut(),
         );
-        self.balance = balance;
+        if balance.is_some() {
+            self.balance = balance;
+        }
         result?;
         let found = self
             .device
