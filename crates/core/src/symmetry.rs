@@ -68,7 +68,11 @@ impl Symmetry {
                 }
                 for w in v + 1..n {
                     // A vertex already in v's orbit, or in an orbit of a vertex before v.
-                    if !search.breakable(w) || fixed.contains(&w) || find(&mut class, w) <= v {
+                    if !search.breakable(w)
+                        || !search.alike(v, w)
+                        || fixed.contains(&w)
+                        || find(&mut class, w) <= v
+                    {
                         continue;
                     }
                     match search.automorphism(&fixed, v, w) {
