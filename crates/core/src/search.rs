@@ -11,8 +11,8 @@ use crate::estimate::plan_on_host;
 use crate::index::DataIndex;
 use crate::options::{JoinOrder, MatchOptions, Semantics, Share, Status, AXES};
 use crate::plan::Plan;
-use crate::sink::MatchSink;
-use crate::symmetry::{Images, Symmetry, MAX_IMAGES};
+use crate::sink::{Images, MatchSink};
+use crate::symmetry::{Symmetry, MAX_IMAGES};
 
 /// Time spent in each phase of one query.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

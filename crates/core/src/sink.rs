@@ -3,6 +3,7 @@
 use gsi_graph::VertexId;
 
 use crate::error::Result;
+use crate::symmetry::Symmetry;
 
 /// Receives matches as they are found.
 pub trait MatchSink {
@@ -58,6 +59,47 @@ impl MatchSink for CollectMatches {
     fn matches(&mut self, rows: &[VertexId], width: usize) -> Result<()> {
         self.width = width;
         self.flat.extend_from_slice(rows);
+        Ok(())
+    }
+}
+
+/// A sink that hands on, for each match it takes, every match of its class.
+pub(crate) struct Images<'s> {
+    symmetry: &'s Symmetry,
+    inner: &'s mut dyn MatchSink,
+    rows: Vec<VertexId>,
+}
+
+impl<'s> Images<'s> {
+    pub(crate) fn new(symmetry: &'s Symmetry, inner: &'s mut dyn MatchSink) -> Images<'s> {
+        Images {
+            symmetry,
+            inner,
+            rows: Vec::new(),
+        }
+    }
+}
+
+/// Matches handed on at once.
+const IMAGE_BATCH_ROWS: usize = 1 << 14;
+
+impl MatchSink for Images<'_> {
+    fn wants_matches(&self) -> bool {
+        self.inner.wants_matches()
+    }
+
+    fn matches(&mut self, rows: &[VertexId], width: usize) -> Result<()> {
+        for row in rows.chunks_exact(width.max(1)) {
+            self.symmetry.images(row, &mut self.rows);
+            if self.rows.len() >= IMAGE_BATCH_ROWS * width {
+                self.inner.matches(&self.rows, width)?;
+                self.rows.clear();
+            }
+        }
+        if !self.rows.is_empty() {
+            self.inner.matches(&self.rows, width)?;
+            self.rows.clear();
+        }
         Ok(())
     }
 }

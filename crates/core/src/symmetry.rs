@@ -18,9 +18,6 @@
 
 use gsi_graph::{Graph, VertexId};
 
-use crate::error::Result;
-use crate::sink::MatchSink;
-
 /// Search nodes all automorphism searches of one query may visit together; past it the chain
 /// stops at the last complete stage.
 const SEARCH_BUDGET: usize = 1 << 20;
@@ -176,47 +173,6 @@ impl Symmetry {
                 i += 1;
             }
         }
-    }
-}
-
-/// A sink that hands on, for each match it takes, every match of its class.
-pub(crate) struct Images<'s> {
-    symmetry: &'s Symmetry,
-    inner: &'s mut dyn MatchSink,
-    rows: Vec<VertexId>,
-}
-
-impl<'s> Images<'s> {
-    pub(crate) fn new(symmetry: &'s Symmetry, inner: &'s mut dyn MatchSink) -> Images<'s> {
-        Images {
-            symmetry,
-            inner,
-            rows: Vec::new(),
-        }
-    }
-}
-
-/// Matches handed on at once.
-const IMAGE_BATCH_ROWS: usize = 1 << 14;
-
-impl MatchSink for Images<'_> {
-    fn wants_matches(&self) -> bool {
-        self.inner.wants_matches()
-    }
-
-    fn matches(&mut self, rows: &[VertexId], width: usize) -> Result<()> {
-        for row in rows.chunks_exact(width.max(1)) {
-            self.symmetry.images(row, &mut self.rows);
-            if self.rows.len() >= IMAGE_BATCH_ROWS * width {
-                self.inner.matches(&self.rows, width)?;
-                self.rows.clear();
-            }
-        }
-        if !self.rows.is_empty() {
-            self.inner.matches(&self.rows, width)?;
-            self.rows.clear();
-        }
-        Ok(())
     }
 }
 
