@@ -94,7 +94,12 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                 );
             }
             // Refined and planned by sampling (candidate sets from the host), each order.
-            for join_order in [JoinOrder::Sampled, JoinOrder::Growth, JoinOrder::Links] {
+            for join_order in [
+                JoinOrder::Sampled,
+                JoinOrder::Growth,
+                JoinOrder::Links,
+                JoinOrder::Core,
+            ] {
                 let options = MatchOptions {
                     heavy_query_work: 0.0,
                     join_order,

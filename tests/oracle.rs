@@ -243,6 +243,7 @@ fn check_against_brute(
         JoinOrder::Paper,
         JoinOrder::Growth,
         JoinOrder::Links,
+        JoinOrder::Core,
         JoinOrder::Sampled,
     ] {
         for refine_rounds in [0, REFINE_ROUNDS] {

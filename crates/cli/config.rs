@@ -182,6 +182,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
                 "paper" => JoinOrder::Paper,
                 "growth" => JoinOrder::Growth,
                 "links" => JoinOrder::Links,
+                "core" => JoinOrder::Core,
                 _ => JoinOrder::Sampled,
             },
             local_candidates: !args.no_local_candidates,

@@ -682,9 +682,10 @@ pub struct MatchingArgs {
     pub refine_rounds: usize,
 
     /// For tests and measurements: the join order, `sampled` (Algorithm 2's, or for a heavy
-    /// query the best of three by sampling), `paper` (Algorithm 2), `growth` (least estimated
-    /// growth from candidate edges) or `links` (most edges to the vertices joined).
-    #[arg(long, value_name = "ORDER", hide = true, default_value = "sampled", value_parser = ["sampled", "paper", "growth", "links"])]
+    /// query the best of the others by sampling), `paper` (Algorithm 2), `growth` (least
+    /// estimated growth from candidate edges), `links` (most edges to the vertices joined) or
+    /// `core` (the query's 2-core first).
+    #[arg(long, value_name = "ORDER", hide = true, default_value = "sampled", value_parser = ["sampled", "paper", "growth", "links", "core"])]
     pub join_order: String,
 
     /// For tests and measurements: the CPU's depth-first count reads whole neighbour lists

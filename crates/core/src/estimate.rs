@@ -11,7 +11,7 @@ use crate::candidates::CandidateSets;
 use crate::cpu::join::CpuJoin;
 use crate::index::DataIndex;
 use crate::options::{JoinOrder, MatchOptions};
-use crate::plan::{Plan, Strategy};
+use crate::plan::{two_core, Plan, Strategy};
 use crate::refine::{refine, CandidateEdges};
 
 /// Walks that decide whether a query is heavy enough to try other orders.
@@ -28,7 +28,8 @@ pub const HEAVY_QUERY_WORK: f64 = 1e4;
 /// With [`JoinOrder::Sampled`], a light query (Algorithm 2's plan estimated under
 /// `options.heavy_query_work` partial matches by a few walks) runs Algorithm 2's plan; a
 /// heavy one the order of the least estimated work among Algorithm 2's, the least estimated
-/// growth ([`Strategy::Growth`]) and the most links ([`Strategy::Links`]). The other
+/// growth ([`Strategy::Growth`]), the most links ([`Strategy::Links`]) and, when the query
+/// has a 2-core and trees beside it, the core first ([`Strategy::Core`]). The other
 /// orders are forced. (Sampling the filter's own sets to tell light from heavy misjudged
 /// yeast's query_dense_32_148: most walks died early on sets the refinement would have cut.)
 pub(crate) fn plan_on_host(
@@ -60,6 +61,7 @@ pub(crate) fn plan_on_host(
         JoinOrder::Paper => plan(Strategy::Paper),
         JoinOrder::Growth => plan(Strategy::Growth(&edges())),
         JoinOrder::Links => plan(Strategy::Links),
+        JoinOrder::Core => plan(Strategy::Core),
         JoinOrder::Sampled => {
             let sampler = Sampler {
                 sets,
@@ -73,13 +75,22 @@ pub(crate) fn plan_on_host(
                 return refined(keep(paper, reason));
             }
             let edges = edges();
-            let tried = [paper, plan(Strategy::Growth(&edges)), plan(Strategy::Links)]
-                .map(|p| (sampler.work(&p, WALKS), p));
+            let mut plans = vec![paper, plan(Strategy::Growth(&edges)), plan(Strategy::Links)];
+            // The core first differs from the others only beside trees, when its least score
+            // is not the query's.
+            let in_core = two_core(query);
+            if in_core.iter().any(|&c| c) && !in_core[plans[0].steps[0].vertex] {
+                plans.push(plan(Strategy::Core));
+            }
+            let tried: Vec<(f64, Plan)> = plans
+                .into_iter()
+                .map(|p| (sampler.work(&p, WALKS), p))
+                .collect();
             let sampled = tried.iter().map(|(w, p)| (p.choice.strategy, *w)).collect();
             let (_, mut best) = tried
                 .into_iter()
                 .min_by(|a, b| a.0.total_cmp(&b.0))
-                .expect("three plans");
+                .expect("three plans or more");
             best.choice.sampled = sampled;
             best
         }

@@ -78,8 +78,10 @@ pub enum JoinOrder {
     Growth,
     /// The most edges to the vertices joined at each step (RI's rule).
     Links,
-    /// Algorithm 2's order for a light query; for a heavy one, of the three orders above, the
-    /// one of the least work estimated by sampling ([`crate::estimate`]).
+    /// The query's 2-core first, then the trees hanging off it (CFL-Match's order).
+    Core,
+    /// Algorithm 2's order for a light query; for a heavy one, of the orders above, the one of
+    /// the least work estimated by sampling ([`crate::estimate`]).
     #[default]
     Sampled,
 }
