@@ -29,6 +29,24 @@ __device__ __forceinline__ bool admits(u32 x, const u32* __restrict__ bits, u32 
     return true;
 }
 
+// The list a row's extensions are drawn from (Algorithm 3, line 5): its first edge's, whose
+// range is ranges[0..2), or C(u) when the step has no first edge; cut to the step's order
+// bounds. Its length goes to *length.
+__device__ __forceinline__ const u32* row_source(const u32* __restrict__ ci, const u32* ranges,
+                                                 u32 has_first,
+                                                 const u32* __restrict__ candidate_list,
+                                                 u32 candidate_count,
+                                                 const u32* __restrict__ order_bounds,
+                                                 u32 order_bound_count, const u32* row,
+                                                 u32* length) {
+    const u32* source = has_first ? ci : candidate_list;
+    u32 begin = has_first ? ranges[0] : 0;
+    u32 end = has_first ? ranges[1] : candidate_count;
+    keep_order_bounds(source, order_bounds, order_bound_count, row, &begin, &end);
+    *length = end - begin;
+    return source + begin;
+}
+
 // Warp per row (grid-stride): the buffer bound |N(v', l0)| of Algorithm 4, or |C(u)|.
 extern "C" __global__ void gsi_join_bounds(
     const u32* __restrict__ table, u32 rows, u32 width,
@@ -94,19 +112,11 @@ extern "C" __global__ void gsi_join_rows(
             }
         }
         __syncwarp();
-        const u32* source = candidate_list;
-        u32 begin = 0;
-        u32 end = candidate_count;
-        u32 first_other = 0;
-        if (has_first) {
-            source = ci;
-            begin = range_sh[w][0];
-            end = range_sh[w][1];
-            first_other = 1;
-        }
-        keep_order_bounds(source, order_bounds, order_bound_count, row_sh[w], &begin, &end);
-        source += begin;
-        u32 source_len = end - begin;
+        u32 first_other = has_first ? 1u : 0u;
+        u32 source_len;
+        const u32* source = row_source(ci, range_sh[w], has_first, candidate_list,
+                                       candidate_count, order_bounds, order_bound_count,
+                                       row_sh[w], &source_len);
         if (source_len > balance_from) {
             // Sec. 6.1: a long list is cut into pieces for whole blocks (gsi_join_pieces).
             u32 count = (source_len + piece_length - 1) / piece_length;
@@ -225,19 +235,11 @@ extern "C" __global__ void gsi_join_pieces(
             }
         }
         __syncthreads();
-        const u32* source = candidate_list;
-        u32 begin = 0;
-        u32 end = candidate_count;
-        u32 first_other = 0;
-        if (has_first) {
-            source = ci;
-            begin = range_sh[0];
-            end = range_sh[1];
-            first_other = 1;
-        }
-        keep_order_bounds(source, order_bounds, order_bound_count, row_sh, &begin, &end);
-        source += begin;
-        u32 piece_end = min(end - begin, start + piece_length);
+        u32 first_other = has_first ? 1u : 0u;
+        u32 source_len;
+        const u32* source = row_source(ci, range_sh, has_first, candidate_list, candidate_count,
+                                       order_bounds, order_bound_count, row_sh, &source_len);
+        u32 piece_end = min(source_len, start + piece_length);
         u64 out_at = !gba ? 0 : offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride;
         for (u32 base = start + w * WARP_SIZE; base < piece_end; base += BLOCK_SIZE) {
             u32 i = base + lane;
