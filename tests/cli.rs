@@ -1305,6 +1305,38 @@ fn explain_says_how_the_order_was_chosen() {
     }
 }
 
+#[test]
+fn explain_says_which_path_each_step_took_and_the_symmetry_broken() {
+    let dir = TestDir::new();
+    dir.write_spec("data.graph", &clique(false, 6, 0));
+    dir.write_spec("q.graph", &path(false, 4, 0));
+    let explain = |extra: &[&str]| {
+        let mut args = vec!["--explain", "--no-leaf-products"];
+        args.extend_from_slice(extra);
+        let run = dir.match_files("data.graph", &["q.graph"], &args).ok();
+        // 6·5·4·3 = 360 paths of four vertices in K6, whatever the path.
+        assert_eq!(
+            run.value("matches").as_deref(),
+            Some("360"),
+            "{}",
+            run.stdout
+        );
+        run.stdout
+    };
+    let breadth = explain(&["--depth-first-rows", "never"]);
+    assert!(breadth.contains("joined breadth-first"), "{breadth}");
+    assert!(breadth.contains("counted at the last step"), "{breadth}");
+    let depth = explain(&["--depth-first-rows", "0"]);
+    assert!(depth.contains("counted depth-first"), "{depth}");
+    // The path's two inner vertices swap: one match in two is found, and the count doubled.
+    assert!(
+        depth.contains("symmetry: 2 automorphisms broken"),
+        "{depth}"
+    );
+    let plain = explain(&["--no-symmetry"]);
+    assert!(!plain.contains("symmetry:"), "{plain}");
+}
+
 /// Queries whose counts we know by formula, as a sanity check of the formulas the other tests
 /// rely on.
 #[test]

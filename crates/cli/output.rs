@@ -75,7 +75,9 @@ impl QueryJson {
             peak_join_bytes: ok.map_or(0, |r| r.peak_join_bytes),
             estimated_rows: ok.map_or(0.0, |r| r.estimated_rows),
             error: report.as_ref().err().cloned(),
-            plan: ok.filter(|_| explain).map(|r| r.plan.to_string()),
+            plan: ok
+                .filter(|_| explain)
+                .map(|r| format!("{}{}", r.plan, r.paths)),
         }
     }
 }

@@ -26,7 +26,7 @@ use std::ops::Range;
 use gsi_graph::VertexId;
 
 use crate::error::Result;
-use crate::options::{JoinOutcome, MatchOptions, Status};
+use crate::options::{Counted, JoinOutcome, JoinPaths, MatchOptions, Status, StepPath};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 
@@ -149,6 +149,11 @@ pub(crate) trait JoinBackend {
     /// From how many rows of a step on the backend counts the rest depth-first
     /// ([`JoinBackend::count`] before the last step); `None` when it cannot.
     fn depth_first_rows(&self) -> Option<usize>;
+
+    /// Whether the backend gives the long lists of `step` to whole blocks (Sec. 6.1).
+    fn balanced(&self, _step: usize) -> bool {
+        false
+    }
 }
 
 /// Runs the join of `plan` on `backend`, whose candidate sets have sizes `sizes`, within
@@ -182,6 +187,7 @@ pub(crate) fn run<B: JoinBackend>(
         status: Status::Complete,
         live_bytes: 0,
         peak_bytes: 0,
+        paths: vec![StepPath::default(); width],
     };
     if width > 0 && !sizes.contains(&0) {
         let first = driver.backend.first_table(plan.steps[0].vertex)?;
@@ -192,11 +198,21 @@ pub(crate) fn run<B: JoinBackend>(
             driver.extend(1, &first, 0..rows)?;
         }
     }
+    let depth_first_from = driver.depth_first_from();
+    let mut steps = std::mem::take(&mut driver.paths);
+    for (i, st) in steps.iter_mut().enumerate() {
+        let read_lists = st.breadth_first_rows > 0 || st.counted_as == Some(Counted::LastStep);
+        st.balanced = read_lists && driver.backend.balanced(i);
+    }
     Ok(JoinOutcome {
         count: driver.count,
         status: driver.status,
         peak_bytes: driver.peak_bytes,
         engine,
+        paths: JoinPaths {
+            steps,
+            depth_first_from,
+        },
     })
 }
 
@@ -216,6 +232,8 @@ struct Driver<'a, B> {
     status: Status,
     live_bytes: usize,
     peak_bytes: usize,
+    /// What each step did, for `--explain`.
+    paths: Vec<StepPath>,
 }
 
 impl<B: JoinBackend> Driver<'_, B> {
@@ -275,13 +293,20 @@ impl<B: JoinBackend> Driver<'_, B> {
             return Ok(());
         }
         let depth_first = self
-            .options
-            .depth_first_rows
-            .or(self.backend.depth_first_rows())
-            .filter(|_| self.backend.depth_first_rows().is_some())
+            .depth_first_from()
             .is_some_and(|from| rows.len() >= from);
         let leaves = step == self.plan.leaves.from;
-        if self.count_only && (step + 1 == self.plan.width() || depth_first || leaves) {
+        let last = step + 1 == self.plan.width();
+        if self.count_only && (last || depth_first || leaves) {
+            let path = &mut self.paths[step];
+            path.counted_rows += rows.len() as u64;
+            path.counted_as = Some(if leaves {
+                Counted::LeafProducts
+            } else if last {
+                Counted::LastStep
+            } else {
+                Counted::DepthFirst
+            });
             let mut start = rows.start;
             while start < rows.end && !self.stopped() {
                 let end = (start + COUNT_ROWS_PER_CALL).min(rows.end);
@@ -313,8 +338,16 @@ impl<B: JoinBackend> Driver<'_, B> {
         Ok(())
     }
 
+    /// From how many rows of a step a count goes depth-first: the options' threshold, else
+    /// the backend's, when the backend can.
+    fn depth_first_from(&self) -> Option<usize> {
+        let engine = self.backend.depth_first_rows()?;
+        Some(self.options.depth_first_rows.unwrap_or(engine))
+    }
+
     /// Places the buffers of `rows`, then joins them in the longest runs that fit the budget.
     fn join_run(&mut self, step: usize, table: &B::Table, rows: Range<usize>) -> Result<()> {
+        self.paths[step].breadth_first_rows += rows.len() as u64;
         let width = step;
         let budget_entries = self
             .step_budget

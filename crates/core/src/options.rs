@@ -260,7 +260,7 @@ impl Status {
 }
 
 /// What a join found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JoinOutcome {
     /// Matches found (all of them when `status` is `Complete`).
     pub count: u64,
@@ -270,6 +270,86 @@ pub struct JoinOutcome {
     pub peak_bytes: usize,
     /// Which engine joined: `cpu` or `gpu`.
     pub engine: &'static str,
+    /// How each step ran.
+    pub paths: JoinPaths,
+}
+
+/// How each step of a join ran, for `--explain`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JoinPaths {
+    /// Per step of the plan.
+    pub steps: Vec<StepPath>,
+    /// Rows of a step from which a count goes depth-first (`None`: the engine never does).
+    pub depth_first_from: Option<usize>,
+}
+
+/// What one step did: rows joined breadth-first into a new table (Algorithms 3 and 4), rows
+/// whose matches were counted without a table, and how.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepPath {
+    /// Rows joined into the next table.
+    pub breadth_first_rows: u64,
+    /// Rows whose matches were counted from this step on.
+    pub counted_rows: u64,
+    /// How they were counted.
+    pub counted_as: Option<Counted>,
+    /// Whether long lists of the step went to whole blocks (the GPU's Sec. 6.1 balance).
+    pub balanced: bool,
+}
+
+/// How a count finished from a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counted {
+    /// The last step's extensions counted per row.
+    LastStep,
+    /// Depth-first through every remaining step.
+    DepthFirst,
+    /// The leaf suffix's products.
+    LeafProducts,
+}
+
+/// "1 row", "2 rows".
+fn rows(n: u64) -> String {
+    if n == 1 {
+        "1 row".to_string()
+    } else {
+        format!("{n} rows")
+    }
+}
+
+impl std::fmt::Display for JoinPaths {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "join paths (rows into each step):")?;
+        for (i, st) in self.steps.iter().enumerate() {
+            if st.breadth_first_rows == 0 && st.counted_rows == 0 {
+                continue;
+            }
+            write!(f, "  step {i}:")?;
+            if st.breadth_first_rows > 0 {
+                write!(f, " {} joined breadth-first", rows(st.breadth_first_rows))?;
+            }
+            if let Some(how) = st.counted_as {
+                let why = match how {
+                    Counted::LastStep => "counted at the last step".to_string(),
+                    Counted::LeafProducts => {
+                        "counted as products of the independent steps".to_string()
+                    }
+                    Counted::DepthFirst => match self.depth_first_from {
+                        Some(from) => {
+                            format!("counted depth-first (from {} on)", rows(from as u64))
+                        }
+                        None => "counted depth-first".to_string(),
+                    },
+                };
+                write!(f, " {} {why}", rows(st.counted_rows))?;
+            }
+            if st.balanced {
+                write!(f, "; long lists balanced over blocks")?;
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::estimate::plan_on_host;
 use crate::index::DataIndex;
-use crate::options::{JoinOrder, MatchOptions, Semantics, Share, Status, AXES};
+use crate::options::{JoinOrder, JoinPaths, MatchOptions, Semantics, Share, Status, AXES};
 use crate::plan::Plan;
 use crate::sink::{Images, MatchSink};
 use crate::symmetry::{Symmetry, MAX_IMAGES};
@@ -43,6 +43,8 @@ pub struct MatchReport {
     pub estimated_rows: f64,
     /// Which engine joined: `cpu` or `gpu`.
     pub engine: &'static str,
+    /// How each step of the join ran.
+    pub paths: JoinPaths,
 }
 
 /// Finds the matches of `query` in the indexed data graph with `engine`.
@@ -151,6 +153,7 @@ impl Planned {
             peak_join_bytes: 0,
             estimated_rows: self.plan.estimated_rows,
             engine: "",
+            paths: JoinPaths::default(),
         }
     }
 
@@ -188,6 +191,7 @@ impl Planned {
         report.times.join = started.elapsed() - cut;
         report.peak_join_bytes = outcome.peak_bytes;
         report.engine = outcome.engine;
+        report.paths = outcome.paths;
         Ok(report)
     }
 }

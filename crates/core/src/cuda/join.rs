@@ -1230,6 +1230,12 @@ impl JoinBackend for GpuJoin<'_> {
         sink.matches(&host, 1)
     }
 
+    fn balanced(&self, step: usize) -> bool {
+        self.options
+            .balance_from
+            .is_some_and(|from| self.steps[step].max_bound > from)
+    }
+
     fn depth_first_rows(&self) -> Option<usize> {
         // Measured slower than breadth-first on every heavy query of gw12 and yeast (H100,
         // 2026-11-22, docs/BENCHMARKS.md): warps stay with their row, and the rows' work is
