@@ -79,19 +79,24 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                 (Some(usize::MAX), true, None),
             ];
             for (depth_first_rows, postpone_leaves, balance_from) in paths {
-                let options = MatchOptions {
-                    depth_first_rows,
-                    postpone_leaves,
-                    balance_from,
-                    ..options.clone()
-                };
-                let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
-                    .expect("GPU engine");
-                assert_eq!(
-                    report.count, expected,
-                    "case {case}: GPU count, depth-first from {depth_first_rows:?} rows, \
-                     leaf products {postpone_leaves}, balanced from {balance_from:?}"
-                );
+                // Lone leaves' counts looked up for every row, by default, or never.
+                for leaf_counts_from in [Some(0), options.leaf_counts_from, None] {
+                    let options = MatchOptions {
+                        depth_first_rows,
+                        postpone_leaves,
+                        balance_from,
+                        leaf_counts_from,
+                        ..options.clone()
+                    };
+                    let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
+                        .expect("GPU engine");
+                    assert_eq!(
+                        report.count, expected,
+                        "case {case}: GPU count, depth-first from {depth_first_rows:?} rows, \
+                         leaf products {postpone_leaves}, balanced from {balance_from:?}, \
+                         leaf counts from {leaf_counts_from:?}"
+                    );
+                }
             }
             // Refined and planned by sampling (candidate sets from the host), each order.
             for join_order in [

@@ -154,15 +154,26 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             ))
         })?),
     };
-    let balance_from = match args.balance_from.as_deref() {
-        None => Some(gsi_core::options::BALANCE_FROM),
-        Some("never") => None,
-        Some(text) => Some(text.parse::<usize>().map_err(|_| {
+    // A list length from which an optimisation applies, `never`, or its default.
+    let from = |flag: &str, text: Option<&str>, default: usize| match text {
+        None => Ok(Some(default)),
+        Some("never") => Ok(None),
+        Some(text) => text.parse::<usize>().map(Some).map_err(|_| {
             input_error(format!(
-                "--balance-from {text}: expected a list length or `never`"
+                "--{flag} {text}: expected a list length or `never`"
             ))
-        })?),
+        }),
     };
+    let balance_from = from(
+        "balance-from",
+        args.balance_from.as_deref(),
+        gsi_core::options::BALANCE_FROM,
+    )?;
+    let leaf_counts_from = from(
+        "leaf-counts-from",
+        args.leaf_counts_from.as_deref(),
+        gsi_core::options::LEAF_COUNTS_FROM,
+    )?;
     Ok(Matching {
         options: MatchOptions {
             semantics: if args.homomorphism {
@@ -188,6 +199,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             local_candidates: !args.no_local_candidates,
             symmetry: !args.no_symmetry,
             balance_from,
+            leaf_counts_from,
             heavy_query_work: args.heavy_work,
         },
         timeout,

@@ -671,6 +671,11 @@ pub struct MatchingArgs {
     #[arg(long, value_name = "N|never", hide = true)]
     pub balance_from: Option<String>,
 
+    /// For tests and measurements: the GPU's leaf products look the count of a lone leaf up
+    /// when its list is longer than N (`never`: always scan the list). Default: 32.
+    #[arg(long, value_name = "N|never", hide = true)]
+    pub leaf_counts_from: Option<String>,
+
     /// For tests and measurements: join leaves in Algorithm 2's order and enumerate them,
     /// instead of joining them last and counting them as products.
     #[arg(long, hide = true)]

@@ -38,8 +38,9 @@ struct Run {
 /// The paths a count is also checked on: depth-first from the first step, breadth-first to
 /// the end, with the leaves enumerated instead of multiplied, with the paper's candidate sets
 /// and join order (no refinement, Algorithm 2), without local candidates, with every order
-/// sampled, without symmetry breaking, and with the GPU's load balance on every row or none.
-const FORCED_PATHS: [(&str, ForcePath); 9] = [
+/// sampled, without symmetry breaking, with the GPU's load balance on every row or none, and
+/// with the GPU's lone leaves' counts looked up for every row or never.
+const FORCED_PATHS: [(&str, ForcePath); 11] = [
     ("depth-first", |o| o.depth_first_rows = Some(0)),
     ("breadth-first", |o| o.depth_first_rows = Some(usize::MAX)),
     ("without leaf products", |o| o.postpone_leaves = false),
@@ -53,6 +54,10 @@ const FORCED_PATHS: [(&str, ForcePath); 9] = [
         o.balance_from = Some(0)
     }),
     ("without load balance", |o| o.balance_from = None),
+    ("every lone leaf's count looked up", |o| {
+        o.leaf_counts_from = Some(0)
+    }),
+    ("every leaf list scanned", |o| o.leaf_counts_from = None),
     ("refined and sampled", |o| o.heavy_query_work = 0.0),
 ];
 

@@ -55,6 +55,10 @@ pub struct MatchOptions {
     /// is cut into pieces of 16 times that many elements, each taken by a whole block; `None`
     /// leaves every row to one warp (a switch for tests and measurements).
     pub balance_from: Option<usize>,
+    /// The GPU's leaf products: a lone leaf of one link whose list is longer than this looks
+    /// its count up among counts made once per candidate of its linked vertex, instead of
+    /// scanning the list; `None` always scans (a switch for tests and measurements).
+    pub leaf_counts_from: Option<usize>,
     /// Counts one match per class of the query's automorphisms and multiplies (isomorphism
     /// without a limit, [`crate::symmetry`]); off for tests and measurements.
     pub symmetry: bool,
@@ -64,6 +68,10 @@ pub struct MatchOptions {
 /// pieces, 16 times that, are its W1). On gw12 (H100), 1,024 made the ten queries gMatch
 /// finishes 3 % faster than no balance, 256 1 %, and 64 2 % slower.
 pub const BALANCE_FROM: usize = 1024;
+
+/// List length from which the GPU's leaf products look a lone leaf's count up by default: a
+/// list of a warp's 32 elements or fewer takes one pass to scan.
+pub const LEAF_COUNTS_FROM: usize = 32;
 
 /// Rounds of refinement by default: enough for the sets to settle on the queries measured
 /// (yeast and gowalla-shaped, 8 to 32 vertices), few enough to bound a pass that does not.
@@ -199,6 +207,7 @@ impl Default for MatchOptions {
             local_candidates: true,
             symmetry: true,
             balance_from: Some(BALANCE_FROM),
+            leaf_counts_from: Some(LEAF_COUNTS_FROM),
             heavy_query_work: crate::estimate::HEAVY_QUERY_WORK,
         }
     }

@@ -526,6 +526,35 @@ __device__ __forceinline__ bool leaf_admits(const u32* __restrict__ bits, const 
     return true;
 }
 
+// A group without precomputed counts.
+#define NO_COUNTS 0xffffffffu
+
+// Warp per candidate v of a lone leaf's linked vertex (list[0, count)): |N(v, l) ∩ C(u)|, the
+// leaf's extensions before the row's own vertices are taken out, into counts[p]; read by
+// gsi_join_leaf_product for every row whose list is long, instead of scanning the list again.
+extern "C" __global__ void gsi_leaf_counts(
+    const u32* __restrict__ groups, const u32* __restrict__ ci, Link link,
+    const u32* __restrict__ list, u32 count, const u32* __restrict__ bits,
+    u32* __restrict__ counts) {
+    u32 lane = threadIdx.x & 31u;
+    for (u32 p = global_warp(); p < count; p += grid_warps()) {
+        u32 b, e;
+        pcsr_locate(groups, link, list[p], lane, &b, &e);
+        u32 found = 0;
+        for (u32 i = b + lane; __any_sync(FULL_MASK, i < e); i += WARP_SIZE) {
+            bool valid = false;
+            if (i < e) {
+                u32 x = ci[i];
+                valid = (bits[x / 32] >> (x % 32)) & 1u;
+            }
+            found += __popc(__ballot_sync(FULL_MASK, valid));
+        }
+        if (lane == 0) {
+            counts[p] = found;
+        }
+    }
+}
+
 // Warp per row (grid-stride): the number of ways to match the leaf suffix for each row of
 // `table` (width = the suffix's first step), added to *total: over the groups, the product of
 // each group's injective choices, from the sizes of the intersections of its members'
@@ -539,7 +568,8 @@ extern "C" __global__ void gsi_join_leaf_product(
     const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
     u32 injective, const LeafGroup* __restrict__ leaf_groups, u32 group_count,
     const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
-    const u32* __restrict__ blocks, u64* __restrict__ total) {
+    const u32* __restrict__ blocks, const u32* __restrict__ counts_at,
+    const u32* __restrict__ leaf_counts, u32 lookup_from, u64* __restrict__ total) {
     __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
     __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * MAX_LEAF_LINKS];
     u32 lane = threadIdx.x & 31u;
@@ -575,6 +605,35 @@ extern "C" __global__ void gsi_join_leaf_product(
             }
             link_at[k] = at;
             __syncwarp();
+            DepthStep s0 = steps[members[group.members_from]];
+            u32 length0 = range_sh[w][1] - range_sh[w][0];
+            if (k == 1 && counts_at && counts_at[g] != NO_COUNTS && length0 > lookup_from) {
+                // A lone leaf of one link: |N(v, l) ∩ C(u)| counted once per candidate v
+                // (gsi_leaf_counts), less the row's vertices in it.
+                Link link = links[s0.links_from];
+                DepthStep sw = steps[link.column];
+                u32 v = row_sh[w][link.column];
+                u32 p = sorted_lower_bound(candidate_lists, sw.candidates_from,
+                                           sw.candidates_from + sw.candidate_count, v) -
+                        sw.candidates_from;
+                u64 value = leaf_counts[counts_at[g] + p];
+                if (injective) {
+                    const u32* bits = candidate_bits + (u64)s0.vertex * words;
+                    for (u32 base = 0; base < width; base += WARP_SIZE) {
+                        u32 j = base + lane;
+                        bool taken = false;
+                        if (j < width) {
+                            u32 x = row_sh[w][j];
+                            taken = ((bits[x / 32] >> (x % 32)) & 1u) &&
+                                    sorted_contains(ci, range_sh[w][0], range_sh[w][1], x);
+                        }
+                        value -= __popc(__ballot_sync(FULL_MASK, taken));
+                    }
+                }
+                product *= value;
+                __syncwarp();
+                continue;
+            }
             u64 size[1 << MAX_LEAF_GROUP];
             u32 all = (1u << k) - 1u;
             for (u32 mask = 1; mask <= all; ++mask) {

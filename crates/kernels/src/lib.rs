@@ -81,11 +81,13 @@ pub enum Kernel {
     JoinDepthFirst,
     /// `gsi_join_leaf_product`: counts the leaf suffix of each row as a product.
     JoinLeafProduct,
+    /// `gsi_leaf_counts`: a lone leaf's extensions per candidate of its linked vertex.
+    LeafCounts,
 }
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 12] = [
+    pub const ALL: [Kernel; 13] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
@@ -98,6 +100,7 @@ impl Kernel {
         Kernel::JoinPermute,
         Kernel::JoinDepthFirst,
         Kernel::JoinLeafProduct,
+        Kernel::LeafCounts,
     ];
 
     /// The entry's name in its `.cu` file.
@@ -115,6 +118,7 @@ impl Kernel {
             Kernel::JoinPermute => "gsi_join_permute",
             Kernel::JoinDepthFirst => "gsi_join_depth_first",
             Kernel::JoinLeafProduct => "gsi_join_leaf_product",
+            Kernel::LeafCounts => "gsi_leaf_counts",
         }
     }
 
@@ -131,7 +135,8 @@ impl Kernel {
             | Kernel::JoinLink
             | Kernel::JoinPermute
             | Kernel::JoinDepthFirst
-            | Kernel::JoinLeafProduct => KernelModule::Join,
+            | Kernel::JoinLeafProduct
+            | Kernel::LeafCounts => KernelModule::Join,
         }
     }
 }

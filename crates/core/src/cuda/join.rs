@@ -586,9 +586,12 @@ fn join_leaf_product(
     plan: &PlanOnDevice,
     candidates: &DeviceCandidates,
     injective: u32,
+    lone: Option<&LoneLeafCounts>,
     total: &mut CudaSlice<u64>,
 ) -> Result<()> {
     let words = candidates.words as u32;
+    let lookup_from = lone.map_or(u32::MAX, |l| l.lookup_from);
+    let (links, steps) = (plan.links(), plan.steps());
     let (groups, members, terms, blocks) = (
         plan.typed::<LeafGroupOnDevice>(&plan.groups),
         plan.typed::<u32>(&plan.members),
@@ -597,32 +600,79 @@ fn join_leaf_product(
     );
     // SAFETY: gsi_join_leaf_product(table[rows*width], rows, width, groups, ci, links, steps
     // [query width], candidate_lists, candidate_bits[q*words], words, injective,
-    // leaf_groups[group_count], group_count, members, terms, blocks, total[1]): the leaf
-    // tables index each other as `LeavesOnDevice::upload` lays them out.
+    // leaf_groups[group_count], group_count, members, terms, blocks, counts_at[group_count] |
+    // null, leaf_counts | null, lookup_from, total[1]): the leaf tables index each other as
+    // `PlanOnDevice::upload` lays them out; counts_at[g] is NO_COUNTS or where group g's
+    // counts start, one per candidate of its member's linked vertex.
+    let mut launch = device
+        .stream
+        .launch_builder(device.kernel(Kernel::JoinLeafProduct)?);
+    launch
+        .arg(table)
+        .arg(&rows)
+        .arg(&width)
+        .arg(&pcsr.groups)
+        .arg(&pcsr.column_index)
+        .arg(&links)
+        .arg(&steps)
+        .arg(&candidates.lists)
+        .arg(&candidates.bits)
+        .arg(&words)
+        .arg(&injective)
+        .arg(&groups)
+        .arg(&plan.group_count)
+        .arg(&members)
+        .arg(&terms)
+        .arg(&blocks);
+    match lone {
+        Some(l) => launch.arg(&l.at).arg(&l.counts),
+        None => launch.arg(&NULL).arg(&NULL),
+    };
+    launch.arg(&lookup_from).arg(total);
+    unsafe { launch.launch(warp_per_row(rows)) }
+        .map_err(driver("launching gsi_join_leaf_product"))?;
+    Ok(())
+}
+
+/// A group without precomputed counts (`NO_COUNTS` in `join.cu`).
+const NO_COUNTS: u32 = u32::MAX;
+
+/// For the lone leaves of one link in a plan's leaf suffix, |N(v, l) ∩ C(u)| per candidate v
+/// of the linked vertex (`gsi_leaf_counts`), so that a row whose list is longer than
+/// `lookup_from` looks its leaf's count up instead of scanning the list.
+struct LoneLeafCounts {
+    /// Per leaf group, where its counts start in `counts`, or `NO_COUNTS`.
+    at: CudaSlice<u32>,
+    counts: CudaSlice<u32>,
+    lookup_from: u32,
+}
+
+/// `gsi_leaf_counts`: warp per candidate of `list`; `count` of them into `counts`.
+fn leaf_counts(
+    device: &Device,
+    pcsr: &DevicePcsr,
+    link: Link,
+    list: &CudaView<'_, u32>,
+    bits: &CudaView<'_, u32>,
+    counts: &mut cudarc::driver::CudaViewMut<'_, u32>,
+) -> Result<()> {
+    let count = list.len() as u32;
+    // SAFETY: gsi_leaf_counts(groups, ci, link, list[count], count, bits[words], counts[count]):
+    // `counts` has one element per element of `list`, `link` lies in the PCSR.
     unsafe {
         device
             .stream
-            .launch_builder(device.kernel(Kernel::JoinLeafProduct)?)
-            .arg(table)
-            .arg(&rows)
-            .arg(&width)
+            .launch_builder(device.kernel(Kernel::LeafCounts)?)
             .arg(&pcsr.groups)
             .arg(&pcsr.column_index)
-            .arg(&plan.links())
-            .arg(&plan.steps())
-            .arg(&candidates.lists)
-            .arg(&candidates.bits)
-            .arg(&words)
-            .arg(&injective)
-            .arg(&groups)
-            .arg(&plan.group_count)
-            .arg(&members)
-            .arg(&terms)
-            .arg(&blocks)
-            .arg(total)
-            .launch(warp_per_row(rows))
+            .arg(&link)
+            .arg(list)
+            .arg(&count)
+            .arg(bits)
+            .arg(counts)
+            .launch(warp_per_row(count))
     }
-    .map_err(driver("launching gsi_join_leaf_product"))?;
+    .map_err(driver("launching gsi_leaf_counts"))?;
     Ok(())
 }
 
@@ -656,6 +706,8 @@ pub(crate) struct GpuJoin<'a> {
     /// The pool of Sec. 6.1's load balance, made when a step's lists can first be long
     /// enough (most queries never need it).
     balance: Option<Balance>,
+    /// The lone leaves' counts, made at the first count of the leaf suffix.
+    lone_leaves: Option<LoneLeafCounts>,
 }
 
 impl<'a> GpuJoin<'a> {
@@ -708,6 +760,7 @@ impl<'a> GpuJoin<'a> {
             .collect();
         Ok(GpuJoin {
             balance: None,
+            lone_leaves: None,
             on_device: PlanOnDevice::upload(device, plan, &links, &depth_steps)?,
             options,
             device,
@@ -717,6 +770,52 @@ impl<'a> GpuJoin<'a> {
             injective: u32::from(options.semantics == Semantics::Isomorphism),
             steps,
         })
+    }
+
+    /// The counts of the leaf suffix's lone leaves of one link, when
+    /// `options.leaf_counts_from` asks for them and there are any.
+    fn lone_leaf_counts(&self) -> Result<Option<LoneLeafCounts>> {
+        let Some(from) = self.options.leaf_counts_from else {
+            return Ok(None);
+        };
+        let groups = &self.plan.leaves.groups;
+        let mut at = vec![NO_COUNTS; groups.len()];
+        let mut lone = Vec::new();
+        let mut total = 0;
+        for (g, group) in groups.iter().enumerate() {
+            let &[step] = group.steps.as_slice() else {
+                continue;
+            };
+            let st = &self.plan.steps[step];
+            let (Some(first), true) = (st.first, st.others.is_empty()) else {
+                continue;
+            };
+            let linked = self.candidates.range(self.plan.steps[first.column].vertex);
+            at[g] = total as u32;
+            lone.push((step, linked.clone(), total..total + linked.len()));
+            total += linked.len();
+        }
+        if lone.is_empty() {
+            return Ok(None);
+        }
+        let mut counts = self.device.alloc(total, "the lone leaves' counts")?;
+        let words = self.candidates.words;
+        for (step, linked, into) in lone {
+            let u = self.plan.steps[step].vertex;
+            leaf_counts(
+                self.device,
+                self.pcsr,
+                self.steps[step].first,
+                &self.candidates.lists.slice(linked),
+                &self.candidates.bits.slice(u * words..(u + 1) * words),
+                &mut counts.slice_mut(into),
+            )?;
+        }
+        Ok(Some(LoneLeafCounts {
+            at: self.device.upload(&at, "the lone leaves' places")?,
+            counts,
+            lookup_from: u32::try_from(from).unwrap_or(u32::MAX),
+        }))
     }
 
     /// Takes the load-balance pool out for `step` (made at first need), when its lists can
@@ -978,6 +1077,9 @@ impl GpuJoin<'_> {
         table: &DeviceTable,
         rows: Range<usize>,
     ) -> Result<u64> {
+        if self.lone_leaves.is_none() {
+            self.lone_leaves = self.lone_leaf_counts()?;
+        }
         let mut total = self
             .device
             .stream
@@ -992,6 +1094,7 @@ impl GpuJoin<'_> {
             &self.on_device,
             self.candidates,
             self.injective,
+            self.lone_leaves.as_ref(),
             &mut total,
         )?;
         let found = self
