@@ -501,31 +501,6 @@ struct LeafTerm {
 #error "MAX_LEAF_LINKS must be defined by the host"
 #endif
 
-// Whether x is in E_j, member j's extension set for the row in row_sh: in C(u_j), not in the
-// row (when injective) and in the list of ci of each of the member's linking edges, whose
-// ranges are range[2 * l], range[2 * l + 1] for l in [from, to) (the list x was drawn from
-// excluded by the caller).
-__device__ __forceinline__ bool leaf_admits(const u32* __restrict__ bits, const u32* __restrict__ ci,
-                                            const u32* range, u32 from, u32 to, u32 x,
-                                            const u32* row, u32 width, u32 injective) {
-    if (!((bits[x / 32] >> (x % 32)) & 1u)) {
-        return false;
-    }
-    if (injective) {
-        for (u32 j = 0; j < width; ++j) {
-            if (row[j] == x) {
-                return false;
-            }
-        }
-    }
-    for (u32 l = from; l < to; ++l) {
-        if (!sorted_contains(ci, range[2 * l], range[2 * l + 1], x)) {
-            return false;
-        }
-    }
-    return true;
-}
-
 // A group without precomputed counts.
 #define NO_COUNTS 0xffffffffu
 
@@ -663,9 +638,11 @@ extern "C" __global__ void gsi_join_leaf_product(
                             }
                             DepthStep sj = steps[members[group.members_from + j]];
                             u32 from = link_at[j] + (j == a && sa.has_first ? 1u : 0u);
-                            valid = leaf_admits(candidate_bits + (u64)sj.vertex * words, ci,
-                                                range_sh[w], from, link_at[j + 1], x, row_sh[w],
-                                                width, injective);
+                            // x in E_j: member j's extension set (the list x was drawn
+                            // from not tested again).
+                            valid = admits(x, candidate_bits + (u64)sj.vertex * words,
+                                           injective, row_sh[w], width, ci, range_sh[w], from,
+                                           link_at[j + 1]);
                         }
                     }
                     count += __popc(__ballot_sync(FULL_MASK, valid));
