@@ -726,12 +726,13 @@ impl fmt::Display for Plan {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use gsi_graph::GraphBuilder;
 
     use super::*;
 
-    fn graph(directed: bool, labels: &[u32], edges: &[(u32, u32, u32)]) -> Graph {
+    /// A small graph from its labels and (source, target, label) edges.
+    pub(crate) fn graph(directed: bool, labels: &[u32], edges: &[(u32, u32, u32)]) -> Graph {
         let mut b = GraphBuilder::with_vertices(directed, labels.to_vec());
         for &(s, t, l) in edges {
             b.add_edge(s, t, l).unwrap();

@@ -408,17 +408,8 @@ impl<'q> Search<'q> {
 mod tests {
     use std::collections::HashSet;
 
-    use gsi_graph::GraphBuilder;
-
     use super::*;
-
-    fn graph(directed: bool, labels: &[u32], edges: &[(u32, u32, u32)]) -> Graph {
-        let mut b = GraphBuilder::with_vertices(directed, labels.to_vec());
-        for &(s, t, l) in edges {
-            b.add_edge(s, t, l).unwrap();
-        }
-        b.build().unwrap()
-    }
+    use crate::plan::tests::graph;
 
     /// Every permutation of 0..n that keeps `query`'s labels and edges, by brute force.
     fn automorphisms(query: &Graph) -> Vec<Vec<u32>> {

@@ -818,6 +818,24 @@ impl<'a> GpuJoin<'a> {
         }))
     }
 
+    /// `gsi_join_rows` (and `gsi_join_pieces`) over `rows` of `table` at `step`, with the
+    /// load-balance pool when the step's lists can be long enough.
+    fn rows_on_device(
+        &mut self,
+        step: usize,
+        table: &DeviceTable,
+        rows: &Range<usize>,
+        output: RowsOutput<'_>,
+    ) -> Result<()> {
+        let mut balance = self.take_balance(step)?;
+        let args = self.step_args(step, table, rows);
+        let result = join_rows(self.device, self.pcsr, &args, output, balance.as_mut());
+        if balance.is_some() {
+            self.balance = balance;
+        }
+        result
+    }
+
     /// Takes the load-balance pool out for `step` (made at first need), when its lists can
     /// be longer than the threshold; it goes back once the step's rows are done.
     fn take_balance(&mut self, step: usize) -> Result<Option<Balance>> {
@@ -1253,26 +1271,17 @@ impl JoinBackend for GpuJoin<'_> {
         let count = rows.len();
         let mut gba = self.device.alloc(entries, "the buffers (GBA)")?;
         let mut counts = self.device.alloc(count, "row counts")?;
-        {
-            let place = GpuJoin::place(layout, &rows, base);
-            let mut balance = self.take_balance(step)?;
-            let args = self.step_args(step, table, &rows);
-            let result = join_rows(
-                self.device,
-                self.pcsr,
-                &args,
-                RowsOutput::Buffers {
-                    place,
-                    gba: &mut gba,
-                    counts: &mut counts,
-                },
-                balance.as_mut(),
-            );
-            if balance.is_some() {
-                self.balance = balance;
-            }
-            result?;
-        }
+        let place = GpuJoin::place(layout, &rows, base);
+        self.rows_on_device(
+            step,
+            table,
+            &rows,
+            RowsOutput::Buffers {
+                place,
+                gba: &mut gba,
+                counts: &mut counts,
+            },
+        )?;
         let (new_offsets, new_rows) = exclusive_scan(self.device, &counts.slice(0..count), count)?;
         Ok(DeviceFilled {
             gba,
@@ -1364,19 +1373,7 @@ impl JoinBackend for GpuJoin<'_> {
             .stream
             .alloc_zeros::<u64>(1)
             .map_err(driver("allocating the match counter"))?;
-        let mut balance = self.take_balance(step)?;
-        let args = self.step_args(step, table, &rows);
-        let result = join_rows(
-            self.device,
-            self.pcsr,
-            &args,
-            RowsOutput::Count { total: &mut total },
-            balance.as_mut(),
-        );
-        if balance.is_some() {
-            self.balance = balance;
-        }
-        result?;
+        self.rows_on_device(step, table, &rows, RowsOutput::Count { total: &mut total })?;
         let found = self
             .device
             .stream
