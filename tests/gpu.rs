@@ -98,6 +98,23 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                     );
                 }
             }
+            // Depth-first at once in launches of 2 µs: the warps hand their work over to the
+            // pool at the end of each, and the next launch takes it up.
+            for postpone_leaves in [true, false] {
+                let options = MatchOptions {
+                    depth_first_rows: Some(0),
+                    depth_first_slice: std::time::Duration::from_micros(2),
+                    postpone_leaves,
+                    ..options.clone()
+                };
+                let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
+                    .expect("GPU engine");
+                assert_eq!(
+                    report.count, expected,
+                    "case {case}: GPU count, depth-first in launches of 2 µs, leaf products \
+                     {postpone_leaves}"
+                );
+            }
             // Refined and planned by sampling (candidate sets from the host), each order.
             for join_order in [
                 JoinOrder::Sampled,

@@ -186,6 +186,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             memory_budget,
             interrupt: None,
             depth_first_rows,
+            depth_first_slice: gsi_core::options::DEPTH_FIRST_SLICE,
             postpone_leaves: !args.no_leaf_products,
             share: args.partition.as_deref().map(share).transpose()?,
             refine_rounds: args.refine_rounds,

@@ -35,13 +35,18 @@ struct Run {
     matches: Vec<VertexId>,
 }
 
-/// The paths a count is also checked on: depth-first from the first step, breadth-first to
+/// The paths a count is also checked on: depth-first from the first step (in one launch, or
+/// handed from launch to launch through the pool every 2 µs), breadth-first to
 /// the end, with the leaves enumerated instead of multiplied, with the paper's candidate sets
 /// and join order (no refinement, Algorithm 2), without local candidates, with every order
 /// sampled, without symmetry breaking, with the GPU's load balance on every row or none, and
 /// with the GPU's lone leaves' counts looked up for every row or never.
-const FORCED_PATHS: [(&str, ForcePath); 11] = [
+const FORCED_PATHS: [(&str, ForcePath); 12] = [
     ("depth-first", |o| o.depth_first_rows = Some(0)),
+    ("depth-first in launches of 2 µs", |o| {
+        o.depth_first_rows = Some(0);
+        o.depth_first_slice = std::time::Duration::from_micros(2);
+    }),
     ("breadth-first", |o| o.depth_first_rows = Some(usize::MAX)),
     ("without leaf products", |o| o.postpone_leaves = false),
     ("the paper's sets and order", |o| {

@@ -34,6 +34,10 @@ pub struct MatchOptions {
     /// rows: `None` leaves it to the engine, `Some(0)` goes depth-first at once, `Some(usize::MAX)`
     /// never (a switch for tests and measurements).
     pub depth_first_rows: Option<usize>,
+    /// How long one launch of the GPU's depth-first count takes new work before its warps hand
+    /// what they hold to the pool and the host looks at the stop conditions (a switch for
+    /// tests: a few microseconds make every count go through many launches).
+    pub depth_first_slice: std::time::Duration,
     /// Join leaves and isolated query vertices last, and count them as products
     /// ([`crate::plan::LeafSuffix`]); off for tests and measurements of the plain join.
     pub postpone_leaves: bool,
@@ -63,6 +67,10 @@ pub struct MatchOptions {
     /// without a limit, [`crate::symmetry`]); off for tests and measurements.
     pub symmetry: bool,
 }
+
+/// How long one launch of the GPU's depth-first count takes new work by default, so that a
+/// deadline or an interrupt is seen within about that long.
+pub const DEPTH_FIRST_SLICE: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// List length from which the GPU gives a row to whole blocks by default (the paper's W2; the
 /// pieces, 16 times that, are its W1). On gw12 (H100), 1,024 made the ten queries gMatch
@@ -200,6 +208,7 @@ impl Default for MatchOptions {
             memory_budget: 1 << 30,
             interrupt: None,
             depth_first_rows: None,
+            depth_first_slice: DEPTH_FIRST_SLICE,
             postpone_leaves: true,
             share: None,
             refine_rounds: REFINE_ROUNDS,

@@ -337,66 +337,496 @@ __device__ __forceinline__ u64 global_ns() {
 // Links of all steps whose PCSR ranges a warp keeps in shared memory; more go to `ranges`.
 #define SHARED_LINKS 64
 
-// Warp per row, rows taken one at a time from *next_row (so that warps with light rows take
-// more): counts the matches that extend each row of `table` (width first_step) through steps
-// first_step..width-1, depth-first, without writing any table. Each level keeps, in shared
-// memory, where its candidate list lies, how far the warp has read it and a 32-bit mask of the
-// candidates of the last 32 read that passed Algorithm 3's tests (C(u)'s bitset, the
-// subtraction, every other linking edge by binary search) and are not yet followed; the warp
-// follows them lowest lane first, and at the last level only counts them (popcount of the
-// ballots). Warps stop taking rows once slice_ns have passed since they started, and abandon
-// their row once deadline_ns have (then *abandoned is set and the count is a lower bound).
-// Host wrapper: gsi-core cuda/join.rs, `join_depth_first`.
+// A group of leaves of one label (see gsi-core plan.rs, LeafSuffix): its members (step
+// numbers) and its terms, each a coefficient and blocks (bitmasks over the members).
+struct LeafGroup {
+    u32 members_from;
+    u32 member_count;
+    u32 terms_from;
+    u32 term_count;
+};
+struct LeafTerm {
+    int coefficient;
+    u32 blocks_from;
+    u32 block_count;
+};
+
+#ifndef MAX_LEAF_GROUP
+#error "MAX_LEAF_GROUP must be defined by the host"
+#endif
+#ifndef MAX_LEAF_LINKS
+#error "MAX_LEAF_LINKS must be defined by the host"
+#endif
+
+// A group without precomputed counts.
+#define NO_COUNTS 0xffffffffu
+
+// The leaf suffix as the kernels that count it read it: its groups, their members and terms,
+// and the lone leaves' counts (counts_at null, or per group NO_COUNTS or where its counts
+// start in leaf_counts), looked up for a list longer than lookup_from.
+struct LeafSuffix {
+    const LeafGroup* groups;
+    u32 group_count;
+    const u32* members;
+    const LeafTerm* terms;
+    const u32* blocks;
+    const u32* counts_at;
+    const u32* leaf_counts;
+    u32 lookup_from;
+};
+
+// What every step reads: the PCSR, the linking edges, the steps, C(u)'s lists and bitsets.
+struct Query {
+    const u32* groups;
+    const u32* ci;
+    const Link* links;
+    const DepthStep* steps;
+    const u32* candidate_lists;
+    const u32* candidate_bits;
+    u32 words;
+    u32 injective;
+};
+
+// By the whole warp: the number of ways to match the leaf suffix for `row` (width = the
+// suffix's first step): over the groups, the product of each group's injective choices, from
+// the sizes of the intersections of its members' extension sets (inclusion-exclusion over set
+// partitions; without injectivity simply the product of the sets' sizes). `range` holds
+// 2 * MAX_LEAF_LINKS words of the warp's own. Arithmetic wraps modulo 2^64, so a total is exact
+// whenever it fits. Every lane returns the same value.
+__device__ u64 leaf_product(const Query& q, const LeafSuffix& leaves, const u32* row, u32 width,
+                            u32 lane, u32* range) {
+    u64 product = 1;
+    for (u32 g = 0; g < leaves.group_count && product != 0; ++g) {
+        LeafGroup group = leaves.groups[g];
+        u32 k = group.member_count;
+        // The lists of every linking edge of every member, member after member (at most
+        // MAX_LEAF_LINKS in a group, as the plan ensures); link_at[j] is where member j's
+        // start. A member without links draws from C(u).
+        u32 link_at[MAX_LEAF_GROUP + 1];
+        u32 at = 0;
+        for (u32 j = 0; j < k; ++j) {
+            link_at[j] = at;
+            DepthStep st = q.steps[leaves.members[group.members_from + j]];
+            for (u32 l = 0; l < st.link_count; ++l) {
+                Link link = q.links[st.links_from + l];
+                u32 b, e;
+                pcsr_locate(q.groups, link, row[link.column], lane, &b, &e);
+                if (lane == 0) {
+                    range[2 * at] = b;
+                    range[2 * at + 1] = e;
+                }
+                ++at;
+            }
+        }
+        link_at[k] = at;
+        __syncwarp();
+        DepthStep s0 = q.steps[leaves.members[group.members_from]];
+        u32 length0 = range[1] - range[0];
+        if (k == 1 && leaves.counts_at && leaves.counts_at[g] != NO_COUNTS &&
+            length0 > leaves.lookup_from) {
+            // A lone leaf of one link: |N(v, l) ∩ C(u)| counted once per candidate v
+            // (gsi_leaf_counts), less the row's vertices in it.
+            Link link = q.links[s0.links_from];
+            DepthStep sw = q.steps[link.column];
+            u32 v = row[link.column];
+            u32 p = sorted_lower_bound(q.candidate_lists, sw.candidates_from,
+                                       sw.candidates_from + sw.candidate_count, v) -
+                    sw.candidates_from;
+            u64 value = leaves.leaf_counts[leaves.counts_at[g] + p];
+            if (q.injective) {
+                const u32* bits = q.candidate_bits + (u64)s0.vertex * q.words;
+                for (u32 base = 0; base < width; base += WARP_SIZE) {
+                    u32 j = base + lane;
+                    bool taken = false;
+                    if (j < width) {
+                        u32 x = row[j];
+                        taken = ((bits[x / 32] >> (x % 32)) & 1u) &&
+                                sorted_contains(q.ci, range[0], range[1], x);
+                    }
+                    value -= __popc(__ballot_sync(FULL_MASK, taken));
+                }
+            }
+            product *= value;
+            __syncwarp();
+            continue;
+        }
+        u64 size[1 << MAX_LEAF_GROUP];
+        u32 all = (1u << k) - 1u;
+        for (u32 mask = 1; mask <= all; ++mask) {
+            size[mask] = 0;
+            bool single = (mask & (mask - 1u)) == 0;
+            if (!single && (k == 1 || !q.injective)) {
+                continue;
+            }
+            // Scan the lowest member's first list (or its C(u)); test every member of the
+            // mask against its other lists.
+            u32 a = __ffs(mask) - 1;
+            DepthStep sa = q.steps[leaves.members[group.members_from + a]];
+            const u32* source = sa.has_first ? q.ci : q.candidate_lists;
+            u32 begin = sa.has_first ? range[2 * link_at[a]] : sa.candidates_from;
+            u32 length = (sa.has_first ? range[2 * link_at[a] + 1]
+                                       : sa.candidates_from + sa.candidate_count) - begin;
+            u64 count = 0;
+            for (u32 base = 0; base < length; base += WARP_SIZE) {
+                u32 i = base + lane;
+                bool valid = false;
+                if (i < length) {
+                    u32 x = source[begin + i];
+                    valid = true;
+                    for (u32 j = 0; valid && j < k; ++j) {
+                        if (!((mask >> j) & 1u)) {
+                            continue;
+                        }
+                        DepthStep sj = q.steps[leaves.members[group.members_from + j]];
+                        u32 from = link_at[j] + (j == a && sa.has_first ? 1u : 0u);
+                        // x in E_j: member j's extension set (the list x was drawn from not
+                        // tested again).
+                        valid = admits(x, q.candidate_bits + (u64)sj.vertex * q.words,
+                                       q.injective, row, width, q.ci, range, from,
+                                       link_at[j + 1]);
+                    }
+                }
+                count += __popc(__ballot_sync(FULL_MASK, valid));
+            }
+            size[mask] = count;
+        }
+        u64 value = 0;
+        if (k == 1 || !q.injective) {
+            value = 1;
+            for (u32 j = 0; j < k; ++j) {
+                value *= size[1u << j];
+            }
+        } else {
+            for (u32 t = 0; t < group.term_count; ++t) {
+                LeafTerm term = leaves.terms[group.terms_from + t];
+                u64 part = (u64)(long long)term.coefficient;
+                for (u32 b = 0; b < term.block_count; ++b) {
+                    part *= size[leaves.blocks[term.blocks_from + b]];
+                }
+                value += part;
+            }
+        }
+        product *= value;
+        __syncwarp();
+    }
+    return product;
+}
+
+// Warp per row (grid-stride): leaf_product of each row of `table` (width = the suffix's first
+// step), added to *total. Host wrapper: gsi-core cuda/join.rs, `join_leaf_product`.
+extern "C" __global__ void gsi_join_leaf_product(
+    const u32* __restrict__ table, u32 rows, u32 width,
+    const u32* __restrict__ groups, const u32* __restrict__ ci,
+    const Link* __restrict__ links, const DepthStep* __restrict__ steps,
+    const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
+    u32 injective, const LeafGroup* __restrict__ leaf_groups, u32 group_count,
+    const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
+    const u32* __restrict__ blocks, const u32* __restrict__ counts_at,
+    const u32* __restrict__ leaf_counts, u32 lookup_from, u64* __restrict__ total) {
+    __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
+    __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * MAX_LEAF_LINKS];
+    Query q = {groups, ci, links, steps, candidate_lists, candidate_bits, words, injective};
+    LeafSuffix leaves = {leaf_groups, group_count, members, terms, blocks,
+                         counts_at, leaf_counts, lookup_from};
+    u32 lane = threadIdx.x & 31u;
+    u32 w = threadIdx.x / WARP_SIZE;
+    u64 sum = 0;
+    for (u32 r = global_warp(); r < rows; r += grid_warps()) {
+        for (u32 j = lane; j < width; j += WARP_SIZE) {
+            row_sh[w][j] = table[(u64)r * width + j];
+        }
+        __syncwarp();
+        sum += leaf_product(q, leaves, row_sh[w], width, lane, range_sh[w]);
+        __syncwarp();
+    }
+    if (lane == 0 && sum != 0) {
+        atomicAdd(total, sum);
+    }
+}
+
+// Warp per candidate v of a lone leaf's linked vertex (list[0, count)): |N(v, l) ∩ C(u)|, the
+// leaf's extensions before the row's own vertices are taken out, into counts[p]; read by
+// gsi_join_leaf_product for every row whose list is long, instead of scanning the list again.
+extern "C" __global__ void gsi_leaf_counts(
+    const u32* __restrict__ groups, const u32* __restrict__ ci, Link link,
+    const u32* __restrict__ list, u32 count, const u32* __restrict__ bits,
+    u32* __restrict__ counts) {
+    u32 lane = threadIdx.x & 31u;
+    for (u32 p = global_warp(); p < count; p += grid_warps()) {
+        u32 b, e;
+        pcsr_locate(groups, link, list[p], lane, &b, &e);
+        u32 found = 0;
+        for (u32 i = b + lane; __any_sync(FULL_MASK, i < e); i += WARP_SIZE) {
+            bool valid = false;
+            if (i < e) {
+                u32 x = ci[i];
+                valid = (bits[x / 32] >> (x % 32)) & 1u;
+            }
+            found += __popc(__ballot_sync(FULL_MASK, valid));
+        }
+        if (lane == 0) {
+            counts[p] = found;
+        }
+    }
+}
+
+
+// The depth-first count's work pool and counters, kept in device memory between launches
+// (gsi-core cuda/join.rs, `count_depth_first`). A task is a level of some warp's search
+// handed over: a partial match of `level` columns, how far its level's candidate list was
+// read, and which of the last 32 read are still to follow. Task t takes task_words words at
+// tasks[t * task_words]: level + 1 (0 until the task is written), read, mask, the row. The
+// counters: the next row of the table to take, the next task to take, one past the last task
+// reserved, warps holding work, warps waiting for work, and whether a warp gave up at the
+// deadline (their places, DF_*, come from the host).
+#if !defined(DF_NEXT_ROW) || !defined(DF_HEAD) || !defined(DF_TAIL) || !defined(DF_BUSY) || \
+    !defined(DF_HUNGRY) || !defined(DF_ABANDONED)
+#error "the depth-first counters must be defined by the host"
+#endif
+#define TASK_HEADER 3
+
+// Reads a word other warps write, past this multiprocessor's L1 (never a stale line).
+__device__ __forceinline__ u32 shared_word(const u32* p) {
+    return *(const volatile u32*)p;
+}
+
+// By lane 0: takes the next task of the pool; returns its number, or 0xffffffff when empty.
+__device__ __forceinline__ u32 take_task(u32* counters) {
+    while (true) {
+        u32 head = shared_word(&counters[DF_HEAD]);
+        u32 tail = shared_word(&counters[DF_TAIL]);
+        if (head >= tail) {
+            return 0xffffffffu;
+        }
+        if (atomicCAS(&counters[DF_HEAD], head, head + 1) == head) {
+            return head;
+        }
+    }
+}
+
+// The per-warp state of the depth-first search, one entry per level in shared memory: where
+// the level's list lies, how far it has been read, and which of the last 32 read passed
+// Algorithm 3's tests and are not yet followed.
+struct Levels {
+    u32* row;
+    u32* begin;
+    u32* length;
+    u32* read;
+    u32* mask;
+};
+
+// By the whole warp: hands the levels lo..=hi that have work left over to the pool, a task
+// each, and marks them spent. Returns false, handing nothing over, when the pool has no room.
+__device__ bool hand_over(const Levels& s, u32 lo, u32 hi, u32 lane, u32* tasks,
+                          u32 task_words, u32 capacity, u32* counters) {
+    u32 k = 0;
+    for (u32 l = lo; l <= hi; ++l) {
+        k += s.mask[l] != 0 || s.read[l] < s.length[l] ? 1u : 0u;
+    }
+    if (k == 0) {
+        return true;
+    }
+    u32 at = 0xffffffffu;
+    if (lane == 0) {
+        while (true) {
+            u32 tail = shared_word(&counters[DF_TAIL]);
+            if (tail + k > capacity || tail + k < tail) {
+                break;
+            }
+            if (atomicCAS(&counters[DF_TAIL], tail, tail + k) == tail) {
+                at = tail;
+                break;
+            }
+        }
+    }
+    at = __shfl_sync(FULL_MASK, at, 0);
+    if (at == 0xffffffffu) {
+        return false;
+    }
+    // Every task but its level word; then, once the rest is visible, the level words.
+    u32 t = at;
+    for (u32 l = lo; l <= hi; ++l) {
+        if (s.mask[l] == 0 && s.read[l] >= s.length[l]) {
+            continue;
+        }
+        u32* task = tasks + (u64)t * task_words;
+        for (u32 j = lane; j < l; j += WARP_SIZE) {
+            task[TASK_HEADER + j] = s.row[j];
+        }
+        if (lane == 0) {
+            task[1] = s.read[l];
+            task[2] = s.mask[l];
+        }
+        ++t;
+    }
+    __threadfence();
+    __syncwarp();
+    if (lane == 0) {
+        t = at;
+        for (u32 l = lo; l <= hi; ++l) {
+            if (s.mask[l] != 0 || s.read[l] < s.length[l]) {
+                atomicExch(&tasks[(u64)t * task_words], l + 1);
+                ++t;
+                s.mask[l] = 0;
+                s.read[l] = s.length[l];
+            }
+        }
+    }
+    __syncwarp();
+    return true;
+}
+
+// Loop turns between a warp's looks at the clock and the pool.
+#define LOOK_EVERY 64
+// What a warp does at its periodic look at the clock and the pool.
+#define GO_ON 0u
+#define GIVE_UP 1u
+#define SLICE_OVER 2u
+#define SHARE 3u
+
+// Counts the matches that extend each row of `table` (width first_step) through the remaining
+// steps, depth-first, without writing any table; the leaf suffix (from step leaves_from; the
+// plan's width when there is none) is counted as leaf_product for each of its rows. A warp takes
+// a row, or a task of the pool, at a time. Each level keeps, in shared memory, where its
+// candidate list lies, how far the warp has read it and a 32-bit mask of the candidates of
+// the last 32 read that passed Algorithm 3's tests (C(u)'s bitset, the subtraction, every
+// other linking edge by binary search) and are not yet followed; the warp follows them lowest
+// lane first, and at the last level only counts them (popcount of the ballots).
+// Work stealing: a warp without work counts itself hungry; a warp with work that sees hungry
+// warps hands its shallowest pending level over to the pool (the largest subtrees). Warps take
+// new work for slice_ns; after that a warp hands all its pending work over and stops (the host
+// launches again while the pool or the table has work), so that the host sees stop conditions
+// between launches. A warp that reaches deadline_ns gives up (DF_ABANDONED is set and the
+// count is a lower bound). Host wrapper: gsi-core cuda/join.rs, `join_depth_first`.
 extern "C" __global__ void gsi_join_depth_first(
-    const u32* __restrict__ table, u32 rows, u32 first_step, u32 width,
+    const u32* __restrict__ table, u32 rows, u32 first_step, u32 width, u32 leaves_from,
     const u32* __restrict__ groups, const u32* __restrict__ ci,
     const Link* __restrict__ links, u32 total_links, const DepthStep* __restrict__ steps,
     const u32* __restrict__ order_bounds,
     const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
-    u32 injective, u32* __restrict__ ranges, u32* __restrict__ next_row,
-    u64* __restrict__ total, u64 slice_ns, u64 deadline_ns, u32* __restrict__ abandoned) {
+    u32 injective, const LeafGroup* __restrict__ leaf_groups, u32 group_count,
+    const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
+    const u32* __restrict__ blocks, const u32* __restrict__ counts_at,
+    const u32* __restrict__ leaf_counts, u32 lookup_from, u32* __restrict__ ranges,
+    u32* tasks, u32 task_words, u32 capacity, u32* counters, u64* __restrict__ total,
+    u64 slice_ns, u64 deadline_ns) {
     __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
     __shared__ u32 begin_sh[WARPS_PER_BLOCK][MAX_WIDTH];
     __shared__ u32 length_sh[WARPS_PER_BLOCK][MAX_WIDTH];
     __shared__ u32 read_sh[WARPS_PER_BLOCK][MAX_WIDTH];
     __shared__ u32 mask_sh[WARPS_PER_BLOCK][MAX_WIDTH];
     __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * SHARED_LINKS];
+    __shared__ u32 leaf_range_sh[WARPS_PER_BLOCK][2 * MAX_LEAF_LINKS];
+    Query q = {groups, ci, links, steps, candidate_lists, candidate_bits, words, injective};
+    LeafSuffix leaves = {leaf_groups, group_count, members, terms, blocks,
+                         counts_at, leaf_counts, lookup_from};
     u32 lane = threadIdx.x & 31u;
     u32 w = threadIdx.x / WARP_SIZE;
+    Levels s = {row_sh[w], begin_sh[w], length_sh[w], read_sh[w], mask_sh[w]};
     u32* range = total_links <= SHARED_LINKS
         ? range_sh[w]
         : ranges + (u64)global_warp() * total_links * 2;
     u64 started = global_ns();
     u64 found = 0;
-    bool out_of_time = false;
-    while (!out_of_time) {
-        u32 r = rows;
-        if (lane == 0 && global_ns() - started < slice_ns) {
-            r = atomicAdd(next_row, 1u);
+    bool hungry = false;  // lane 0's: whether this warp is counted in DF_HUNGRY
+    u32 nap = 128;        // ns a warp without work waits before it looks again, doubling
+    bool gave_up = false;
+    while (!gave_up) {
+        // Take a row of the table, else a task of the pool, while the slice lasts.
+        u32 item = 0xffffffffu;
+        u32 is_task = 0;
+        u32 stop = 0;
+        if (lane == 0) {
+            u64 now = global_ns() - started;
+            if (now < slice_ns && now < deadline_ns) {
+                bool rows_left = shared_word(&counters[DF_NEXT_ROW]) < rows;
+                if (rows_left || shared_word(&counters[DF_HEAD]) < shared_word(&counters[DF_TAIL])) {
+                    // Busy before taking: a warp that finds none busy and nothing left stops.
+                    atomicAdd(&counters[DF_BUSY], 1u);
+                    if (rows_left) {
+                        u32 r = atomicAdd(&counters[DF_NEXT_ROW], 1u);
+                        item = r < rows ? r : item;
+                    }
+                    if (item == 0xffffffffu) {
+                        item = take_task(counters);
+                        is_task = 1;
+                    }
+                    if (item == 0xffffffffu) {
+                        atomicSub(&counters[DF_BUSY], 1u);
+                    }
+                }
+                if (item == 0xffffffffu) {
+                    // Nobody holds work and none is left: the count is done.
+                    stop = shared_word(&counters[DF_BUSY]) == 0 &&
+                           shared_word(&counters[DF_NEXT_ROW]) >= rows &&
+                           shared_word(&counters[DF_HEAD]) >= shared_word(&counters[DF_TAIL]);
+                    if (!stop && !hungry) {
+                        atomicAdd(&counters[DF_HUNGRY], 1u);
+                        hungry = true;
+                    }
+                }
+            } else {
+                stop = 1;
+            }
+            if ((stop || item != 0xffffffffu) && hungry) {
+                atomicSub(&counters[DF_HUNGRY], 1u);
+                hungry = false;
+            }
         }
-        r = __shfl_sync(FULL_MASK, r, 0);
-        if (r >= rows) {
+        stop = __shfl_sync(FULL_MASK, stop, 0);
+        item = __shfl_sync(FULL_MASK, item, 0);
+        is_task = __shfl_sync(FULL_MASK, is_task, 0);
+        if (stop) {
             break;
         }
-        for (u32 j = lane; j < first_step; j += WARP_SIZE) {
-            row_sh[w][j] = table[(u64)r * first_step + j];
+        if (item == 0xffffffffu) {
+            __nanosleep(nap);
+            nap = min(2 * nap, 8192u);
+            continue;
         }
-        __syncwarp();
-        u32 level = first_step;
-        bool enter = true;
-        u32 since_clock = 0;
-        while (true) {
-            if (++since_clock == 256) {
-                since_clock = 0;
-                // Every lane must agree before the warp leaves the loop.
-                if (__any_sync(FULL_MASK, global_ns() - started >= deadline_ns)) {
-                    out_of_time = true;
-                    break;
+        nap = 128;
+        u32 base = first_step;
+        u32 start = 0;
+        u32 start_mask = 0;
+        if (is_task) {
+            u32* task = tasks + (u64)item * task_words;
+            u32 level_word = 0;
+            if (lane == 0) {
+                // Reserved, perhaps not yet written.
+                while ((level_word = shared_word(&task[0])) == 0) {
+                    __nanosleep(32);
                 }
             }
+            __threadfence();
+            base = __shfl_sync(FULL_MASK, level_word, 0) - 1;
+            start = __ldcg(&task[1]);
+            start_mask = __ldcg(&task[2]);
+            for (u32 j = lane; j < base; j += WARP_SIZE) {
+                row_sh[w][j] = __ldcg(&task[TASK_HEADER + j]);
+            }
+        } else {
+            for (u32 j = lane; j < first_step; j += WARP_SIZE) {
+                row_sh[w][j] = table[(u64)item * first_step + j];
+            }
+        }
+        __syncwarp();
+        u32 level = base;
+        bool enter = true;
+        u32 since_look = 0;
+        while (true) {
             DepthStep st = steps[level];
             const u32* source = st.has_first ? ci : candidate_lists;
             if (enter) {
+                enter = false;
+                if (level == leaves_from) {
+                    // The leaf suffix: its matches are a product for this row.
+                    found += leaf_product(q, leaves, row_sh[w], level, lane, leaf_range_sh[w]);
+                    if (level == base) {
+                        break;
+                    }
+                    --level;
+                    continue;
+                }
                 // Locate every linking edge's list once for this partial match.
                 for (u32 k = 0; k < st.link_count; ++k) {
                     Link link = links[st.links_from + k];
@@ -417,11 +847,44 @@ extern "C" __global__ void gsi_join_depth_first(
                 if (lane == 0) {
                     begin_sh[w][level] = b;
                     length_sh[w][level] = e - b;
-                    read_sh[w][level] = 0;
-                    mask_sh[w][level] = 0;
+                    read_sh[w][level] = level == base ? start : 0;
+                    mask_sh[w][level] = level == base ? start_mask : 0;
                 }
                 __syncwarp();
-                enter = false;
+            }
+            if (++since_look == LOOK_EVERY) {
+                since_look = 0;
+                u32 look = GO_ON;
+                if (lane == 0) {
+                    u64 now = global_ns() - started;
+                    look = now >= deadline_ns ? GIVE_UP
+                         : now >= slice_ns ? SLICE_OVER
+                         : shared_word(&counters[DF_HUNGRY]) >
+                                   shared_word(&counters[DF_TAIL]) - shared_word(&counters[DF_HEAD])
+                             ? SHARE
+                             : GO_ON;
+                }
+                look = __shfl_sync(FULL_MASK, look, 0);
+                if (look == GIVE_UP) {
+                    gave_up = true;
+                    break;
+                }
+                if (look == SLICE_OVER &&
+                    hand_over(s, base, level, lane, tasks, task_words, capacity, counters)) {
+                    break;
+                }
+                if (look == SHARE) {
+                    // The shallowest level with work left (the largest subtrees; the last
+                    // level's work only counts).
+                    u32 l = base;
+                    while (l <= level && !(l + 1 < width && (mask_sh[w][l] != 0 ||
+                                                            read_sh[w][l] < length_sh[w][l]))) {
+                        ++l;
+                    }
+                    if (l <= level) {
+                        hand_over(s, l, l, lane, tasks, task_words, capacity, counters);
+                    }
+                }
             }
             u32 begin = begin_sh[w][level];
             u32 length = length_sh[w][level];
@@ -433,7 +896,7 @@ extern "C" __global__ void gsi_join_depth_first(
             if (last || mask == 0) {
                 if (read >= length) {
                     // This level is spent: back to the one before.
-                    if (level == first_step) {
+                    if (level == base) {
                         break;
                     }
                     --level;
@@ -469,209 +932,19 @@ extern "C" __global__ void gsi_join_depth_first(
             ++level;
             enter = true;
         }
+        __syncwarp();
+        if (lane == 0) {
+            // What this warp handed over is visible before it stops counting as busy.
+            __threadfence();
+            atomicSub(&counters[DF_BUSY], 1u);
+        }
     }
     if (lane == 0) {
         if (found > 0) {
             atomicAdd(total, found);
         }
-        if (out_of_time) {
-            atomicExch(abandoned, 1u);
+        if (gave_up) {
+            atomicExch(&counters[DF_ABANDONED], 1u);
         }
-    }
-}
-
-// A group of leaves of one label (see gsi-core plan.rs, LeafSuffix): its members (step
-// numbers) and its terms, each a coefficient and blocks (bitmasks over the members).
-struct LeafGroup {
-    u32 members_from;
-    u32 member_count;
-    u32 terms_from;
-    u32 term_count;
-};
-struct LeafTerm {
-    int coefficient;
-    u32 blocks_from;
-    u32 block_count;
-};
-
-#ifndef MAX_LEAF_GROUP
-#error "MAX_LEAF_GROUP must be defined by the host"
-#endif
-#ifndef MAX_LEAF_LINKS
-#error "MAX_LEAF_LINKS must be defined by the host"
-#endif
-
-// A group without precomputed counts.
-#define NO_COUNTS 0xffffffffu
-
-// Warp per candidate v of a lone leaf's linked vertex (list[0, count)): |N(v, l) ∩ C(u)|, the
-// leaf's extensions before the row's own vertices are taken out, into counts[p]; read by
-// gsi_join_leaf_product for every row whose list is long, instead of scanning the list again.
-extern "C" __global__ void gsi_leaf_counts(
-    const u32* __restrict__ groups, const u32* __restrict__ ci, Link link,
-    const u32* __restrict__ list, u32 count, const u32* __restrict__ bits,
-    u32* __restrict__ counts) {
-    u32 lane = threadIdx.x & 31u;
-    for (u32 p = global_warp(); p < count; p += grid_warps()) {
-        u32 b, e;
-        pcsr_locate(groups, link, list[p], lane, &b, &e);
-        u32 found = 0;
-        for (u32 i = b + lane; __any_sync(FULL_MASK, i < e); i += WARP_SIZE) {
-            bool valid = false;
-            if (i < e) {
-                u32 x = ci[i];
-                valid = (bits[x / 32] >> (x % 32)) & 1u;
-            }
-            found += __popc(__ballot_sync(FULL_MASK, valid));
-        }
-        if (lane == 0) {
-            counts[p] = found;
-        }
-    }
-}
-
-// Warp per row (grid-stride): the number of ways to match the leaf suffix for each row of
-// `table` (width = the suffix's first step), added to *total: over the groups, the product of
-// each group's injective choices, from the sizes of the intersections of its members'
-// extension sets (inclusion-exclusion over set partitions; without injectivity simply the
-// product of the sets' sizes). Arithmetic wraps modulo 2^64, so the total is exact whenever it
-// fits. Host wrapper: gsi-core cuda/join.rs, `join_leaf_product`.
-extern "C" __global__ void gsi_join_leaf_product(
-    const u32* __restrict__ table, u32 rows, u32 width,
-    const u32* __restrict__ groups, const u32* __restrict__ ci,
-    const Link* __restrict__ links, const DepthStep* __restrict__ steps,
-    const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
-    u32 injective, const LeafGroup* __restrict__ leaf_groups, u32 group_count,
-    const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
-    const u32* __restrict__ blocks, const u32* __restrict__ counts_at,
-    const u32* __restrict__ leaf_counts, u32 lookup_from, u64* __restrict__ total) {
-    __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
-    __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * MAX_LEAF_LINKS];
-    u32 lane = threadIdx.x & 31u;
-    u32 w = threadIdx.x / WARP_SIZE;
-    u64 sum = 0;
-    for (u32 r = global_warp(); r < rows; r += grid_warps()) {
-        for (u32 j = lane; j < width; j += WARP_SIZE) {
-            row_sh[w][j] = table[(u64)r * width + j];
-        }
-        __syncwarp();
-        u64 product = 1;
-        for (u32 g = 0; g < group_count && product != 0; ++g) {
-            LeafGroup group = leaf_groups[g];
-            u32 k = group.member_count;
-            // The lists of every linking edge of every member, member after member (at most
-            // MAX_LEAF_LINKS in a group, as the plan ensures); link_at[j] is where member j's
-            // start. A member without links draws from C(u).
-            u32 link_at[MAX_LEAF_GROUP + 1];
-            u32 at = 0;
-            for (u32 j = 0; j < k; ++j) {
-                link_at[j] = at;
-                DepthStep st = steps[members[group.members_from + j]];
-                for (u32 l = 0; l < st.link_count; ++l) {
-                    Link link = links[st.links_from + l];
-                    u32 b, e;
-                    pcsr_locate(groups, link, row_sh[w][link.column], lane, &b, &e);
-                    if (lane == 0) {
-                        range_sh[w][2 * at] = b;
-                        range_sh[w][2 * at + 1] = e;
-                    }
-                    ++at;
-                }
-            }
-            link_at[k] = at;
-            __syncwarp();
-            DepthStep s0 = steps[members[group.members_from]];
-            u32 length0 = range_sh[w][1] - range_sh[w][0];
-            if (k == 1 && counts_at && counts_at[g] != NO_COUNTS && length0 > lookup_from) {
-                // A lone leaf of one link: |N(v, l) ∩ C(u)| counted once per candidate v
-                // (gsi_leaf_counts), less the row's vertices in it.
-                Link link = links[s0.links_from];
-                DepthStep sw = steps[link.column];
-                u32 v = row_sh[w][link.column];
-                u32 p = sorted_lower_bound(candidate_lists, sw.candidates_from,
-                                           sw.candidates_from + sw.candidate_count, v) -
-                        sw.candidates_from;
-                u64 value = leaf_counts[counts_at[g] + p];
-                if (injective) {
-                    const u32* bits = candidate_bits + (u64)s0.vertex * words;
-                    for (u32 base = 0; base < width; base += WARP_SIZE) {
-                        u32 j = base + lane;
-                        bool taken = false;
-                        if (j < width) {
-                            u32 x = row_sh[w][j];
-                            taken = ((bits[x / 32] >> (x % 32)) & 1u) &&
-                                    sorted_contains(ci, range_sh[w][0], range_sh[w][1], x);
-                        }
-                        value -= __popc(__ballot_sync(FULL_MASK, taken));
-                    }
-                }
-                product *= value;
-                __syncwarp();
-                continue;
-            }
-            u64 size[1 << MAX_LEAF_GROUP];
-            u32 all = (1u << k) - 1u;
-            for (u32 mask = 1; mask <= all; ++mask) {
-                size[mask] = 0;
-                bool single = (mask & (mask - 1u)) == 0;
-                if (!single && (k == 1 || !injective)) {
-                    continue;
-                }
-                // Scan the lowest member's first list (or its C(u)); test every member of the
-                // mask against its other lists.
-                u32 a = __ffs(mask) - 1;
-                DepthStep sa = steps[members[group.members_from + a]];
-                const u32* source = sa.has_first ? ci : candidate_lists;
-                u32 begin = sa.has_first ? range_sh[w][2 * link_at[a]] : sa.candidates_from;
-                u32 length = (sa.has_first ? range_sh[w][2 * link_at[a] + 1]
-                                           : sa.candidates_from + sa.candidate_count) - begin;
-                u64 count = 0;
-                for (u32 base = 0; base < length; base += WARP_SIZE) {
-                    u32 i = base + lane;
-                    bool valid = false;
-                    if (i < length) {
-                        u32 x = source[begin + i];
-                        valid = true;
-                        for (u32 j = 0; valid && j < k; ++j) {
-                            if (!((mask >> j) & 1u)) {
-                                continue;
-                            }
-                            DepthStep sj = steps[members[group.members_from + j]];
-                            u32 from = link_at[j] + (j == a && sa.has_first ? 1u : 0u);
-                            // x in E_j: member j's extension set (the list x was drawn
-                            // from not tested again).
-                            valid = admits(x, candidate_bits + (u64)sj.vertex * words,
-                                           injective, row_sh[w], width, ci, range_sh[w], from,
-                                           link_at[j + 1]);
-                        }
-                    }
-                    count += __popc(__ballot_sync(FULL_MASK, valid));
-                }
-                size[mask] = count;
-            }
-            u64 value = 0;
-            if (k == 1 || !injective) {
-                value = 1;
-                for (u32 j = 0; j < k; ++j) {
-                    value *= size[1u << j];
-                }
-            } else {
-                for (u32 t = 0; t < group.term_count; ++t) {
-                    LeafTerm term = terms[group.terms_from + t];
-                    u64 part = (u64)(long long)term.coefficient;
-                    for (u32 b = 0; b < term.block_count; ++b) {
-                        part *= size[blocks[term.blocks_from + b]];
-                    }
-                    value += part;
-                }
-            }
-            product *= value;
-            __syncwarp();
-        }
-        sum += product;
-        __syncwarp();
-    }
-    if (lane == 0 && sum != 0) {
-        atomicAdd(total, sum);
     }
 }

@@ -76,6 +76,8 @@ pub struct Device {
     pub(crate) arch: String,
     /// The device's name.
     pub(crate) name: String,
+    /// Its streaming multiprocessors.
+    pub(crate) multiprocessors: u32,
     /// Words per pinned staging buffer of [`Device::upload_parts`].
     stage_words: usize,
     /// The two pinned staging buffers, once an upload has needed them.
@@ -116,6 +118,12 @@ impl Device {
             .map_err(driver("reading the compute capability"))?;
         let arch = format!("sm_{major}{minor}");
         let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
+        let multiprocessors = ctx
+            .attribute(
+                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            )
+            .map_err(driver("reading the number of multiprocessors"))?
+            .max(1) as u32;
         let kernels = Kernels::load(&ctx, &arch, kernel_cache)?;
         let stream = ctx.default_stream();
         Ok(Device {
@@ -124,6 +132,7 @@ impl Device {
             kernels,
             arch,
             name,
+            multiprocessors,
             stage_words: (stage_bytes / 4).max(1),
             stages: Mutex::new(Vec::new()),
         })

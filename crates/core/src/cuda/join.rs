@@ -23,11 +23,13 @@ use crate::sink::MatchSink;
 const MAX_RUN_ENTRIES: usize = 1 << 31;
 /// Rows of a first run under a limit: a few warps' worth, one launch each step.
 const FIRST_RUN_ROWS: usize = 256;
-/// Most blocks of a depth-first launch (16,384 warps).
-const DEPTH_FIRST_BLOCKS: u32 = 2048;
-/// How long one depth-first launch takes new rows, so that the host sees a deadline or an
-/// interrupt between launches.
-const DEPTH_FIRST_SLICE: std::time::Duration = std::time::Duration::from_millis(50);
+/// Threads per multiprocessor of a depth-first launch (the most an H100's keeps resident).
+const DEPTH_FIRST_THREADS_PER_SM: u32 = 2048;
+/// How long a depth-first launch takes new work when a limit is set.
+const LIMITED_SLICE: std::time::Duration = std::time::Duration::from_millis(2);
+/// Tasks the depth-first pool holds (levels handed from warp to warp: at the end of a launch
+/// every warp hands over each level with work left).
+const DEPTH_FIRST_TASKS: u32 = 1 << 17;
 
 // ---------------------------------------------------------------------------------------------
 // Typed wrappers of `join.cu`.
@@ -344,10 +346,11 @@ struct DepthStep {
 // SAFETY: `DepthStep` is `repr(C)`, eight u32, the layout of the kernel's `struct DepthStep`.
 unsafe impl DeviceRepr for DepthStep {}
 
-/// What `gsi_join_depth_first` reads besides the table.
+/// What `gsi_join_depth_first` reads besides the table and the leaf suffix.
 struct DepthFirstArgs<'a> {
     first_step: u32,
     width: u32,
+    leaves_from: u32,
     links: &'a CudaView<'a, Link>,
     total_links: u32,
     steps: &'a CudaView<'a, DepthStep>,
@@ -356,17 +359,22 @@ struct DepthFirstArgs<'a> {
     injective: u32,
 }
 
-/// What `gsi_join_depth_first` updates: the next row to take, the count, and whether a
-/// warp gave up its row at the deadline.
+/// What `gsi_join_depth_first` keeps between launches: the warps' ranges when they do not fit
+/// shared memory, the pool of tasks (`task_words` words each; a second buffer to move the
+/// waiting ones to the front between launches), the counters (`launch::depth_first`) and the
+/// count.
 struct DepthFirstState {
     ranges: CudaSlice<u32>,
-    next_row: CudaSlice<u32>,
+    tasks: CudaSlice<u32>,
+    spare: Option<CudaSlice<u32>>,
+    task_words: u32,
+    capacity: u32,
+    counters: CudaSlice<u32>,
     total: CudaSlice<u64>,
-    abandoned: CudaSlice<u32>,
 }
 
-/// `gsi_join_depth_first`: warp per row (rows taken dynamically); counts the matches that
-/// extend each of `rows` rows of `table` through the remaining steps.
+/// `gsi_join_depth_first`: counts the matches that extend each of `rows` rows of `table`
+/// through the remaining steps, the warps taking rows and each other's work from the pool.
 #[allow(clippy::too_many_arguments)]
 fn join_depth_first(
     device: &Device,
@@ -374,51 +382,57 @@ fn join_depth_first(
     table: &CudaView<'_, u32>,
     rows: u32,
     args: &DepthFirstArgs<'_>,
+    leaves: &LeafSuffixArgs<'_>,
     state: &mut DepthFirstState,
     slice_ns: u64,
     deadline_ns: u64,
 ) -> Result<()> {
     let words = args.candidates.words as u32;
-    let config = depth_first_grid(rows);
-    // SAFETY: gsi_join_depth_first(table[rows*first_step], rows, first_step, width, groups,
-    // ci, links[total_links], total_links, steps[width], order_bounds, candidate_lists, candidate_bits
-    // [q*words], words, injective, ranges[grid warps*total_links*2], next_row[1], total[1],
-    // slice_ns, deadline_ns, abandoned[1]): `ranges` is sized for `depth_first_grid(rows)`.
-    unsafe {
-        device
-            .stream
-            .launch_builder(device.kernel(Kernel::JoinDepthFirst)?)
-            .arg(table)
-            .arg(&rows)
-            .arg(&args.first_step)
-            .arg(&args.width)
-            .arg(&pcsr.groups)
-            .arg(&pcsr.column_index)
-            .arg(args.links)
-            .arg(&args.total_links)
-            .arg(args.steps)
-            .arg(args.order_bounds)
-            .arg(&args.candidates.lists)
-            .arg(&args.candidates.bits)
-            .arg(&words)
-            .arg(&args.injective)
-            .arg(&mut state.ranges)
-            .arg(&mut state.next_row)
-            .arg(&mut state.total)
-            .arg(&slice_ns)
-            .arg(&deadline_ns)
-            .arg(&mut state.abandoned)
-            .launch(config)
-    }
-    .map_err(driver("launching gsi_join_depth_first"))?;
+    // SAFETY: gsi_join_depth_first(table[rows*first_step], rows, first_step, width,
+    // leaves_from, groups, ci, links[total_links], total_links, steps[width], order_bounds,
+    // candidate_lists, candidate_bits[q*words], words, injective, <leaf suffix>,
+    // ranges[grid warps*total_links*2], tasks[capacity*task_words], task_words, capacity,
+    // counters[COUNTERS], total[1], slice_ns, deadline_ns): `ranges` is sized for
+    // `depth_first_grid`, the leaf suffix as `LeafSuffixArgs::push` says.
+    let mut launch = device
+        .stream
+        .launch_builder(device.kernel(Kernel::JoinDepthFirst)?);
+    launch
+        .arg(table)
+        .arg(&rows)
+        .arg(&args.first_step)
+        .arg(&args.width)
+        .arg(&args.leaves_from)
+        .arg(&pcsr.groups)
+        .arg(&pcsr.column_index)
+        .arg(args.links)
+        .arg(&args.total_links)
+        .arg(args.steps)
+        .arg(args.order_bounds)
+        .arg(&args.candidates.lists)
+        .arg(&args.candidates.bits)
+        .arg(&words)
+        .arg(&args.injective);
+    leaves.push(&mut launch);
+    launch
+        .arg(&mut state.ranges)
+        .arg(&mut state.tasks)
+        .arg(&state.task_words)
+        .arg(&state.capacity)
+        .arg(&mut state.counters)
+        .arg(&mut state.total)
+        .arg(&slice_ns)
+        .arg(&deadline_ns);
+    unsafe { launch.launch(depth_first_grid(device)) }
+        .map_err(driver("launching gsi_join_depth_first"))?;
     Ok(())
 }
 
-/// Blocks of a depth-first launch: a warp per row up to a grid that fills the device many
-/// times over (warps then take further rows as they finish).
-fn depth_first_grid(rows: u32) -> cudarc::driver::LaunchConfig {
-    let mut config = warp_per_row(rows);
-    config.grid_dim.0 = config.grid_dim.0.min(DEPTH_FIRST_BLOCKS);
+/// Blocks of a depth-first launch: as many as the device keeps resident at once, whatever the
+/// rows (warps without a row take work from the others).
+fn depth_first_grid(device: &Device) -> cudarc::driver::LaunchConfig {
+    let mut config = warp_per_row(0);
+    config.grid_dim.0 = device.multiprocessors * (DEPTH_FIRST_THREADS_PER_SM / BLOCK_SIZE);
     config
 }
 
@@ -574,6 +588,49 @@ impl PlanOnDevice {
     }
 }
 
+/// The leaf suffix as the kernels that count it read it (`struct LeafSuffix` in `join.cu`).
+struct LeafSuffixArgs<'a> {
+    groups: CudaView<'a, LeafGroupOnDevice>,
+    group_count: u32,
+    members: CudaView<'a, u32>,
+    terms: CudaView<'a, LeafTermOnDevice>,
+    blocks: CudaView<'a, u32>,
+    lone: Option<&'a LoneLeafCounts>,
+    lookup_from: u32,
+}
+
+impl<'a> LeafSuffixArgs<'a> {
+    fn new(plan: &'a PlanOnDevice, lone: Option<&'a LoneLeafCounts>) -> LeafSuffixArgs<'a> {
+        LeafSuffixArgs {
+            groups: plan.typed(&plan.groups),
+            group_count: plan.group_count,
+            members: plan.typed(&plan.members),
+            terms: plan.typed(&plan.terms),
+            blocks: plan.typed(&plan.blocks),
+            lone,
+            lookup_from: lone.map_or(u32::MAX, |l| l.lookup_from),
+        }
+    }
+
+    /// Pushes leaf_groups[group_count], group_count, members, terms, blocks, counts_at
+    /// [group_count] | null, leaf_counts | null, lookup_from: the leaf tables index each other
+    /// as `PlanOnDevice::upload` lays them out; counts_at[g] is NO_COUNTS or where group g's
+    /// counts start, one per candidate of its member's linked vertex.
+    fn push<'b>(&'b self, launch: &mut cudarc::driver::LaunchArgs<'b>) {
+        launch
+            .arg(&self.groups)
+            .arg(&self.group_count)
+            .arg(&self.members)
+            .arg(&self.terms)
+            .arg(&self.blocks);
+        match self.lone {
+            Some(l) => launch.arg(&l.at).arg(&l.counts),
+            None => launch.arg(&NULL).arg(&NULL),
+        };
+        launch.arg(&self.lookup_from);
+    }
+}
+
 /// `gsi_join_leaf_product`: warp per row; adds to `total` the leaf suffix's matches of each
 /// of `rows` rows of `table` (width: the suffix's first step).
 #[allow(clippy::too_many_arguments)]
@@ -586,24 +643,14 @@ fn join_leaf_product(
     plan: &PlanOnDevice,
     candidates: &DeviceCandidates,
     injective: u32,
-    lone: Option<&LoneLeafCounts>,
+    leaves: &LeafSuffixArgs<'_>,
     total: &mut CudaSlice<u64>,
 ) -> Result<()> {
     let words = candidates.words as u32;
-    let lookup_from = lone.map_or(u32::MAX, |l| l.lookup_from);
     let (links, steps) = (plan.links(), plan.steps());
-    let (groups, members, terms, blocks) = (
-        plan.typed::<LeafGroupOnDevice>(&plan.groups),
-        plan.typed::<u32>(&plan.members),
-        plan.typed::<LeafTermOnDevice>(&plan.terms),
-        plan.typed::<u32>(&plan.blocks),
-    );
     // SAFETY: gsi_join_leaf_product(table[rows*width], rows, width, groups, ci, links, steps
-    // [query width], candidate_lists, candidate_bits[q*words], words, injective,
-    // leaf_groups[group_count], group_count, members, terms, blocks, counts_at[group_count] |
-    // null, leaf_counts | null, lookup_from, total[1]): the leaf tables index each other as
-    // `PlanOnDevice::upload` lays them out; counts_at[g] is NO_COUNTS or where group g's
-    // counts start, one per candidate of its member's linked vertex.
+    // [query width], candidate_lists, candidate_bits[q*words], words, injective, <leaf
+    // suffix>, total[1]): the leaf suffix as `LeafSuffixArgs::push` says.
     let mut launch = device
         .stream
         .launch_builder(device.kernel(Kernel::JoinLeafProduct)?);
@@ -618,17 +665,9 @@ fn join_leaf_product(
         .arg(&candidates.lists)
         .arg(&candidates.bits)
         .arg(&words)
-        .arg(&injective)
-        .arg(&groups)
-        .arg(&plan.group_count)
-        .arg(&members)
-        .arg(&terms)
-        .arg(&blocks);
-    match lone {
-        Some(l) => launch.arg(&l.at).arg(&l.counts),
-        None => launch.arg(&NULL).arg(&NULL),
-    };
-    launch.arg(&lookup_from).arg(total);
+        .arg(&injective);
+    leaves.push(&mut launch);
+    launch.arg(total);
     unsafe { launch.launch(warp_per_row(rows)) }
         .map_err(driver("launching gsi_join_leaf_product"))?;
     Ok(())
@@ -1112,7 +1151,7 @@ impl GpuJoin<'_> {
             &self.on_device,
             self.candidates,
             self.injective,
-            self.lone_leaves.as_ref(),
+            &LeafSuffixArgs::new(&self.on_device, self.lone_leaves.as_ref()),
             &mut total,
         )?;
         let found = self
@@ -1123,9 +1162,10 @@ impl GpuJoin<'_> {
         Ok(found[0])
     }
 
-    /// Counts the matches extending `rows` through every remaining step, depth-first, in
-    /// launches that each take new rows for `DEPTH_FIRST_SLICE`; between launches the stop
-    /// conditions and `enough` are looked at.
+    /// Counts the matches extending `rows` through every remaining step, depth-first (the leaf
+    /// suffix as products), in launches that each take new work for `options.depth_first_slice`;
+    /// between launches the stop conditions and `enough` are looked at, and the tasks left in
+    /// the pool are moved to its front for the next launch.
     fn count_depth_first(
         &mut self,
         step: usize,
@@ -1133,13 +1173,24 @@ impl GpuJoin<'_> {
         rows: Range<usize>,
         enough: Option<u64>,
     ) -> Result<u64> {
+        use super::launch::depth_first::{ABANDONED, COUNTERS, HEAD, NEXT_ROW, TAIL};
+        if self.plan.leaves.from < self.plan.width() && self.lone_leaves.is_none() {
+            self.lone_leaves = self.lone_leaf_counts()?;
+        }
         let count = rows.len();
         let view = self.view(table, rows, step);
         let links = self.on_device.links();
         let steps = self.on_device.steps();
         let order_bounds = self.on_device.order_bounds();
+        let leaves = LeafSuffixArgs::new(&self.on_device, self.lone_leaves.as_ref());
         let total_links = links.len() as u32;
-        let warps = depth_first_grid(count as u32).grid_dim.0 as usize * (BLOCK_SIZE as usize / 32);
+        let grid = depth_first_grid(self.device);
+        let warps = grid.grid_dim.0 as usize * (BLOCK_SIZE as usize / 32);
+        let width = self.plan.width();
+        // A task: its level word, read and mask, then up to `width` columns; whole 128-byte
+        // lines.
+        let task_words = (3 + width).next_multiple_of(32);
+        let capacity = DEPTH_FIRST_TASKS as usize;
         let stream = &self.device.stream;
         let zeros = |what: &str, n: usize| {
             stream
@@ -1148,15 +1199,19 @@ impl GpuJoin<'_> {
         };
         let mut state = DepthFirstState {
             ranges: zeros("the depth-first ranges", warps * total_links as usize * 2)?,
-            next_row: zeros("the depth-first row counter", 1)?,
+            tasks: zeros("the depth-first pool", capacity * task_words)?,
+            spare: None,
+            task_words: task_words as u32,
+            capacity: capacity as u32,
+            counters: zeros("the depth-first counters", COUNTERS)?,
             total: stream
                 .alloc_zeros::<u64>(1)
                 .map_err(driver("allocating the match counter"))?,
-            abandoned: zeros("the depth-first flag", 1)?,
         };
         let args = DepthFirstArgs {
             first_step: step as u32,
-            width: self.plan.width() as u32,
+            width: width as u32,
+            leaves_from: self.plan.leaves.from as u32,
             links: &links,
             total_links,
             steps: &steps,
@@ -1169,34 +1224,68 @@ impl GpuJoin<'_> {
                 d.saturating_duration_since(std::time::Instant::now())
                     .as_nanos() as u64
             });
-            let slice_ns = DEPTH_FIRST_SLICE.as_nanos() as u64;
+            // With a limit, the count is looked at soon: K matches are often found at once.
+            let slice = match enough {
+                Some(_) => self.options.depth_first_slice.min(LIMITED_SLICE),
+                None => self.options.depth_first_slice,
+            };
+            let slice_ns = slice.as_nanos().max(1) as u64;
             join_depth_first(
                 self.device,
                 self.pcsr,
                 &view,
                 count as u32,
                 &args,
+                &leaves,
                 &mut state,
                 slice_ns,
                 deadline_ns,
             )?;
-            let read = |what: &str, slice: &CudaSlice<u32>| -> Result<u32> {
-                Ok(stream
-                    .clone_dtoh(slice)
-                    .map_err(driver(format!("reading {what}")))?[0])
-            };
+            let counters = stream
+                .clone_dtoh(&state.counters)
+                .map_err(driver("reading the depth-first counters"))?;
             let total = stream
                 .clone_dtoh(&state.total)
                 .map_err(driver("reading the match count"))?[0];
-            let taken = read("the depth-first row counter", &state.next_row)? as usize;
-            let abandoned = read("the depth-first flag", &state.abandoned)? != 0;
-            if abandoned
-                || taken >= count
+            let (head, tail) = (counters[HEAD] as usize, counters[TAIL] as usize);
+            let rows_left = (counters[NEXT_ROW] as usize) < count;
+            if counters[ABANDONED] != 0
+                || (!rows_left && head >= tail)
                 || self.options.stop().is_some()
                 || enough.is_some_and(|k| total >= k)
             {
                 return Ok(total);
             }
+            if head > 0 {
+                // The waiting tasks to the front of a spare buffer whose rest is zero (not yet
+                // written).
+                let spare = match &mut state.spare {
+                    Some(spare) => {
+                        stream
+                            .memset_zeros(spare)
+                            .map_err(driver("clearing the depth-first pool"))?;
+                        spare
+                    }
+                    None => state
+                        .spare
+                        .insert(zeros("the depth-first pool", capacity * task_words)?),
+                };
+                if tail > head {
+                    stream
+                        .memcpy_dtod(
+                            &state.tasks.slice(head * task_words..tail * task_words),
+                            &mut spare.slice_mut(0..(tail - head) * task_words),
+                        )
+                        .map_err(driver("moving the depth-first pool"))?;
+                }
+                std::mem::swap(&mut state.tasks, spare);
+            }
+            let mut next = [0u32; COUNTERS];
+            next[NEXT_ROW] = counters[NEXT_ROW].min(count as u32);
+            next[TAIL] = (tail - head) as u32;
+            stream
+                .memcpy_htod(&next, &mut state.counters)
+                .map_err(driver("resetting the depth-first counters"))?;
         }
     }
 }
@@ -1349,9 +1438,9 @@ impl JoinBackend for GpuJoin<'_> {
     }
 
     fn depth_first_rows(&self) -> Option<usize> {
-        // Measured slower than breadth-first on every heavy query of gw12 and yeast (H100,
-        // 2026-11-22, docs/BENCHMARKS.md): warps stay with their row, and the rows' work is
-        // too uneven. Taken only when asked for (`MatchOptions::depth_first_rows`).
+        // Even with work stealing, measured slower than breadth-first on yeast's 1,458 and on
+        // gw12 from every threshold tried (H100, 2026-11-23, docs/BENCHMARKS.md). Taken only
+        // when asked for (`MatchOptions::depth_first_rows`).
         Some(usize::MAX)
     }
 

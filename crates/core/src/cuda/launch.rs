@@ -14,8 +14,32 @@ pub const MAX_WIDTH: usize = 128;
 /// Blocks of a warp-per-row kernel; warps loop over the remaining rows.
 const MAX_ROW_BLOCKS: u32 = 1 << 14;
 
-/// The NVRTC `-D` options: launch shape, signature width, the PCSR group layout and the
-/// largest leaf group.
+/// The counters of a depth-first count (`gsi_join_depth_first`), words of one device buffer
+/// kept between launches: the next row of the table to take, the next task of the pool to
+/// take, one past the last task reserved, warps holding work, warps waiting for work, and
+/// whether a warp gave up at the deadline.
+pub mod depth_first {
+    /// Words between two counters: each has a 128-byte line of its own, so that warps
+    /// reading one do not queue behind atomics on another.
+    const LINE: usize = 32;
+    /// The next row of the table to take.
+    pub const NEXT_ROW: usize = 0;
+    /// The next task of the pool to take.
+    pub const HEAD: usize = LINE;
+    /// One past the last task reserved.
+    pub const TAIL: usize = 2 * LINE;
+    /// Warps holding work.
+    pub const BUSY: usize = 3 * LINE;
+    /// Warps waiting for work.
+    pub const HUNGRY: usize = 4 * LINE;
+    /// Set when a warp gave up at the deadline.
+    pub const ABANDONED: usize = 5 * LINE;
+    /// Words of the counters.
+    pub const COUNTERS: usize = 6 * LINE;
+}
+
+/// The NVRTC `-D` options: launch shape, signature width, the PCSR group layout, the
+/// largest leaf group and the depth-first counters.
 pub fn defines() -> Vec<String> {
     let key_words = 2 * KEYS_PER_GROUP;
     [
@@ -30,6 +54,12 @@ pub fn defines() -> Vec<String> {
         ("NO_GROUP", format!("{NO_GROUP:#x}u")),
         ("MAX_LEAF_GROUP", MAX_LEAF_GROUP.to_string()),
         ("MAX_LEAF_LINKS", MAX_LEAF_LINKS.to_string()),
+        ("DF_NEXT_ROW", depth_first::NEXT_ROW.to_string()),
+        ("DF_HEAD", depth_first::HEAD.to_string()),
+        ("DF_TAIL", depth_first::TAIL.to_string()),
+        ("DF_BUSY", depth_first::BUSY.to_string()),
+        ("DF_HUNGRY", depth_first::HUNGRY.to_string()),
+        ("DF_ABANDONED", depth_first::ABANDONED.to_string()),
     ]
     .into_iter()
     .map(|(name, value)| format!("-D{name}={value}"))
