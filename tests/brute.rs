@@ -107,6 +107,36 @@ pub fn matches(query: &Graph, data: &Graph, homomorphism: bool) -> Vec<Vec<Verte
     all
 }
 
+/// Whether the injective `embedding` adds no edge: every data edge between two of its vertices
+/// is a query edge between theirs (with its label and direction).
+fn adds_no_edge(q: &Plain, d: &Plain, embedding: &[VertexId]) -> bool {
+    let of: std::collections::HashMap<VertexId, VertexId> = embedding
+        .iter()
+        .enumerate()
+        .map(|(u, &v)| (v, u as VertexId))
+        .collect();
+    d.edges
+        .iter()
+        .all(|&(s, t, l)| match (of.get(&s), of.get(&t)) {
+            (Some(&a), Some(&b)) => q.edges.contains(&(a, b, l)),
+            _ => true,
+        })
+}
+
+/// Every induced match, sorted: the injective matches that add no edge.
+pub fn induced_matches(query: &Graph, data: &Graph) -> Vec<Vec<VertexId>> {
+    let (q, d) = (Plain::new(query), Plain::new(data));
+    let mut all = matches(query, data, false);
+    all.retain(|m| adds_no_edge(&q, &d, m));
+    all
+}
+
+/// Whether one embedding is an induced match, checked directly.
+pub fn is_induced_match(query: &Graph, data: &Graph, embedding: &[VertexId]) -> bool {
+    is_match(query, data, embedding, false)
+        && adds_no_edge(&Plain::new(query), &Plain::new(data), embedding)
+}
+
 /// Checks embeddings of one query in one data graph directly against the definition.
 pub struct Checker {
     q: Plain,

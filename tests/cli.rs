@@ -1389,3 +1389,33 @@ fn completions_and_the_manual_page_come_from_the_flags() {
     let bad = dir.gsi(["completions", "cmd.exe"]);
     assert_eq!(bad.code, Some(2));
 }
+
+/// `--semantics induced` counts the matches that add no edge, as the brute force does;
+/// `--semantics homomorphism` equals `--homomorphism`, and the two together are refused.
+#[test]
+fn semantics_option_counts_induced_matches() {
+    let dir = TestDir::new();
+    let mut data = clique(false, 5, 0);
+    data.edges.truncate(7);
+    let query = path(false, 3, 0);
+    let (q, d) = (query.graph(), data.graph());
+    let induced = brute::induced_matches(&q, &d).len() as u64;
+    assert_ne!(induced, brute::count(&q, &d, false));
+    dir.write_spec("data.graph", &data);
+    dir.write_spec("query.graph", &query);
+    let run = |args: &[&str]| {
+        let mut all = vec!["--json", "--engine", "cpu"];
+        all.extend_from_slice(args);
+        dir.match_files("data.graph", &["query.graph"], &all)
+    };
+    assert_eq!(
+        run(&["--semantics", "induced"]).ok().json().queries[0].matches,
+        induced
+    );
+    assert_eq!(
+        run(&["--semantics", "homomorphism"]).ok().json().queries[0].matches,
+        brute::count(&q, &d, true)
+    );
+    let both = run(&["--semantics", "induced", "--homomorphism"]);
+    assert_eq!(both.code, Some(2), "{both:#?}");
+}

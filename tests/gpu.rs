@@ -168,6 +168,39 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                 sorted(&on_cpu),
                 "case {case}: balanced matches"
             );
+            if !homomorphism {
+                // Induced: counted on each path, and listed as the CPU lists them.
+                let expected = brute::induced_matches(&query.graph, index.graph()).len() as u64;
+                let induced = MatchOptions {
+                    semantics: Semantics::Induced,
+                    ..options.clone()
+                };
+                let paths = [
+                    (None, induced.balance_from),
+                    (Some(0), induced.balance_from),
+                    (Some(usize::MAX), Some(0)),
+                ];
+                for (depth_first_rows, balance_from) in paths {
+                    let options = MatchOptions {
+                        depth_first_rows,
+                        balance_from,
+                        ..induced.clone()
+                    };
+                    let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
+                        .expect("GPU engine");
+                    assert_eq!(
+                        report.count, expected,
+                        "case {case}: induced GPU count, depth-first from {depth_first_rows:?} \
+                         rows, balanced from {balance_from:?}"
+                    );
+                }
+                let mut on_gpu = CollectMatches::default();
+                let mut on_cpu = CollectMatches::default();
+                find_matches(gpu, &query.graph, &index, &induced, &mut on_gpu).expect("GPU");
+                find_matches(&mut CpuEngine, &query.graph, &index, &induced, &mut on_cpu)
+                    .expect("CPU");
+                assert_eq!(on_gpu.flat(), on_cpu.flat(), "case {case}: induced matches");
+            }
             checked += 1;
         }
     }

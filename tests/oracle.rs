@@ -16,7 +16,7 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 
 use crate::brute;
-use crate::util::Spec;
+use crate::util::{clique, path, Spec};
 
 /// A sink that keeps every match.
 #[derive(Default)]
@@ -209,7 +209,14 @@ fn check_against_brute(
     let q = query.graph();
     let d = data.graph();
     let homomorphism = semantics == Semantics::Homomorphism;
-    let expected = brute::matches(&q, &d, homomorphism);
+    let expected = match semantics {
+        Semantics::Induced => brute::induced_matches(&q, &d),
+        _ => brute::matches(&q, &d, homomorphism),
+    };
+    let brute_accepts = |row: &[VertexId]| match semantics {
+        Semantics::Induced => brute::is_induced_match(&q, &d, row),
+        _ => brute::is_match(&q, &d, row, homomorphism),
+    };
     let index = DataIndex::build(d.clone()).expect("index");
     let options = options(semantics);
 
@@ -286,11 +293,7 @@ fn check_against_brute(
     let distinct: HashSet<&Vec<VertexId>> = sink.rows.iter().collect();
     prop_assert_eq!(distinct.len(), sink.rows.len(), "a match was emitted twice");
     for row in &sink.rows {
-        prop_assert!(
-            brute::is_match(&q, &d, row, homomorphism),
-            "not a match: {:?}",
-            row
-        );
+        prop_assert!(brute_accepts(row), "not a match: {:?}", row);
         prop_assert!(
             gsi_core::verify::is_match(&q, &d, row, semantics),
             "verify rejects {:?}",
@@ -305,6 +308,15 @@ fn check_against_brute(
 
 pub fn semantics() -> impl Strategy<Value = Semantics> {
     prop_oneof![Just(Semantics::Isomorphism), Just(Semantics::Homomorphism)]
+}
+
+/// The semantics the brute force checks: isomorphism, homomorphism and induced.
+fn every_semantics() -> impl Strategy<Value = Semantics> {
+    prop_oneof![
+        Just(Semantics::Isomorphism),
+        Just(Semantics::Homomorphism),
+        Just(Semantics::Induced)
+    ]
 }
 
 pub const UNDIRECTED_MULTI: Shape = Shape {
@@ -354,7 +366,7 @@ proptest! {
     fn undirected_connected_queries_agree_with_brute_force(
         data in graph(UNDIRECTED_MULTI, 1..=12),
         query in connected(query_shape(UNDIRECTED_MULTI), 1..=5),
-        semantics in semantics(),
+        semantics in every_semantics(),
     ) {
         check_against_brute(&query, &data, semantics)?;
     }
@@ -363,7 +375,7 @@ proptest! {
     fn undirected_disconnected_queries_agree_with_brute_force(
         data in graph(UNDIRECTED_MULTI, 1..=10),
         query in graph(query_shape(UNDIRECTED_MULTI), 1..=5),
-        semantics in semantics(),
+        semantics in every_semantics(),
     ) {
         check_against_brute(&query, &data, semantics)?;
     }
@@ -375,7 +387,7 @@ proptest! {
             connected(query_shape(DIRECTED_MULTI), 1..=5),
             graph(query_shape(DIRECTED_MULTI), 1..=4),
         ],
-        semantics in semantics(),
+        semantics in every_semantics(),
     ) {
         check_against_brute(&query, &data, semantics)?;
     }
@@ -386,7 +398,7 @@ proptest! {
             data_and_subgraph(UNDIRECTED_MULTI, 1..=12, 5),
             data_and_subgraph(DIRECTED_MULTI, 1..=12, 5),
         ],
-        semantics in semantics(),
+        semantics in every_semantics(),
     ) {
         prop_assert!(!brute::matches(&query.graph(), &data.graph(), false).is_empty());
         check_against_brute(&query, &data, semantics)?;
@@ -486,10 +498,28 @@ fn vf2_count(query: &Spec, data: &Spec) -> u64 {
         .count() as u64
 }
 
+fn vf2_induced_count(query: &Spec, data: &Spec) -> u64 {
+    if query.len() > data.len() {
+        return 0;
+    }
+    let q = Vf2Graph::new(query);
+    let d = Vf2Graph::new(data);
+    vf2::induced_subgraph_isomorphisms(&q, &d)
+        .node_eq(|a: &u32, b: &u32| a == b)
+        .edge_eq(|a: &u32, b: &u32| a == b)
+        .iter()
+        .count() as u64
+}
+
 fn gsi_count(query: &Spec, data: &Spec) -> u64 {
+    gsi_count_as(query, data, Semantics::Isomorphism)
+}
+
+fn gsi_count_as(query: &Spec, data: &Spec, semantics: Semantics) -> u64 {
     let index = DataIndex::build(data.graph()).expect("index");
     let options = MatchOptions {
         depth_first_rows: Some(0),
+        semantics,
         ..MatchOptions::default()
     };
     let report = gsi(&query.graph(), &index, &options, &mut CountOnly);
@@ -518,6 +548,21 @@ proptest! {
         let count = gsi_count(&query, &data);
         prop_assert!(count > 0);
         prop_assert_eq!(count, vf2_count(&query, &data));
+    }
+
+    #[test]
+    fn induced_counts_agree_with_vf2(
+        (data, query) in prop_oneof![
+            data_and_subgraph(UNDIRECTED_SIMPLE, 1..=12, 5),
+            data_and_subgraph(DIRECTED_SIMPLE, 1..=12, 5),
+            (graph(UNDIRECTED_SIMPLE, 1..=12), connected(query_shape(UNDIRECTED_SIMPLE), 1..=5)),
+            (graph(DIRECTED_SIMPLE, 1..=12), connected(query_shape(DIRECTED_SIMPLE), 1..=4)),
+        ],
+    ) {
+        prop_assert_eq!(
+            gsi_count_as(&query, &data, Semantics::Induced),
+            vf2_induced_count(&query, &data)
+        );
     }
 
     #[test]
@@ -886,4 +931,50 @@ proptest! {
         prop_assert_eq!(report.status, Status::Complete);
         prop_assert_eq!(report.count, expected);
     }
+}
+
+/// Induced matches on shapes where they differ from the others: a path of k vertices in a
+/// clique is never induced, a clique in a clique always is; a path in a path (with a chord or
+/// not) sometimes. Counts and listed matches equal the brute force's, on every join path.
+#[test]
+fn induced_matches_drop_those_with_extra_edges() {
+    let mut chorded = path(false, 6, 0);
+    chorded.edges.push((0, 2, 0));
+    let cases = [
+        (clique(false, 5, 0), path(false, 3, 0)),
+        (clique(false, 5, 0), clique(false, 3, 0)),
+        (path(false, 6, 0), path(false, 3, 0)),
+        (chorded.clone(), path(false, 3, 0)),
+        (chorded, path(false, 4, 0)),
+        (clique(true, 4, 0), path(true, 3, 0)),
+    ];
+    let mut differ = 0;
+    for (data, query) in &cases {
+        let (q, d) = (query.graph(), data.graph());
+        let expected = brute::induced_matches(&q, &d);
+        if expected.len() as u64 != brute::count(&q, &d, false) {
+            differ += 1;
+        }
+        let index = DataIndex::build(d).expect("index");
+        for depth_first_rows in [Some(0), Some(usize::MAX)] {
+            for local_candidates in [true, false] {
+                let options = MatchOptions {
+                    semantics: Semantics::Induced,
+                    depth_first_rows,
+                    local_candidates,
+                    ..MatchOptions::default()
+                };
+                let counted = gsi(&q, &index, &options, &mut CountOnly);
+                assert_eq!(counted.count, expected.len() as u64, "{depth_first_rows:?}");
+                let mut sink = Collect::default();
+                gsi(&q, &index, &options, &mut sink);
+                sink.rows.sort();
+                assert_eq!(sink.rows, expected);
+            }
+        }
+    }
+    assert!(
+        differ >= 3,
+        "only {differ} cases tell induced from isomorphism"
+    );
 }

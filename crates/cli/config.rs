@@ -11,7 +11,7 @@ use gsi_graph::formats::{Format, ReadOptions};
 
 use crate::exit::input_error;
 use crate::flags::{
-    BenchArgs, EngineArg, EngineArgs, MatchArgs, MatchingArgs, OutputIds, ReadArgs,
+    BenchArgs, EngineArg, EngineArgs, MatchArgs, MatchingArgs, OutputIds, ReadArgs, SemanticsArg,
 };
 use crate::query_files::QueryFiles;
 
@@ -125,7 +125,7 @@ impl BenchConfig {
     }
 }
 
-/// Checks `--timeout`, `--memory-limit` and `--homomorphism`.
+/// Checks `--timeout`, `--memory-limit` and the semantics.
 pub fn matching(args: &MatchingArgs) -> Result<Matching> {
     let timeout = match args.timeout {
         None => None,
@@ -176,10 +176,10 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
     )?;
     Ok(Matching {
         options: MatchOptions {
-            semantics: if args.homomorphism {
-                Semantics::Homomorphism
-            } else {
-                Semantics::Isomorphism
+            semantics: match (args.homomorphism, args.semantics) {
+                (true, _) | (_, Some(SemanticsArg::Homomorphism)) => Semantics::Homomorphism,
+                (_, Some(SemanticsArg::Induced)) => Semantics::Induced,
+                _ => Semantics::Isomorphism,
             },
             limit: None,
             deadline: None,

@@ -77,7 +77,7 @@ pub enum Command {
     /// Check the GPU engine against the CPU engine, on generated graphs and on given files.
     ///
     /// Without --data, checks generated cases: vertex- and edge-labelled graphs, directed and
-    /// undirected, isomorphism and homomorphism, graphs that force PCSR overflow chains and
+    /// undirected, isomorphism, homomorphism and induced, graphs that force PCSR overflow chains and
     /// memory limits that force chunking. With --data and --query, checks those queries too.
     /// Prints one line per mismatch and ends with `N passed, M failed`; exits 1 on any
     /// mismatch.
@@ -517,6 +517,10 @@ pub struct VerifyArgs {
     #[arg(long)]
     pub homomorphism: bool,
 
+    /// Also check the given queries as induced matches.
+    #[arg(long)]
+    pub induced: bool,
+
     /// Generated cases to check (default: 48 without --data, 0 with it).
     #[arg(long, value_name = "N")]
     pub generated: Option<usize>,
@@ -626,9 +630,16 @@ pub struct MatchArgs {
 /// How queries are matched: shared by `gsi match` and `gsi bench`.
 #[derive(Debug, Args)]
 pub struct MatchingArgs {
-    /// Match homomorphisms: distinct query vertices may map to the same data vertex.
-    #[arg(long, help_heading = "Matching")]
+    /// Match homomorphisms: distinct query vertices may map to the same data vertex (the
+    /// same as `--semantics homomorphism`).
+    #[arg(long, help_heading = "Matching", conflicts_with = "semantics")]
     pub homomorphism: bool,
+
+    /// What a match is: `isomorphism` (distinct data vertices, every query edge kept; the
+    /// default), `homomorphism` (data vertices may repeat) or `induced` (isomorphism, and no
+    /// data edge between two matched vertices that the query does not have between theirs).
+    #[arg(long, value_name = "SEMANTICS", value_enum, help_heading = "Matching")]
+    pub semantics: Option<SemanticsArg>,
 
     /// Give up on a query after this many seconds (status `timeout`; the count is then the
     /// number of matches found so far).
@@ -707,6 +718,17 @@ pub struct MatchingArgs {
     /// is chosen by sampling (`0`: every query).
     #[arg(long, value_name = "N", hide = true, default_value_t = gsi_core::estimate::HEAVY_QUERY_WORK)]
     pub heavy_work: f64,
+}
+
+/// The values of `--semantics`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SemanticsArg {
+    /// Distinct data vertices, every query edge kept.
+    Isomorphism,
+    /// Data vertices may repeat.
+    Homomorphism,
+    /// Isomorphism, and query non-edges map to data non-edges.
+    Induced,
 }
 
 /// How `--output` names data vertices.

@@ -229,10 +229,10 @@ fn generated_cases(
     for case in 0..count {
         let case_seed = seed.wrapping_mul(1_000_003).wrapping_add(case as u64);
         let directed = case % 2 == 1;
-        let semantics = if (case / 2) % 2 == 0 {
-            Semantics::Isomorphism
-        } else {
-            Semantics::Homomorphism
+        let semantics = match (case / 2) % 3 {
+            0 => Semantics::Isomorphism,
+            1 => Semantics::Homomorphism,
+            _ => Semantics::Induced,
         };
         let chunked = case % 3 == 2;
         // Both PCSR layouts, each with its overflow chains.
@@ -326,6 +326,9 @@ pub fn run(args: VerifyArgs) -> Result<Exit> {
         let mut semantics = vec![Semantics::Isomorphism];
         if args.homomorphism {
             semantics.push(Semantics::Homomorphism);
+        }
+        if args.induced {
+            semantics.push(Semantics::Induced);
         }
         let query_read = query_read_options(&read, args.query_format);
         let queries = files.iter().flat_map(|f| session.queries(f, &query_read));

@@ -85,7 +85,14 @@ impl Engine for AutoEngine {
         sink: &mut dyn MatchSink,
     ) -> Result<JoinOutcome> {
         let large = !self.gpu_unusable && plan.estimated_rows > self.gpu_join_min_rows;
-        if large && plan.width() <= MAX_WIDTH {
+        // The GPU keeps each step's edge tests (links, and an induced query's absent edges)
+        // of a row in shared memory.
+        let fits = plan.width() <= MAX_WIDTH
+            && plan
+                .steps
+                .iter()
+                .all(|st| st.links().count() + st.absent.len() <= MAX_WIDTH);
+        if large && fits {
             self.gpu.join(plan, candidates, data, options, sink)
         } else {
             self.cpu.join(plan, candidates, data, options, sink)

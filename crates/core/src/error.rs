@@ -76,6 +76,17 @@ pub enum Error {
         /// The most the engine takes.
         max: usize,
     },
+    /// A step of an induced query tests more edges than the GPU keeps for a row.
+    #[error(
+        "the GPU engine tests at most {max} edges per query vertex; this induced query needs {tests} \
+         (each earlier vertex times each edge label of the data graph): use --engine cpu"
+    )]
+    TooManyEdgeTests {
+        /// The edges a step tests.
+        tests: usize,
+        /// The most the engine takes.
+        max: usize,
+    },
     /// A CUDA driver call failed.
     #[error("GPU error while {what}: {source}")]
     Driver {

@@ -15,12 +15,23 @@ pub enum Semantics {
     Isomorphism,
     /// No injectivity: the join skips the set subtraction (Sec. 7, "Extensions").
     Homomorphism,
+    /// Induced: injective, and two query vertices are joined by exactly the edges (labels and
+    /// directions) that join their matches in the data graph — a query non-edge maps to a
+    /// data non-edge.
+    Induced,
+}
+
+impl Semantics {
+    /// Whether distinct query vertices need distinct data vertices.
+    pub fn injective(self) -> bool {
+        self != Semantics::Homomorphism
+    }
 }
 
 /// How one query is run.
 #[derive(Clone, Debug)]
 pub struct MatchOptions {
-    /// Isomorphism or homomorphism.
+    /// Isomorphism, homomorphism or induced.
     pub semantics: Semantics,
     /// Stop after this many matches.
     pub limit: Option<u64>,

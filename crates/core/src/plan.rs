@@ -37,6 +37,9 @@ pub struct JoinStep {
     pub others: Vec<LinkEdge>,
     /// Orders the vertex's match keeps with earlier columns' ([`crate::symmetry`]).
     pub order_bounds: Vec<OrderBound>,
+    /// Induced matching: edges the vertex's match must not have to earlier columns' matches,
+    /// read as the links are (the match must not be in N(row[column], label, direction)).
+    pub absent: Vec<LinkEdge>,
 }
 
 /// A symmetry-breaking constraint as a step reads it: the step's match must be above (or
@@ -554,6 +557,7 @@ impl Plan {
                 first: links.next(),
                 others: links.collect(),
                 order_bounds: Vec::new(),
+                absent: Vec::new(),
             });
         }
         let mut rows = 1.0f64;
@@ -630,6 +634,36 @@ impl Plan {
         self.symmetry = symmetry;
     }
 
+    /// Induced matching: gives every step the edges its match must not have to the earlier
+    /// columns' matches — each label of `data_labels` in each direction that the query does not
+    /// have between the two vertices.
+    pub fn exclude_other_edges(&mut self, query: &Graph, data_labels: &[EdgeLabel]) {
+        for i in 0..self.steps.len() {
+            let u = self.steps[i].vertex as VertexId;
+            let mut absent = Vec::new();
+            for (column, earlier) in self.steps[..i].iter().enumerate() {
+                let w = earlier.vertex as VertexId;
+                for &direction in query.directions() {
+                    // x in N(row[column], label, direction) is the edge w -direction-> u.
+                    for &label in data_labels {
+                        if query
+                            .neighbors(w, label, direction)
+                            .binary_search(&u)
+                            .is_err()
+                        {
+                            absent.push(LinkEdge {
+                                column,
+                                label,
+                                direction,
+                            });
+                        }
+                    }
+                }
+            }
+            self.steps[i].absent = absent;
+        }
+    }
+
     /// Number of query vertices.
     pub fn width(&self) -> usize {
         self.steps.len()
@@ -670,6 +704,9 @@ impl fmt::Display for Plan {
             for b in &step.order_bounds {
                 let sign = if b.above { '>' } else { '<' };
                 write!(f, "  keeps u{} {sign} u{}", step.vertex, order[b.column])?;
+            }
+            if !step.absent.is_empty() {
+                write!(f, "  no other edge ({} tested)", step.absent.len())?;
             }
             writeln!(f)?;
         }

@@ -88,17 +88,22 @@ pub(crate) fn plan_query(
     let started = Instant::now();
     let mut candidates = engine.filter(query, data, options.semantics)?;
     let filtered = Instant::now();
-    // Leaves are multiplied only in a count.
-    let postpone = options.postpone_leaves && counting;
+    // Leaves are multiplied only in a count, and not when induced (two leaves must then not
+    // be adjacent: their matches are no longer independent).
+    let induced = options.semantics == Semantics::Induced;
+    let postpone = options.postpone_leaves && counting && !induced;
     let mut plan = match to_host(&mut candidates, query, data, options)? {
         Some(sets) => plan_on_host(query, sets, data, options, postpone),
         None => Plan::build(query, &candidates.sizes(), data, postpone),
     };
     // Matches in classes of the query's automorphisms: injective ones only, and all of them
     // wanted (a limit wants the first few, found as well without).
-    if options.symmetry && options.semantics == Semantics::Isomorphism && options.limit.is_none() {
+    if options.symmetry && options.semantics.injective() && options.limit.is_none() {
         let max_images = if counting { u64::MAX } else { MAX_IMAGES };
         plan.break_symmetry(query, Symmetry::of(query, max_images));
+    }
+    if induced {
+        plan.exclude_other_edges(query, &data.graph().edge_labels());
     }
     Ok(Planned {
         candidates,

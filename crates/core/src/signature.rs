@@ -107,9 +107,9 @@ pub struct QuerySignatures {
 impl QuerySignatures {
     /// The signatures and degree floors of every vertex of `query`.
     pub fn of(query: &Graph, semantics: Semantics) -> QuerySignatures {
-        let saturation = match semantics {
-            Semantics::Isomorphism => Saturation::Counting,
-            Semantics::Homomorphism => Saturation::PresenceOnly,
+        let saturation = match semantics.injective() {
+            true => Saturation::Counting,
+            false => Saturation::PresenceOnly,
         };
         let vertices = 0..query.vertex_count() as VertexId;
         let signatures = vertices
@@ -119,7 +119,7 @@ impl QuerySignatures {
         let min_degrees = vertices
             .map(|u| {
                 let mut floor = [0u32; 2];
-                if semantics == Semantics::Isomorphism {
+                if semantics.injective() {
                     for &d in query.directions() {
                         floor[d as usize] = query.degree(u, d) as u32;
                     }

@@ -5,15 +5,16 @@ use gsi_graph::{Direction, Graph, VertexId};
 use crate::options::Semantics;
 
 /// Whether `embedding` (data vertex per query vertex) is a match of `query` in `data`: labels
-/// equal, every query edge present in the data with its label and direction, and, under
-/// isomorphism, no data vertex used twice.
+/// equal, every query edge present in the data with its label and direction, under
+/// isomorphism and induced no data vertex used twice, and induced, no data edge between two
+/// matches without its query edge.
 pub fn is_match(query: &Graph, data: &Graph, embedding: &[VertexId], semantics: Semantics) -> bool {
     if embedding.len() != query.vertex_count()
         || embedding.iter().any(|&v| v as usize >= data.vertex_count())
     {
         return false;
     }
-    if semantics == Semantics::Isomorphism {
+    if semantics.injective() {
         let mut seen = embedding.to_vec();
         seen.sort_unstable();
         if seen.windows(2).any(|w| w[0] == w[1]) {
@@ -22,10 +23,32 @@ pub fn is_match(query: &Graph, data: &Graph, embedding: &[VertexId], semantics: 
     }
     let labels_agree =
         (0..query.vertex_count()).all(|u| query.label(u as u32) == data.label(embedding[u]));
+    let edges_kept = query.edge_iter().all(|(u, w, l)| {
+        data.neighbors(embedding[u as usize], l, Direction::Out)
+            .binary_search(&embedding[w as usize])
+            .is_ok()
+    });
     labels_agree
-        && query.edge_iter().all(|(u, w, l)| {
-            data.neighbors(embedding[u as usize], l, Direction::Out)
-                .binary_search(&embedding[w as usize])
-                .is_ok()
+        && edges_kept
+        && (semantics != Semantics::Induced || no_other_edges(query, data, embedding))
+}
+
+/// Whether every data edge between two matches of `embedding` (injective) is a query edge.
+fn no_other_edges(query: &Graph, data: &Graph, embedding: &[VertexId]) -> bool {
+    let of: std::collections::HashMap<VertexId, VertexId> = embedding
+        .iter()
+        .enumerate()
+        .map(|(u, &v)| (v, u as VertexId))
+        .collect();
+    (0..query.vertex_count() as VertexId).all(|u| {
+        let (neighbors, labels) = data.edges(embedding[u as usize], Direction::Out);
+        neighbors.iter().zip(labels).all(|(y, &l)| {
+            of.get(y).is_none_or(|&w| {
+                query
+                    .neighbors(u, l, Direction::Out)
+                    .binary_search(&w)
+                    .is_ok()
+            })
         })
+    })
 }

@@ -7,10 +7,12 @@
 
 // Algorithm 3's tests (lines 9-12) of x, an element of a row's first-edge list: C(u)'s bitset,
 // the subtraction of the row's `width` vertices (when injective), and every linking edge from
-// `first_other` on by binary search in its list, whose ranges are pairs in `ranges`.
+// `first_other` on by binary search in its list, whose ranges are pairs in `ranges`; then,
+// for induced matching, x in none of the `absent_count` lists after the links.
 __device__ __forceinline__ bool admits(u32 x, const u32* __restrict__ bits, u32 injective,
                                        const u32* row, u32 width, const u32* __restrict__ ci,
-                                       const u32* ranges, u32 first_other, u32 link_count) {
+                                       const u32* ranges, u32 first_other, u32 link_count,
+                                       u32 absent_count) {
     if (!((bits[x / 32] >> (x % 32)) & 1u)) {
         return false;
     }
@@ -23,6 +25,11 @@ __device__ __forceinline__ bool admits(u32 x, const u32* __restrict__ bits, u32 
     }
     for (u32 k = first_other; k < link_count; ++k) {
         if (!sorted_contains(ci, ranges[2 * k], ranges[2 * k + 1], x)) {
+            return false;
+        }
+    }
+    for (u32 k = link_count; k < link_count + absent_count; ++k) {
+        if (sorted_contains(ci, ranges[2 * k], ranges[2 * k + 1], x)) {
             return false;
         }
     }
@@ -82,7 +89,7 @@ extern "C" __global__ void gsi_join_bounds(
 extern "C" __global__ void gsi_join_rows(
     const u32* __restrict__ table, u32 rows, u32 width,
     const u32* __restrict__ groups, const u32* __restrict__ ci,
-    const Link* __restrict__ links, u32 link_count, u32 has_first,
+    const Link* __restrict__ links, u32 link_count, u32 absent_count, u32 has_first,
     const u32* __restrict__ order_bounds, u32 order_bound_count,
     const u32* __restrict__ candidate_list, u32 candidate_count,
     const u32* __restrict__ candidate_bits, u32 injective,
@@ -102,7 +109,7 @@ extern "C" __global__ void gsi_join_rows(
             row_sh[w][j] = table[(u64)r * width + j];
         }
         __syncwarp();
-        for (u32 k = 0; k < link_count; ++k) {
+        for (u32 k = 0; k < link_count + absent_count; ++k) {
             Link link = links[k];
             u32 begin, end;
             pcsr_locate(groups, link, row_sh[w][link.column], lane, &begin, &end);
@@ -148,7 +155,8 @@ extern "C" __global__ void gsi_join_rows(
             u32 i = base + lane;
             u32 x = i < source_len ? source[i] : 0;
             bool valid = i < source_len && admits(x, candidate_bits, injective, row_sh[w], width,
-                                                  ci, range_sh[w], first_other, link_count);
+                                                  ci, range_sh[w], first_other, link_count,
+                                                  absent_count);
             u32 mask = __ballot_sync(FULL_MASK, valid);
             if (!gba) {
                 cached += __popc(mask);
@@ -200,7 +208,7 @@ extern "C" __global__ void gsi_join_rows(
 extern "C" __global__ void gsi_join_pieces(
     const u32* __restrict__ table, u32 width,
     const u32* __restrict__ groups, const u32* __restrict__ ci,
-    const Link* __restrict__ links, u32 link_count, u32 has_first,
+    const Link* __restrict__ links, u32 link_count, u32 absent_count, u32 has_first,
     const u32* __restrict__ order_bounds, u32 order_bound_count,
     const u32* __restrict__ candidate_list, u32 candidate_count,
     const u32* __restrict__ candidate_bits, u32 injective,
@@ -226,7 +234,7 @@ extern "C" __global__ void gsi_join_pieces(
             row_sh[j] = table[(u64)r * width + j];
         }
         __syncthreads();
-        for (u32 k = w; k < link_count; k += WARPS_PER_BLOCK) {
+        for (u32 k = w; k < link_count + absent_count; k += WARPS_PER_BLOCK) {
             u32 b, e;
             pcsr_locate(groups, links[k], row_sh[links[k].column], lane, &b, &e);
             if (lane == 0) {
@@ -245,7 +253,8 @@ extern "C" __global__ void gsi_join_pieces(
             u32 i = base + lane;
             u32 x = i < piece_end ? source[i] : 0;
             bool valid = i < piece_end && admits(x, candidate_bits, injective, row_sh, width, ci,
-                                                 range_sh, first_other, link_count);
+                                                 range_sh, first_other, link_count,
+                                                 absent_count);
             u32 mask = __ballot_sync(FULL_MASK, valid);
             if (!gba) {
                 found += __popc(mask);
@@ -314,12 +323,13 @@ extern "C" __global__ void gsi_join_permute(
 }
 
 // One step of the query as the depth-first kernel reads it: the query vertex joined, its
-// linking edges in `links` (the first edge first, when has_first), and C(u)'s place in the
-// candidate lists.
+// linking edges in `links` (the first edge first, when has_first) followed by its absent edges
+// (induced matching), and C(u)'s place in the candidate lists.
 struct DepthStep {
     u32 vertex;
     u32 links_from;
     u32 link_count;
+    u32 absent_count;
     u32 has_first;
     u32 candidates_from;
     u32 candidate_count;
@@ -483,7 +493,7 @@ __device__ u64 leaf_product(const Query& q, const LeafSuffix& leaves, const u32*
                         // tested again).
                         valid = admits(x, q.candidate_bits + (u64)sj.vertex * q.words,
                                        q.injective, row, width, q.ci, range, from,
-                                       link_at[j + 1]);
+                                       link_at[j + 1], 0);
                     }
                 }
                 count += __popc(__ballot_sync(FULL_MASK, valid));
@@ -828,7 +838,7 @@ extern "C" __global__ void gsi_join_depth_first(
                     continue;
                 }
                 // Locate every linking edge's list once for this partial match.
-                for (u32 k = 0; k < st.link_count; ++k) {
+                for (u32 k = 0; k < st.link_count + st.absent_count; ++k) {
                     Link link = links[st.links_from + k];
                     u32 b, e;
                     pcsr_locate(groups, link, row_sh[w][link.column], lane, &b, &e);
@@ -907,7 +917,7 @@ extern "C" __global__ void gsi_join_depth_first(
                 u32 x = i < length ? source[begin + i] : 0;
                 bool valid = i < length && admits(x, bits, injective, row_sh[w], level, ci,
                                                   range + 2 * st.links_from, first_other,
-                                                  st.link_count);
+                                                  st.link_count, st.absent_count);
                 u32 ballot = __ballot_sync(FULL_MASK, valid);
                 __syncwarp();
                 if (lane == 0) {

@@ -13,7 +13,7 @@ use crate::cpu::local::{positions, LocalCandidates};
 use crate::error::Result;
 use crate::index::DataIndex;
 use crate::join::{intersect_in_place, BufferLayout, FilledBuffers, JoinBackend};
-use crate::options::{MatchOptions, Semantics};
+use crate::options::MatchOptions;
 use crate::plan::{JoinStep, Plan, MAX_LEAF_GROUP};
 use crate::sink::MatchSink;
 
@@ -93,7 +93,7 @@ impl<'a> CpuJoin<'a> {
         source: &[VertexId],
         buf: &mut [VertexId],
     ) -> usize {
-        let injective = self.options.semantics == Semantics::Isomorphism;
+        let injective = self.options.semantics.injective();
         let mut n = 0;
         // Lines 9-10: subtraction and candidate-bitset intersection, fused.
         for &x in source {
@@ -113,7 +113,28 @@ impl<'a> CpuJoin<'a> {
                 .neighbors(row[e.column], e.label, e.direction);
             n = intersect_in_place(&mut buf[..n], other);
         }
+        if !st.absent.is_empty() {
+            let mut kept = 0;
+            for k in 0..n {
+                if self.has_no_absent_edge(st, row, buf[k]) {
+                    buf[kept] = buf[k];
+                    kept += 1;
+                }
+            }
+            n = kept;
+        }
         n
+    }
+
+    /// Induced matching: whether `x` has none of the step's absent edges to `row`'s matches.
+    fn has_no_absent_edge(&self, st: &JoinStep, row: &[VertexId], x: VertexId) -> bool {
+        st.absent.iter().all(|e| {
+            self.data
+                .pcsr()
+                .neighbors(row[e.column], e.label, e.direction)
+                .binary_search(&x)
+                .is_err()
+        })
     }
 
     /// Algorithm 3 for one partial match: the extensions of `row` at `step` into `buf`
@@ -527,7 +548,7 @@ impl CpuJoin<'_> {
     /// intersections. Arithmetic wraps modulo 2^64, so the count is exact whenever it fits.
     fn leaf_product(&self, search: &mut DepthFirst) -> u64 {
         let leaves = &self.plan.leaves;
-        let injective = self.options.semantics == Semantics::Isomorphism;
+        let injective = self.options.semantics.injective();
         let mut product: u64 = 1;
         for group in &leaves.groups {
             // Each member's extension set goes into its own step's buffer (which keeps its
@@ -650,9 +671,13 @@ impl CpuJoin<'_> {
             let to = list.partition_point(|&y| y < window.end) as u32;
             at.retain(|&p| (from..to).contains(&p));
         }
-        if self.options.semantics == Semantics::Isomorphism {
+        if self.options.semantics.injective() {
             let used = &search.used;
             at.retain(|&p| !used.contains(list[p as usize] as usize));
+        }
+        if !st.absent.is_empty() {
+            let row = &search.row[..width];
+            at.retain(|&p| self.has_no_absent_edge(st, row, list[p as usize]));
         }
         if vertices {
             let buf = &mut search.buffers[step];

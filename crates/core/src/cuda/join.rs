@@ -11,11 +11,11 @@ use gsi_kernels::Kernel;
 use super::candidates::DeviceCandidates;
 use super::device::Device;
 use super::index::{DevicePcsr, Link};
-use super::launch::{per_element, warp_per_row, BLOCK_SIZE};
+use super::launch::{per_element, warp_per_row, BLOCK_SIZE, MAX_WIDTH};
 use super::scan::exclusive_scan;
-use crate::error::{driver, Result};
+use crate::error::{driver, Error, Result};
 use crate::join::{BufferLayout, FilledBuffers, JoinBackend};
-use crate::options::{MatchOptions, Semantics};
+use crate::options::MatchOptions;
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 
@@ -63,8 +63,10 @@ struct StepArgs<'a> {
     table: CudaView<'a, u32>,
     rows: u32,
     width: u32,
+    /// The linking edges, then the absent ones (induced matching).
     links: CudaView<'a, Link>,
     link_count: u32,
+    absent_count: u32,
     has_first: u32,
     /// The step's order bounds: a column each, [`ABOVE`] set for "above".
     order_bounds: CudaView<'a, u32>,
@@ -183,6 +185,7 @@ fn join_rows(
                 .arg(&pcsr.column_index)
                 .arg(&step.links)
                 .arg(&step.link_count)
+                .arg(&step.absent_count)
                 .arg(&step.has_first)
                 .arg(&step.order_bounds)
                 .arg(&order_bound_count)
@@ -224,8 +227,8 @@ fn join_rows(
         None => launch.arg(&NULL).arg(&NULL),
     };
     launch.arg(&capacity);
-    // SAFETY: gsi_join_rows(table[rows*width], rows, width, groups, ci, links[count], count,
-    // has_first, order_bounds[count], count, candidate_list[|C(u)|], |C(u)|,
+    // SAFETY: gsi_join_rows(table[rows*width], rows, width, groups, ci, links[count +
+    // absent], count, absent, has_first, order_bounds[count], count, candidate_list[|C(u)|], |C(u)|,
     // candidate_bits[words], injective, offsets[rows + 1] | null, offset_base, stride,
     // gba | null, counts[rows] | null, total[1] | null, balance_from, piece_length,
     // pieces[2 * capacity] | null, piece_count[1] | null, capacity): the output mode sets
@@ -336,6 +339,7 @@ struct DepthStep {
     vertex: u32,
     links_from: u32,
     link_count: u32,
+    absent_count: u32,
     has_first: u32,
     candidates_from: u32,
     candidate_count: u32,
@@ -343,7 +347,7 @@ struct DepthStep {
     order_bound_count: u32,
 }
 
-// SAFETY: `DepthStep` is `repr(C)`, eight u32, the layout of the kernel's `struct DepthStep`.
+// SAFETY: `DepthStep` is `repr(C)`, nine u32, the layout of the kernel's `struct DepthStep`.
 unsafe impl DeviceRepr for DepthStep {}
 
 /// What `gsi_join_depth_first` reads besides the table and the leaf suffix.
@@ -508,6 +512,7 @@ impl PlanOnDevice {
                     s.vertex,
                     s.links_from,
                     s.link_count,
+                    s.absent_count,
                     s.has_first,
                     s.candidates_from,
                     s.candidate_count,
@@ -720,9 +725,11 @@ fn leaf_counts(
 
 /// What one step reads on the device.
 struct StepLinks {
-    /// Where this step's linking edges (the first edge first) start in `GpuJoin::links`.
+    /// Where this step's linking edges (the first edge first), then its absent edges, start
+    /// in `GpuJoin::links`.
     links_from: usize,
     count: u32,
+    absent: u32,
     has_first: bool,
     first: Link,
     /// The largest possible buffer of one row.
@@ -768,13 +775,27 @@ impl<'a> GpuJoin<'a> {
                 step.links()
                     .map(|e| pcsr.link(e.column, e.label, e.direction)),
             );
+            let count = links.len() - links_from;
+            links.extend(
+                step.absent
+                    .iter()
+                    .map(|e| pcsr.link(e.column, e.label, e.direction)),
+            );
+            // A warp keeps every list's range of a row in shared memory.
+            if links.len() - links_from > MAX_WIDTH {
+                return Err(Error::TooManyEdgeTests {
+                    tests: links.len() - links_from,
+                    max: MAX_WIDTH,
+                });
+            }
             let max_bound = match step.first {
                 Some(e) => pcsr.max_degree(e.label, e.direction),
                 None => sizes[step.vertex],
             };
             steps.push(StepLinks {
                 links_from,
-                count: (links.len() - links_from) as u32,
+                count: count as u32,
+                absent: (links.len() - links_from - count) as u32,
                 has_first: step.first.is_some(),
                 first: links.get(links_from).copied().unwrap_or_default(),
                 max_bound,
@@ -790,6 +811,7 @@ impl<'a> GpuJoin<'a> {
                 vertex: step.vertex as u32,
                 links_from: s.links_from as u32,
                 link_count: s.count,
+                absent_count: s.absent,
                 has_first: u32::from(s.has_first),
                 candidates_from: candidates.range(step.vertex).start as u32,
                 candidate_count: sizes[step.vertex] as u32,
@@ -806,7 +828,7 @@ impl<'a> GpuJoin<'a> {
             pcsr,
             plan,
             candidates,
-            injective: u32::from(options.semantics == Semantics::Isomorphism),
+            injective: u32::from(options.semantics.injective()),
             steps,
         })
     }
@@ -923,8 +945,9 @@ impl<'a> GpuJoin<'a> {
             links: self
                 .on_device
                 .links()
-                .slice(s.links_from..s.links_from + s.count as usize),
+                .slice(s.links_from..s.links_from + (s.count + s.absent) as usize),
             link_count: s.count,
+            absent_count: s.absent,
             has_first: u32::from(s.has_first),
             order_bounds: self.on_device.order_bounds().slice(s.order_bounds.clone()),
             candidate_list: self.candidates.lists.slice(self.candidates.range(u)),
