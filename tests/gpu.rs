@@ -98,6 +98,38 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                     );
                 }
             }
+            // Every row with eight lanes (where the row fits them), or with a warp; counted
+            // and listed.
+            for narrow_rows_up_to in [Some(usize::MAX), None] {
+                let narrow = MatchOptions {
+                    narrow_rows_up_to,
+                    balance_from: None,
+                    ..options.clone()
+                };
+                for postpone_leaves in [true, false] {
+                    let options = MatchOptions {
+                        postpone_leaves,
+                        ..narrow.clone()
+                    };
+                    let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
+                        .expect("GPU engine");
+                    assert_eq!(
+                        report.count, expected,
+                        "case {case}: GPU count, narrow rows up to {narrow_rows_up_to:?}, leaf \
+                         products {postpone_leaves}"
+                    );
+                }
+                let mut on_gpu = CollectMatches::default();
+                let mut on_cpu = CollectMatches::default();
+                find_matches(gpu, &query.graph, &index, &narrow, &mut on_gpu).expect("GPU");
+                find_matches(&mut CpuEngine, &query.graph, &index, &narrow, &mut on_cpu)
+                    .expect("CPU");
+                assert_eq!(
+                    on_gpu.flat(),
+                    on_cpu.flat(),
+                    "case {case}: matches, narrow rows up to {narrow_rows_up_to:?}"
+                );
+            }
             // Depth-first at once in launches of 2 µs: the warps hand their work over to the
             // pool at the end of each, and the next launch takes it up.
             for postpone_leaves in [true, false] {

@@ -174,6 +174,11 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
         args.leaf_counts_from.as_deref(),
         gsi_core::options::LEAF_COUNTS_FROM,
     )?;
+    let narrow_rows_up_to = from(
+        "narrow-rows-up-to",
+        args.narrow_rows_up_to.as_deref(),
+        gsi_core::options::NARROW_ROWS_UP_TO,
+    )?;
     Ok(Matching {
         options: MatchOptions {
             semantics: match (args.homomorphism, args.semantics) {
@@ -201,6 +206,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             symmetry: !args.no_symmetry,
             balance_from,
             leaf_counts_from,
+            narrow_rows_up_to,
             heavy_query_work: args.heavy_work,
         },
         timeout,

@@ -687,6 +687,11 @@ pub struct MatchingArgs {
     #[arg(long, value_name = "N|never", hide = true)]
     pub leaf_counts_from: Option<String>,
 
+    /// For tests and measurements: the GPU joins a step's rows with eight lanes each when no
+    /// list of the step is longer than N (`never`: a warp per row). Default: 256.
+    #[arg(long, value_name = "N|never", hide = true)]
+    pub narrow_rows_up_to: Option<String>,
+
     /// For tests and measurements: join leaves in Algorithm 2's order and enumerate them,
     /// instead of joining them last and counting them as products.
     #[arg(long, hide = true)]

@@ -39,9 +39,10 @@ struct Run {
 /// handed from launch to launch through the pool every 2 µs), breadth-first to
 /// the end, with the leaves enumerated instead of multiplied, with the paper's candidate sets
 /// and join order (no refinement, Algorithm 2), without local candidates, with every order
-/// sampled, without symmetry breaking, with the GPU's load balance on every row or none, and
-/// with the GPU's lone leaves' counts looked up for every row or never.
-const FORCED_PATHS: [(&str, ForcePath); 12] = [
+/// sampled, without symmetry breaking, with the GPU's load balance on every row or none,
+/// with the GPU's lone leaves' counts looked up for every row or never, and with the GPU's
+/// rows joined by eight lanes always or never.
+const FORCED_PATHS: [(&str, ForcePath); 14] = [
     ("depth-first", |o| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o| {
         o.depth_first_rows = Some(0);
@@ -63,6 +64,10 @@ const FORCED_PATHS: [(&str, ForcePath); 12] = [
         o.leaf_counts_from = Some(0)
     }),
     ("every leaf list scanned", |o| o.leaf_counts_from = None),
+    ("every row with eight lanes", |o| {
+        o.narrow_rows_up_to = Some(usize::MAX)
+    }),
+    ("every row with a warp", |o| o.narrow_rows_up_to = None),
     ("refined and sampled", |o| o.heavy_query_work = 0.0),
 ];
 

@@ -74,10 +74,17 @@ pub struct MatchOptions {
     /// its count up among counts made once per candidate of its linked vertex, instead of
     /// scanning the list; `None` always scans (a switch for tests and measurements).
     pub leaf_counts_from: Option<usize>,
+    /// The GPU joins a step's rows with eight lanes each, four rows a warp, when none of its
+    /// lists is longer than this; `None` always gives a row a whole warp (a switch for tests
+    /// and measurements).
+    pub narrow_rows_up_to: Option<usize>,
     /// Counts one match per class of the query's automorphisms and multiplies (isomorphism
     /// without a limit, [`crate::symmetry`]); off for tests and measurements.
     pub symmetry: bool,
 }
+
+/// Longest list of a step whose rows the GPU joins with eight lanes each by default.
+pub const NARROW_ROWS_UP_TO: usize = 256;
 
 /// How long one launch of the GPU's depth-first count takes new work by default, so that a
 /// deadline or an interrupt is seen within about that long.
@@ -228,6 +235,7 @@ impl Default for MatchOptions {
             symmetry: true,
             balance_from: Some(BALANCE_FROM),
             leaf_counts_from: Some(LEAF_COUNTS_FROM),
+            narrow_rows_up_to: Some(NARROW_ROWS_UP_TO),
             heavy_query_work: crate::estimate::HEAVY_QUERY_WORK,
         }
     }

@@ -197,6 +197,136 @@ extern "C" __global__ void gsi_join_rows(
     }
 }
 
+// Lanes per row of gsi_join_rows_narrow, and its widest table and most lists per row.
+#define NARROW 8
+#ifndef NARROW_MAX_WIDTH
+#error "NARROW_MAX_WIDTH must be defined by the host"
+#endif
+#if GROUP_WORDS != 4 * NARROW
+#error "gsi_join_rows_narrow reads a PCSR group as one 16-byte word per lane"
+#endif
+
+// Word j of a 128-byte PCSR group read by NARROW lanes, lane s holding words 4s..4s+3 in q
+// (every lane of the row's lanes, `mask`, must call it with the same j).
+__device__ __forceinline__ u32 group_word(uint4 q, u32 j, u32 mask) {
+    u32 c = j & 3u;
+    u32 mine = c == 0 ? q.x : c == 1 ? q.y : c == 2 ? q.z : q.w;
+    return __shfl_sync(mask, mine, j >> 2, NARROW);
+}
+
+// pcsr_locate by the NARROW lanes of `mask` (lane `sub` of them): each reads 16 bytes of the
+// group, so a group still costs one transaction, and four rows of a warp look theirs up at
+// once.
+__device__ __forceinline__ void pcsr_locate_narrow(const u32* __restrict__ groups, Link link,
+                                                   u32 v, u32 sub, u32 mask, u32* begin,
+                                                   u32* end) {
+    *begin = 0;
+    *end = 0;
+    if (link.group_count == 0) {
+        return;
+    }
+    u32 g = pcsr_group(v, link.group_count);
+    while (true) {
+        uint4 q = reinterpret_cast<const uint4*>(groups +
+                                                 ((u64)link.group_base + g) * GROUP_WORDS)[sub];
+        u32 w0 = 4 * sub;
+        bool hit0 = w0 < KEY_WORDS && q.x == v;
+        bool hit2 = w0 + 2 < KEY_WORDS && q.z == v;
+        bool empty = (w0 < KEY_WORDS && q.x == EMPTY_SLOT) ||
+                     (w0 + 2 < KEY_WORDS && q.z == EMPTY_SLOT);
+        u32 hits = __ballot_sync(mask, hit0 || hit2);
+        u32 empties = __ballot_sync(mask, empty);
+        u32 gid = group_word(q, GID_WORD, mask);
+        u32 group_end = group_word(q, END_WORD, mask);
+        if (hits) {
+            u32 k = __shfl_sync(mask, hit0 ? w0 : w0 + 2, (__ffs(hits) - 1) % NARROW, NARROW);
+            u32 start = group_word(q, k + 1, mask);
+            u32 next_key = group_word(q, k + 2 < KEY_WORDS ? k + 2 : GID_WORD, mask);
+            u32 next_offset = group_word(q, k + 3 < KEY_WORDS ? k + 3 : END_WORD, mask);
+            bool has_next = k + 2 < KEY_WORDS && next_key != EMPTY_SLOT;
+            *begin = link.ci_base + start;
+            *end = link.ci_base + (has_next ? next_offset : group_end);
+            return;
+        }
+        if (empties || gid == NO_GROUP) {
+            return;
+        }
+        g = gid;
+    }
+}
+
+// gsi_join_rows for short lists: NARROW lanes per row (grid-stride), so that a warp joins four
+// rows at once where most lists are shorter than a warp. The row's lanes locate its linking
+// edges' lists, then test NARROW elements of the first-edge list at a time with admits and
+// write the survivors straight to the row's buffer (placed as gsi_join_rows places it), or
+// only count them. No long list is given to blocks: the host takes this kernel only for steps
+// whose lists are all short, and tables of at most NARROW_MAX_WIDTH columns and lists.
+extern "C" __global__ void gsi_join_rows_narrow(
+    const u32* __restrict__ table, u32 rows, u32 width,
+    const u32* __restrict__ groups, const u32* __restrict__ ci,
+    const Link* __restrict__ links, u32 link_count, u32 absent_count, u32 has_first,
+    const u32* __restrict__ order_bounds, u32 order_bound_count,
+    const u32* __restrict__ candidate_list, u32 candidate_count,
+    const u32* __restrict__ candidate_bits, u32 injective,
+    const u32* __restrict__ offsets, u32 offset_base, u32 stride, u32* __restrict__ gba,
+    u32* __restrict__ counts, u64* __restrict__ total) {
+    __shared__ u32 row_sh[BLOCK_SIZE / NARROW][NARROW_MAX_WIDTH];
+    __shared__ u32 range_sh[BLOCK_SIZE / NARROW][2 * NARROW_MAX_WIDTH];
+    u32 lane = threadIdx.x & 31u;
+    u32 sub = lane % NARROW;
+    u32 first_lane = lane - sub;
+    u32 mask = ((1u << NARROW) - 1u) << first_lane;
+    u32 slot = threadIdx.x / NARROW;
+    u32* row = row_sh[slot];
+    u32* range = range_sh[slot];
+    u32 all_rows = gridDim.x * (blockDim.x / NARROW);
+    u64 found = 0;
+    for (u32 r = blockIdx.x * (blockDim.x / NARROW) + slot; r < rows; r += all_rows) {
+        for (u32 j = sub; j < width; j += NARROW) {
+            row[j] = table[(u64)r * width + j];
+        }
+        __syncwarp(mask);
+        for (u32 k = 0; k < link_count + absent_count; ++k) {
+            Link link = links[k];
+            u32 begin, end;
+            pcsr_locate_narrow(groups, link, row[link.column], sub, mask, &begin, &end);
+            if (sub == 0) {
+                range[2 * k] = begin;
+                range[2 * k + 1] = end;
+            }
+        }
+        __syncwarp(mask);
+        u32 first_other = has_first ? 1u : 0u;
+        u32 source_len;
+        const u32* source = row_source(ci, range, has_first, candidate_list, candidate_count,
+                                       order_bounds, order_bound_count, row, &source_len);
+        u64 out_at = !gba ? 0 : offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride;
+        u32 written = 0;
+        for (u32 base = 0; base < source_len; base += NARROW) {
+            u32 i = base + sub;
+            u32 x = i < source_len ? source[i] : 0;
+            bool valid = i < source_len && admits(x, candidate_bits, injective, row, width, ci,
+                                                  range, first_other, link_count, absent_count);
+            u32 ballot = __ballot_sync(mask, valid) >> first_lane;
+            if (gba && valid) {
+                gba[out_at + written + __popc(ballot & ((1u << sub) - 1u))] = x;
+            }
+            written += __popc(ballot);
+        }
+        if (sub == 0) {
+            if (gba) {
+                counts[r] = written;
+            } else {
+                found += written;
+            }
+        }
+        __syncwarp(mask);
+    }
+    if (!gba && sub == 0 && found > 0) {
+        atomicAdd(total, found);
+    }
+}
+
 // Block per piece (grid-stride), Sec. 6.1's first two layers: the pieces gsi_join_rows cut from
 // lists longer than balance_from (a piece of at most piece_length elements, so that a list
 // longer than that is spread over several blocks, each its own share of the launch). Each

@@ -71,6 +71,8 @@ pub enum Kernel {
     JoinBounds,
     /// `gsi_join_rows`: Algorithm 3, filling (or counting) each row's buffer.
     JoinRows,
+    /// `gsi_join_rows_narrow`: the same with eight lanes per row, for short lists.
+    JoinRowsNarrow,
     /// `gsi_join_pieces`: the long rows' lists, a block per piece (Sec. 6.1).
     JoinPieces,
     /// `gsi_join_link`: the new table from the buffers.
@@ -87,7 +89,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 13] = [
+    pub const ALL: [Kernel; 14] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
@@ -95,6 +97,7 @@ impl Kernel {
         Kernel::ScanAdd,
         Kernel::JoinBounds,
         Kernel::JoinRows,
+        Kernel::JoinRowsNarrow,
         Kernel::JoinPieces,
         Kernel::JoinLink,
         Kernel::JoinPermute,
@@ -113,6 +116,7 @@ impl Kernel {
             Kernel::ScanAdd => "gsi_scan_add",
             Kernel::JoinBounds => "gsi_join_bounds",
             Kernel::JoinRows => "gsi_join_rows",
+            Kernel::JoinRowsNarrow => "gsi_join_rows_narrow",
             Kernel::JoinPieces => "gsi_join_pieces",
             Kernel::JoinLink => "gsi_join_link",
             Kernel::JoinPermute => "gsi_join_permute",
@@ -131,6 +135,7 @@ impl Kernel {
             Kernel::ScanBlocks | Kernel::ScanAdd => KernelModule::Scan,
             Kernel::JoinBounds
             | Kernel::JoinRows
+            | Kernel::JoinRowsNarrow
             | Kernel::JoinPieces
             | Kernel::JoinLink
             | Kernel::JoinPermute

@@ -11,7 +11,7 @@ use gsi_kernels::Kernel;
 use super::candidates::DeviceCandidates;
 use super::device::Device;
 use super::index::{DevicePcsr, Link};
-use super::launch::{per_element, warp_per_row, BLOCK_SIZE, MAX_WIDTH};
+use super::launch::{per_element, warp_per_row, BLOCK_SIZE, MAX_WIDTH, NARROW_MAX_WIDTH};
 use super::scan::exclusive_scan;
 use crate::error::{driver, Error, Result};
 use crate::join::{BufferLayout, FilledBuffers, JoinBackend};
@@ -156,6 +156,7 @@ fn join_rows(
     step: &StepArgs<'_>,
     output: RowsOutput<'_>,
     mut balance: Option<&mut Balance>,
+    narrow: bool,
 ) -> Result<()> {
     let candidate_count = step.candidate_list.len() as u32;
     let order_bound_count = step.order_bounds.len() as u32;
@@ -211,6 +212,19 @@ fn join_rows(
                 None => $launch.arg(&NULL),
             };
         }};
+    }
+    if narrow {
+        let mut launch = device
+            .stream
+            .launch_builder(device.kernel(Kernel::JoinRowsNarrow)?);
+        launch.arg(&step.table).arg(&step.rows).arg(&step.width);
+        common!(launch);
+        // SAFETY: gsi_join_rows_narrow(table, rows, width, the arguments of gsi_join_rows
+        // from groups to total): as there; the caller keeps the width and the lists of a row
+        // within NARROW_MAX_WIDTH.
+        unsafe { launch.launch(warp_per_row(step.rows.div_ceil(4))) }
+            .map_err(driver("launching gsi_join_rows_narrow"))?;
+        return Ok(());
     }
     let (from, piece_length) = balance
         .as_deref()
@@ -889,8 +903,24 @@ impl<'a> GpuJoin<'a> {
         output: RowsOutput<'_>,
     ) -> Result<()> {
         let mut balance = self.take_balance(step)?;
+        let s = &self.steps[step];
+        // Eight lanes a row where every list of the step is short (and the row fits).
+        let narrow = balance.is_none()
+            && self
+                .options
+                .narrow_rows_up_to
+                .is_some_and(|n| s.max_bound <= n)
+            && step <= NARROW_MAX_WIDTH
+            && (s.count + s.absent) as usize <= NARROW_MAX_WIDTH;
         let args = self.step_args(step, table, rows);
-        let result = join_rows(self.device, self.pcsr, &args, output, balance.as_mut());
+        let result = join_rows(
+            self.device,
+            self.pcsr,
+            &args,
+            output,
+            balance.as_mut(),
+            narrow,
+        );
         if balance.is_some() {
             self.balance = balance;
         }

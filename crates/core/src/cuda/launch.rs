@@ -11,6 +11,9 @@ use crate::signature::SIGNATURE_WORDS;
 pub const BLOCK_SIZE: u32 = 256;
 /// Widest intermediate table: query vertices the GPU engine handles.
 pub const MAX_WIDTH: usize = 128;
+/// Widest table, and most lists a row reads, of `gsi_join_rows_narrow` (eight lanes per row
+/// keep 32 rows of a block in shared memory).
+pub const NARROW_MAX_WIDTH: usize = 32;
 /// Blocks of a warp-per-row kernel; warps loop over the remaining rows.
 const MAX_ROW_BLOCKS: u32 = 1 << 14;
 
@@ -45,6 +48,7 @@ pub fn defines() -> Vec<String> {
     [
         ("BLOCK_SIZE", BLOCK_SIZE.to_string()),
         ("MAX_WIDTH", MAX_WIDTH.to_string()),
+        ("NARROW_MAX_WIDTH", NARROW_MAX_WIDTH.to_string()),
         ("SIGNATURE_WORDS", SIGNATURE_WORDS.to_string()),
         ("GROUP_WORDS", GROUP_WORDS.to_string()),
         ("KEY_WORDS", key_words.to_string()),
