@@ -6,6 +6,7 @@
 //! with the least estimated work is run.
 
 use gsi_graph::{Graph, VertexId};
+use rayon::prelude::*;
 
 use crate::candidates::CandidateSets;
 use crate::cpu::join::CpuJoin;
@@ -93,8 +94,9 @@ pub(crate) fn plan_on_host(
             if in_core.iter().any(|&c| c) && !in_core[plans[0].steps[0].vertex] {
                 plans.push(plan(Strategy::Core));
             }
+            // The orders are sampled side by side, on the engine's threads.
             let tried: Vec<(f64, Plan)> = plans
-                .into_iter()
+                .into_par_iter()
                 .map(|p| (sampler.work(&p, walks), p))
                 .collect();
             let sampled = tried.iter().map(|(w, p)| (p.choice.strategy, *w)).collect();
