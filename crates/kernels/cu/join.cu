@@ -234,8 +234,8 @@ __device__ __forceinline__ void pcsr_locate_narrow(const u32* __restrict__ group
         bool hit2 = w0 + 2 < KEY_WORDS && q.z == v;
         bool empty = (w0 < KEY_WORDS && q.x == EMPTY_SLOT) ||
                      (w0 + 2 < KEY_WORDS && q.z == EMPTY_SLOT);
-        u32 hits = __ballot_sync(mask, hit0 || hit2);
-        u32 empties = __ballot_sync(mask, empty);
+        u32 hits = __ballot_sync(mask, hit0 || hit2) & mask;
+        u32 empties = __ballot_sync(mask, empty) & mask;
         u32 gid = group_word(q, GID_WORD, mask);
         u32 group_end = group_word(q, END_WORD, mask);
         if (hits) {
@@ -307,7 +307,7 @@ extern "C" __global__ void gsi_join_rows_narrow(
             u32 x = i < source_len ? source[i] : 0;
             bool valid = i < source_len && admits(x, candidate_bits, injective, row, width, ci,
                                                   range, first_other, link_count, absent_count);
-            u32 ballot = __ballot_sync(mask, valid) >> first_lane;
+            u32 ballot = (__ballot_sync(mask, valid) & mask) >> first_lane;
             if (gba && valid) {
                 gba[out_at + written + __popc(ballot & ((1u << sub) - 1u))] = x;
             }
@@ -527,14 +527,15 @@ struct Query {
     u32 injective;
 };
 
-// By the whole warp: the number of ways to match the leaf suffix for `row` (width = the
-// suffix's first step): over the groups, the product of each group's injective choices, from
+// By `lanes` lanes (a warp, or the NARROW lanes of `lanes_mask`; this one is `sub` of them):
+// the number of ways to match the leaf suffix for `row` (width = the suffix's first step): over
+// the groups, the product of each group's injective choices, from
 // the sizes of the intersections of its members' extension sets (inclusion-exclusion over set
 // partitions; without injectivity simply the product of the sets' sizes). `range` holds
 // 2 * MAX_LEAF_LINKS words of the warp's own. Arithmetic wraps modulo 2^64, so a total is exact
 // whenever it fits. Every lane returns the same value.
 __device__ u64 leaf_product(const Query& q, const LeafSuffix& leaves, const u32* row, u32 width,
-                            u32 lane, u32* range) {
+                            u32 sub, u32 lanes_mask, u32 lanes, u32* range) {
     u64 product = 1;
     for (u32 g = 0; g < leaves.group_count && product != 0; ++g) {
         LeafGroup group = leaves.groups[g];
@@ -550,8 +551,13 @@ __device__ u64 leaf_product(const Query& q, const LeafSuffix& leaves, const u32*
             for (u32 l = 0; l < st.link_count; ++l) {
                 Link link = q.links[st.links_from + l];
                 u32 b, e;
-                pcsr_locate(q.groups, link, row[link.column], lane, &b, &e);
-                if (lane == 0) {
+                if (lanes == WARP_SIZE) {
+                    pcsr_locate(q.groups, link, row[link.column], sub, &b, &e);
+                } else {
+                    pcsr_locate_narrow(q.groups, link, row[link.column], sub, lanes_mask, &b,
+                                       &e);
+                }
+                if (sub == 0) {
                     range[2 * at] = b;
                     range[2 * at + 1] = e;
                 }
@@ -559,7 +565,7 @@ __device__ u64 leaf_product(const Query& q, const LeafSuffix& leaves, const u32*
             }
         }
         link_at[k] = at;
-        __syncwarp();
+        __syncwarp(lanes_mask);
         DepthStep s0 = q.steps[leaves.members[group.members_from]];
         u32 length0 = range[1] - range[0];
         if (k == 1 && leaves.counts_at && leaves.counts_at[g] != NO_COUNTS &&
@@ -575,19 +581,19 @@ __device__ u64 leaf_product(const Query& q, const LeafSuffix& leaves, const u32*
             u64 value = leaves.leaf_counts[leaves.counts_at[g] + p];
             if (q.injective) {
                 const u32* bits = q.candidate_bits + (u64)s0.vertex * q.words;
-                for (u32 base = 0; base < width; base += WARP_SIZE) {
-                    u32 j = base + lane;
+                for (u32 base = 0; base < width; base += lanes) {
+                    u32 j = base + sub;
                     bool taken = false;
                     if (j < width) {
                         u32 x = row[j];
                         taken = ((bits[x / 32] >> (x % 32)) & 1u) &&
                                 sorted_contains(q.ci, range[0], range[1], x);
                     }
-                    value -= __popc(__ballot_sync(FULL_MASK, taken));
+                    value -= __popc(__ballot_sync(lanes_mask, taken) & lanes_mask);
                 }
             }
             product *= value;
-            __syncwarp();
+            __syncwarp(lanes_mask);
             continue;
         }
         u64 size[1 << MAX_LEAF_GROUP];
@@ -607,8 +613,8 @@ __device__ u64 leaf_product(const Query& q, const LeafSuffix& leaves, const u32*
             u32 length = (sa.has_first ? range[2 * link_at[a] + 1]
                                        : sa.candidates_from + sa.candidate_count) - begin;
             u64 count = 0;
-            for (u32 base = 0; base < length; base += WARP_SIZE) {
-                u32 i = base + lane;
+            for (u32 base = 0; base < length; base += lanes) {
+                u32 i = base + sub;
                 bool valid = false;
                 if (i < length) {
                     u32 x = source[begin + i];
@@ -626,7 +632,7 @@ __device__ u64 leaf_product(const Query& q, const LeafSuffix& leaves, const u32*
                                        link_at[j + 1], 0);
                     }
                 }
-                count += __popc(__ballot_sync(FULL_MASK, valid));
+                count += __popc(__ballot_sync(lanes_mask, valid) & lanes_mask);
             }
             size[mask] = count;
         }
@@ -647,7 +653,7 @@ __device__ u64 leaf_product(const Query& q, const LeafSuffix& leaves, const u32*
             }
         }
         product *= value;
-        __syncwarp();
+        __syncwarp(lanes_mask);
     }
     return product;
 }
@@ -676,10 +682,45 @@ extern "C" __global__ void gsi_join_leaf_product(
             row_sh[w][j] = table[(u64)r * width + j];
         }
         __syncwarp();
-        sum += leaf_product(q, leaves, row_sh[w], width, lane, range_sh[w]);
+        sum += leaf_product(q, leaves, row_sh[w], width, lane, FULL_MASK, WARP_SIZE, range_sh[w]);
         __syncwarp();
     }
     if (lane == 0 && sum != 0) {
+        atomicAdd(total, sum);
+    }
+}
+
+// gsi_join_leaf_product with NARROW lanes per row (four rows a warp), for suffixes whose lists
+// are all short and rows of at most NARROW_MAX_WIDTH columns.
+extern "C" __global__ void gsi_join_leaf_product_narrow(
+    const u32* __restrict__ table, u32 rows, u32 width,
+    const u32* __restrict__ groups, const u32* __restrict__ ci,
+    const Link* __restrict__ links, const DepthStep* __restrict__ steps,
+    const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
+    u32 injective, const LeafGroup* __restrict__ leaf_groups, u32 group_count,
+    const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
+    const u32* __restrict__ blocks, const u32* __restrict__ counts_at,
+    const u32* __restrict__ leaf_counts, u32 lookup_from, u64* __restrict__ total) {
+    __shared__ u32 row_sh[BLOCK_SIZE / NARROW][NARROW_MAX_WIDTH];
+    __shared__ u32 range_sh[BLOCK_SIZE / NARROW][2 * MAX_LEAF_LINKS];
+    Query q = {groups, ci, links, steps, candidate_lists, candidate_bits, words, injective};
+    LeafSuffix leaves = {leaf_groups, group_count, members, terms, blocks,
+                         counts_at, leaf_counts, lookup_from};
+    u32 lane = threadIdx.x & 31u;
+    u32 sub = lane % NARROW;
+    u32 mask = ((1u << NARROW) - 1u) << (lane - sub);
+    u32 slot = threadIdx.x / NARROW;
+    u32 all_rows = gridDim.x * (blockDim.x / NARROW);
+    u64 sum = 0;
+    for (u32 r = blockIdx.x * (blockDim.x / NARROW) + slot; r < rows; r += all_rows) {
+        for (u32 j = sub; j < width; j += NARROW) {
+            row_sh[slot][j] = table[(u64)r * width + j];
+        }
+        __syncwarp(mask);
+        sum += leaf_product(q, leaves, row_sh[slot], width, sub, mask, NARROW, range_sh[slot]);
+        __syncwarp(mask);
+    }
+    if (sub == 0 && sum != 0) {
         atomicAdd(total, sum);
     }
 }
@@ -960,7 +1001,8 @@ extern "C" __global__ void gsi_join_depth_first(
                 enter = false;
                 if (level == leaves_from) {
                     // The leaf suffix: its matches are a product for this row.
-                    found += leaf_product(q, leaves, row_sh[w], level, lane, leaf_range_sh[w]);
+                    found += leaf_product(q, leaves, row_sh[w], level, lane, FULL_MASK, WARP_SIZE,
+                                          leaf_range_sh[w]);
                     if (level == base) {
                         break;
                     }

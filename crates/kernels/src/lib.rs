@@ -83,13 +83,15 @@ pub enum Kernel {
     JoinDepthFirst,
     /// `gsi_join_leaf_product`: counts the leaf suffix of each row as a product.
     JoinLeafProduct,
+    /// `gsi_join_leaf_product_narrow`: the same with eight lanes per row, for short lists.
+    JoinLeafProductNarrow,
     /// `gsi_leaf_counts`: a lone leaf's extensions per candidate of its linked vertex.
     LeafCounts,
 }
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 14] = [
+    pub const ALL: [Kernel; 15] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
@@ -103,6 +105,7 @@ impl Kernel {
         Kernel::JoinPermute,
         Kernel::JoinDepthFirst,
         Kernel::JoinLeafProduct,
+        Kernel::JoinLeafProductNarrow,
         Kernel::LeafCounts,
     ];
 
@@ -122,6 +125,7 @@ impl Kernel {
             Kernel::JoinPermute => "gsi_join_permute",
             Kernel::JoinDepthFirst => "gsi_join_depth_first",
             Kernel::JoinLeafProduct => "gsi_join_leaf_product",
+            Kernel::JoinLeafProductNarrow => "gsi_join_leaf_product_narrow",
             Kernel::LeafCounts => "gsi_leaf_counts",
         }
     }
@@ -141,6 +145,7 @@ impl Kernel {
             | Kernel::JoinPermute
             | Kernel::JoinDepthFirst
             | Kernel::JoinLeafProduct
+            | Kernel::JoinLeafProductNarrow
             | Kernel::LeafCounts => KernelModule::Join,
         }
     }

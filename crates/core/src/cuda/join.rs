@@ -650,8 +650,9 @@ impl<'a> LeafSuffixArgs<'a> {
     }
 }
 
-/// `gsi_join_leaf_product`: warp per row; adds to `total` the leaf suffix's matches of each
-/// of `rows` rows of `table` (width: the suffix's first step).
+/// `gsi_join_leaf_product`: warp per row (`gsi_join_leaf_product_narrow`: eight lanes per
+/// row, when `narrow`); adds to `total` the leaf suffix's matches of each of `rows` rows of
+/// `table` (width: the suffix's first step).
 #[allow(clippy::too_many_arguments)]
 fn join_leaf_product(
     device: &Device,
@@ -664,15 +665,22 @@ fn join_leaf_product(
     injective: u32,
     leaves: &LeafSuffixArgs<'_>,
     total: &mut CudaSlice<u64>,
+    narrow: bool,
 ) -> Result<()> {
     let words = candidates.words as u32;
     let (links, steps) = (plan.links(), plan.steps());
-    // SAFETY: gsi_join_leaf_product(table[rows*width], rows, width, groups, ci, links, steps
-    // [query width], candidate_lists, candidate_bits[q*words], words, injective, <leaf
-    // suffix>, total[1]): the leaf suffix as `LeafSuffixArgs::push` says.
-    let mut launch = device
-        .stream
-        .launch_builder(device.kernel(Kernel::JoinLeafProduct)?);
+    let (kernel, config) = match narrow {
+        true => (
+            Kernel::JoinLeafProductNarrow,
+            warp_per_row(rows.div_ceil(4)),
+        ),
+        false => (Kernel::JoinLeafProduct, warp_per_row(rows)),
+    };
+    // SAFETY: gsi_join_leaf_product[_narrow](table[rows*width], rows, width, groups, ci,
+    // links, steps[query width], candidate_lists, candidate_bits[q*words], words, injective,
+    // <leaf suffix>, total[1]): the leaf suffix as `LeafSuffixArgs::push` says; the narrow
+    // one only for width <= NARROW_MAX_WIDTH.
+    let mut launch = device.stream.launch_builder(device.kernel(kernel)?);
     launch
         .arg(table)
         .arg(&rows)
@@ -687,8 +695,7 @@ fn join_leaf_product(
         .arg(&injective);
     leaves.push(&mut launch);
     launch.arg(total);
-    unsafe { launch.launch(warp_per_row(rows)) }
-        .map_err(driver("launching gsi_join_leaf_product"))?;
+    unsafe { launch.launch(config) }.map_err(driver("launching gsi_join_leaf_product"))?;
     Ok(())
 }
 
@@ -903,15 +910,7 @@ impl<'a> GpuJoin<'a> {
         output: RowsOutput<'_>,
     ) -> Result<()> {
         let mut balance = self.take_balance(step)?;
-        let s = &self.steps[step];
-        // Eight lanes a row where every list of the step is short (and the row fits).
-        let narrow = balance.is_none()
-            && self
-                .options
-                .narrow_rows_up_to
-                .is_some_and(|n| s.max_bound <= n)
-            && step <= NARROW_MAX_WIDTH
-            && (s.count + s.absent) as usize <= NARROW_MAX_WIDTH;
+        let narrow = balance.is_none() && self.narrow(step, &(step..step + 1));
         let args = self.step_args(step, table, rows);
         let result = join_rows(
             self.device,
@@ -925,6 +924,19 @@ impl<'a> GpuJoin<'a> {
             self.balance = balance;
         }
         result
+    }
+
+    /// Whether rows of width `width` are joined through `steps` with eight lanes each: every
+    /// list of those steps short (`options.narrow_rows_up_to`), and the row and each step's
+    /// lists within what the narrow kernels keep.
+    fn narrow(&self, width: usize, steps: &Range<usize>) -> bool {
+        let Some(up_to) = self.options.narrow_rows_up_to else {
+            return false;
+        };
+        width <= NARROW_MAX_WIDTH
+            && self.steps[steps.clone()]
+                .iter()
+                .all(|s| s.max_bound <= up_to && (s.count + s.absent) as usize <= NARROW_MAX_WIDTH)
     }
 
     /// Takes the load-balance pool out for `step` (made at first need), when its lists can
@@ -1206,6 +1218,7 @@ impl GpuJoin<'_> {
             self.injective,
             &LeafSuffixArgs::new(&self.on_device, self.lone_leaves.as_ref()),
             &mut total,
+            self.narrow(step, &(step..self.plan.width())),
         )?;
         let found = self
             .device
