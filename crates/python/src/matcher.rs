@@ -51,7 +51,7 @@ impl PyMatcher {
             "auto" => (EngineKind::Auto, "auto"),
             other => {
                 return Err(PyValueError::new_err(format!(
-                    "engine={other:?}: expected 'cpu', 'gpu' or 'auto'"
+                    "engine='{other}': expected 'cpu', 'gpu' or 'auto'"
                 )))
             }
         };
@@ -248,10 +248,10 @@ fn memory_size(limit: &Bound<'_, PyAny>) -> PyResult<usize> {
             .parse_size(&text)
             .map_err(|e| {
                 PyValueError::new_err(format!(
-                    "memory_limit={text:?}: {e}; expected a size such as '512MiB' or '4GiB'"
+                    "memory_limit='{text}': {e}; expected a size such as '512MiB' or '4GiB'"
                 ))
             })?;
-        (bytes, format!("{text:?}"))
+        (bytes, format!("'{text}'"))
     } else {
         return Err(PyTypeError::new_err(format!(
             "memory_limit: expected a number of bytes or a size such as '8GiB', got {}",
