@@ -4,6 +4,7 @@ formula here, never taken from gsi."""
 
 from __future__ import annotations
 
+import doctest
 import gzip
 import math
 import subprocess
@@ -275,3 +276,8 @@ def test_auto_without_a_gpu_says_so_and_uses_the_cpu() -> None:
         pytest.skip(f"this machine has a GPU ({m.device})")
     assert m.notice is not None and m.notice.endswith("using the CPU engine")
     assert m.explain(nx.path_graph(2))["engine"] == "cpu"
+
+
+def test_the_docstring_examples() -> None:
+    results = doctest.testmod(gsi)
+    assert results.attempted > 0 and results.failed == 0

@@ -9,8 +9,8 @@ gsi finds every occurrence of a small labelled query graph in a large labelled d
 >>> gsi.count(G, nx.cycle_graph(3))
 6
 >>> m = gsi.Matcher(G)
->>> sorted(m.matches(nx.path_graph(2), limit=2), key=str)
-[{0: 0, 1: 1}, {0: 0, 1: 2}]
+>>> sorted(match[1] for match in m.matches(nx.path_graph(2)) if match[0] == 2)
+[0, 1, 3]
 
 - :class:`Graph`: a graph from a file (:meth:`Graph.read`), networkx
   (:meth:`Graph.from_networkx`) or numpy arrays (:meth:`Graph.from_edges`).
