@@ -16,6 +16,7 @@ use numpy::ndarray::Array2;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::sync::MutexExt;
 use pyo3::types::{PyDict, PyList};
 
 use crate::errors::{core_error, graph_error, raise};
@@ -53,26 +54,34 @@ impl PyGraph {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Held> {
+    /// The lock, waited for without the GIL: the index is built under it, without the GIL,
+    /// and a thread must not hold the GIL while it waits for that.
+    fn lock(&self, py: Python<'_>) -> MutexGuard<'_, Held> {
         // A panic while the lock was held left the value whole: every change is one store.
         self.held
-            .lock()
+            .lock_py_attached(py)
             .unwrap_or_else(|poison| poison.into_inner())
     }
 
     /// The graph as held now (a cheap copy of a reference).
-    pub fn held(&self) -> Held {
-        self.lock().clone()
+    pub fn held(&self, py: Python<'_>) -> Held {
+        self.lock(py).clone()
     }
 
     /// The graph's index, built now (without the GIL) unless it was built before.
     pub fn index(&self, py: Python<'_>) -> PyResult<Arc<DataIndex>> {
-        let mut held = self.lock();
-        let graph = match &*held {
-            Held::Indexed(index) => return Ok(Arc::clone(index)),
-            Held::Plain(graph) => Arc::clone(graph),
+        let mut held = self.lock(py);
+        if let Held::Indexed(index) = &*held {
+            return Ok(Arc::clone(index));
+        }
+        // The graph moves into its index, where no query of it holds it too (then it is
+        // copied); an index too large to build leaves the graph empty.
+        let empty = GraphBuilder::new(false)
+            .build()
+            .map_err(|e| graph_error(py, e))?;
+        let Held::Plain(graph) = std::mem::replace(&mut *held, Held::Plain(Arc::new(empty))) else {
+            unreachable!("an indexed graph returned above")
         };
-        // The graph moves into its index where nothing else holds it (a running query may).
         let built = py.detach(move || {
             let graph = Arc::try_unwrap(graph).unwrap_or_else(|shared| (*shared).clone());
             DataIndex::build(graph)
@@ -191,31 +200,31 @@ impl PyGraph {
 
     /// Number of vertices.
     #[getter]
-    fn vertex_count(&self) -> usize {
-        self.lock().graph().vertex_count()
+    fn vertex_count(&self, py: Python<'_>) -> usize {
+        self.lock(py).graph().vertex_count()
     }
 
     /// Number of edges (an undirected edge counts once).
     #[getter]
-    fn edge_count(&self) -> usize {
-        self.lock().graph().edge_count()
+    fn edge_count(&self, py: Python<'_>) -> usize {
+        self.lock(py).graph().edge_count()
     }
 
     /// Whether edges have a direction.
     #[getter]
-    fn directed(&self) -> bool {
-        self.lock().graph().is_directed()
+    fn directed(&self, py: Python<'_>) -> bool {
+        self.lock(py).graph().is_directed()
     }
 
     /// Whether the graph's index is built (by a `Matcher`, or read from a saved index).
     #[getter]
-    fn indexed(&self) -> bool {
-        matches!(*self.lock(), Held::Indexed(_))
+    fn indexed(&self, py: Python<'_>) -> bool {
+        matches!(*self.lock(py), Held::Indexed(_))
     }
 
     /// The label of every vertex, by vertex.
     fn vertex_labels<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
-        PyArray1::from_slice(py, self.lock().graph().vertex_labels())
+        PyArray1::from_slice(py, self.lock(py).graph().vertex_labels())
     }
 
     /// Every edge once, as an `(m, 2)` array of endpoints (an undirected edge with the smaller
@@ -224,7 +233,7 @@ impl PyGraph {
         &self,
         py: Python<'py>,
     ) -> (Bound<'py, PyArray2<u32>>, Bound<'py, PyArray1<u32>>) {
-        let held = self.held();
+        let held = self.held(py);
         let graph = held.graph();
         let mut ends = Vec::with_capacity(2 * graph.edge_count());
         let mut labels = Vec::with_capacity(graph.edge_count());
@@ -244,7 +253,7 @@ impl PyGraph {
         &self,
         py: Python<'py>,
     ) -> (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>) {
-        let held = self.held();
+        let held = self.held(py);
         let graph = held.graph();
         let mut vertex = graph.vertex_labels().to_vec();
         vertex.sort_unstable();
@@ -255,8 +264,8 @@ impl PyGraph {
         )
     }
 
-    fn __repr__(&self) -> String {
-        let held = self.lock();
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let held = self.lock(py);
         let graph = held.graph();
         format!(
             "<gsi._gsi.Graph: {} vertices, {} edges, {}>",

@@ -101,7 +101,7 @@ impl PyMatcher {
         homomorphism: bool,
         timeout: Option<f64>,
     ) -> PyResult<u64> {
-        let (job, timeout) = self.job(query, homomorphism, None, timeout)?;
+        let (job, timeout) = self.job(py, query, homomorphism, None, timeout)?;
         let (report, _) = job.run(py, gsi_core::CountOnly)?;
         Ok(finished(py, report, timeout)?.count)
     }
@@ -117,8 +117,8 @@ impl PyMatcher {
         homomorphism: bool,
         timeout: Option<f64>,
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
-        let width = query.held().graph().vertex_count();
-        let (job, timeout) = self.job(query, homomorphism, limit, timeout)?;
+        let (job, timeout) = self.job(py, query, homomorphism, limit, timeout)?;
+        let width = job.query.graph().vertex_count();
         let (report, sink) = job.run(py, Collect { rows: Vec::new() })?;
         finished(py, report, timeout)?;
         Ok(rows_array(py, sink.rows, width))
@@ -129,13 +129,14 @@ impl PyMatcher {
     #[pyo3(signature = (query, limit = None, homomorphism = false, timeout = None, batch = 4096))]
     fn matches(
         &self,
+        py: Python<'_>,
         query: &PyGraph,
         limit: Option<u64>,
         homomorphism: bool,
         timeout: Option<f64>,
         batch: usize,
     ) -> PyResult<MatchStream> {
-        let (job, _) = self.job(query, homomorphism, limit, timeout)?;
+        let (job, _) = self.job(py, query, homomorphism, limit, timeout)?;
         MatchStream::start(job, batch)
     }
 
@@ -150,7 +151,7 @@ impl PyMatcher {
         homomorphism: bool,
         timeout: Option<f64>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (job, _) = self.job(query, homomorphism, None, timeout)?;
+        let (job, _) = self.job(py, query, homomorphism, None, timeout)?;
         let (report, _) = job.run(py, gsi_core::CountOnly)?;
         let report = report.map_err(|e| core_error(py, e))?;
         explained(py, &report)
@@ -191,6 +192,7 @@ impl PyMatcher {
     /// The job of one query, and its timeout.
     fn job(
         &self,
+        py: Python<'_>,
         query: &PyGraph,
         homomorphism: bool,
         limit: Option<u64>,
@@ -217,7 +219,7 @@ impl PyMatcher {
         };
         let job = Job {
             engines: Arc::clone(&self.engines),
-            query: query.held(),
+            query: query.held(py),
             options,
             timeout,
         };
