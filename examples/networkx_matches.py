@@ -81,7 +81,9 @@ colours = ["#4c72b0" if G.nodes[v]["club"] == "Mr. Hi" else "#dd8452" for v in G
 fig, axes = plt.subplots(1, len(first), figsize=(5 * len(first), 5))
 for ax, match in zip(axes, first):
     triangle = G.subgraph(match.values())
-    nx.draw_networkx(G, layout, ax=ax, node_color=colours, node_size=120, with_labels=False, edge_color="#ccc")
+    nx.draw_networkx(
+        G, layout, ax=ax, node_color=colours, node_size=120, with_labels=False, edge_color="#ccc"
+    )
     nx.draw_networkx_edges(triangle, layout, ax=ax, edge_color="red", width=3)
     nx.draw_networkx_labels(G, layout, {v: str(v) for v in match.values()}, ax=ax, font_color="red")
     ax.set_title(", ".join(f"{q} → {d}" for q, d in match.items()), fontsize=9)

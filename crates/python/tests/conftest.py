@@ -31,8 +31,10 @@ def shared_data() -> Path:
     """The benchmark data folder: $GSI_SHARED_DATA, else ../shared/data beside the
     repository (as for the Rust tests)."""
     path = Path(os.environ.get("GSI_SHARED_DATA", REPO.parent / "shared" / "data"))
-    missing = None if path.is_dir() else (
-        f"the shared benchmark data is not at {path} (set GSI_SHARED_DATA to its folder)"
+    missing = (
+        None
+        if path.is_dir()
+        else (f"the shared benchmark data is not at {path} (set GSI_SHARED_DATA to its folder)")
     )
     _need(missing, "GSI_REQUIRE_DATA")
     return path
@@ -90,7 +92,11 @@ def query_from(rng: random.Random, G: nx.Graph, k: int, keep: float) -> nx.Graph
     nodes = list(G.nodes)
     start = rng.choice(nodes)
     walk, tree = [start], []
-    around = (lambda v: set(G.successors(v)) | set(G.predecessors(v))) if G.is_directed() else G.neighbors
+    around = (
+        (lambda v: set(G.successors(v)) | set(G.predecessors(v)))
+        if G.is_directed()
+        else G.neighbors
+    )
     for _ in range(8 * k):
         if len(walk) == k:
             break

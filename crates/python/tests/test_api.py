@@ -79,7 +79,9 @@ def test_a_saved_index_is_read_indexed(tmp_path, gsi_command) -> None:
     text = tmp_path / "g.graph"
     text.write_text("t 3 3\nv 0 1 2\nv 1 1 2\nv 2 2 2\ne 0 1\ne 1 2\ne 2 0\n")
     saved = tmp_path / "g.gsidx"
-    subprocess.run([gsi_command, "index", str(text), "-o", str(saved)], check=True, capture_output=True)
+    subprocess.run(
+        [gsi_command, "index", str(text), "-o", str(saved)], check=True, capture_output=True
+    )
     g = gsi.Graph.read(saved)
     assert g.indexed and (g.vertex_count, g.edge_count) == (3, 3)
     Q = nx.Graph()
@@ -124,7 +126,9 @@ def test_from_edges_reads_uint32_in_place_and_converts_other_integers() -> None:
         assert (g.vertex_count, g.edge_count) == (3, 3)
         assert g.vertex_labels.tolist() == [1, 1, 2]
     assert gsi.Graph.from_edges(edges).vertex_count == 3
-    assert gsi.Graph.from_edges(np.empty((0, 2), dtype=np.uint32), vertex_labels=[5]).vertex_count == 1
+    assert (
+        gsi.Graph.from_edges(np.empty((0, 2), dtype=np.uint32), vertex_labels=[5]).vertex_count == 1
+    )
     with pytest.raises(ValueError, match="0..2"):
         gsi.Graph.from_edges(np.array([[0, -1]]))
     with pytest.raises(TypeError, match="expected integers"):
@@ -144,7 +148,9 @@ def test_from_edges_reads_uint32_in_place_and_converts_other_integers() -> None:
 
 
 def test_labels_of_any_hashable_type_match_by_value_across_graphs() -> None:
-    data = gsi.Graph.from_edges([[0, 1], [1, 2]], vertex_labels=["C", "O", "C"], edge_labels=["=", "-"])
+    data = gsi.Graph.from_edges(
+        [[0, 1], [1, 2]], vertex_labels=["C", "O", "C"], edge_labels=["=", "-"]
+    )
     Q = nx.Graph()
     Q.add_node("a", label="O")
     Q.add_node("b", label="C")

@@ -36,13 +36,21 @@ def networkx_mappings(G: nx.Graph, Q: nx.Graph) -> set:
 
 def homomorphisms(G: nx.Graph, Q: nx.Graph) -> int:
     """Maps of Q's nodes to G's (not necessarily injective) that keep labels and edges."""
-    label = lambda H, v: H.nodes[v].get("label", 0)  # noqa: E731
+
+    def of(H: nx.Graph, v) -> object:
+        return H.nodes[v].get("label", 0)
+
     qnodes = list(Q.nodes)
-    choices = [[g for g in G.nodes if label(G, g) == label(Q, q)] for q in qnodes]
-    edges = [(qnodes.index(u), qnodes.index(v), a.get("label", 0)) for u, v, a in Q.edges(data=True)]
+    choices = [[g for g in G.nodes if of(G, g) == of(Q, q)] for q in qnodes]
+    edges = [
+        (qnodes.index(u), qnodes.index(v), a.get("label", 0)) for u, v, a in Q.edges(data=True)
+    ]
     total = 0
     for image in itertools.product(*choices):
-        if all(G.has_edge(image[u], image[v]) and G.edges[image[u], image[v]].get("label", 0) == l for u, v, l in edges):
+        if all(
+            G.has_edge(image[u], image[v]) and G.edges[image[u], image[v]].get("label", 0) == label
+            for u, v, label in edges
+        ):
             total += 1
     return total
 
@@ -62,8 +70,14 @@ def case(seed: int, directed: bool):
     stranger.nodes["q0"]["label"] = "a label nobody has"
     queries.append(stranger)
     # A random query, unrelated to the data, and a disconnected one.
-    queries.append(random_graph(rng, rng.randint(2, 4), 0.6, directed, vertex_labels, edge_labels, lambda v: f"r{v}"))
-    queries.append(nx.union(query_from(rng, G, 2, 1.0), query_from(rng, G, 2, 1.0), rename=("a", "b")))
+    queries.append(
+        random_graph(
+            rng, rng.randint(2, 4), 0.6, directed, vertex_labels, edge_labels, lambda v: f"r{v}"
+        )
+    )
+    queries.append(
+        nx.union(query_from(rng, G, 2, 1.0), query_from(rng, G, 2, 1.0), rename=("a", "b"))
+    )
     return G, queries
 
 

@@ -25,7 +25,9 @@ class Graph:
     @staticmethod
     def read(
         path: str, format: str, directed: bool
-    ) -> tuple[Graph, Optional[list[Union[int, str]]], Optional[dict[int, str]], Optional[dict[int, str]]]:
+    ) -> tuple[
+        Graph, Optional[list[Union[int, str]]], Optional[dict[int, str]], Optional[dict[int, str]]
+    ]:
         """The one graph of a file (or a saved index), the file's vertex names (``None``:
         numbered ``0 .. n-1``) and its vertex- and edge-label names by code (``None``:
         numbers). Raises ``gsi.FormatError`` or ``OSError``."""
@@ -60,7 +62,9 @@ class Matcher:
     ) -> None:
         """Indexes ``graph`` and opens ``engine`` (``"cpu"``, ``"gpu"``, ``"auto"``) on GPU
         ``device``. Raises ``gsi.GpuError`` for ``engine="gpu"`` without a usable GPU."""
-    def count(self, query: Graph, homomorphism: bool = False, timeout: Optional[float] = None) -> int:
+    def count(
+        self, query: Graph, homomorphism: bool = False, timeout: Optional[float] = None
+    ) -> int:
         """Number of matches; ``gsi.MatchTimeout`` past ``timeout`` seconds."""
     def match_array(
         self,
@@ -79,7 +83,9 @@ class Matcher:
         batch: int = 4096,
     ) -> MatchStream:
         """The matches as they are found, in batches of about ``batch`` rows."""
-    def explain(self, query: Graph, homomorphism: bool = False, timeout: Optional[float] = None) -> dict:
+    def explain(
+        self, query: Graph, homomorphism: bool = False, timeout: Optional[float] = None
+    ) -> dict:
         """Runs (counts) the query and describes its plan; vertices by number, labels as codes."""
     @property
     def engine(self) -> str:

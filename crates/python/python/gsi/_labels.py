@@ -11,7 +11,7 @@ lacks gets a code no data label has: the query then has no match.
 from __future__ import annotations
 
 import operator
-from typing import Dict, Hashable, Iterator, List, Optional
+from typing import Any, Dict, Hashable, Iterator, List, Mapping, Optional
 
 import numpy as np
 
@@ -25,11 +25,9 @@ class Labels:
 
     __slots__ = ("_values", "_codes")
 
-    def __init__(self, values: Optional[Dict[int, Hashable]] = None) -> None:
+    def __init__(self, values: Optional[Mapping[int, Hashable]] = None) -> None:
         # A code that stands for the integer equal to it needs no entry.
-        self._values = {
-            c: v for c, v in (values or {}).items() if not (type(v) is int and v == c)
-        }
+        self._values = {c: v for c, v in (values or {}).items() if not (type(v) is int and v == c)}
         self._codes = {v: c for c, v in self._values.items()}
 
     @property
@@ -41,7 +39,7 @@ class Labels:
         """The value `code` stands for."""
         return self._values.get(code, code)
 
-    def code(self, value: Hashable) -> Optional[int]:
+    def code(self, value: Any) -> Optional[int]:
         """The code of `value`, or ``None`` when this graph has no code for it."""
         code = self._codes.get(value)
         if code is not None:

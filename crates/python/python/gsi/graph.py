@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Hashable, List, Optional, Sequence, Union
+from typing import Any, Dict, Hashable, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -32,8 +32,21 @@ class Graph:
     """
 
     __slots__ = ("_native", "_nodes", "_index", "_vertex_labels", "_edge_labels", "_loops", "_used")
+    _native: _gsi.Graph
+    #: Node ids by vertex; ``None``: the vertices' numbers.
+    _nodes: Optional[Sequence[Hashable]]
+    #: Vertex numbers by node id, made when first asked for.
+    _index: Optional[Dict[Hashable, int]]
+    _vertex_labels: Labels
+    _edge_labels: Labels
+    #: Nodes with a self-loop, which a data graph drops and a query cannot have.
+    _loops: List[Hashable]
+    #: The distinct vertex and edge labels, found when first asked for.
+    _used: "Optional[tuple[np.ndarray, np.ndarray]]"
 
-    def __init__(self, G: Any, node_label: Optional[str] = "label", edge_label: Optional[str] = "label") -> None:
+    def __init__(
+        self, G: Any, node_label: Optional[str] = "label", edge_label: Optional[str] = "label"
+    ) -> None:
         """The graph of the networkx graph `G`, as :meth:`Graph.from_networkx`."""
         other = Graph.from_networkx(G, node_label=node_label, edge_label=edge_label)
         for slot in Graph.__slots__:
@@ -61,7 +74,9 @@ class Graph:
     # Making graphs.
 
     @classmethod
-    def read(cls, path: Union[str, "os.PathLike[str]"], format: str = "auto", directed: bool = False) -> "Graph":
+    def read(
+        cls, path: Union[str, "os.PathLike[str]"], format: str = "auto", directed: bool = False
+    ) -> "Graph":
         """Reads the one graph of a file.
 
         Parameters
@@ -88,7 +103,9 @@ class Graph:
         return cls._wrap(native, names, Labels(vertex_names), Labels(edge_names))
 
     @classmethod
-    def from_networkx(cls, G: Any, node_label: Optional[str] = "label", edge_label: Optional[str] = "label") -> "Graph":
+    def from_networkx(
+        cls, G: Any, node_label: Optional[str] = "label", edge_label: Optional[str] = "label"
+    ) -> "Graph":
         """The graph of a networkx graph.
 
         Parameters
@@ -140,7 +157,9 @@ class Graph:
             ends.append((s, t))
             codes.append(code)
         edges = np.array(ends, dtype=np.uint32).reshape(-1, 2)
-        native = _gsi.Graph.from_edges(edges, vertex_codes, np.array(codes, dtype=np.uint32), directed)
+        native = _gsi.Graph.from_edges(
+            edges, vertex_codes, np.array(codes, dtype=np.uint32), directed
+        )
         return cls._wrap(native, nodes, vertex.labels(), edge.labels(), loops)
 
     @classmethod
@@ -185,7 +204,9 @@ class Graph:
             vertex_codes, vertex_names = np.zeros(count, dtype=np.uint32), Labels()
         else:
             vertex_codes, vertex_names = as_codes(vertex_labels, "vertex_labels")
-        edge_codes, edge_names = (None, Labels()) if edge_labels is None else as_codes(edge_labels, "edge_labels")
+        edge_codes, edge_names = (
+            (None, Labels()) if edge_labels is None else as_codes(edge_labels, "edge_labels")
+        )
         native = _gsi.Graph.from_edges(ends, vertex_codes, edge_codes, bool(directed))
         return cls._wrap(native, None, vertex_names, edge_names)
 
@@ -199,12 +220,14 @@ class Graph:
         nodes = self.nodes
         value = self._vertex_labels.value
         G.add_nodes_from(
-            (nodes[i], {node_label: value(code)}) for i, code in enumerate(self._native.vertex_labels().tolist())
+            (nodes[i], {node_label: value(code)})
+            for i, code in enumerate(self._native.vertex_labels().tolist())
         )
         ends, codes = self._native.edges()
         value = self._edge_labels.value
         G.add_edges_from(
-            (nodes[s], nodes[t], {edge_label: value(code)}) for (s, t), code in zip(ends.tolist(), codes.tolist())
+            (nodes[s], nodes[t], {edge_label: value(code)})
+            for (s, t), code in zip(ends.tolist(), codes.tolist())
         )
         return G
 
@@ -243,7 +266,7 @@ class Graph:
     def index_of(self, node: Hashable) -> int:
         """The vertex number of the node with id `node`."""
         if self._nodes is None:
-            return range(self.vertex_count).index(node)
+            return range(self.vertex_count).index(node)  # type: ignore[arg-type]
         if self._index is None:
             self._index = {n: i for i, n in enumerate(self._nodes)}
         return self._index[node]
@@ -280,20 +303,28 @@ class Graph:
             return self._native
         data_vertex, data_edge = data._label_sets()
         query_vertex, query_edge = self._label_sets()
-        vertex_map = renumbering(self._vertex_labels, data._vertex_labels, query_vertex, data_vertex)
+        vertex_map = renumbering(
+            self._vertex_labels, data._vertex_labels, query_vertex, data_vertex
+        )
         edge_map = renumbering(self._edge_labels, data._edge_labels, query_edge, data_edge)
         if vertex_map is None and edge_map is None:
             return self._native
         vertex_codes = self._native.vertex_labels()
         ends, edge_codes = self._native.edges()
         if vertex_map is not None:
-            vertex_codes = np.asarray(vertex_map, dtype=np.uint32)[np.searchsorted(query_vertex, vertex_codes)]
+            vertex_codes = np.asarray(vertex_map, dtype=np.uint32)[
+                np.searchsorted(query_vertex, vertex_codes)
+            ]
         if edge_map is not None:
-            edge_codes = np.asarray(edge_map, dtype=np.uint32)[np.searchsorted(query_edge, edge_codes)]
+            edge_codes = np.asarray(edge_map, dtype=np.uint32)[
+                np.searchsorted(query_edge, edge_codes)
+            ]
         return _gsi.Graph.from_edges(ends, vertex_codes, edge_codes, self.directed)
 
 
-def as_graph(G: GraphLike, node_label: Optional[str] = "label", edge_label: Optional[str] = "label") -> Graph:
+def as_graph(
+    G: GraphLike, node_label: Optional[str] = "label", edge_label: Optional[str] = "label"
+) -> Graph:
     """`G` as a :class:`Graph`: itself, or converted from networkx."""
     if isinstance(G, Graph):
         return G

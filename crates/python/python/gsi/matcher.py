@@ -221,7 +221,9 @@ class Matcher:
 
 
 def _dicts(
-    stream: _gsi.MatchStream, query_nodes: Sequence[Hashable], data_nodes: Optional[Sequence[Hashable]]
+    stream: _gsi.MatchStream,
+    query_nodes: Sequence[Hashable],
+    data_nodes: Optional[Sequence[Hashable]],
 ) -> Iterator[Dict[Hashable, Hashable]]:
     """The rows of `stream`'s batches as dicts of node ids; closes the stream when done."""
     query_nodes = list(query_nodes)
