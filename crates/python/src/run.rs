@@ -1,10 +1,10 @@
-//! Running one query off the Python thread: the engine works on a thread of its own, without
-//! the GIL, while the caller waits in short slices, checking for Ctrl-C between them; matches
-//! come back in batches through a bounded channel.
+//! Running one query off the Python thread: the engine works on a matching thread (kept for
+//! the next query), without the GIL, while the caller waits in short slices, checking for
+//! Ctrl-C between them; matches come back in batches through a bounded channel.
 //!
-//! A stop (Ctrl-C, a dropped iterator) sets the query's interrupt flag, which the join driver
-//! checks as it works (`MatchOptions::stop`), and the engine goes back to the pool when its
-//! thread ends.
+//! A stop (Ctrl-C, a closed or dropped iterator) sets the query's interrupt flag, which the
+//! join driver checks as it works (`MatchOptions::stop`), and the engine goes back to the
+//! pool when the join returns.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
