@@ -158,7 +158,7 @@ impl PyGraph {
                 let saved = SavedIndex::open(&path).map_err(ReadError::Core)?;
                 if directed && !saved.index.graph().is_directed() {
                     return Err(ReadError::Refused(format!(
-                        "{}: directed=True does not apply: the saved index holds an undirected graph; index the text again with --directed",
+                        "{}: directed=True does not apply: the saved index holds an undirected graph; index the text again with `gsi index --directed`",
                         path.display()
                     )));
                 }

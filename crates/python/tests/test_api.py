@@ -155,6 +155,8 @@ def test_labels_of_any_hashable_type_match_by_value_across_graphs() -> None:
     Q.add_node("a", label="O")
     Q.add_node("b", label="C")
     Q.add_edge("a", "b", label="-")
+    assert [data.label(c) for c in data.vertex_labels.tolist()] == ["C", "O", "C"]
+    assert data.label(data._native.edges()[1][0], edge=True) == "="
     m = gsi.Matcher(data, engine="cpu")
     assert list(m.matches(Q)) == [{"a": 1, "b": 2}]
     Q.edges["a", "b"]["label"] = "="

@@ -54,6 +54,16 @@ def test_a_timeout_stops_the_engine_and_reports_what_was_found(heavy) -> None:
     assert caught.value.count >= 0 and "timeout of 0.5 s" in str(caught.value)
     assert isinstance(caught.value, TimeoutError)
     wait_idle(m, 1.0)
+    # The matches found in time are read first, then the timeout is raised.
+    started = time.monotonic()
+    read = 0
+    with pytest.raises(gsi.MatchTimeout):
+        for _ in m.matches(ring, timeout=0.5):
+            read += 1
+    assert time.monotonic() - started < 1.5
+    with pytest.raises(gsi.MatchTimeout):
+        m.match_array(ring, timeout=0.5)
+    wait_idle(m, 1.0)
 
 
 def test_matching_releases_the_gil(heavy) -> None:
