@@ -1,0 +1,331 @@
+"""`gsi.Graph`: a labelled graph from a file, networkx or numpy arrays."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Hashable, List, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _gsi
+from ._labels import Labels, Numbering, as_codes, as_uint32, renumbering
+from .errors import GraphError
+
+__all__ = ["Graph", "as_graph"]
+
+#: What a graph may be given as: a ``gsi.Graph`` or a networkx graph.
+GraphLike = Any
+
+
+class Graph:
+    """A labelled graph, directed or undirected, in gsi's compact form.
+
+    Make one with :meth:`Graph.read` (a file), :meth:`Graph.from_networkx` (or
+    ``Graph(G)``) or :meth:`Graph.from_edges` (numpy arrays). Vertices are numbered
+    ``0 .. n-1`` inside gsi; :attr:`nodes` gives the id each one had where it came from (a
+    networkx node, a SNAP id, an RDF term), and matches are reported in those ids.
+
+    Labels may be any hashable values (integers, strings, tuples, ...); a query's labels are
+    matched to the data graph's by value (``"C"`` matches ``"C"``), and a label the data graph
+    lacks matches nothing. A graph used as the data graph of a :class:`gsi.Matcher` is indexed
+    once, in place: later matchers on the same ``Graph`` reuse the index.
+    """
+
+    __slots__ = ("_native", "_nodes", "_index", "_vertex_labels", "_edge_labels", "_loops", "_used")
+    _native: _gsi.Graph
+    #: Node ids by vertex; ``None``: the vertices' numbers.
+    _nodes: Optional[Sequence[Hashable]]
+    #: Vertex numbers by node id, made when first asked for.
+    _index: Optional[Dict[Hashable, int]]
+    _vertex_labels: Labels
+    _edge_labels: Labels
+    #: Nodes with a self-loop, which a data graph drops and a query cannot have.
+    _loops: List[Hashable]
+    #: The distinct vertex and edge labels, found when first asked for.
+    _used: "Optional[tuple[np.ndarray, np.ndarray]]"
+
+    def __init__(
+        self, G: Any, node_label: Optional[str] = "label", edge_label: Optional[str] = "label"
+    ) -> None:
+        """The graph of the networkx graph `G`, as :meth:`Graph.from_networkx`."""
+        other = Graph.from_networkx(G, node_label=node_label, edge_label=edge_label)
+        for slot in Graph.__slots__:
+            setattr(self, slot, getattr(other, slot))
+
+    @classmethod
+    def _wrap(
+        cls,
+        native: _gsi.Graph,
+        nodes: Optional[Sequence[Hashable]] = None,
+        vertex_labels: Optional[Labels] = None,
+        edge_labels: Optional[Labels] = None,
+        loops: Optional[List[Hashable]] = None,
+    ) -> "Graph":
+        graph = object.__new__(cls)
+        graph._native = native
+        graph._nodes = nodes
+        graph._index = None
+        graph._vertex_labels = vertex_labels or Labels()
+        graph._edge_labels = edge_labels or Labels()
+        graph._loops = loops or []
+        graph._used = None
+        return graph
+
+    # Making graphs.
+
+    @classmethod
+    def read(
+        cls, path: Union[str, "os.PathLike[str]"], format: str = "auto", directed: bool = False
+    ) -> "Graph":
+        """Reads the one graph of a file.
+
+        Parameters
+        ----------
+        path:
+            A graph file (gzip, bzip2, xz or zstd compressed files too), or a saved index
+            written by ``gsi index`` (then the graph comes indexed and `format` is not used).
+        format:
+            ``"auto"`` (told from the first line), ``"sunluo"`` (``t N M`` / ``v id label
+            degree`` / ``e u v [label]``), ``"gsi"``, ``"snap"`` (``u v [label]`` edge lists,
+            any ids) or ``"ntriples"`` (RDF: always directed; classes and predicates are
+            labels, matched by name).
+        directed:
+            Read edge ``u v`` as u → v.
+
+        Raises
+        ------
+        gsi.FormatError
+            The file does not follow the format; the message names the file and the line.
+        OSError
+            The file cannot be read.
+        """
+        native, names, vertex_names, edge_names = _gsi.Graph.read(os.fspath(path), format, directed)
+        return cls._wrap(native, names, Labels(vertex_names), Labels(edge_names))
+
+    @classmethod
+    def from_networkx(
+        cls, G: Any, node_label: Optional[str] = "label", edge_label: Optional[str] = "label"
+    ) -> "Graph":
+        """The graph of a networkx graph.
+
+        Parameters
+        ----------
+        G:
+            A ``networkx.Graph`` or ``DiGraph`` (directed), or a multigraph. Node ids may be
+            any hashable values; matches are reported in them.
+        node_label, edge_label:
+            The node and edge attribute that holds the label (any hashable value; absent:
+            ``0``). ``None``: every label is ``0``.
+
+        A multigraph's parallel edges count once per distinct label (an edge of the query
+        matches a pair of data vertices joined by at least one edge of its label). Self-loops
+        are dropped from a data graph (a query without them never uses them); a query with a
+        self-loop raises :class:`gsi.GraphError`.
+        """
+        try:
+            directed = bool(G.is_directed())
+            nodes = list(G.nodes)
+            multigraph = bool(G.is_multigraph())
+        except AttributeError:
+            raise TypeError(f"expected a networkx graph, got {type(G).__name__}") from None
+        index = {node: i for i, node in enumerate(nodes)}
+        vertex = Numbering("node")
+        if node_label is None:
+            vertex_codes = np.zeros(len(nodes), dtype=np.uint32)
+        else:
+            vertex_codes = np.fromiter(
+                (vertex(attrs.get(node_label, 0), node) for node, attrs in G.nodes(data=True)),
+                dtype=np.uint32,
+                count=len(nodes),
+            )
+        edge = Numbering("edge")
+        ends: List[tuple] = []
+        codes: List[int] = []
+        loops: List[Hashable] = []
+        seen: set = set()
+        for u, v, attrs in G.edges(data=True):
+            s, t = index[u], index[v]
+            if s == t:
+                loops.append(u)
+                continue
+            code = 0 if edge_label is None else edge(attrs.get(edge_label, 0), (u, v))
+            if multigraph:
+                key = (s, t, code) if directed or s < t else (t, s, code)
+                if key in seen:
+                    continue
+                seen.add(key)
+            ends.append((s, t))
+            codes.append(code)
+        edges = np.array(ends, dtype=np.uint32).reshape(-1, 2)
+        native = _gsi.Graph.from_edges(
+            edges, vertex_codes, np.array(codes, dtype=np.uint32), directed
+        )
+        return cls._wrap(native, nodes, vertex.labels(), edge.labels(), loops)
+
+    @classmethod
+    def from_edges(
+        cls,
+        edges: Any,
+        vertex_labels: Any = None,
+        edge_labels: Any = None,
+        directed: bool = False,
+    ) -> "Graph":
+        """A graph from arrays: vertices ``0 .. n-1``.
+
+        Parameters
+        ----------
+        edges:
+            An ``(m, 2)`` array of vertex ids, one edge ``u, v`` per row (u → v when
+            `directed`). A ``uint32`` array is read in place; other integer arrays are
+            converted once.
+        vertex_labels:
+            One label per vertex (its length is the number of vertices); ``None``: every
+            label ``0`` and as many vertices as the largest id in `edges` says. Integers are
+            labels as they are; other values (strings, ...) are numbered.
+        edge_labels:
+            One label per edge, as `vertex_labels`; ``None``: every label ``0``.
+        directed:
+            Whether edges have a direction.
+
+        Raises
+        ------
+        gsi.GraphError
+            A self-loop, an edge given twice (with the same label; in either orientation when
+            undirected), or an id past the last vertex.
+        """
+        ends = np.asarray(edges)
+        if ends.size == 0:
+            ends = ends.reshape(0, 2)
+        if ends.ndim != 2 or ends.shape[1] != 2:
+            raise ValueError(f"edges: expected an array of shape (m, 2), got {ends.shape}")
+        ends = as_uint32(ends, "edges")
+        if vertex_labels is None:
+            count = int(ends.max()) + 1 if ends.size else 0
+            vertex_codes, vertex_names = np.zeros(count, dtype=np.uint32), Labels()
+        else:
+            vertex_codes, vertex_names = as_codes(vertex_labels, "vertex_labels")
+        edge_codes, edge_names = (
+            (None, Labels()) if edge_labels is None else as_codes(edge_labels, "edge_labels")
+        )
+        native = _gsi.Graph.from_edges(ends, vertex_codes, edge_codes, bool(directed))
+        return cls._wrap(native, None, vertex_names, edge_names)
+
+    def to_networkx(self, node_label: str = "label", edge_label: str = "label") -> Any:
+        """This graph as a networkx ``Graph`` or ``DiGraph``: nodes by their ids, labels in
+        the attributes `node_label` and `edge_label` (for small graphs: every node and edge
+        becomes a Python object)."""
+        import networkx as nx
+
+        G = nx.DiGraph() if self.directed else nx.Graph()
+        nodes = self.nodes
+        value = self._vertex_labels.value
+        G.add_nodes_from(
+            (nodes[i], {node_label: value(code)})
+            for i, code in enumerate(self._native.vertex_labels().tolist())
+        )
+        ends, codes = self._native.edges()
+        value = self._edge_labels.value
+        G.add_edges_from(
+            (nodes[s], nodes[t], {edge_label: value(code)})
+            for (s, t), code in zip(ends.tolist(), codes.tolist())
+        )
+        return G
+
+    # What a graph is.
+
+    @property
+    def directed(self) -> bool:
+        """Whether edges have a direction."""
+        return self._native.directed
+
+    @property
+    def vertex_count(self) -> int:
+        """Number of vertices."""
+        return self._native.vertex_count
+
+    @property
+    def edge_count(self) -> int:
+        """Number of edges (an undirected edge counts once)."""
+        return self._native.edge_count
+
+    @property
+    def nodes(self) -> Sequence[Hashable]:
+        """The id of each vertex: networkx nodes, a SNAP file's ids, RDF terms, or
+        ``range(n)`` where vertices are numbered already."""
+        return range(self.vertex_count) if self._nodes is None else self._nodes
+
+    @property
+    def vertex_labels(self) -> np.ndarray:
+        """Each vertex's label code (``uint32``), by vertex."""
+        return self._native.vertex_labels()
+
+    def label(self, code: int, edge: bool = False) -> Hashable:
+        """The label value of a vertex-label code (an edge-label code when `edge`)."""
+        return (self._edge_labels if edge else self._vertex_labels).value(code)
+
+    def index_of(self, node: Hashable) -> int:
+        """The vertex number of the node with id `node`."""
+        if self._nodes is None:
+            return range(self.vertex_count).index(node)  # type: ignore[arg-type]
+        if self._index is None:
+            self._index = {n: i for i, n in enumerate(self._nodes)}
+        return self._index[node]
+
+    @property
+    def indexed(self) -> bool:
+        """Whether gsi's index of the graph is built (by a matcher, or read from a saved
+        index)."""
+        return self._native.indexed
+
+    def __len__(self) -> int:
+        return self.vertex_count
+
+    def __repr__(self) -> str:
+        kind = "directed" if self.directed else "undirected"
+        return f"<gsi.Graph: {self.vertex_count} vertices, {self.edge_count} edges, {kind}>"
+
+    # Matching.
+
+    def _label_sets(self) -> "tuple[np.ndarray, np.ndarray]":
+        if self._used is None:
+            self._used = self._native.label_sets()
+        return self._used
+
+    def _as_query_of(self, data: "Graph") -> _gsi.Graph:
+        """This graph, as a query, in `data`'s label codes."""
+        if self._loops:
+            raise GraphError(
+                f"the query has a self-loop at node {self._loops[0]!r}: gsi matches graphs "
+                "without self-loops; remove them"
+            )
+        named = (self._vertex_labels, self._edge_labels, data._vertex_labels, data._edge_labels)
+        if not any(labels.named for labels in named):
+            return self._native
+        data_vertex, data_edge = data._label_sets()
+        query_vertex, query_edge = self._label_sets()
+        vertex_map = renumbering(
+            self._vertex_labels, data._vertex_labels, query_vertex, data_vertex
+        )
+        edge_map = renumbering(self._edge_labels, data._edge_labels, query_edge, data_edge)
+        if vertex_map is None and edge_map is None:
+            return self._native
+        vertex_codes = self._native.vertex_labels()
+        ends, edge_codes = self._native.edges()
+        if vertex_map is not None:
+            vertex_codes = np.asarray(vertex_map, dtype=np.uint32)[
+                np.searchsorted(query_vertex, vertex_codes)
+            ]
+        if edge_map is not None:
+            edge_codes = np.asarray(edge_map, dtype=np.uint32)[
+                np.searchsorted(query_edge, edge_codes)
+            ]
+        return _gsi.Graph.from_edges(ends, vertex_codes, edge_codes, self.directed)
+
+
+def as_graph(
+    G: GraphLike, node_label: Optional[str] = "label", edge_label: Optional[str] = "label"
+) -> Graph:
+    """`G` as a :class:`Graph`: itself, or converted from networkx."""
+    if isinstance(G, Graph):
+        return G
+    return Graph.from_networkx(G, node_label=node_label, edge_label=edge_label)

@@ -1,0 +1,261 @@
+"""`gsi.Matcher`: a data graph indexed once for many queries, and `gsi.count`."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Dict, Hashable, Iterator, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _gsi
+from .graph import Graph, GraphLike, as_graph
+
+__all__ = ["Matcher", "count"]
+
+
+def _check_induced(induced: bool) -> None:
+    if induced:
+        raise NotImplementedError(
+            "induced=True: gsi finds non-induced matches (monomorphisms: data edges between "
+            "matched vertices that the query lacks are allowed); induced matching is not "
+            "implemented yet"
+        )
+
+
+def _check_limit(limit: Optional[int]) -> Optional[int]:
+    if limit is None:
+        return None
+    limit = operator.index(limit)
+    if limit < 1:
+        raise ValueError(f"limit={limit}: expected at least one match")
+    return limit
+
+
+class Matcher:
+    """A data graph, indexed once, and the engine that answers queries on it.
+
+    Every query `Q` may be a :class:`gsi.Graph` or a networkx graph (labels read from
+    `node_label` and `edge_label`, as for the data graph). A match maps every query vertex
+    to a distinct data vertex of the same label so that every query edge (with its label,
+    and its direction in a directed graph) maps to a data edge: non-induced subgraph
+    isomorphism, or monomorphism, as networkx's ``subgraph_monomorphisms_iter`` (which
+    reports the same maps the other way round, data node to query node). Automorphic copies
+    count separately: a triangle query finds each triangle 6 times.
+
+    Matching runs without the GIL, on a thread of its own; Ctrl-C stops it within a fraction
+    of a second and raises ``KeyboardInterrupt``.
+
+    Parameters
+    ----------
+    G:
+        The data graph: a :class:`gsi.Graph` (indexed in place, once) or a networkx graph.
+    engine:
+        ``"cpu"``, ``"gpu"`` (raises :class:`gsi.GpuError` without a usable GPU) or ``"auto"``
+        (per query the faster of the two where a GPU is usable, else the CPU).
+    device:
+        The GPU to use, from 0.
+    memory_limit:
+        Bytes the join's tables may hold at once, as a number or a size such as ``"8GiB"``;
+        larger work is split into chunks rather than failing. ``None``: gsi-core's default
+        budget (1 GiB).
+    node_label, edge_label:
+        The attributes that hold labels in networkx graphs (absent: ``0``; ``None``: no
+        labels).
+    """
+
+    def __init__(
+        self,
+        G: GraphLike,
+        engine: str = "auto",
+        device: int = 0,
+        memory_limit: Union[int, str, None] = None,
+        *,
+        node_label: Optional[str] = "label",
+        edge_label: Optional[str] = "label",
+    ) -> None:
+        self._labels = (node_label, edge_label)
+        self._graph = as_graph(G, node_label, edge_label)
+        self._native = _gsi.Matcher(self._graph._native, engine, device, memory_limit)
+
+    @property
+    def graph(self) -> Graph:
+        """The data graph."""
+        return self._graph
+
+    @property
+    def engine(self) -> str:
+        """The engine asked for: ``"cpu"``, ``"gpu"`` or ``"auto"``."""
+        return self._native.engine
+
+    @property
+    def device(self) -> Optional[str]:
+        """The GPU in use, by name and architecture; ``None`` when only the CPU runs."""
+        return self._native.device
+
+    @property
+    def notice(self) -> Optional[str]:
+        """What the engine said when it opened, if anything: ``"no usable GPU (...); using
+        the CPU engine"`` for ``engine="auto"`` without a GPU."""
+        return self._native.notice
+
+    @property
+    def memory_limit(self) -> int:
+        """Bytes the join's tables may hold at once."""
+        return self._native.memory_limit
+
+    def _query(self, Q: GraphLike, induced: bool) -> "tuple[Graph, _gsi.Graph]":
+        _check_induced(induced)
+        query = as_graph(Q, *self._labels)
+        return query, query._as_query_of(self._graph)
+
+    def count(
+        self,
+        Q: GraphLike,
+        homomorphism: bool = False,
+        timeout: Optional[float] = None,
+        *,
+        induced: bool = False,
+    ) -> int:
+        """The number of matches of `Q`, exact (up to 2^64 - 1).
+
+        Parameters
+        ----------
+        Q:
+            The query graph.
+        homomorphism:
+            Let distinct query vertices map to one data vertex (no injectivity).
+        timeout:
+            Seconds after which to give up: :class:`gsi.MatchTimeout` is raised, with the
+            matches found until then in its ``count``.
+        induced:
+            Accepted for networkx/rustworkx compatibility; ``True`` is not implemented.
+        """
+        _, native = self._query(Q, induced)
+        return self._native.count(native, homomorphism, timeout)
+
+    def matches(
+        self,
+        Q: GraphLike,
+        limit: Optional[int] = None,
+        *,
+        homomorphism: bool = False,
+        timeout: Optional[float] = None,
+        induced: bool = False,
+    ) -> Iterator[Dict[Hashable, Hashable]]:
+        """The matches of `Q` as they are found, each a dict ``{query node: data node}`` in
+        the graphs' own node ids.
+
+        The engine starts at once and works ahead of the reader by a few batches of
+        thousands of matches; closing the iterator (or dropping it, or leaving a ``for``
+        loop over it) stops the engine. `limit` stops after that many matches; the other
+        parameters are those of :meth:`count` (a timeout raises :class:`gsi.MatchTimeout`
+        after the matches found in time were read).
+        """
+        query, native = self._query(Q, induced)
+        stream = self._native.matches(native, _check_limit(limit), homomorphism, timeout)
+        return _dicts(stream, query.nodes, self._graph._nodes)
+
+    def match_array(
+        self,
+        Q: GraphLike,
+        limit: Optional[int] = None,
+        *,
+        homomorphism: bool = False,
+        timeout: Optional[float] = None,
+        induced: bool = False,
+    ) -> np.ndarray:
+        """Every match of `Q` (at most `limit`) as a ``uint32`` array of shape
+        ``(matches, query vertices)``.
+
+        Column ``j`` is the query's vertex ``j`` (``Q.nodes[j]``, networkx's node order) and
+        the entries are data vertex numbers: ``graph.nodes[v]`` is a number's node id. The
+        array is the engine's own buffer, handed over without a copy. Parameters as
+        :meth:`matches`.
+        """
+        _, native = self._query(Q, induced)
+        return self._native.match_array(native, _check_limit(limit), homomorphism, timeout)
+
+    def explain(
+        self,
+        Q: GraphLike,
+        *,
+        homomorphism: bool = False,
+        timeout: Optional[float] = None,
+        induced: bool = False,
+    ) -> Dict[str, Any]:
+        """How gsi answers `Q`, as ``gsi match --explain`` says it: the query is run (counted)
+        and its plan described.
+
+        The dict holds ``count``, ``status`` (``"ok"``, or ``"timeout"`` with the matches
+        found until then), ``engine`` (which engine joined), ``order`` (query nodes in join
+        order), ``steps`` (per step: ``vertex``, its ``candidates``, the ``first`` linking
+        edge and the ``others`` (each a dict of ``vertex``, ``label``, ``direction``), the
+        nodes its match must be ``above`` or ``below`` (symmetry breaking), and how many
+        rows were joined or counted there), ``candidates`` (``{node: |C(node)|}``),
+        ``strategy`` and ``sampled`` (how the order was chosen), ``automorphism_classes``,
+        ``estimated_rows``, ``peak_join_bytes``, ``times_ms`` (filter, plan, join) and
+        ``text`` (the plan as the command prints it, query vertices numbered ``u0, u1, ...``).
+        """
+        query, native = self._query(Q, induced)
+        plan = self._native.explain(native, homomorphism, timeout)
+        nodes = query.nodes
+        edge_label = self._graph._edge_labels.value
+
+        def link(edge: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+            if edge is None:
+                return None
+            return {**edge, "vertex": nodes[edge["vertex"]], "label": edge_label(edge["label"])}
+
+        for step in plan["steps"]:
+            step["vertex"] = nodes[step["vertex"]]
+            step["first"] = link(step["first"])
+            step["others"] = [link(e) for e in step["others"]]
+            step["above"] = [nodes[u] for u in step["above"]]
+            step["below"] = [nodes[u] for u in step["below"]]
+        plan["order"] = [nodes[u] for u in plan["order"]]
+        plan["candidates"] = {nodes[u]: size for u, size in enumerate(plan["candidates"])}
+        return plan
+
+    def __repr__(self) -> str:
+        return f"<gsi.Matcher: {self._graph!r}, engine={self.engine!r}>"
+
+
+def _dicts(
+    stream: _gsi.MatchStream,
+    query_nodes: Sequence[Hashable],
+    data_nodes: Optional[Sequence[Hashable]],
+) -> Iterator[Dict[Hashable, Hashable]]:
+    """The rows of `stream`'s batches as dicts of node ids; closes the stream when done."""
+    query_nodes = list(query_nodes)
+    try:
+        for batch in stream:
+            rows = batch.tolist()
+            if data_nodes is None:
+                for row in rows:
+                    yield dict(zip(query_nodes, row))
+            else:
+                node = data_nodes.__getitem__
+                for row in rows:
+                    yield dict(zip(query_nodes, map(node, row)))
+    finally:
+        stream.close()
+
+
+def count(
+    G: GraphLike,
+    Q: GraphLike,
+    homomorphism: bool = False,
+    timeout: Optional[float] = None,
+    *,
+    induced: bool = False,
+    engine: str = "auto",
+    device: int = 0,
+    memory_limit: Union[int, str, None] = None,
+    node_label: Optional[str] = "label",
+    edge_label: Optional[str] = "label",
+) -> int:
+    """The number of matches of the query `Q` in the data graph `G`: a :class:`Matcher`'s
+    :meth:`~Matcher.count` in one line. A :class:`gsi.Graph` `G` keeps its index for the next
+    call; a networkx `G` is converted and indexed every time."""
+    matcher = Matcher(G, engine, device, memory_limit, node_label=node_label, edge_label=edge_label)
+    return matcher.count(Q, homomorphism, timeout, induced=induced)

@@ -1,0 +1,138 @@
+"""gsi against independent answers on seeded random labelled graphs: networkx's
+GraphMatcher / DiGraphMatcher ``subgraph_monomorphisms_iter`` with label matchers (counts and
+the sets of mappings), and a brute force for homomorphisms, which networkx does not count."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import networkx as nx
+import numpy as np
+import pytest
+from networkx.algorithms import isomorphism
+
+import gsi
+from conftest import query_from, random_graph
+
+SEEDS = range(100)
+
+# Label vocabularies of several types; None leaves the attribute out (label 0).
+VERTEX_LABELS = [["C", "C", "O", "N"], [0, 1, 1, 2, None], [("a", 1), ("b", 2), ("a", 1)]]
+EDGE_LABELS = [[None], ["single", "double"], [0, 1, 7]]
+
+
+def networkx_mappings(G: nx.Graph, Q: nx.Graph) -> set:
+    """Every monomorphism of Q into G, networkx's answer, as a set of frozen {q: g} maps."""
+    matcher_class = isomorphism.DiGraphMatcher if G.is_directed() else isomorphism.GraphMatcher
+    matcher = matcher_class(
+        G,
+        Q,
+        node_match=isomorphism.categorical_node_match("label", 0),
+        edge_match=isomorphism.categorical_edge_match("label", 0),
+    )
+    return {frozenset((q, g) for g, q in m.items()) for m in matcher.subgraph_monomorphisms_iter()}
+
+
+def homomorphisms(G: nx.Graph, Q: nx.Graph) -> int:
+    """Maps of Q's nodes to G's (not necessarily injective) that keep labels and edges."""
+
+    def of(H: nx.Graph, v) -> object:
+        return H.nodes[v].get("label", 0)
+
+    qnodes = list(Q.nodes)
+    choices = [[g for g in G.nodes if of(G, g) == of(Q, q)] for q in qnodes]
+    edges = [
+        (qnodes.index(u), qnodes.index(v), a.get("label", 0)) for u, v, a in Q.edges(data=True)
+    ]
+    total = 0
+    for image in itertools.product(*choices):
+        if all(
+            G.has_edge(image[u], image[v]) and G.edges[image[u], image[v]].get("label", 0) == label
+            for u, v, label in edges
+        ):
+            total += 1
+    return total
+
+
+def case(seed: int, directed: bool):
+    """The seed's data graph, its queries and the labels they use."""
+    rng = random.Random(seed * 2 + directed)
+    vertex_labels = VERTEX_LABELS[seed % len(VERTEX_LABELS)]
+    edge_labels = EDGE_LABELS[(seed // 3) % len(EDGE_LABELS)]
+    # Node ids of several kinds: integers, strings, tuples.
+    name = [lambda v: v, lambda v: f"v{v}", lambda v: (v, "x")][seed % 3]
+    n = rng.randint(6, 13)
+    G = random_graph(rng, n, rng.uniform(0.2, 0.5), directed, vertex_labels, edge_labels, name)
+    queries = [query_from(rng, G, rng.randint(1, 5), rng.random()) for _ in range(5)]
+    # A query with a label the data graph lacks: no match, and no error.
+    stranger = query_from(rng, G, 3, 0.5)
+    stranger.nodes["q0"]["label"] = "a label nobody has"
+    queries.append(stranger)
+    # A random query, unrelated to the data, and a disconnected one.
+    queries.append(
+        random_graph(
+            rng, rng.randint(2, 4), 0.6, directed, vertex_labels, edge_labels, lambda v: f"r{v}"
+        )
+    )
+    queries.append(
+        nx.union(query_from(rng, G, 2, 1.0), query_from(rng, G, 2, 1.0), rename=("a", "b"))
+    )
+    return G, queries
+
+
+@pytest.mark.parametrize("directed", [False, True], ids=["undirected", "directed"])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_counts_and_mappings_equal_networkx(seed: int, directed: bool) -> None:
+    G, queries = case(seed, directed)
+    m = gsi.Matcher(G, engine="cpu")
+    for Q in queries:
+        expected = networkx_mappings(G, Q)
+        assert m.count(Q) == len(expected), (seed, list(Q.edges(data=True)))
+        found = [frozenset(d.items()) for d in m.matches(Q)]
+        assert len(found) == len(set(found)), "a mapping was reported twice"
+        assert set(found) == expected
+        array = m.match_array(Q)
+        assert array.shape == (len(expected), Q.number_of_nodes())
+        nodes = m.graph.nodes
+        rows = {frozenset(zip(Q.nodes, (nodes[v] for v in row))) for row in array.tolist()}
+        assert rows == expected
+
+
+@pytest.mark.parametrize("directed", [False, True], ids=["undirected", "directed"])
+@pytest.mark.parametrize("seed", range(20))
+def test_homomorphism_counts_equal_a_brute_force(seed: int, directed: bool) -> None:
+    rng = random.Random(1000 + seed)
+    G = random_graph(rng, rng.randint(4, 8), 0.5, directed, [0, 1, 1], [None, "x"])
+    m = gsi.Matcher(G, engine="cpu")
+    for _ in range(4):
+        Q = query_from(rng, G, rng.randint(1, 4), 0.5)
+        assert m.count(Q, homomorphism=True) == homomorphisms(G, Q)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_same_graphs_from_arrays_and_files_give_the_same_answers(seed: int, tmp_path) -> None:
+    """Data from numpy arrays and from a Sun–Luo file, queries from networkx with integer
+    labels: labels are matched by value whatever made each graph."""
+    rng = random.Random(2000 + seed)
+    G = random_graph(rng, 12, 0.35, False, [3, 5, 5, 8], [0, 2])
+    order = list(G.nodes)
+    edges = np.array([(u, v) for u, v in G.edges], dtype=np.int64)
+    from_arrays = gsi.Graph.from_edges(
+        edges,
+        vertex_labels=[G.nodes[v]["label"] for v in order],
+        edge_labels=[a["label"] for _, _, a in G.edges(data=True)],
+    )
+    path = tmp_path / "g.graph"
+    lines = [f"t {G.number_of_nodes()} {G.number_of_edges()}"]
+    lines += [f"v {v} {G.nodes[v]['label']} {G.degree[v]}" for v in order]
+    lines += [f"e {u} {v} {a['label']}" for u, v, a in G.edges(data=True)]
+    path.write_text("\n".join(lines) + "\n")
+    from_file = gsi.Graph.read(path)
+    for data in (from_arrays, from_file):
+        m = gsi.Matcher(data, engine="cpu")
+        for _ in range(4):
+            Q = query_from(rng, G, rng.randint(2, 5), 0.5)
+            expected = networkx_mappings(G, Q)
+            assert m.count(Q) == len(expected)
+            assert {frozenset(d.items()) for d in m.matches(Q)} == expected
