@@ -126,7 +126,7 @@ def throughput(args: argparse.Namespace) -> None:
     assert streamed == count
 
     def batches() -> int:
-        return sum(len(b) for b in m._native.matches(query._native, None, False, None, 65536))
+        return sum(len(b) for b in m._native.matches(query._native, None, "isomorphism", None, 65536))
 
     batch_ms, batched, _ = timed(batches, args.repeat, args.warmup)
     assert batched == count

@@ -93,31 +93,31 @@ impl PyMatcher {
     }
 
     /// Number of matches of `query`.
-    #[pyo3(signature = (query, homomorphism = false, timeout = None))]
+    #[pyo3(signature = (query, semantics = "isomorphism", timeout = None))]
     fn count(
         &self,
         py: Python<'_>,
         query: &PyGraph,
-        homomorphism: bool,
+        semantics: &str,
         timeout: Option<f64>,
     ) -> PyResult<u64> {
-        let (job, timeout) = self.job(py, query, homomorphism, None, timeout)?;
+        let (job, timeout) = self.job(py, query, semantics, None, timeout)?;
         let (report, _) = job.run(py, gsi_core::CountOnly)?;
         Ok(finished(py, report, timeout)?.count)
     }
 
     /// Every match of `query` (at most `limit`), one row each: data vertices in query-vertex
     /// order.
-    #[pyo3(signature = (query, limit = None, homomorphism = false, timeout = None))]
+    #[pyo3(signature = (query, limit = None, semantics = "isomorphism", timeout = None))]
     fn match_array<'py>(
         &self,
         py: Python<'py>,
         query: &PyGraph,
         limit: Option<u64>,
-        homomorphism: bool,
+        semantics: &str,
         timeout: Option<f64>,
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
-        let (job, timeout) = self.job(py, query, homomorphism, limit, timeout)?;
+        let (job, timeout) = self.job(py, query, semantics, limit, timeout)?;
         let width = job.query.graph().vertex_count();
         let (report, sink) = job.run(py, Collect { rows: Vec::new() })?;
         finished(py, report, timeout)?;
@@ -126,32 +126,32 @@ impl PyMatcher {
 
     /// The matches of `query` (at most `limit`) as they are found, in batches of about
     /// `batch` rows.
-    #[pyo3(signature = (query, limit = None, homomorphism = false, timeout = None, batch = 4096))]
+    #[pyo3(signature = (query, limit = None, semantics = "isomorphism", timeout = None, batch = 4096))]
     fn matches(
         &self,
         py: Python<'_>,
         query: &PyGraph,
         limit: Option<u64>,
-        homomorphism: bool,
+        semantics: &str,
         timeout: Option<f64>,
         batch: usize,
     ) -> PyResult<MatchStream> {
-        let (job, _) = self.job(py, query, homomorphism, limit, timeout)?;
+        let (job, _) = self.job(py, query, semantics, limit, timeout)?;
         MatchStream::start(job, batch)
     }
 
     /// Runs `query`, counting, and describes how: the plan (join order, first edges, order
     /// bounds, candidate-set sizes, how the order was chosen, the symmetry broken), how each
     /// step ran, the count, the engine and the time of each phase.
-    #[pyo3(signature = (query, homomorphism = false, timeout = None))]
+    #[pyo3(signature = (query, semantics = "isomorphism", timeout = None))]
     fn explain<'py>(
         &self,
         py: Python<'py>,
         query: &PyGraph,
-        homomorphism: bool,
+        semantics: &str,
         timeout: Option<f64>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (job, _) = self.job(py, query, homomorphism, None, timeout)?;
+        let (job, _) = self.job(py, query, semantics, None, timeout)?;
         let (report, _) = job.run(py, gsi_core::CountOnly)?;
         let report = report.map_err(|e| core_error(py, e))?;
         explained(py, &report)
@@ -194,7 +194,7 @@ impl PyMatcher {
         &self,
         py: Python<'_>,
         query: &PyGraph,
-        homomorphism: bool,
+        semantics: &str,
         limit: Option<u64>,
         timeout: Option<f64>,
     ) -> PyResult<(Job, Option<Duration>)> {
@@ -205,10 +205,15 @@ impl PyMatcher {
         }
         let timeout = timeout.map(seconds).transpose()?;
         let options = MatchOptions {
-            semantics: if homomorphism {
-                Semantics::Homomorphism
-            } else {
-                Semantics::Isomorphism
+            semantics: match semantics {
+                "isomorphism" => Semantics::Isomorphism,
+                "homomorphism" => Semantics::Homomorphism,
+                "induced" => Semantics::Induced,
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "semantics={other:?}: expected \"isomorphism\", \"homomorphism\" or \"induced\""
+                    )))
+                }
             },
             limit,
             // A deadline past what the clock can hold is no deadline.

@@ -261,8 +261,8 @@ def test_one_liner_and_a_graph_indexed_once() -> None:
 
 def test_errors() -> None:
     m = gsi.Matcher(triangle_with_tail(), engine="cpu")
-    with pytest.raises(NotImplementedError, match="induced=True"):
-        m.count(nx.path_graph(2), induced=True)
+    with pytest.raises(ValueError, match="induced match is injective"):
+        m.count(nx.path_graph(2), homomorphism=True, induced=True)
     assert m.count(nx.path_graph(2), induced=False) == 8
     with pytest.raises(gsi.GraphError, match="both be directed or both undirected"):
         m.count(nx.DiGraph([(0, 1)]))

@@ -34,6 +34,18 @@ def networkx_mappings(G: nx.Graph, Q: nx.Graph) -> set:
     return {frozenset((q, g) for g, q in m.items()) for m in matcher.subgraph_monomorphisms_iter()}
 
 
+def networkx_induced_mappings(G: nx.Graph, Q: nx.Graph) -> set:
+    """Every induced match of Q in G (networkx's ``subgraph_isomorphisms_iter``), as maps."""
+    matcher_class = isomorphism.DiGraphMatcher if G.is_directed() else isomorphism.GraphMatcher
+    matcher = matcher_class(
+        G,
+        Q,
+        node_match=isomorphism.categorical_node_match("label", 0),
+        edge_match=isomorphism.categorical_edge_match("label", 0),
+    )
+    return {frozenset((q, g) for g, q in m.items()) for m in matcher.subgraph_isomorphisms_iter()}
+
+
 def homomorphisms(G: nx.Graph, Q: nx.Graph) -> int:
     """Maps of Q's nodes to G's (not necessarily injective) that keep labels and edges."""
 
@@ -97,6 +109,28 @@ def test_counts_and_mappings_equal_networkx(seed: int, directed: bool) -> None:
         nodes = m.graph.nodes
         rows = {frozenset(zip(Q.nodes, (nodes[v] for v in row))) for row in array.tolist()}
         assert rows == expected
+
+
+@pytest.mark.parametrize("directed", [False, True], ids=["undirected", "directed"])
+@pytest.mark.parametrize("seed", range(40))
+def test_induced_counts_and_mappings_equal_networkx(seed: int, directed: bool) -> None:
+    G, queries = case(seed, directed)
+    m = gsi.Matcher(G, engine="cpu")
+    for Q in queries:
+        expected = networkx_induced_mappings(G, Q)
+        assert m.count(Q, induced=True) == len(expected), (seed, list(Q.edges(data=True)))
+        found = {frozenset(d.items()) for d in m.matches(Q, induced=True)}
+        assert found == expected
+
+
+def test_induced_matches_drop_those_with_extra_edges() -> None:
+    G, Q = nx.complete_graph(4), nx.path_graph(3)
+    m = gsi.Matcher(G, engine="cpu")
+    assert m.count(Q) == len(networkx_mappings(G, Q)) > 0
+    assert m.count(Q, induced=True) == len(networkx_induced_mappings(G, Q))
+    assert m.count(nx.complete_graph(3), induced=True) == len(
+        networkx_induced_mappings(G, nx.complete_graph(3))
+    ) > 0
 
 
 @pytest.mark.parametrize("directed", [False, True], ids=["undirected", "directed"])

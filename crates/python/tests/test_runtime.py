@@ -117,7 +117,7 @@ def test_streamed_matches_are_all_the_matches() -> None:
     assert len(seen) == 30 * 29 * 28 * 27
     array = m.match_array(path)
     assert array.shape == (len(seen), 4) and set(map(tuple, array.tolist())) == seen
-    stream = m._native.matches(gsi.Graph(path)._native, None, False, None, 1000)
+    stream = m._native.matches(gsi.Graph(path)._native, None, "isomorphism", None, 1000)
     sizes = [len(batch) for batch in stream]
     assert sum(sizes) == len(seen) and len(sizes) > 100 and max(sizes) < 30_000
 

@@ -1,7 +1,7 @@
 """gsi: exact labelled subgraph matching on the CPU and NVIDIA GPUs.
 
 gsi finds every occurrence of a small labelled query graph in a large labelled data graph
-(non-induced subgraph isomorphism, exact counts), with the engines of the GSI paper (ICDE
+(subgraph isomorphism, non-induced or induced; exact counts), with the engines of the GSI paper (ICDE
 2020): a signature filter, the PCSR graph structure and the Prealloc-Combine join.
 
 >>> import networkx as nx, gsi

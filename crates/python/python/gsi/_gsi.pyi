@@ -63,14 +63,14 @@ class Matcher:
         """Indexes ``graph`` and opens ``engine`` (``"cpu"``, ``"gpu"``, ``"auto"``) on GPU
         ``device``. Raises ``gsi.GpuError`` for ``engine="gpu"`` without a usable GPU."""
     def count(
-        self, query: Graph, homomorphism: bool = False, timeout: Optional[float] = None
+        self, query: Graph, semantics: str = "isomorphism", timeout: Optional[float] = None
     ) -> int:
         """Number of matches; ``gsi.MatchTimeout`` past ``timeout`` seconds."""
     def match_array(
         self,
         query: Graph,
         limit: Optional[int] = None,
-        homomorphism: bool = False,
+        semantics: str = "isomorphism",
         timeout: Optional[float] = None,
     ) -> npt.NDArray[np.uint32]:
         """Every match (at most ``limit``), one row each, data vertices in query-vertex order."""
@@ -78,13 +78,13 @@ class Matcher:
         self,
         query: Graph,
         limit: Optional[int] = None,
-        homomorphism: bool = False,
+        semantics: str = "isomorphism",
         timeout: Optional[float] = None,
         batch: int = 4096,
     ) -> MatchStream:
         """The matches as they are found, in batches of about ``batch`` rows."""
     def explain(
-        self, query: Graph, homomorphism: bool = False, timeout: Optional[float] = None
+        self, query: Graph, semantics: str = "isomorphism", timeout: Optional[float] = None
     ) -> dict:
         """Runs (counts) the query and describes its plan; vertices by number, labels as codes."""
     @property

@@ -13,13 +13,13 @@ from .graph import Graph, GraphLike, as_graph
 __all__ = ["Matcher", "count"]
 
 
-def _check_induced(induced: bool) -> None:
-    if induced:
-        raise NotImplementedError(
-            "induced=True: gsi finds non-induced matches (monomorphisms: data edges between "
-            "matched vertices that the query lacks are allowed); induced matching is not "
-            "implemented yet"
+def _semantics(homomorphism: bool, induced: bool) -> str:
+    """The engine's name for what a match is."""
+    if homomorphism and induced:
+        raise ValueError(
+            "homomorphism=True and induced=True: an induced match is injective; ask for one"
         )
+    return "homomorphism" if homomorphism else "induced" if induced else "isomorphism"
 
 
 def _check_limit(limit: Optional[int]) -> Optional[int]:
@@ -37,7 +37,8 @@ class Matcher:
     Every query `Q` may be a :class:`gsi.Graph` or a networkx graph (labels read from
     `node_label` and `edge_label`, as for the data graph). A match maps every query vertex
     to a distinct data vertex of the same label so that every query edge (with its label,
-    and its direction in a directed graph) maps to a data edge: non-induced subgraph
+    and its direction in a directed graph) maps to a data edge (with ``induced=True`` also no
+    data edge between matched vertices that the query lacks): non-induced subgraph
     isomorphism, or monomorphism, as networkx's ``subgraph_monomorphisms_iter`` (which
     reports the same maps the other way round, data node to query node). Automorphic copies
     count separately: a triangle query finds each triangle 6 times.
@@ -103,8 +104,7 @@ class Matcher:
         """Bytes the join's tables may hold at once."""
         return self._native.memory_limit
 
-    def _query(self, Q: GraphLike, induced: bool) -> "tuple[Graph, _gsi.Graph]":
-        _check_induced(induced)
+    def _query(self, Q: GraphLike) -> "tuple[Graph, _gsi.Graph]":
         query = as_graph(Q, *self._labels)
         return query, query._as_query_of(self._graph)
 
@@ -128,10 +128,12 @@ class Matcher:
             Seconds after which to give up: :class:`gsi.MatchTimeout` is raised, with the
             matches found until then in its ``count``.
         induced:
-            Accepted for networkx/rustworkx compatibility; ``True`` is not implemented.
+            Induced matches only (networkx's ``subgraph_isomorphisms_iter``, rustworkx's
+            ``induced=True``): no data edge between two matched vertices that the query lacks
+            between theirs. Not with `homomorphism`.
         """
-        _, native = self._query(Q, induced)
-        return self._native.count(native, homomorphism, timeout)
+        _, native = self._query(Q)
+        return self._native.count(native, _semantics(homomorphism, induced), timeout)
 
     def matches(
         self,
@@ -151,8 +153,10 @@ class Matcher:
         parameters are those of :meth:`count` (a timeout raises :class:`gsi.MatchTimeout`
         after the matches found in time were read).
         """
-        query, native = self._query(Q, induced)
-        stream = self._native.matches(native, _check_limit(limit), homomorphism, timeout)
+        query, native = self._query(Q)
+        stream = self._native.matches(
+            native, _check_limit(limit), _semantics(homomorphism, induced), timeout
+        )
         return _dicts(stream, query.nodes, self._graph._nodes)
 
     def match_array(
@@ -172,8 +176,10 @@ class Matcher:
         array is the engine's own buffer, handed over without a copy. Parameters as
         :meth:`matches`.
         """
-        _, native = self._query(Q, induced)
-        return self._native.match_array(native, _check_limit(limit), homomorphism, timeout)
+        _, native = self._query(Q)
+        return self._native.match_array(
+            native, _check_limit(limit), _semantics(homomorphism, induced), timeout
+        )
 
     def explain(
         self,
@@ -196,8 +202,8 @@ class Matcher:
         ``estimated_rows``, ``peak_join_bytes``, ``times_ms`` (filter, plan, join) and
         ``text`` (the plan as the command prints it, query vertices numbered ``u0, u1, ...``).
         """
-        query, native = self._query(Q, induced)
-        plan = self._native.explain(native, homomorphism, timeout)
+        query, native = self._query(Q)
+        plan = self._native.explain(native, _semantics(homomorphism, induced), timeout)
         nodes = query.nodes
         edge_label = self._graph._edge_labels.value
 
