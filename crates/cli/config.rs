@@ -346,14 +346,13 @@ pub fn engine_config(device: usize) -> Result<EngineConfig> {
     Ok(config)
 }
 
-/// Where compiled kernels are kept: `$GSI_CACHE_DIR`, else `$XDG_CACHE_HOME/gsi`, else
-/// `~/.cache/gsi`, each with `kernels` below it.
+/// Where compiled kernels are kept ([`gsi_core::config::kernel_cache_dir`]).
 fn kernel_cache_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("GSI_CACHE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("gsi")))
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/gsi")))?;
-    Some(base.join("kernels"))
+    gsi_core::config::kernel_cache_dir(
+        std::env::var_os("GSI_CACHE_DIR"),
+        std::env::var_os("XDG_CACHE_HOME"),
+        std::env::var_os("HOME"),
+    )
 }
 
 /// How to read the data graph: `--format`, `--directed` and `--vertex-labels`, which only a

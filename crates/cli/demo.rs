@@ -151,7 +151,7 @@ pub fn run(engine: EngineArg) -> Result<Exit> {
     let opened = gsi_core::open(engine_kind(engine), &engine_config(0)?)?;
     let mut engine = opened.engine;
     if let Some(notice) = &opened.notice {
-        eprintln!("gsi: {}", crate::messages::notice(notice));
+        eprintln!("gsi: {}", notice);
     }
     let data = DataIndex::build(molecules_graph())?;
     let query = carboxyl_query();

@@ -1,22 +1,7 @@
-//! What gsi says about the engines, in the words of its flags: the library reports typed
-//! notices and errors, and this module words them (and adds the advice) for the user.
+//! What gsi adds to the engines' errors, in the words of its flags: the library reports
+//! typed errors (and words its notices), and this module gives the advice.
 
-use gsi_core::{Error, NoGpu, Notice};
-
-/// The line for a notice an engine gave.
-pub fn notice(notice: &Notice) -> String {
-    match notice {
-        Notice::NoGpu(err) => format!("no usable GPU ({err}); using the CPU engine"),
-        Notice::IndexNotOnGpu(err) => {
-            format!("the GPU cannot hold this graph's index ({err}); using the CPU engine")
-        }
-        Notice::PartitionsPerQuery { pcsr_bytes } => format!(
-            "the PCSR index ({} MiB) does not fit on the GPU beside the join's buffers; each query copies only the partitions it reads",
-            pcsr_bytes >> 20
-        ),
-        other => format!("{other:?}"),
-    }
-}
+use gsi_core::{Error, NoGpu};
 
 /// What to try when `err` stopped the GPU engine, if gsi knows better.
 pub fn advice(err: &Error) -> Option<&'static str> {
@@ -32,6 +17,7 @@ pub fn advice(err: &Error) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gsi_core::Notice;
 
     #[test]
     fn engine_errors_get_advice_and_notices_a_line() {
@@ -46,11 +32,12 @@ mod tests {
         });
         assert_eq!(advice(&missing), Some("choose one with --device N"));
         assert_eq!(advice(&Error::EmptyQuery), None);
-        let line = notice(&Notice::PartitionsPerQuery {
+        let line = Notice::PartitionsPerQuery {
             pcsr_bytes: 3 << 20,
-        });
+        }
+        .to_string();
         assert!(line.starts_with("the PCSR index (3 MiB)"), "{line}");
-        let line = notice(&Notice::NoGpu(Error::NoGpu(NoGpu::NoDriver)));
+        let line = Notice::NoGpu(Error::NoGpu(NoGpu::NoDriver)).to_string();
         assert!(
             line.starts_with("no usable GPU (no NVIDIA driver found"),
             "{line}"

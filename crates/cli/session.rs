@@ -13,7 +13,7 @@ use crate::config::{start_threads, EngineChoice};
 use crate::queries::{read_query_file, Query};
 use crate::query_files::QueryFiles;
 use crate::signals::{self, Interrupt};
-use crate::{load, messages, progress};
+use crate::{load, progress};
 
 /// What a run may show on stderr.
 #[derive(Clone, Copy, Debug)]
@@ -93,7 +93,7 @@ impl Session {
                 }
             })?;
             if let (Some(notice), true) = (&opened.notice, show.notes) {
-                eprintln!("gsi: {}", messages::notice(notice));
+                eprintln!("gsi: {}", notice);
             }
             engines.push(opened.engine);
         }
@@ -120,7 +120,7 @@ impl Session {
                         .collect::<gsi_core::Result<Vec<_>>>()
                 })?;
                 if let (Some(notice), true) = (notices.into_iter().flatten().next(), show.notes) {
-                    spinner.suspend(|| eprintln!("gsi: {}", messages::notice(&notice)));
+                    spinner.suspend(|| eprintln!("gsi: {}", notice));
                 }
                 Some(started.elapsed())
             }

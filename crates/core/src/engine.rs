@@ -14,7 +14,8 @@ use crate::options::{JoinOutcome, MatchOptions, Semantics};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 
-/// Something an engine did that the user should hear of; the caller words it.
+/// Something an engine did that the user should hear of; its `Display` is the sentence the
+/// front ends print.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Notice {
@@ -28,6 +29,23 @@ pub enum Notice {
         /// Bytes of the whole PCSR.
         pcsr_bytes: usize,
     },
+}
+
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Notice::NoGpu(err) => write!(f, "no usable GPU ({err}); using the CPU engine"),
+            Notice::IndexNotOnGpu(err) => write!(
+                f,
+                "the GPU cannot hold this graph's index ({err}); using the CPU engine"
+            ),
+            Notice::PartitionsPerQuery { pcsr_bytes } => write!(
+                f,
+                "the PCSR index ({} MiB) does not fit on the GPU beside the join's buffers; each query copies only the partitions it reads",
+                pcsr_bytes >> 20
+            ),
+        }
+    }
 }
 
 /// An engine: the filtering phase and the joining phase of GSI. Engines are `Send`, so that

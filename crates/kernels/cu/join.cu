@@ -658,8 +658,36 @@ __device__ u64 leaf_product(const Query& q, const LeafSuffix& leaves, const u32*
     return product;
 }
 
-// Warp per row (grid-stride): leaf_product of each row of `table` (width = the suffix's first
-// step), added to *total. Host wrapper: gsi-core cuda/join.rs, `join_leaf_product`.
+// LANES lanes per row (a warp, or NARROW: four rows a warp), grid-stride: leaf_product of
+// each row of `table` (width = the suffix's first step, at most MAX_WIDTH for a warp and
+// NARROW_MAX_WIDTH for NARROW lanes), added to *total.
+template <u32 LANES>
+__device__ __forceinline__ void leaf_products(const u32* __restrict__ table, u32 rows, u32 width,
+                                              const Query& q, const LeafSuffix& leaves,
+                                              u64* __restrict__ total) {
+    constexpr u32 ROW_WORDS = LANES == WARP_SIZE ? MAX_WIDTH : NARROW_MAX_WIDTH;
+    __shared__ u32 row_sh[BLOCK_SIZE / LANES][ROW_WORDS];
+    __shared__ u32 range_sh[BLOCK_SIZE / LANES][2 * MAX_LEAF_LINKS];
+    u32 lane = threadIdx.x & 31u;
+    u32 sub = lane % LANES;
+    u32 lanes_mask = LANES == WARP_SIZE ? FULL_MASK : ((1u << LANES) - 1u) << (lane - sub);
+    u32 slot = threadIdx.x / LANES;
+    u32 all_rows = gridDim.x * (blockDim.x / LANES);
+    u64 sum = 0;
+    for (u32 r = blockIdx.x * (blockDim.x / LANES) + slot; r < rows; r += all_rows) {
+        for (u32 j = sub; j < width; j += LANES) {
+            row_sh[slot][j] = table[(u64)r * width + j];
+        }
+        __syncwarp(lanes_mask);
+        sum += leaf_product(q, leaves, row_sh[slot], width, sub, lanes_mask, LANES, range_sh[slot]);
+        __syncwarp(lanes_mask);
+    }
+    if (sub == 0 && sum != 0) {
+        atomicAdd(total, sum);
+    }
+}
+
+// leaf_products with a warp per row. Host wrapper: gsi-core cuda/join.rs, `join_leaf_product`.
 extern "C" __global__ void gsi_join_leaf_product(
     const u32* __restrict__ table, u32 rows, u32 width,
     const u32* __restrict__ groups, const u32* __restrict__ ci,
@@ -669,29 +697,15 @@ extern "C" __global__ void gsi_join_leaf_product(
     const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
     const u32* __restrict__ blocks, const u32* __restrict__ counts_at,
     const u32* __restrict__ leaf_counts, u32 lookup_from, u64* __restrict__ total) {
-    __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
-    __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * MAX_LEAF_LINKS];
-    Query q = {groups, ci, links, steps, candidate_lists, candidate_bits, words, injective};
-    LeafSuffix leaves = {leaf_groups, group_count, members, terms, blocks,
-                         counts_at, leaf_counts, lookup_from};
-    u32 lane = threadIdx.x & 31u;
-    u32 w = threadIdx.x / WARP_SIZE;
-    u64 sum = 0;
-    for (u32 r = global_warp(); r < rows; r += grid_warps()) {
-        for (u32 j = lane; j < width; j += WARP_SIZE) {
-            row_sh[w][j] = table[(u64)r * width + j];
-        }
-        __syncwarp();
-        sum += leaf_product(q, leaves, row_sh[w], width, lane, FULL_MASK, WARP_SIZE, range_sh[w]);
-        __syncwarp();
-    }
-    if (lane == 0 && sum != 0) {
-        atomicAdd(total, sum);
-    }
+    leaf_products<WARP_SIZE>(table, rows, width,
+        Query{groups, ci, links, steps, candidate_lists, candidate_bits, words, injective},
+        LeafSuffix{leaf_groups, group_count, members, terms, blocks, counts_at, leaf_counts,
+                   lookup_from},
+        total);
 }
 
-// gsi_join_leaf_product with NARROW lanes per row (four rows a warp), for suffixes whose lists
-// are all short and rows of at most NARROW_MAX_WIDTH columns.
+// leaf_products with NARROW lanes per row, for rows of at most NARROW_MAX_WIDTH columns whose
+// suffix lists are all short.
 extern "C" __global__ void gsi_join_leaf_product_narrow(
     const u32* __restrict__ table, u32 rows, u32 width,
     const u32* __restrict__ groups, const u32* __restrict__ ci,
@@ -701,28 +715,11 @@ extern "C" __global__ void gsi_join_leaf_product_narrow(
     const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
     const u32* __restrict__ blocks, const u32* __restrict__ counts_at,
     const u32* __restrict__ leaf_counts, u32 lookup_from, u64* __restrict__ total) {
-    __shared__ u32 row_sh[BLOCK_SIZE / NARROW][NARROW_MAX_WIDTH];
-    __shared__ u32 range_sh[BLOCK_SIZE / NARROW][2 * MAX_LEAF_LINKS];
-    Query q = {groups, ci, links, steps, candidate_lists, candidate_bits, words, injective};
-    LeafSuffix leaves = {leaf_groups, group_count, members, terms, blocks,
-                         counts_at, leaf_counts, lookup_from};
-    u32 lane = threadIdx.x & 31u;
-    u32 sub = lane % NARROW;
-    u32 mask = ((1u << NARROW) - 1u) << (lane - sub);
-    u32 slot = threadIdx.x / NARROW;
-    u32 all_rows = gridDim.x * (blockDim.x / NARROW);
-    u64 sum = 0;
-    for (u32 r = blockIdx.x * (blockDim.x / NARROW) + slot; r < rows; r += all_rows) {
-        for (u32 j = sub; j < width; j += NARROW) {
-            row_sh[slot][j] = table[(u64)r * width + j];
-        }
-        __syncwarp(mask);
-        sum += leaf_product(q, leaves, row_sh[slot], width, sub, mask, NARROW, range_sh[slot]);
-        __syncwarp(mask);
-    }
-    if (sub == 0 && sum != 0) {
-        atomicAdd(total, sum);
-    }
+    leaf_products<NARROW>(table, rows, width,
+        Query{groups, ci, links, steps, candidate_lists, candidate_bits, words, injective},
+        LeafSuffix{leaf_groups, group_count, members, terms, blocks, counts_at, leaf_counts,
+                   lookup_from},
+        total);
 }
 
 // Warp per candidate v of a lone leaf's linked vertex (list[0, count)): |N(v, l) ∩ C(u)|, the

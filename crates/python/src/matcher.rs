@@ -81,7 +81,11 @@ impl PyMatcher {
         } else {
             kind
         };
-        let notice = opened.notice.as_ref().or(prepared.as_ref()).map(notice);
+        let notice = opened
+            .notice
+            .as_ref()
+            .or(prepared.as_ref())
+            .map(ToString::to_string);
         let device = opened.engine.device();
         Ok(PyMatcher {
             engines: Arc::new(Engines::new(index, kind, config, opened.engine)),
@@ -273,29 +277,13 @@ fn memory_size(limit: &Bound<'_, PyAny>) -> PyResult<usize> {
     Ok(usize::try_from(bytes).unwrap_or(usize::MAX))
 }
 
-/// Where compiled GPU kernels are kept, as for the `gsi` command: `$GSI_CACHE_DIR`, else
-/// `$XDG_CACHE_HOME/gsi`, else `~/.cache/gsi`, each with `kernels` below it.
+/// Where compiled kernels are kept ([`gsi_core::config::kernel_cache_dir`]).
 fn kernel_cache_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("GSI_CACHE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("gsi")))
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/gsi")))?;
-    Some(base.join("kernels"))
-}
-
-/// What the engine said on opening, in the `gsi` command's words.
-fn notice(notice: &Notice) -> String {
-    match notice {
-        Notice::NoGpu(err) => format!("no usable GPU ({err}); using the CPU engine"),
-        Notice::IndexNotOnGpu(err) => {
-            format!("the GPU cannot hold this graph's index ({err}); using the CPU engine")
-        }
-        Notice::PartitionsPerQuery { pcsr_bytes } => format!(
-            "the PCSR index ({} MiB) does not fit on the GPU beside the join's buffers; each query copies only the partitions it reads",
-            pcsr_bytes >> 20
-        ),
-        other => format!("{other:?}"),
-    }
+    gsi_core::config::kernel_cache_dir(
+        std::env::var_os("GSI_CACHE_DIR"),
+        std::env::var_os("XDG_CACHE_HOME"),
+        std::env::var_os("HOME"),
+    )
 }
 
 /// `report` as `explain`'s dictionary; query vertices by index, labels as codes.
