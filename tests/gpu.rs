@@ -61,8 +61,12 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
             } else {
                 Semantics::Isomorphism
             },
-            // Every third case with a budget small enough to force chunking.
+            // Every third case with a budget small enough to force chunking (and to
+            // overflow the small steps' tables).
             memory_budget: if case % 3 == 1 { 2048 } else { 1 << 30 },
+            // The small steps would take the whole of these light queries: off but where
+            // tested below.
+            small_steps_up_to: None,
             ..MatchOptions::default()
         };
         for query in &queries {
@@ -129,6 +133,25 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                     on_cpu.flat(),
                     "case {case}: matches, narrow rows up to {narrow_rows_up_to:?}"
                 );
+            }
+            // The small steps in one launch: every step, or stopping part-way where a step
+            // reads more than 64 entries (or its table overflows under the small budget); the
+            // breadth-first join goes on from there.
+            for small_steps_up_to in [Some(usize::MAX), Some(64), Some(8)] {
+                for postpone_leaves in [true, false] {
+                    let options = MatchOptions {
+                        small_steps_up_to,
+                        postpone_leaves,
+                        ..options.clone()
+                    };
+                    let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
+                        .expect("GPU engine");
+                    assert_eq!(
+                        report.count, expected,
+                        "case {case}: GPU count, small steps up to {small_steps_up_to:?}, leaf \
+                         products {postpone_leaves}"
+                    );
+                }
             }
             // Depth-first at once in launches of 2 µs: the warps hand their work over to the
             // pool at the end of each, and the next launch takes it up.
@@ -208,14 +231,17 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                     ..options.clone()
                 };
                 let paths = [
-                    (None, induced.balance_from),
-                    (Some(0), induced.balance_from),
-                    (Some(usize::MAX), Some(0)),
+                    (None, induced.balance_from, None),
+                    (Some(0), induced.balance_from, None),
+                    (Some(usize::MAX), Some(0), None),
+                    (None, induced.balance_from, Some(usize::MAX)),
+                    (None, induced.balance_from, Some(64)),
                 ];
-                for (depth_first_rows, balance_from) in paths {
+                for (depth_first_rows, balance_from, small_steps_up_to) in paths {
                     let options = MatchOptions {
                         depth_first_rows,
                         balance_from,
+                        small_steps_up_to,
                         ..induced.clone()
                     };
                     let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
@@ -223,7 +249,8 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                     assert_eq!(
                         report.count, expected,
                         "case {case}: induced GPU count, depth-first from {depth_first_rows:?} \
-                         rows, balanced from {balance_from:?}"
+                         rows, balanced from {balance_from:?}, small steps up to \
+                         {small_steps_up_to:?}"
                     );
                 }
                 let mut on_gpu = CollectMatches::default();

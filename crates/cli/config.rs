@@ -179,6 +179,11 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
         args.narrow_rows_up_to.as_deref(),
         gsi_core::options::NARROW_ROWS_UP_TO,
     )?;
+    let small_steps_up_to = from(
+        "small-steps-up-to",
+        args.small_steps_up_to.as_deref(),
+        gsi_core::options::SMALL_STEPS_UP_TO,
+    )?;
     Ok(Matching {
         options: MatchOptions {
             semantics: match (args.homomorphism, args.semantics) {
@@ -207,6 +212,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             balance_from,
             leaf_counts_from,
             narrow_rows_up_to,
+            small_steps_up_to,
             heavy_query_work: args.heavy_work,
         },
         timeout,

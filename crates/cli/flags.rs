@@ -692,6 +692,12 @@ pub struct MatchingArgs {
     #[arg(long, value_name = "N|never", hide = true)]
     pub narrow_rows_up_to: Option<String>,
 
+    /// For tests and measurements: a count first joins the steps breadth-first in one GPU
+    /// launch while each step's rows times its longest list are at most N (`never`: a few
+    /// launches per step from the first). Default: 1048576.
+    #[arg(long, value_name = "N|never", hide = true)]
+    pub small_steps_up_to: Option<String>,
+
     /// For tests and measurements: join leaves in Algorithm 2's order and enumerate them,
     /// instead of joining them last and counting them as products.
     #[arg(long, hide = true)]

@@ -41,8 +41,10 @@ struct Run {
 /// and join order (no refinement, Algorithm 2), without local candidates, with every order
 /// sampled, without symmetry breaking, with the GPU's load balance on every row or none,
 /// with the GPU's lone leaves' counts looked up for every row or never, and with the GPU's
-/// rows joined by eight lanes always or never.
-const FORCED_PATHS: [(&str, ForcePath); 14] = [
+/// rows joined by eight lanes always or never, and with the GPU's small steps taking every
+/// step or stopping part-way. (Each path but the last two runs without the small steps,
+/// which would otherwise take the whole of a light query.)
+const FORCED_PATHS: [(&str, ForcePath); 16] = [
     ("depth-first", |o| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o| {
         o.depth_first_rows = Some(0);
@@ -69,6 +71,12 @@ const FORCED_PATHS: [(&str, ForcePath); 14] = [
     }),
     ("every row with a warp", |o| o.narrow_rows_up_to = None),
     ("refined and sampled", |o| o.heavy_query_work = 0.0),
+    ("every step in one launch", |o| {
+        o.small_steps_up_to = Some(usize::MAX)
+    }),
+    ("steps in one launch up to 64 entries", |o| {
+        o.small_steps_up_to = Some(64)
+    }),
 ];
 
 /// Sets the options that force one path.
@@ -100,6 +108,7 @@ fn run_engine(
     for (path, force) in FORCED_PATHS {
         let mut options = MatchOptions {
             deadline: deadline(),
+            small_steps_up_to: None,
             ..options.clone()
         };
         force(&mut options);

@@ -1,9 +1,9 @@
 //! `--engine auto` with a GPU: per query, the faster engine. GPU matchers pay milliseconds of
 //! launches and copies per query while an easy query takes the CPU well under one, so each
 //! phase goes where its estimated work says: the filter to the GPU only when the query's labels
-//! cover many data vertices, the join to the GPU only when the plan predicts a large table
-//! (thresholds in [`EngineConfig`]). The candidate sets are a value: the join converts them to
-//! where it runs.
+//! cover many data vertices, the join to the GPU only when the plan predicts a large table or
+//! has many steps (thresholds in [`EngineConfig`]). The candidate sets are a value: the join
+//! converts them to where it runs.
 
 use gsi_graph::{Graph, VertexId};
 
@@ -25,6 +25,7 @@ pub struct AutoEngine {
     gpu: GpuEngine,
     gpu_filter_min_tests: usize,
     gpu_join_min_rows: f64,
+    gpu_join_min_steps: usize,
     /// Set when the index could not be copied to the GPU: every phase then runs on the CPU.
     gpu_unusable: bool,
 }
@@ -37,6 +38,7 @@ impl AutoEngine {
             gpu,
             gpu_filter_min_tests: config.auto_gpu_filter_min_tests,
             gpu_join_min_rows: config.auto_gpu_join_min_rows,
+            gpu_join_min_steps: config.auto_gpu_join_min_steps,
             gpu_unusable: false,
         }
     }
@@ -84,7 +86,9 @@ impl Engine for AutoEngine {
         options: &MatchOptions,
         sink: &mut dyn MatchSink,
     ) -> Result<JoinOutcome> {
-        let large = !self.gpu_unusable && plan.estimated_rows > self.gpu_join_min_rows;
+        let large = !self.gpu_unusable
+            && (plan.expected_rows() > self.gpu_join_min_rows
+                || plan.width() >= self.gpu_join_min_steps);
         // The GPU keeps each step's edge tests (links, and an induced query's absent edges)
         // of a row in shared memory.
         let fits = plan.width() <= MAX_WIDTH

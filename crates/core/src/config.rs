@@ -9,12 +9,20 @@ use std::path::PathBuf;
 /// 0.08 ms (H100, wordnet: 5 ms on 16 CPU cores for 8 query vertices over 63 000 vertices).
 pub const GPU_FILTER_MIN_TESTS: usize = 1 << 16;
 
-/// Join on the GPU when the plan's estimated intermediate rows, summed over the steps, exceed
-/// this. Measured on an H100 with 16 CPU cores (2026-11-22, 240 8-vertex queries of yeast,
-/// hprd and wordnet, every query on both engines): the GPU's floor is about 0.45 ms a query
-/// and the CPU answers queries estimated under about 10 rows faster; this threshold came
-/// within 0.4 % of always picking the faster engine.
-pub const GPU_JOIN_MIN_ROWS: f64 = 10.0;
+/// Join on the GPU when the plan's expected rows ([`crate::Plan::expected_rows`], the random
+/// walks' estimate), summed over the steps, exceed this. Measured on an H100 with 16 CPU cores
+/// (2026-11-23, every query on both engines: yeast's 1,458 with at most 10^9 matches, and
+/// the 160 8-vertex queries of yeast and hprd): always picking the faster engine would take
+/// 4,910 and 84.8 ms; this threshold with [`GPU_JOIN_MIN_STEPS`] 5,187 and 87.2 ms (10 rows:
+/// 5,228 and 109.7; 3,000: 5,219 and 94.6).
+pub const GPU_JOIN_MIN_ROWS: f64 = 300.0;
+
+/// Join on the GPU, whatever the estimate, from this many steps on. Walks die out more often
+/// the deeper a plan goes, and the few that survive carry the estimate: on yeast, 32 walks
+/// put query_dense_32_119 (251 million matches; 1.39 s on 16 CPU cores, 0.31 s on the GPU)
+/// at 8,260 rows and query_dense_32_5 (15.6 million) at 67. Without this rule, the
+/// threshold above left yeast's 1,458 at 5,627 ms.
+pub const GPU_JOIN_MIN_STEPS: usize = 16;
 
 /// Share of the free device memory the join may use when the memory budget allows more.
 pub const DEVICE_JOIN_SHARE: f64 = 0.8;
@@ -38,8 +46,10 @@ pub struct EngineConfig {
     pub resident_index_limit: Option<usize>,
     /// `auto` filters on the GPU above this many vertex tests.
     pub auto_gpu_filter_min_tests: usize,
-    /// `auto` joins on the GPU above this many estimated rows.
+    /// `auto` joins on the GPU above this many expected rows...
     pub auto_gpu_join_min_rows: f64,
+    /// ... or from this many steps on.
+    pub auto_gpu_join_min_steps: usize,
     /// Where compiled kernels are cached; `None`: compiled at every start.
     pub kernel_cache: Option<PathBuf>,
     /// Bytes of each pinned staging buffer of the index upload; uploads of at most an
@@ -55,6 +65,7 @@ impl Default for EngineConfig {
             resident_index_limit: None,
             auto_gpu_filter_min_tests: GPU_FILTER_MIN_TESTS,
             auto_gpu_join_min_rows: GPU_JOIN_MIN_ROWS,
+            auto_gpu_join_min_steps: GPU_JOIN_MIN_STEPS,
             kernel_cache: None,
             upload_stage_bytes: UPLOAD_STAGE_BYTES,
         }

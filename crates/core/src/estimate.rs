@@ -50,9 +50,10 @@ pub(crate) fn plan_on_host(
         plan.choice.kept_because = Some(reason);
         plan
     };
-    if options.join_order == JoinOrder::Sampled && !worth_planning(query, sets, data, options) {
-        let plan = Plan::build(query, &sets.sizes(), data, postpone_leaves);
-        return keep(plan, "light, or costlier to refine than to join".into());
+    if options.join_order == JoinOrder::Sampled {
+        if let Some(plan) = not_worth_planning(query, sets, data, options, postpone_leaves) {
+            return keep(plan, "light, or costlier to refine than to join".into());
+        }
     }
     let filtered: usize = sets.sizes().iter().sum();
     refine(query, data, sets, options.refine_rounds);
@@ -75,9 +76,10 @@ pub(crate) fn plan_on_host(
                 data,
                 options,
             };
-            let paper = plan(Strategy::Paper);
+            let mut paper = plan(Strategy::Paper);
             let work = sampler.work(&paper, FIRST_WALKS);
             if work < options.heavy_query_work {
+                paper.choice.estimated_work = Some(work);
                 let reason = format!("light: {work:.0} partial matches estimated");
                 return refined(keep(paper, reason));
             }
@@ -100,11 +102,12 @@ pub(crate) fn plan_on_host(
                 .map(|p| (sampler.work(&p, walks), p))
                 .collect();
             let sampled = tried.iter().map(|(w, p)| (p.choice.strategy, *w)).collect();
-            let (_, mut best) = tried
+            let (work, mut best) = tried
                 .into_iter()
                 .min_by(|a, b| a.0.total_cmp(&b.0))
                 .expect("three plans or more");
             best.choice.sampled = sampled;
+            best.choice.estimated_work = Some(work);
             best
         }
     })
@@ -125,42 +128,47 @@ const CHEAP_PLANNING_READS: usize = 1 << 18;
 /// partial match about one on the GPU).
 const WORK_PER_READ: f64 = 100.0;
 
-/// Whether to refine and sample, from a few walks over the filter's own sets (which
-/// underestimate rather than overestimate: a heavy verdict is trusted, a light one only when
-/// it is very light, [`TRIVIAL_WORK`]): when the candidates' neighbour lists are short
-/// ([`CHEAP_PLANNING_READS`]), or when the walks estimate the join's work at
-/// [`WORK_PER_READ`] times their length.
-fn worth_planning(
+/// Algorithm 2's plan over the filter's own sets, with the walks' estimate, when refining
+/// and sampling are not worth their cost; `None` when they are. A few walks over these sets
+/// decide (they underestimate rather than overestimate: a heavy verdict is trusted, a light
+/// one only when it is very light, [`TRIVIAL_WORK`]): refining and sampling pay when the
+/// candidates' neighbour lists are short ([`CHEAP_PLANNING_READS`]), or when the walks
+/// estimate the join's work at [`WORK_PER_READ`] times their length.
+fn not_worth_planning(
     query: &Graph,
     sets: &CandidateSets,
     data: &DataIndex,
     options: &MatchOptions,
-) -> bool {
+    postpone_leaves: bool,
+) -> Option<Plan> {
     if options.heavy_query_work == 0.0 {
-        return true;
+        return None;
     }
-    let paper = Plan::build(query, &sets.sizes(), data, false);
+    let mut paper = Plan::build(query, &sets.sizes(), data, postpone_leaves);
     let sampler = Sampler {
         sets,
         data,
         options,
     };
     let work = sampler.work(&paper, FIRST_WALKS);
-    if work < TRIVIAL_WORK {
-        return false;
+    if work >= TRIVIAL_WORK {
+        let graph = data.graph();
+        let reads: usize = (0..query.vertex_count())
+            .flat_map(|u| sets.list(u))
+            .map(|&v| {
+                graph
+                    .directions()
+                    .iter()
+                    .map(|&d| graph.degree(v, d))
+                    .sum::<usize>()
+            })
+            .sum();
+        if reads <= CHEAP_PLANNING_READS || work >= WORK_PER_READ * reads as f64 {
+            return None;
+        }
     }
-    let graph = data.graph();
-    let reads: usize = (0..query.vertex_count())
-        .flat_map(|u| sets.list(u))
-        .map(|&v| {
-            graph
-                .directions()
-                .iter()
-                .map(|&d| graph.degree(v, d))
-                .sum::<usize>()
-        })
-        .sum();
-    reads <= CHEAP_PLANNING_READS || work >= WORK_PER_READ * reads as f64
+    paper.choice.estimated_work = Some(work);
+    Some(paper)
 }
 
 /// Random walks over one query's candidate sets.
@@ -266,5 +274,56 @@ mod tests {
         };
         // Without injectivity the path's end may come back to its start: 6·5·5.
         assert_eq!(homomorphic.work(&plan, 7), (6 + 30 + 150) as f64);
+    }
+
+    #[test]
+    fn the_plan_carries_the_walks_estimate_whichever_way_it_was_chosen() {
+        // The path in K6 again: every walk sees 6 + 30 + 120 partial matches.
+        let data = DataIndex::build(clique(6)).unwrap();
+        let mut path = GraphBuilder::with_vertices(false, vec![0; 3]);
+        path.add_edge(0, 1, 0).unwrap();
+        path.add_edge(1, 2, 0).unwrap();
+        let query = path.build().unwrap();
+        let all: Vec<VertexId> = (0..6).collect();
+        // Light after refining, and heavy (orders sampled).
+        let options = |heavy_query_work| MatchOptions {
+            heavy_query_work,
+            ..MatchOptions::default()
+        };
+        for heavy_query_work in [1e9, 0.0, 1.0] {
+            let mut sets = CandidateSets::from_lists(vec![all.clone(); 3], 6);
+            let plan = plan_on_host(&query, &mut sets, &data, &options(heavy_query_work), false);
+            assert_eq!(
+                plan.choice.estimated_work,
+                Some(156.0),
+                "{heavy_query_work}"
+            );
+            assert_eq!(plan.expected_rows(), 156.0);
+        }
+        // One edge, 6 + 30 partial matches: too light to refine ([`TRIVIAL_WORK`]).
+        let mut edge = GraphBuilder::with_vertices(false, vec![0; 2]);
+        edge.add_edge(0, 1, 0).unwrap();
+        let mut sets = CandidateSets::from_lists(vec![all.clone(); 2], 6);
+        let plan = plan_on_host(
+            &edge.build().unwrap(),
+            &mut sets,
+            &data,
+            &options(1e4),
+            false,
+        );
+        assert_eq!(
+            plan.choice.kept_because.as_deref(),
+            Some("light, or costlier to refine than to join")
+        );
+        assert_eq!(plan.expected_rows(), 36.0);
+        // A forced order takes no walks: Algorithm 2's own estimate stands.
+        let options = MatchOptions {
+            join_order: JoinOrder::Paper,
+            ..MatchOptions::default()
+        };
+        let mut sets = CandidateSets::from_lists(vec![all.clone(); 3], 6);
+        let plan = plan_on_host(&query, &mut sets, &data, &options, false);
+        assert_eq!(plan.choice.estimated_work, None);
+        assert_eq!(plan.expected_rows(), plan.estimated_rows);
     }
 }

@@ -154,6 +154,42 @@ pub(crate) trait JoinBackend {
     fn balanced(&self, _step: usize) -> bool {
         false
     }
+
+    /// When only the count is wanted: joins `rows` rows of `table` breadth-first through
+    /// every step from `step` on while the steps stay small, in one go (the GPU: one launch
+    /// instead of a few per step), and counts at the last step or the leaf suffix. `None`
+    /// when the backend has no such path or it is switched off
+    /// ([`MatchOptions::small_steps_up_to`]).
+    fn join_small(
+        &mut self,
+        _step: usize,
+        _table: &Self::Table,
+        _rows: usize,
+    ) -> Result<Option<SmallSteps<Self::Table>>> {
+        Ok(None)
+    }
+}
+
+/// How far [`JoinBackend::join_small`] went.
+pub(crate) struct SmallSteps<T> {
+    /// Rows into each step it took, from the first.
+    pub rows_in: Vec<u64>,
+    /// Where it ended.
+    pub end: SmallEnd<T>,
+}
+
+/// The end of [`JoinBackend::join_small`].
+pub(crate) enum SmallEnd<T> {
+    /// Every match counted (at the last step it took).
+    Counted(u64),
+    /// Stopped before a step too large for it: the breadth-first join goes on from `step`,
+    /// with `rows` rows of `table` (`None`: the table it was given).
+    Stopped {
+        step: usize,
+        table: Option<T>,
+        rows: usize,
+        bytes: usize,
+    },
 }
 
 /// Runs the join of `plan` on `backend`, whose candidate sets have sizes `sizes`, within
@@ -188,6 +224,7 @@ pub(crate) fn run<B: JoinBackend>(
         live_bytes: 0,
         peak_bytes: 0,
         paths: vec![StepPath::default(); width],
+        small_steps: 0,
     };
     if width > 0 && !sizes.contains(&0) {
         let first = driver.backend.first_table(plan.steps[0].vertex)?;
@@ -195,12 +232,13 @@ pub(crate) fn run<B: JoinBackend>(
         if width == 1 {
             driver.finish(&first, rows)?;
         } else {
-            driver.extend(1, &first, 0..rows)?;
+            driver.start(&first, rows)?;
         }
     }
     let depth_first_from = driver.depth_first_from();
     let mut steps = std::mem::take(&mut driver.paths);
-    for (i, st) in steps.iter_mut().enumerate() {
+    // The small steps' launch does without the load balance.
+    for (i, st) in steps.iter_mut().enumerate().skip(1 + driver.small_steps) {
         let read_lists = st.breadth_first_rows > 0 || st.counted_as == Some(Counted::LastStep);
         st.balanced = read_lists && driver.backend.balanced(i);
     }
@@ -212,6 +250,7 @@ pub(crate) fn run<B: JoinBackend>(
         paths: JoinPaths {
             steps,
             depth_first_from,
+            small_steps: driver.small_steps,
         },
     })
 }
@@ -234,6 +273,8 @@ struct Driver<'a, B> {
     peak_bytes: usize,
     /// What each step did, for `--explain`.
     paths: Vec<StepPath>,
+    /// Steps from the first joined in one go by [`JoinBackend::join_small`].
+    small_steps: usize,
 }
 
 impl<B: JoinBackend> Driver<'_, B> {
@@ -275,6 +316,56 @@ impl<B: JoinBackend> Driver<'_, B> {
         entries
             .saturating_mul(4 * (width + 2))
             .saturating_add(16 * rows)
+    }
+
+    /// Joins the first table's `rows` rows through the remaining steps: a count without a
+    /// limit first as far as the backend's small steps go.
+    fn start(&mut self, first: &B::Table, rows: usize) -> Result<()> {
+        if !self.count_only || self.options.limit.is_some() {
+            return self.extend(1, first, 0..rows);
+        }
+        let Some(small) = self.backend.join_small(1, first, rows)? else {
+            return self.extend(1, first, 0..rows);
+        };
+        self.small_steps = small.rows_in.len();
+        let counted = matches!(small.end, SmallEnd::Counted(_));
+        for (i, &rows_in) in small.rows_in.iter().enumerate() {
+            let step = 1 + i;
+            let path = &mut self.paths[step];
+            if counted && i + 1 == small.rows_in.len() {
+                path.counted_rows += rows_in;
+                path.counted_as = Some(if step == self.plan.leaves.from {
+                    Counted::LeafProducts
+                } else {
+                    Counted::LastStep
+                });
+            } else {
+                path.breadth_first_rows += rows_in;
+            }
+        }
+        match small.end {
+            SmallEnd::Counted(count) => {
+                self.count += count;
+                Ok(())
+            }
+            SmallEnd::Stopped {
+                step,
+                table: None,
+                rows,
+                ..
+            } => self.extend(step, first, 0..rows),
+            SmallEnd::Stopped {
+                step,
+                table: Some(table),
+                rows,
+                bytes,
+            } => {
+                self.hold(bytes);
+                let result = self.extend(step, &table, 0..rows);
+                self.release(bytes);
+                result
+            }
+        }
     }
 
     /// A one-vertex query: its matches are C(u0).

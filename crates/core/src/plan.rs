@@ -115,6 +115,9 @@ pub struct PlanChoice {
     pub sampled: Vec<(&'static str, f64)>,
     /// Why no other order was tried, when none was.
     pub kept_because: Option<String>,
+    /// The partial matches of this order as random walks estimated them, when walks ran
+    /// ([`crate::estimate`]); unlike [`Plan::estimated_rows`], not misled by dense regions.
+    pub estimated_work: Option<f64>,
 }
 
 impl Strategy<'_> {
@@ -378,6 +381,12 @@ fn postponable(query: &Graph) -> Vec<bool> {
 }
 
 impl Plan {
+    /// The rows the join is expected to produce, summed over its steps: the walks' estimate
+    /// when they ran, else [`Plan::estimated_rows`].
+    pub fn expected_rows(&self) -> f64 {
+        self.choice.estimated_work.unwrap_or(self.estimated_rows)
+    }
+
     /// Orders the query vertices by Algorithm 2.
     ///
     /// Scores start at |C(u)| / deg(u); after each vertex joins, the score of each of its query

@@ -17,6 +17,9 @@ use crate::index::DataIndex;
 /// Fewest candidates of one query vertex worth spreading over threads.
 const PARALLEL_MIN_CANDIDATES: usize = 1 << 12;
 
+/// Bitmap probes one binary search is worth, roughly.
+const PROBES_PER_SEARCH: usize = 8;
+
 /// One query edge seen from one of its ends: `u` reaches `w` along `label` in `direction`.
 #[derive(Clone, Copy, Debug)]
 struct Arc {
@@ -60,25 +63,48 @@ pub(crate) fn refine(
     for a in arcs(query) {
         arcs_of[a.u].push(a);
     }
-    // A vertex is checked again only when a neighbour's set shrank since its last check.
-    let mut stale = vec![true; n];
+    // Each shrink of a set takes the next epoch; a vertex's candidates are checked again
+    // only along the arcs whose far set shrank since their last check.
+    let mut epoch = 0;
+    let mut shrunk_at = vec![0; n];
+    let mut checked_at: Vec<Option<usize>> = vec![None; n];
+    let mut due: Vec<Arc> = Vec::new();
     let mut changed_rounds = 0;
     for _ in 0..rounds {
         let mut changed = false;
         for u in 0..n {
-            if !std::mem::take(&mut stale[u]) {
+            due.clear();
+            due.extend(
+                arcs_of[u]
+                    .iter()
+                    .filter(|a| checked_at[u].is_none_or(|at| shrunk_at[a.w] > at)),
+            );
+            if due.is_empty() {
                 continue;
             }
-            let mine = &arcs_of[u];
-            if mine.is_empty() {
-                continue;
-            }
+            checked_at[u] = Some(epoch);
+            // The arc to the fewest candidates first: it fails most often.
+            due.sort_by_key(|a| sets.list(a.w).len());
             let supported = |&v: &VertexId| {
-                mine.iter().all(|a| {
-                    graph
-                        .neighbors(v, a.label, a.direction)
-                        .iter()
-                        .any(|&x| sets.contains(a.w, x))
+                // Arcs of one label and direction (all of them, most often) share N(v, l).
+                let mut fetched: Option<(EdgeLabel, Direction, &[VertexId])> = None;
+                due.iter().all(|a| {
+                    let neighbors = match fetched {
+                        Some((l, d, n)) if l == a.label && d == a.direction => n,
+                        _ => {
+                            let n = graph.neighbors(v, a.label, a.direction);
+                            fetched = Some((a.label, a.direction, n));
+                            n
+                        }
+                    };
+                    let theirs = sets.list(a.w);
+                    // Probe the shorter side: C(w) in N(v) by binary search, or N(v) in C(w)
+                    // by its bitmap.
+                    if theirs.len() * PROBES_PER_SEARCH < neighbors.len() {
+                        theirs.iter().any(|x| neighbors.binary_search(x).is_ok())
+                    } else {
+                        neighbors.iter().any(|&x| sets.contains(a.w, x))
+                    }
                 })
             };
             let list = sets.list(u);
@@ -93,9 +119,8 @@ pub(crate) fn refine(
                 if sets.list(u).is_empty() {
                     return changed_rounds + 1;
                 }
-                for a in mine {
-                    stale[a.w] = true;
-                }
+                epoch += 1;
+                shrunk_at[u] = epoch;
             }
         }
         if !changed {

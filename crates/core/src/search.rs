@@ -39,7 +39,7 @@ pub struct MatchReport {
     pub plan: Plan,
     /// Most bytes the join held at once (device bytes for the GPU engine).
     pub peak_join_bytes: usize,
-    /// The plan's estimate of the rows the join produces ([`Plan::estimated_rows`]).
+    /// The plan's estimate of the rows the join produces ([`Plan::expected_rows`]).
     pub estimated_rows: f64,
     /// Which engine joined: `cpu` or `gpu`.
     pub engine: &'static str,
@@ -156,7 +156,7 @@ impl Planned {
             },
             plan: self.plan.clone(),
             peak_join_bytes: 0,
-            estimated_rows: self.plan.estimated_rows,
+            estimated_rows: self.plan.expected_rows(),
             engine: "",
             paths: JoinPaths::default(),
         }

@@ -465,6 +465,7 @@ struct DepthStep {
     u32 candidate_count;
     u32 order_bounds_from;
     u32 order_bound_count;
+    u32 max_bound;  // the longest list a row of the step can draw from
 };
 
 // Nanoseconds of the GPU's global timer.
@@ -1125,5 +1126,178 @@ extern "C" __global__ void gsi_join_depth_first(
         if (gave_up) {
             atomicExch(&counters[DF_ABANDONED], 1u);
         }
+    }
+}
+
+// Where gsi_join_small leaves its state (their places, SMALL_*, come from the host): the step
+// it stopped at (the plan's width when it counted every match), that step's rows, where its
+// table lies (0: the input; 1, 2: the scratch buffers), whether a step overflowed its buffer,
+// the grid barrier's arrivals and generation, then the rows made by each step.
+#if !defined(SMALL_STEP) || !defined(SMALL_ROWS) || !defined(SMALL_WHERE) || \
+    !defined(SMALL_OVERFLOW) || !defined(SMALL_ARRIVED) || !defined(SMALL_GENERATION) || \
+    !defined(SMALL_MADE)
+#error "gsi_join_small's state words must be defined by the host"
+#endif
+
+// Every block of a cooperative launch waits here for all the others.
+__device__ __forceinline__ void grid_barrier(u32* state) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        u32 generation = shared_word(&state[SMALL_GENERATION]);
+        __threadfence();
+        if (atomicAdd(&state[SMALL_ARRIVED], 1u) == gridDim.x - 1) {
+            atomicExch(&state[SMALL_ARRIVED], 0u);
+            __threadfence();
+            atomicAdd(&state[SMALL_GENERATION], 1u);
+        } else {
+            while (shared_word(&state[SMALL_GENERATION]) == generation) {
+                __nanosleep(32);
+            }
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+// Counts the matches that extend `rows` rows of `table` (width first_step) breadth-first, all
+// remaining steps in one cooperative launch, while the steps stay small: a query whose tables
+// hold a few thousand rows pays one launch instead of the few (and a copy back) of each step.
+// A step of n rows is joined by the warps of the whole grid (a warp per row, Algorithm 3's
+// tests as gsi_join_rows makes them), each surviving extension appended as a new row to a
+// scratch buffer at a place taken by atomic addition (the rows' order is lost: counts only);
+// the grid then waits at a barrier and goes on with the new table. At the last step the
+// extensions are only counted, at the leaf suffix (leaves_from) leaf_product is counted per
+// row. The launch stops before a step whose rows times the step's largest list exceed
+// `budget`, or whose new table overflows `capacity_words`: `state` then says where the
+// breadth-first join goes on, and *total is untouched (only the last step counts).
+extern "C" __global__ void gsi_join_small(
+    const u32* __restrict__ table, u32 rows, u32 first_step, u32 width, u32 leaves_from,
+    const u32* __restrict__ groups, const u32* __restrict__ ci,
+    const Link* __restrict__ links, const DepthStep* __restrict__ steps,
+    const u32* __restrict__ order_bounds,
+    const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
+    u32 injective, const LeafGroup* __restrict__ leaf_groups, u32 group_count,
+    const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
+    const u32* __restrict__ blocks, const u32* __restrict__ counts_at,
+    const u32* __restrict__ leaf_counts, u32 lookup_from, u64 budget,
+    u32* __restrict__ buffer_a, u32* __restrict__ buffer_b, u32 capacity_words,
+    u64* __restrict__ total, u32* state) {
+    __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
+    __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * MAX_WIDTH];
+    __shared__ u32 leaf_range_sh[WARPS_PER_BLOCK][2 * MAX_LEAF_LINKS];
+    Query q = {groups, ci, links, steps, candidate_lists, candidate_bits, words, injective};
+    LeafSuffix leaves = {leaf_groups, group_count, members, terms, blocks,
+                         counts_at, leaf_counts, lookup_from};
+    u32 lane = threadIdx.x & 31u;
+    u32 w = threadIdx.x / WARP_SIZE;
+    u32 lanes_before = (1u << lane) - 1u;
+    bool leader = blockIdx.x == 0 && threadIdx.x == 0;
+    const u32* current = table;
+    u32 where = 0;
+    u32 n = rows;
+    for (u32 step = first_step;; ++step) {
+        DepthStep st = steps[step];
+        if (n == 0) {
+            if (leader) {
+                state[SMALL_STEP] = width;
+            }
+            return;
+        }
+        if ((u64)n * st.max_bound > budget) {
+            if (leader) {
+                state[SMALL_STEP] = step;
+                state[SMALL_ROWS] = n;
+                state[SMALL_WHERE] = where;
+            }
+            return;
+        }
+        bool leaf = step == leaves_from;
+        bool last = step + 1 == width;
+        u32* out = where == 1 ? buffer_b : buffer_a;
+        u32 capacity = capacity_words / (step + 1);
+        u64 found = 0;
+        for (u32 r = global_warp(); r < n; r += grid_warps()) {
+            // Past L1: the buffer may hold this multiprocessor's lines of two steps ago.
+            for (u32 j = lane; j < step; j += WARP_SIZE) {
+                row_sh[w][j] = __ldcg(&current[(u64)r * step + j]);
+            }
+            __syncwarp();
+            if (leaf) {
+                found += leaf_product(q, leaves, row_sh[w], step, lane, FULL_MASK, WARP_SIZE,
+                                      leaf_range_sh[w]);
+                __syncwarp();
+                continue;
+            }
+            for (u32 k = 0; k < st.link_count + st.absent_count; ++k) {
+                Link link = links[st.links_from + k];
+                u32 b, e;
+                pcsr_locate(groups, link, row_sh[w][link.column], lane, &b, &e);
+                if (lane == 0) {
+                    range_sh[w][2 * k] = b;
+                    range_sh[w][2 * k + 1] = e;
+                }
+            }
+            __syncwarp();
+            u32 first_other = st.has_first ? 1u : 0u;
+            u32 length;
+            const u32* source = row_source(ci, range_sh[w], st.has_first,
+                                           candidate_lists + st.candidates_from,
+                                           st.candidate_count,
+                                           order_bounds + st.order_bounds_from,
+                                           st.order_bound_count, row_sh[w], &length);
+            const u32* bits = candidate_bits + (u64)st.vertex * words;
+            for (u32 base = 0; base < length; base += WARP_SIZE) {
+                u32 i = base + lane;
+                u32 x = i < length ? source[i] : 0;
+                bool valid = i < length && admits(x, bits, injective, row_sh[w], step, ci,
+                                                  range_sh[w], first_other, st.link_count,
+                                                  st.absent_count);
+                u32 ballot = __ballot_sync(FULL_MASK, valid);
+                if (last) {
+                    found += __popc(ballot);
+                    continue;
+                }
+                u32 at = 0;
+                if (lane == 0 && ballot != 0) {
+                    at = atomicAdd(&state[SMALL_MADE + step], __popc(ballot));
+                }
+                at = __shfl_sync(FULL_MASK, at, 0);
+                if (at + __popc(ballot) > capacity) {
+                    if (lane == 0) {
+                        atomicExch(&state[SMALL_OVERFLOW], 1u);
+                    }
+                    break;
+                }
+                if (valid) {
+                    u32* made = out + (u64)(at + __popc(ballot & lanes_before)) * (step + 1);
+                    for (u32 j = 0; j < step; ++j) {
+                        made[j] = row_sh[w][j];
+                    }
+                    made[step] = x;
+                }
+            }
+            __syncwarp();
+        }
+        if (leaf || last) {
+            if (lane == 0 && found > 0) {
+                atomicAdd(total, found);
+            }
+            if (leader) {
+                state[SMALL_STEP] = width;
+            }
+            return;
+        }
+        grid_barrier(state);
+        if (shared_word(&state[SMALL_OVERFLOW])) {
+            if (leader) {
+                state[SMALL_STEP] = step;
+                state[SMALL_ROWS] = n;
+                state[SMALL_WHERE] = where;
+            }
+            return;
+        }
+        n = shared_word(&state[SMALL_MADE + step]);
+        current = out;
+        where = where == 1 ? 2 : 1;
     }
 }

@@ -81,6 +81,8 @@ pub enum Kernel {
     JoinPermute,
     /// `gsi_join_depth_first`: counts the matches extending each row, depth-first.
     JoinDepthFirst,
+    /// `gsi_join_small`: counts breadth-first through every small step in one launch.
+    JoinSmall,
     /// `gsi_join_leaf_product`: counts the leaf suffix of each row as a product.
     JoinLeafProduct,
     /// `gsi_join_leaf_product_narrow`: the same with eight lanes per row, for short lists.
@@ -91,7 +93,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 15] = [
+    pub const ALL: [Kernel; 16] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
@@ -104,6 +106,7 @@ impl Kernel {
         Kernel::JoinLink,
         Kernel::JoinPermute,
         Kernel::JoinDepthFirst,
+        Kernel::JoinSmall,
         Kernel::JoinLeafProduct,
         Kernel::JoinLeafProductNarrow,
         Kernel::LeafCounts,
@@ -124,6 +127,7 @@ impl Kernel {
             Kernel::JoinLink => "gsi_join_link",
             Kernel::JoinPermute => "gsi_join_permute",
             Kernel::JoinDepthFirst => "gsi_join_depth_first",
+            Kernel::JoinSmall => "gsi_join_small",
             Kernel::JoinLeafProduct => "gsi_join_leaf_product",
             Kernel::JoinLeafProductNarrow => "gsi_join_leaf_product_narrow",
             Kernel::LeafCounts => "gsi_leaf_counts",
@@ -144,6 +148,7 @@ impl Kernel {
             | Kernel::JoinLink
             | Kernel::JoinPermute
             | Kernel::JoinDepthFirst
+            | Kernel::JoinSmall
             | Kernel::JoinLeafProduct
             | Kernel::JoinLeafProductNarrow
             | Kernel::LeafCounts => KernelModule::Join,

@@ -113,6 +113,7 @@ impl Device {
         // One stream orders everything, so cudarc's per-buffer events are not needed.
         // SAFETY: no buffer exists yet, and gsi uses only this context's default stream.
         unsafe { ctx.disable_event_tracking() };
+        keep_freed_memory(&ctx);
         let (major, minor) = ctx
             .compute_capability()
             .map_err(driver("reading the compute capability"))?;
@@ -245,6 +246,31 @@ impl Device {
         self.stream
             .clone_dtoh(&buffer.slice(start..start + len))
             .map_err(driver(format!("reading {what}")))
+    }
+}
+
+/// Bytes of freed buffers the stream-ordered pool keeps for the next allocations instead of
+/// handing them back to the driver at every synchronisation: a join allocates and frees a few
+/// buffers per step, and a query's steps are small more often than not.
+const POOL_KEEPS_BYTES: u64 = 256 << 20;
+
+/// Sets the device's default memory pool to keep [`POOL_KEEPS_BYTES`]. Best effort: a driver
+/// without stream-ordered allocation has no pool, and then every buffer is a fresh one.
+fn keep_freed_memory(ctx: &CudaContext) {
+    use cudarc::driver::sys;
+    let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+    let mut keep = POOL_KEEPS_BYTES;
+    // SAFETY: `pool` and `keep` are valid out- and in-pointers for these two calls; the
+    // release threshold attribute takes a u64.
+    unsafe {
+        if sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device()) == sys::CUresult::CUDA_SUCCESS
+        {
+            let _ = sys::cuMemPoolSetAttribute(
+                pool,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                (&mut keep as *mut u64).cast(),
+            );
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use super::index::{DevicePcsr, Link};
 use super::launch::{per_element, warp_per_row, BLOCK_SIZE, MAX_WIDTH, NARROW_MAX_WIDTH};
 use super::scan::exclusive_scan;
 use crate::error::{driver, Error, Result};
-use crate::join::{BufferLayout, FilledBuffers, JoinBackend};
+use crate::join::{BufferLayout, FilledBuffers, JoinBackend, SmallEnd, SmallSteps};
 use crate::options::MatchOptions;
 use crate::plan::Plan;
 use crate::sink::MatchSink;
@@ -30,6 +30,10 @@ const LIMITED_SLICE: std::time::Duration = std::time::Duration::from_millis(2);
 /// Tasks the depth-first pool holds (levels handed from warp to warp: at the end of a launch
 /// every warp hands over each level with work left).
 const DEPTH_FIRST_TASKS: u32 = 1 << 17;
+/// Words of each of the two tables of the small steps' launch (16 MiB each, less under a
+/// small memory budget): a step whose new table would overflow it is left to the
+/// breadth-first join.
+const SMALL_BUFFER_WORDS: usize = 1 << 22;
 
 // ---------------------------------------------------------------------------------------------
 // Typed wrappers of `join.cu`.
@@ -346,7 +350,8 @@ fn join_permute(
     Ok(())
 }
 
-/// One step as `gsi_join_depth_first` reads it (`struct DepthStep` in `join.cu`).
+/// One step as `gsi_join_depth_first` and `gsi_join_small` read it (`struct DepthStep` in
+/// `join.cu`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct DepthStep {
@@ -359,10 +364,29 @@ struct DepthStep {
     candidate_count: u32,
     order_bounds_from: u32,
     order_bound_count: u32,
+    max_bound: u32,
 }
 
-// SAFETY: `DepthStep` is `repr(C)`, nine u32, the layout of the kernel's `struct DepthStep`.
+// SAFETY: `DepthStep` is `repr(C)`, ten u32, the layout of the kernel's `struct DepthStep`.
 unsafe impl DeviceRepr for DepthStep {}
+
+impl DepthStep {
+    /// Its fields in order, as the plan's upload lays them out.
+    fn words(&self) -> [u32; 10] {
+        [
+            self.vertex,
+            self.links_from,
+            self.link_count,
+            self.absent_count,
+            self.has_first,
+            self.candidates_from,
+            self.candidate_count,
+            self.order_bounds_from,
+            self.order_bound_count,
+            self.max_bound,
+        ]
+    }
+}
 
 /// What `gsi_join_depth_first` reads besides the table and the leaf suffix.
 struct DepthFirstArgs<'a> {
@@ -446,6 +470,67 @@ fn join_depth_first(
     Ok(())
 }
 
+/// What `gsi_join_small` reads besides the plan: its scratch buffers, state and count.
+struct SmallState {
+    buffers: [CudaSlice<u32>; 2],
+    capacity_words: u32,
+    state: CudaSlice<u32>,
+    total: CudaSlice<u64>,
+}
+
+/// `gsi_join_small`: joins `rows` rows of `table` breadth-first through every small step in
+/// one cooperative launch, a block per multiprocessor (all resident, as its grid barrier
+/// needs).
+#[allow(clippy::too_many_arguments)]
+fn join_small(
+    device: &Device,
+    pcsr: &DevicePcsr,
+    table: &CudaView<'_, u32>,
+    rows: u32,
+    args: &DepthFirstArgs<'_>,
+    leaves: &LeafSuffixArgs<'_>,
+    budget: u64,
+    small: &mut SmallState,
+) -> Result<()> {
+    let words = args.candidates.words as u32;
+    // SAFETY: gsi_join_small(table[rows*first_step], rows, first_step, width, leaves_from,
+    // groups, ci, links, steps[width], order_bounds, candidate_lists, candidate_bits
+    // [q*words], words, injective, <leaf suffix>, budget, buffer_a, buffer_b
+    // [capacity_words each], capacity_words, total[1], state[small::words(width)]): the leaf
+    // suffix as `LeafSuffixArgs::push` says; the state zeroed by the caller.
+    let mut launch = device
+        .stream
+        .launch_builder(device.kernel(Kernel::JoinSmall)?);
+    launch
+        .arg(table)
+        .arg(&rows)
+        .arg(&args.first_step)
+        .arg(&args.width)
+        .arg(&args.leaves_from)
+        .arg(&pcsr.groups)
+        .arg(&pcsr.column_index)
+        .arg(args.links)
+        .arg(args.steps)
+        .arg(args.order_bounds)
+        .arg(&args.candidates.lists)
+        .arg(&args.candidates.bits)
+        .arg(&words)
+        .arg(&args.injective);
+    leaves.push(&mut launch);
+    let [a, b] = &mut small.buffers;
+    launch
+        .arg(&budget)
+        .arg(a)
+        .arg(b)
+        .arg(&small.capacity_words)
+        .arg(&mut small.total)
+        .arg(&mut small.state);
+    let mut config = warp_per_row(0);
+    config.grid_dim.0 = device.multiprocessors;
+    unsafe { launch.launch_cooperative(config) }.map_err(driver("launching gsi_join_small"))?;
+    Ok(())
+}
+
 /// Blocks of a depth-first launch: as many as the device keeps resident at once, whatever the
 /// rows (warps without a row take work from the others).
 fn depth_first_grid(device: &Device) -> cudarc::driver::LaunchConfig {
@@ -519,22 +604,7 @@ impl PlanOnDevice {
                 .flat_map(|l| [l.column, l.group_base, l.group_count, l.ci_base]),
         );
         let order = section(&mut words, plan.steps.iter().map(|s| s.vertex as u32));
-        let steps = section(
-            &mut words,
-            steps.iter().flat_map(|s| {
-                [
-                    s.vertex,
-                    s.links_from,
-                    s.link_count,
-                    s.absent_count,
-                    s.has_first,
-                    s.candidates_from,
-                    s.candidate_count,
-                    s.order_bounds_from,
-                    s.order_bound_count,
-                ]
-            }),
-        );
+        let steps = section(&mut words, steps.iter().flat_map(DepthStep::words));
         let order_bounds = section(
             &mut words,
             plan.steps
@@ -838,6 +908,7 @@ impl<'a> GpuJoin<'a> {
                 candidate_count: sizes[step.vertex] as u32,
                 order_bounds_from: s.order_bounds.start as u32,
                 order_bound_count: s.order_bounds.len() as u32,
+                max_bound: u32::try_from(s.max_bound).unwrap_or(u32::MAX),
             })
             .collect();
         Ok(GpuJoin {
@@ -1503,6 +1574,110 @@ impl JoinBackend for GpuJoin<'_> {
             .is_some_and(|from| self.steps[step].max_bound > from)
     }
 
+    fn join_small(
+        &mut self,
+        step: usize,
+        table: &DeviceTable,
+        rows: usize,
+    ) -> Result<Option<SmallSteps<DeviceTable>>> {
+        use super::launch::small;
+        let Some(budget) = self.options.small_steps_up_to else {
+            return Ok(None);
+        };
+        let width = self.plan.width();
+        if rows.saturating_mul(self.steps[step].max_bound) > budget {
+            return Ok(None);
+        }
+        let stream = &self.device.stream;
+        // Both tables within half the memory budget.
+        let capacity_words = SMALL_BUFFER_WORDS.min(self.options.memory_budget / 16);
+        let mut state = SmallState {
+            buffers: [
+                self.device
+                    .alloc(capacity_words, "the small steps' tables")?,
+                self.device
+                    .alloc(capacity_words, "the small steps' tables")?,
+            ],
+            capacity_words: capacity_words as u32,
+            state: stream
+                .alloc_zeros::<u32>(small::words(width))
+                .map_err(driver("allocating the small steps' state"))?,
+            total: stream
+                .alloc_zeros::<u64>(1)
+                .map_err(driver("allocating the match counter"))?,
+        };
+        let links = self.on_device.links();
+        let steps = self.on_device.steps();
+        let order_bounds = self.on_device.order_bounds();
+        let args = DepthFirstArgs {
+            first_step: step as u32,
+            width: width as u32,
+            leaves_from: self.plan.leaves.from as u32,
+            links: &links,
+            total_links: links.len() as u32,
+            steps: &steps,
+            order_bounds: &order_bounds,
+            candidates: self.candidates,
+            injective: self.injective,
+        };
+        // No lone-leaf counts: made for long lists, and these are short.
+        let leaves = LeafSuffixArgs::new(&self.on_device, None);
+        join_small(
+            self.device,
+            self.pcsr,
+            &self.view(table, 0..rows, step),
+            rows as u32,
+            &args,
+            &leaves,
+            budget as u64,
+            &mut state,
+        )?;
+        let words = stream
+            .clone_dtoh(&state.state)
+            .map_err(driver("reading the small steps' state"))?;
+        let stopped_at = words[small::STEP] as usize;
+        // Rows into each step: the input's, then what each step before made.
+        let rows_into = |s: usize| {
+            if s == step {
+                rows as u64
+            } else {
+                u64::from(words[small::MADE + s - 1])
+            }
+        };
+        if stopped_at >= width {
+            // Counted at the leaf suffix or the last step, unless the rows ran out before.
+            let counted_at = self.plan.leaves.from.min(width - 1);
+            let rows_in: Vec<u64> = (step..=counted_at)
+                .map(rows_into)
+                .take_while(|&r| r > 0)
+                .collect();
+            let found = stream
+                .clone_dtoh(&state.total)
+                .map_err(driver("reading the match count"))?[0];
+            return Ok(Some(SmallSteps {
+                rows_in,
+                end: SmallEnd::Counted(found),
+            }));
+        }
+        // Stopped before step `stopped_at`, whose rows lie where the state says.
+        let rows_in = (step..stopped_at).map(rows_into).collect();
+        let [a, b] = state.buffers;
+        let table = match words[small::WHERE] {
+            0 => None,
+            1 => Some(DeviceTable::Owned(a)),
+            _ => Some(DeviceTable::Owned(b)),
+        };
+        Ok(Some(SmallSteps {
+            rows_in,
+            end: SmallEnd::Stopped {
+                step: stopped_at,
+                table,
+                rows: words[small::ROWS] as usize,
+                bytes: 4 * capacity_words,
+            },
+        }))
+    }
+
     fn depth_first_rows(&self) -> Option<usize> {
         // Even with work stealing, measured slower than breadth-first on yeast's 1,458 and on
         // gw12 from every threshold tried (H100, 2026-11-23, docs/BENCHMARKS.md). Taken only
@@ -1535,5 +1710,19 @@ impl JoinBackend for GpuJoin<'_> {
             .clone_dtoh(&total)
             .map_err(driver("reading the match count"))?;
         Ok(found[0])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_depth_step_is_uploaded_whole() {
+        // A field added to the struct but not to `words` would shift every later step.
+        assert_eq!(
+            std::mem::size_of::<DepthStep>(),
+            4 * DepthStep::default().words().len()
+        );
     }
 }

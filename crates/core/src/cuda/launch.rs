@@ -41,8 +41,30 @@ pub mod depth_first {
     pub const COUNTERS: usize = 6 * LINE;
 }
 
+/// Where `gsi_join_small` keeps its state, by word.
+pub mod small {
+    /// The step the launch stopped at; the plan's width when it counted every match.
+    pub const STEP: usize = 0;
+    /// That step's rows.
+    pub const ROWS: usize = 1;
+    /// Where that step's table lies: 0 the input, 1 and 2 the scratch buffers.
+    pub const WHERE: usize = 2;
+    /// Set when a step's new table overflowed its buffer.
+    pub const OVERFLOW: usize = 3;
+    /// The grid barrier's arrivals and generation.
+    pub const ARRIVED: usize = 32;
+    /// The grid barrier's generation, on a line of its own.
+    pub const GENERATION: usize = 64;
+    /// Rows made by each step, from here.
+    pub const MADE: usize = 96;
+    /// Words of the state, for a plan of `width` steps.
+    pub const fn words(width: usize) -> usize {
+        MADE + width
+    }
+}
+
 /// The NVRTC `-D` options: launch shape, signature width, the PCSR group layout, the
-/// largest leaf group and the depth-first counters.
+/// largest leaf group, the depth-first counters and the small join's state.
 pub fn defines() -> Vec<String> {
     let key_words = 2 * KEYS_PER_GROUP;
     [
@@ -64,6 +86,13 @@ pub fn defines() -> Vec<String> {
         ("DF_BUSY", depth_first::BUSY.to_string()),
         ("DF_HUNGRY", depth_first::HUNGRY.to_string()),
         ("DF_ABANDONED", depth_first::ABANDONED.to_string()),
+        ("SMALL_STEP", small::STEP.to_string()),
+        ("SMALL_ROWS", small::ROWS.to_string()),
+        ("SMALL_WHERE", small::WHERE.to_string()),
+        ("SMALL_OVERFLOW", small::OVERFLOW.to_string()),
+        ("SMALL_ARRIVED", small::ARRIVED.to_string()),
+        ("SMALL_GENERATION", small::GENERATION.to_string()),
+        ("SMALL_MADE", small::MADE.to_string()),
     ]
     .into_iter()
     .map(|(name, value)| format!("-D{name}={value}"))
