@@ -1167,8 +1167,9 @@ __device__ __forceinline__ void grid_barrier(u32* state) {
 // scratch buffer at a place taken by atomic addition (the rows' order is lost: counts only);
 // the grid then waits at a barrier and goes on with the new table. At the last step the
 // extensions are only counted, at the leaf suffix (leaves_from) leaf_product is counted per
-// row. The launch stops before a step whose rows times the step's largest list exceed
-// `budget`, or whose new table overflows `capacity_words`: `state` then says where the
+// row. The launch stops before a step whose rows times the step's largest list (at the leaf
+// suffix, leaf_bound: its members' largest lists together) exceed `budget`, or whose new table
+// overflows `capacity_words`: `state` then says where the
 // breadth-first join goes on, and *total is untouched (only the last step counts).
 extern "C" __global__ void gsi_join_small(
     const u32* __restrict__ table, u32 rows, u32 first_step, u32 width, u32 leaves_from,
@@ -1179,7 +1180,7 @@ extern "C" __global__ void gsi_join_small(
     u32 injective, const LeafGroup* __restrict__ leaf_groups, u32 group_count,
     const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
     const u32* __restrict__ blocks, const u32* __restrict__ counts_at,
-    const u32* __restrict__ leaf_counts, u32 lookup_from, u64 budget,
+    const u32* __restrict__ leaf_counts, u32 lookup_from, u64 budget, u64 leaf_bound,
     u32* __restrict__ buffer_a, u32* __restrict__ buffer_b, u32 capacity_words,
     u64* __restrict__ total, u32* state) {
     __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
@@ -1203,7 +1204,9 @@ extern "C" __global__ void gsi_join_small(
             }
             return;
         }
-        if ((u64)n * st.max_bound > budget) {
+        // The leaf suffix reads every member's lists for each row.
+        u64 bound = step == leaves_from ? leaf_bound : st.max_bound;
+        if ((u64)n * bound > budget) {
             if (leader) {
                 state[SMALL_STEP] = step;
                 state[SMALL_ROWS] = n;

@@ -34,6 +34,9 @@ const DEPTH_FIRST_TASKS: u32 = 1 << 17;
 /// small memory budget): a step whose new table would overflow it is left to the
 /// breadth-first join.
 const SMALL_BUFFER_WORDS: usize = 1 << 22;
+/// Most blocks per multiprocessor of the small steps' launch: enough warps for a step of a
+/// few thousand rows, few enough that the grid barrier stays short.
+const SMALL_BLOCKS_PER_SM: u32 = 4;
 
 // ---------------------------------------------------------------------------------------------
 // Typed wrappers of `join.cu`.
@@ -479,8 +482,7 @@ struct SmallState {
 }
 
 /// `gsi_join_small`: joins `rows` rows of `table` breadth-first through every small step in
-/// one cooperative launch, a block per multiprocessor (all resident, as its grid barrier
-/// needs).
+/// one cooperative launch (every block resident at once, as its grid barrier needs).
 #[allow(clippy::too_many_arguments)]
 fn join_small(
     device: &Device,
@@ -489,13 +491,13 @@ fn join_small(
     rows: u32,
     args: &DepthFirstArgs<'_>,
     leaves: &LeafSuffixArgs<'_>,
-    budget: u64,
+    (budget, leaf_bound): (u64, u64),
     small: &mut SmallState,
 ) -> Result<()> {
     let words = args.candidates.words as u32;
     // SAFETY: gsi_join_small(table[rows*first_step], rows, first_step, width, leaves_from,
     // groups, ci, links, steps[width], order_bounds, candidate_lists, candidate_bits
-    // [q*words], words, injective, <leaf suffix>, budget, buffer_a, buffer_b
+    // [q*words], words, injective, <leaf suffix>, budget, leaf_bound, buffer_a, buffer_b
     // [capacity_words each], capacity_words, total[1], state[small::words(width)]): the leaf
     // suffix as `LeafSuffixArgs::push` says; the state zeroed by the caller.
     let mut launch = device
@@ -520,13 +522,19 @@ fn join_small(
     let [a, b] = &mut small.buffers;
     launch
         .arg(&budget)
+        .arg(&leaf_bound)
         .arg(a)
         .arg(b)
         .arg(&small.capacity_words)
         .arg(&mut small.total)
         .arg(&mut small.state);
+    // As many blocks as stay resident together, up to SMALL_BLOCKS_PER_SM a multiprocessor.
+    let resident = device
+        .kernel(Kernel::JoinSmall)?
+        .occupancy_max_active_blocks_per_multiprocessor(BLOCK_SIZE, 0, None)
+        .map_err(driver("reading gsi_join_small's occupancy"))?;
     let mut config = warp_per_row(0);
-    config.grid_dim.0 = device.multiprocessors;
+    config.grid_dim.0 = device.multiprocessors * resident.clamp(1, SMALL_BLOCKS_PER_SM);
     unsafe { launch.launch_cooperative(config) }.map_err(driver("launching gsi_join_small"))?;
     Ok(())
 }
@@ -1585,7 +1593,16 @@ impl JoinBackend for GpuJoin<'_> {
             return Ok(None);
         };
         let width = self.plan.width();
-        if rows.saturating_mul(self.steps[step].max_bound) > budget {
+        // The leaf suffix reads every member's lists for each row.
+        let leaf_bound = self.steps[self.plan.leaves.from.min(width)..]
+            .iter()
+            .fold(0usize, |sum, s| sum.saturating_add(s.max_bound));
+        let bound = if step == self.plan.leaves.from {
+            leaf_bound
+        } else {
+            self.steps[step].max_bound
+        };
+        if rows.saturating_mul(bound) > budget {
             return Ok(None);
         }
         let stream = &self.device.stream;
@@ -1629,7 +1646,7 @@ impl JoinBackend for GpuJoin<'_> {
             rows as u32,
             &args,
             &leaves,
-            budget as u64,
+            (budget as u64, leaf_bound as u64),
             &mut state,
         )?;
         let words = stream
