@@ -177,6 +177,63 @@ pub fn is_match(query: &Graph, data: &Graph, embedding: &[VertexId], homomorphis
     Checker::new(query, data, homomorphism).is_match(embedding)
 }
 
+/// The edge isomorphisms of `query` in `data` (undirected), counted from the definition:
+/// injective maps of the query's edges to the data's that keep each edge's label and its
+/// endpoints' labels, and under which two query edges share endpoints of exactly the labels
+/// their images share (none, when they share none).
+pub fn edge_isomorphism_count(query: &Graph, data: &Graph) -> u64 {
+    let edges = |g: &Graph| -> Vec<(VertexId, VertexId, u32)> {
+        g.edge_iter()
+            .map(|(s, t, l)| (s.min(t), s.max(t), l))
+            .collect()
+    };
+    let (q, d) = (edges(query), edges(data));
+    let ends = |g: &Graph, &(s, t, _): &(VertexId, VertexId, u32)| {
+        let (a, b) = (g.label(s), g.label(t));
+        (a.min(b), a.max(b))
+    };
+    // The labels of the endpoints two edges share, as a sorted set.
+    let shared = |g: &Graph, e: &(VertexId, VertexId, u32), f: &(VertexId, VertexId, u32)| {
+        let mut labels: Vec<u32> = [e.0, e.1]
+            .into_iter()
+            .filter(|&v| v == f.0 || v == f.1)
+            .map(|v| g.label(v))
+            .collect();
+        labels.sort_unstable();
+        labels.dedup();
+        labels
+    };
+    fn assign(
+        i: usize,
+        image: &mut Vec<usize>,
+        fits: &dyn Fn(usize, usize, &[usize]) -> bool,
+        query_edges: usize,
+        data_edges: usize,
+    ) -> u64 {
+        if i == query_edges {
+            return 1;
+        }
+        let mut count = 0;
+        for j in 0..data_edges {
+            if !image.contains(&j) && fits(i, j, image) {
+                image.push(j);
+                count += assign(i + 1, image, fits, query_edges, data_edges);
+                image.pop();
+            }
+        }
+        count
+    }
+    let fits = |i: usize, j: usize, image: &[usize]| {
+        q[i].2 == d[j].2
+            && ends(query, &q[i]) == ends(data, &d[j])
+            && image
+                .iter()
+                .enumerate()
+                .all(|(k, &m)| shared(query, &q[i], &q[k]) == shared(data, &d[j], &d[m]))
+    };
+    assign(0, &mut Vec::new(), &fits, q.len(), d.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1419,3 +1419,76 @@ fn semantics_option_counts_induced_matches() {
     let both = run(&["--semantics", "induced", "--homomorphism"]);
     assert_eq!(both.code, Some(2), "{both:#?}");
 }
+
+/// `--semantics edge-isomorphism` counts what the brute force counts from the definition,
+/// lists data edges `a-b`, and refuses what has no line graph with a message.
+#[test]
+fn semantics_option_matches_edge_isomorphisms() {
+    let dir = TestDir::new();
+    // A triangle 0-1-2 with a tail 1-3, and a claw at 4 (4-5, 4-6, 4-7).
+    let data = Spec::new(false, vec![0; 8])
+        .edge(0, 1, 0)
+        .edge(1, 2, 0)
+        .edge(0, 2, 0)
+        .edge(1, 3, 0)
+        .edge(4, 5, 0)
+        .edge(4, 6, 0)
+        .edge(4, 7, 0);
+    let triangle = Spec::new(false, vec![0; 3])
+        .edge(0, 1, 0)
+        .edge(1, 2, 0)
+        .edge(0, 2, 0);
+    let expected = brute::edge_isomorphism_count(&triangle.graph(), &data.graph());
+    // The triangle's 6 maps onto itself, 6 onto the claw at 4, and 6 onto the star at 1.
+    assert_eq!(expected, 18);
+    dir.write_spec("data.graph", &data);
+    dir.write_spec("triangle.graph", &triangle);
+    let listed = dir
+        .match_files(
+            "data.graph",
+            &["triangle.graph"],
+            &[
+                "--engine",
+                "cpu",
+                "--semantics",
+                "edge-isomorphism",
+                "--output",
+                "-",
+            ],
+        )
+        .ok();
+    let rows: Vec<&str> = listed
+        .stdout
+        .lines()
+        .filter(|l| l.contains('-') && !l.starts_with('#'))
+        .collect();
+    assert_eq!(rows.len() as u64, expected, "{}", listed.stdout);
+    assert!(rows.contains(&"0-1 1-2 0-2"), "{}", listed.stdout);
+    assert!(rows.contains(&"4-5 4-6 4-7"), "{}", listed.stdout);
+    // A query vertex without an edge has no place in a line graph.
+    dir.write_spec(
+        "isolated.graph",
+        &Spec::new(false, vec![0; 3]).edge(0, 1, 0),
+    );
+    let run = dir.match_files(
+        "data.graph",
+        &["isolated.graph"],
+        &["--engine", "cpu", "--semantics", "edge-isomorphism"],
+    );
+    assert_ne!(run.code, Some(0), "{run:#?}");
+    assert!(run.stderr.contains("vertex 2 has no edge"), "{run:#?}");
+    // Nor has a directed graph.
+    let run = dir.match_files(
+        "data.graph",
+        &["triangle.graph"],
+        &[
+            "--engine",
+            "cpu",
+            "--directed",
+            "--semantics",
+            "edge-isomorphism",
+        ],
+    );
+    assert_ne!(run.code, Some(0), "{run:#?}");
+    assert!(run.stderr.contains("undirected"), "{run:#?}");
+}

@@ -417,3 +417,61 @@ pub fn a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts() 
     }
     assert!(checked >= 24, "only {checked} queries checked");
 }
+
+/// Edge isomorphism on the GPU (line graphs matched induced, every count path) against the
+/// brute force from the definition, on random undirected graphs.
+pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {
+    use gsi_graph::line::{LineGraph, LineLabels};
+    let mut matched = 0;
+    for case in 0..24u64 {
+        let mut spec = GraphSpec::new(10 + case as usize % 6, 16, Shape::Uniform);
+        spec.vertex_labels = 1 + (case % 2) as u32;
+        spec.edge_labels = 1 + (case % 3 == 0) as u32;
+        spec.seed = case;
+        let data = generate_graph(&spec).expect("graph");
+        let Ok(queries) = generate_queries(
+            &data,
+            &QuerySpec {
+                vertices: 3 + (case as usize % 2),
+                count: 2,
+                density: Density::Dense,
+                seed: case,
+            },
+        ) else {
+            continue;
+        };
+        let mut labels = LineLabels::default();
+        let line = LineGraph::of(&data, |l| labels.number(l), true, u64::MAX).expect("line");
+        let index = DataIndex::build(line.graph).expect("index");
+        for query in &queries {
+            let expected = brute::edge_isomorphism_count(&query.graph, &data);
+            let q = LineGraph::of(&query.graph, labels.for_query(), false, u64::MAX)
+                .expect("a connected query");
+            for (depth_first_rows, small_steps_up_to) in [
+                (None, None),
+                (None, Some(usize::MAX)),
+                (Some(0), None),
+                (Some(usize::MAX), None),
+            ] {
+                let options = MatchOptions {
+                    semantics: Semantics::Induced,
+                    depth_first_rows,
+                    small_steps_up_to,
+                    ..MatchOptions::default()
+                };
+                let report =
+                    find_matches(gpu, &q.graph, &index, &options, &mut CountOnly).expect("GPU");
+                assert_eq!(
+                    report.count, expected,
+                    "case {case}: edge isomorphisms, depth-first from {depth_first_rows:?}, \
+                     small steps up to {small_steps_up_to:?}"
+                );
+            }
+            matched += u64::from(expected > 0);
+        }
+    }
+    assert!(
+        matched >= 10,
+        "only {matched} queries had an edge isomorphism"
+    );
+}

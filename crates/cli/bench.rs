@@ -318,7 +318,7 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
         &cfg.engine,
         &cfg.queries,
         cfg.quiet,
-        &mut cfg.matching.options,
+        &mut cfg.matching,
     )?;
     let queries: Vec<Query> = cfg
         .queries

@@ -40,6 +40,9 @@ pub struct Matching {
     /// Options without a deadline: set per query from `timeout`.
     pub options: MatchOptions,
     pub timeout: Option<Duration>,
+    /// Edge isomorphism: the data graph and each query are matched as their line graphs
+    /// (induced), and matches name data edges.
+    pub edges: bool,
 }
 
 impl Matching {
@@ -188,7 +191,9 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
         options: MatchOptions {
             semantics: match (args.homomorphism, args.semantics) {
                 (true, _) | (_, Some(SemanticsArg::Homomorphism)) => Semantics::Homomorphism,
-                (_, Some(SemanticsArg::Induced)) => Semantics::Induced,
+                (_, Some(SemanticsArg::Induced | SemanticsArg::EdgeIsomorphism)) => {
+                    Semantics::Induced
+                }
                 _ => Semantics::Isomorphism,
             },
             limit: None,
@@ -216,6 +221,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             heavy_query_work: args.heavy_work,
         },
         timeout,
+        edges: args.semantics == Some(SemanticsArg::EdgeIsomorphism),
     })
 }
 

@@ -636,8 +636,12 @@ pub struct MatchingArgs {
     pub homomorphism: bool,
 
     /// What a match is: `isomorphism` (distinct data vertices, every query edge kept; the
-    /// default), `homomorphism` (data vertices may repeat) or `induced` (isomorphism, and no
-    /// data edge between two matched vertices that the query does not have between theirs).
+    /// default), `homomorphism` (data vertices may repeat), `induced` (isomorphism, and no
+    /// data edge between two matched vertices that the query does not have between theirs) or
+    /// `edge-isomorphism` (query edges to distinct data edges of the same labels and endpoint
+    /// labels, two sharing an endpoint exactly when their images share one of its label;
+    /// undirected graphs; `--output` lists data edges `a-b`, in the order of the query's edges
+    /// by lower endpoint).
     #[arg(long, value_name = "SEMANTICS", value_enum, help_heading = "Matching")]
     pub semantics: Option<SemanticsArg>,
 
@@ -740,6 +744,9 @@ pub enum SemanticsArg {
     Homomorphism,
     /// Isomorphism, and query non-edges map to data non-edges.
     Induced,
+    /// Query edges map to distinct data edges, two sharing an endpoint exactly when their
+    /// images do (the paper's Sec. "Extensions"; undirected graphs).
+    EdgeIsomorphism,
 }
 
 /// How `--output` names data vertices.

@@ -38,17 +38,24 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
         &cfg.engine,
         &cfg.queries,
         cfg.quiet,
-        &mut cfg.matching.options,
+        &mut cfg.matching,
     )?;
     let names = match cfg.output_ids {
         Some(OutputIds::Dense) => None,
         _ => session.names.take(),
     };
     let mut file_sink = match &cfg.output {
-        Some(path) => Some(FileSink::create(path, names.as_ref()).map_err(|e| {
-            // As for every command's output: a path that cannot be created is bad usage.
-            input_error(format!("--output {}: {e}", path.display()))
-        })?),
+        Some(path) => Some(
+            FileSink::create(
+                path,
+                names.as_ref(),
+                session.line.as_ref().map(|l| l.edges.as_slice()),
+            )
+            .map_err(|e| {
+                // As for every command's output: a path that cannot be created is bad usage.
+                input_error(format!("--output {}: {e}", path.display()))
+            })?,
+        ),
         None => None,
     };
     let matches_on_stdout = cfg.output.as_deref().is_some_and(is_stdout);
@@ -81,7 +88,8 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
             if interrupt.is_set() {
                 break 'files;
             }
-            if !cfg.quiet {
+            // The hints speak of the query's own labels, not of its line graph's.
+            if !cfg.quiet && session.line.is_none() {
                 for hint in query.hints(&session.index) {
                     bar.suspend(|| eprintln!("gsi: {hint}"));
                 }

@@ -286,6 +286,8 @@ pub struct FileSink<'a> {
     writer: BufWriter<Destination>,
     line: Vec<u8>,
     names: Option<&'a VertexNames>,
+    /// Under edge isomorphism, the data edge each matched (line) vertex stands for.
+    edges: Option<&'a [[VertexId; 2]]>,
     /// Time spent formatting and writing.
     pub elapsed: Duration,
 }
@@ -318,7 +320,11 @@ pub fn is_stdout(path: &Path) -> bool {
 }
 
 impl<'a> FileSink<'a> {
-    pub fn create(path: &Path, names: Option<&'a VertexNames>) -> io::Result<FileSink<'a>> {
+    pub fn create(
+        path: &Path,
+        names: Option<&'a VertexNames>,
+        edges: Option<&'a [[VertexId; 2]]>,
+    ) -> io::Result<FileSink<'a>> {
         let destination = if is_stdout(path) {
             Destination::Stdout(io::stdout())
         } else {
@@ -328,8 +334,17 @@ impl<'a> FileSink<'a> {
             writer: BufWriter::with_capacity(1 << 20, destination),
             line: Vec::new(),
             names,
+            edges,
             elapsed: Duration::ZERO,
         })
+    }
+
+    /// Appends data vertex `v` to the line, by its name when it has one.
+    fn vertex(&mut self, v: VertexId) -> io::Result<()> {
+        match self.names.and_then(|names| names.name(v)) {
+            Some(name) => write!(self.line, "{name}"),
+            None => write!(self.line, "{v}"),
+        }
     }
 
     pub fn comment(&mut self, text: &str) -> io::Result<()> {
@@ -367,9 +382,15 @@ impl MatchSink for FileSink<'_> {
                 if i > 0 {
                     self.line.push(b' ');
                 }
-                match self.names.and_then(|names| names.name(v)) {
-                    Some(name) => write!(self.line, "{name}")?,
-                    None => write!(self.line, "{v}")?,
+                match self.edges {
+                    // A data edge: its endpoints, `a-b`.
+                    Some(edges) => {
+                        let [a, b] = edges[v as usize];
+                        self.vertex(a)?;
+                        self.line.push(b'-');
+                        self.vertex(b)?;
+                    }
+                    None => self.vertex(v)?,
                 }
             }
             self.line.push(b'\n');

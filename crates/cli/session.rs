@@ -6,10 +6,12 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use gsi_core::{DataIndex, Engine, EngineConfig, EngineKind, MatchOptions};
+use gsi_core::{DataIndex, Engine, EngineConfig, EngineKind};
 use gsi_graph::formats::{LabelNames, ReadOptions, VertexNames};
+use gsi_graph::line::{LineGraph, LineLabels};
+use gsi_graph::VertexId;
 
-use crate::config::{start_threads, EngineChoice};
+use crate::config::{start_threads, EngineChoice, Matching};
 use crate::queries::{read_query_file, Query};
 use crate::query_files::QueryFiles;
 use crate::signals::{self, Interrupt};
@@ -32,15 +34,15 @@ pub fn start(
     engine: &EngineChoice,
     queries: &QueryFiles,
     quiet: bool,
-    options: &mut MatchOptions,
+    matching: &mut Matching,
 ) -> Result<(Session, Interrupt, bool)> {
     let interrupt = signals::interrupt()?;
-    options.interrupt = Some(interrupt.flag());
+    matching.options.interrupt = Some(interrupt.flag());
     let show = Show {
         progress: progress::wanted(quiet),
         notes: !quiet,
     };
-    let session = Session::open(data, read, engine, show)?;
+    let session = Session::open(data, read, engine, show, matching.edges)?;
     if show.notes {
         for note in queries.notes() {
             eprintln!("gsi: {note}");
@@ -64,15 +66,29 @@ pub struct Session {
     pub index_time: Duration,
     /// Time to ready the index on the device; `None` for the CPU engine.
     pub upload_time: Option<Duration>,
+    /// Under edge isomorphism, the data graph's line graph is what `index` holds.
+    pub line: Option<DataEdges>,
 }
 
+/// What edge isomorphism keeps of the data graph: its edges, by line vertex, and the
+/// numbering of line-vertex labels that queries are read in.
+pub struct DataEdges {
+    pub edges: Vec<[VertexId; 2]>,
+    labels: LineLabels,
+}
+
+/// Most edges of a data graph's line graph (a vertex of degree d gives d(d-1)/2).
+const LINE_EDGES_MAX: u64 = 1 << 31;
+
 impl Session {
-    /// Opens the engine of `choice`, then loads, indexes and readies the data graph `data`.
+    /// Opens the engine of `choice`, then loads, indexes and readies the data graph `data`
+    /// (its line graph, for edge isomorphism, when `edges`).
     pub fn open(
         data: &Path,
         read: &ReadOptions,
         choice: &EngineChoice,
         show: Show,
+        edges: bool,
     ) -> Result<Session> {
         start_threads(choice.threads)?;
         let ordinals = match &choice.devices {
@@ -99,7 +115,26 @@ impl Session {
         }
         let spinner = progress::spinner(show.progress, String::new());
         let (file, load_time) = load::read_one(data, read, "data graph", &spinner, show.notes)?;
-        let (index, facts, index_time) = file.into_index(choice.index, data, &spinner)?;
+        let (mut index, facts, mut index_time) = file.into_index(choice.index, data, &spinner)?;
+        let mut line = None;
+        if edges {
+            spinner.set_message("building the line graph");
+            let started = Instant::now();
+            let mut labels = LineLabels::default();
+            let built = LineGraph::of(index.graph(), |l| labels.number(l), true, LINE_EDGES_MAX)
+                .with_context(|| {
+                    format!(
+                        "--semantics edge-isomorphism: the data graph {}",
+                        data.display()
+                    )
+                })?;
+            index = DataIndex::build(built.graph)?;
+            index_time += started.elapsed();
+            line = Some(DataEdges {
+                edges: built.edges,
+                labels,
+            });
+        }
         let gpus: Vec<String> = engines.iter().filter_map(|e| e.device()).collect();
         let gpu = (!gpus.is_empty()).then(|| gpus.join(", "));
         let upload_time = match gpu {
@@ -135,6 +170,7 @@ impl Session {
             load_time,
             index_time,
             upload_time,
+            line,
         })
     }
 
@@ -146,6 +182,21 @@ impl Session {
             directed: self.index.graph().is_directed(),
             ..read.clone()
         };
-        read_query_file(path, &read, &self.labels)
+        let queries = read_query_file(path, &read, &self.labels);
+        let Some(line) = &self.line else {
+            return queries;
+        };
+        // Edge isomorphism: each query as its line graph, labels in the data graph's terms.
+        queries
+            .into_iter()
+            .map(|mut query| {
+                query.graph = query.graph.and_then(|graph| {
+                    LineGraph::of(&graph, line.labels.for_query(), false, u64::MAX)
+                        .map(|built| built.graph)
+                        .context("--semantics edge-isomorphism")
+                });
+                query
+            })
+            .collect()
     }
 }

@@ -333,7 +333,7 @@ pub fn run(args: VerifyArgs) -> Result<Exit> {
             progress: false,
             notes: true,
         };
-        let session = Session::open(data_path, &read, &cpu_only, show)?;
+        let session = Session::open(data_path, &read, &cpu_only, show, false)?;
         let index = &session.index;
         let queries = QueryFiles::expand(&args.query, args.query_format.is_none())?;
         let files = queries.files;

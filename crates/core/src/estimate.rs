@@ -50,13 +50,25 @@ pub(crate) fn plan_on_host(
         plan.choice.kept_because = Some(reason);
         plan
     };
-    if options.join_order == JoinOrder::Sampled {
-        if let Some(plan) = not_worth_planning(query, sets, data, options, postpone_leaves) {
-            return keep(plan, "light, or costlier to refine than to join".into());
+    // Algorithm 2's plan over the filter's own sets, walked: unless refining and sampling
+    // pay, it is the plan; if refining changes no set, it is still the plan to sample from.
+    let mut unrefined = None;
+    if options.join_order == JoinOrder::Sampled && options.heavy_query_work > 0.0 {
+        let mut paper = Plan::build(query, &sets.sizes(), data, postpone_leaves);
+        let sampler = Sampler {
+            sets,
+            data,
+            options,
+        };
+        let work = sampler.work(&paper, FIRST_WALKS);
+        if !worth_planning(query, sets, data, work) {
+            paper.choice.estimated_work = Some(work);
+            return keep(paper, "light, or costlier to refine than to join".into());
         }
+        unrefined = Some((paper, work));
     }
     let filtered: usize = sets.sizes().iter().sum();
-    refine(query, data, sets, options.refine_rounds);
+    let shrank = refine(query, data, sets, options.refine_rounds) > 0;
     let sizes = sets.sizes();
     let refined = |mut plan: Plan| {
         let now: usize = sizes.iter().sum();
@@ -76,8 +88,14 @@ pub(crate) fn plan_on_host(
                 data,
                 options,
             };
-            let mut paper = plan(Strategy::Paper);
-            let work = sampler.work(&paper, FIRST_WALKS);
+            let (mut paper, work) = match unrefined {
+                Some(walked) if !shrank => walked,
+                _ => {
+                    let paper = plan(Strategy::Paper);
+                    let work = sampler.work(&paper, FIRST_WALKS);
+                    (paper, work)
+                }
+            };
             if work < options.heavy_query_work {
                 paper.choice.estimated_work = Some(work);
                 let reason = format!("light: {work:.0} partial matches estimated");
@@ -128,47 +146,27 @@ const CHEAP_PLANNING_READS: usize = 1 << 18;
 /// partial match about one on the GPU).
 const WORK_PER_READ: f64 = 100.0;
 
-/// Algorithm 2's plan over the filter's own sets, with the walks' estimate, when refining
-/// and sampling are not worth their cost; `None` when they are. A few walks over these sets
-/// decide (they underestimate rather than overestimate: a heavy verdict is trusted, a light
-/// one only when it is very light, [`TRIVIAL_WORK`]): refining and sampling pay when the
+/// Whether refining and sampling are worth their cost, from `work`, what a few walks over the
+/// filter's own sets estimate (they underestimate rather than overestimate: a heavy verdict
+/// is trusted, a light one only when it is very light, [`TRIVIAL_WORK`]): when the
 /// candidates' neighbour lists are short ([`CHEAP_PLANNING_READS`]), or when the walks
 /// estimate the join's work at [`WORK_PER_READ`] times their length.
-fn not_worth_planning(
-    query: &Graph,
-    sets: &CandidateSets,
-    data: &DataIndex,
-    options: &MatchOptions,
-    postpone_leaves: bool,
-) -> Option<Plan> {
-    if options.heavy_query_work == 0.0 {
-        return None;
+fn worth_planning(query: &Graph, sets: &CandidateSets, data: &DataIndex, work: f64) -> bool {
+    if work < TRIVIAL_WORK {
+        return false;
     }
-    let mut paper = Plan::build(query, &sets.sizes(), data, postpone_leaves);
-    let sampler = Sampler {
-        sets,
-        data,
-        options,
-    };
-    let work = sampler.work(&paper, FIRST_WALKS);
-    if work >= TRIVIAL_WORK {
-        let graph = data.graph();
-        let reads: usize = (0..query.vertex_count())
-            .flat_map(|u| sets.list(u))
-            .map(|&v| {
-                graph
-                    .directions()
-                    .iter()
-                    .map(|&d| graph.degree(v, d))
-                    .sum::<usize>()
-            })
-            .sum();
-        if reads <= CHEAP_PLANNING_READS || work >= WORK_PER_READ * reads as f64 {
-            return None;
-        }
-    }
-    paper.choice.estimated_work = Some(work);
-    Some(paper)
+    let graph = data.graph();
+    let reads: usize = (0..query.vertex_count())
+        .flat_map(|u| sets.list(u))
+        .map(|&v| {
+            graph
+                .directions()
+                .iter()
+                .map(|&d| graph.degree(v, d))
+                .sum::<usize>()
+        })
+        .sum();
+    reads <= CHEAP_PLANNING_READS || work >= WORK_PER_READ * reads as f64
 }
 
 /// Random walks over one query's candidate sets.

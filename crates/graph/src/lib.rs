@@ -14,6 +14,7 @@ mod builder;
 mod error;
 pub mod formats;
 mod graph;
+pub mod line;
 pub mod saved;
 
 pub use buffer::Buffer;
