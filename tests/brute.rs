@@ -179,8 +179,8 @@ pub fn is_match(query: &Graph, data: &Graph, embedding: &[VertexId], homomorphis
 
 /// The edge isomorphisms of `query` in `data` (undirected), counted from the definition:
 /// injective maps of the query's edges to the data's that keep each edge's label and its
-/// endpoints' labels, and under which two query edges share endpoints of exactly the labels
-/// their images share (none, when they share none).
+/// endpoints' labels, and under which two query edges share as many endpoints as their images,
+/// of the same labels (none, when they share none).
 pub fn edge_isomorphism_count(query: &Graph, data: &Graph) -> u64 {
     let edges = |g: &Graph| -> Vec<(VertexId, VertexId, u32)> {
         g.edge_iter()
@@ -192,7 +192,7 @@ pub fn edge_isomorphism_count(query: &Graph, data: &Graph) -> u64 {
         let (a, b) = (g.label(s), g.label(t));
         (a.min(b), a.max(b))
     };
-    // The labels of the endpoints two edges share, as a sorted set.
+    // The labels of the endpoints two edges share, sorted (two for parallel edges).
     let shared = |g: &Graph, e: &(VertexId, VertexId, u32), f: &(VertexId, VertexId, u32)| {
         let mut labels: Vec<u32> = [e.0, e.1]
             .into_iter()
@@ -200,7 +200,6 @@ pub fn edge_isomorphism_count(query: &Graph, data: &Graph) -> u64 {
             .map(|v| g.label(v))
             .collect();
         labels.sort_unstable();
-        labels.dedup();
         labels
     };
     fn assign(

@@ -455,6 +455,7 @@ pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {
             ] {
                 let options = MatchOptions {
                     semantics: Semantics::Induced,
+                    absent_labels: Some(gsi_graph::line::ABSENT_LABELS.to_vec()),
                     depth_first_rows,
                     small_steps_up_to,
                     ..MatchOptions::default()

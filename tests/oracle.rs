@@ -989,6 +989,7 @@ fn gsi_edge_isomorphisms(query: &Spec, data: &Spec, options: &MatchOptions) -> O
     let index = DataIndex::build(data.graph).expect("index");
     let options = MatchOptions {
         semantics: Semantics::Induced,
+        absent_labels: Some(gsi_graph::line::ABSENT_LABELS.to_vec()),
         ..options.clone()
     };
     let mut listed = Collect::default();

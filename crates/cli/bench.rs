@@ -338,8 +338,8 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
     let mut summary = SummaryJson {
         kind: "summary",
         data: cfg.data.display().to_string(),
-        vertices: session.index.graph().vertex_count(),
-        edges: session.index.graph().edge_count(),
+        vertices: session.data_vertices(),
+        edges: session.data_edges(),
         queries: queries.len(),
         repeat: cfg.repeat,
         warmup: cfg.warmup,

@@ -189,6 +189,10 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
     )?;
     Ok(Matching {
         options: MatchOptions {
+            // Edge isomorphism's line graphs are induced over their meeting and parallel
+            // edges only.
+            absent_labels: (args.semantics == Some(SemanticsArg::EdgeIsomorphism))
+                .then(|| gsi_graph::line::ABSENT_LABELS.to_vec()),
             semantics: match (args.homomorphism, args.semantics) {
                 (true, _) | (_, Some(SemanticsArg::Homomorphism)) => Semantics::Homomorphism,
                 (_, Some(SemanticsArg::Induced | SemanticsArg::EdgeIsomorphism)) => {

@@ -639,7 +639,7 @@ pub struct MatchingArgs {
     /// default), `homomorphism` (data vertices may repeat), `induced` (isomorphism, and no
     /// data edge between two matched vertices that the query does not have between theirs) or
     /// `edge-isomorphism` (query edges to distinct data edges of the same labels and endpoint
-    /// labels, two sharing an endpoint exactly when their images share one of its label;
+    /// labels, two sharing as many endpoints as their images, of the same labels;
     /// undirected graphs; `--output` lists data edges `a-b`, in the order of the query's edges
     /// by lower endpoint).
     #[arg(long, value_name = "SEMANTICS", value_enum, help_heading = "Matching")]
@@ -744,8 +744,8 @@ pub enum SemanticsArg {
     Homomorphism,
     /// Isomorphism, and query non-edges map to data non-edges.
     Induced,
-    /// Query edges map to distinct data edges, two sharing an endpoint exactly when their
-    /// images do (the paper's Sec. "Extensions"; undirected graphs).
+    /// Query edges map to distinct data edges, two sharing endpoints exactly as their images
+    /// do (the paper's Sec. "Extensions"; undirected graphs).
     EdgeIsomorphism,
 }
 

@@ -65,8 +65,8 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
     let mut summary = SummaryJson {
         kind: "summary",
         data: cfg.data.display().to_string(),
-        vertices: session.index.graph().vertex_count(),
-        edges: session.index.graph().edge_count(),
+        vertices: session.data_vertices(),
+        edges: session.data_edges(),
         load_ms: ms(session.load_time),
         index_ms: ms(session.index_time),
         upload_ms: session.upload_time.map(ms),

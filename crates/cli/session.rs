@@ -75,6 +75,8 @@ pub struct Session {
 pub struct DataEdges {
     pub edges: Vec<[VertexId; 2]>,
     labels: LineLabels,
+    /// The data graph's own vertices.
+    vertices: usize,
 }
 
 /// Most edges of a data graph's line graph (a vertex of degree d gives d(d-1)/2).
@@ -118,6 +120,7 @@ impl Session {
         let (mut index, facts, mut index_time) = file.into_index(choice.index, data, &spinner)?;
         let mut line = None;
         if edges {
+            let vertices = index.graph().vertex_count();
             spinner.set_message("building the line graph");
             let started = Instant::now();
             let mut labels = LineLabels::default();
@@ -133,6 +136,7 @@ impl Session {
             line = Some(DataEdges {
                 edges: built.edges,
                 labels,
+                vertices,
             });
         }
         let gpus: Vec<String> = engines.iter().filter_map(|e| e.device()).collect();
@@ -172,6 +176,20 @@ impl Session {
             upload_time,
             line,
         })
+    }
+
+    /// The data graph's vertices (not its line graph's).
+    pub fn data_vertices(&self) -> usize {
+        self.line
+            .as_ref()
+            .map_or(self.index.graph().vertex_count(), |l| l.vertices)
+    }
+
+    /// The data graph's edges (not its line graph's).
+    pub fn data_edges(&self) -> usize {
+        self.line
+            .as_ref()
+            .map_or(self.index.graph().edge_count(), |l| l.edges.len())
     }
 
     /// The queries of the file `path`, read with `read` as directed as the data graph, their

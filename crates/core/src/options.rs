@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use gsi_graph::VertexId;
+use gsi_graph::{EdgeLabel, VertexId};
 
 /// What counts as a match.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,6 +33,11 @@ impl Semantics {
 pub struct MatchOptions {
     /// Isomorphism, homomorphism or induced.
     pub semantics: Semantics,
+    /// Under induced matching, the data edge labels whose absence is tested between two
+    /// matched vertices where the query has no edge of that label between theirs; `None`:
+    /// every label of the data graph. (Edge isomorphism needs only its line graphs' two,
+    /// `gsi_graph::line::ABSENT_LABELS`.)
+    pub absent_labels: Option<Vec<EdgeLabel>>,
     /// Stop after this many matches.
     pub limit: Option<u64>,
     /// Give up at this instant.
@@ -232,6 +237,7 @@ impl Default for MatchOptions {
     fn default() -> MatchOptions {
         MatchOptions {
             semantics: Semantics::Isomorphism,
+            absent_labels: None,
             limit: None,
             deadline: None,
             memory_budget: 1 << 30,

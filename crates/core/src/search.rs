@@ -103,7 +103,11 @@ pub(crate) fn plan_query(
         plan.break_symmetry(query, Symmetry::of(query, max_images));
     }
     if induced {
-        plan.exclude_other_edges(query, &data.graph().edge_labels());
+        let labels = match &options.absent_labels {
+            Some(labels) => labels.clone(),
+            None => data.graph().edge_labels(),
+        };
+        plan.exclude_other_edges(query, &labels);
     }
     Ok(Planned {
         candidates,

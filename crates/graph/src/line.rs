@@ -1,12 +1,14 @@
 //! Line graphs, for edge isomorphism (the paper's Sec. "Extensions"): each edge of an
 //! undirected graph becomes a vertex, and two of them are joined when their edges share an
-//! endpoint, the new edge labelled by that endpoint's label (one edge per distinct label of
-//! the endpoints they share). A line vertex is labelled by its edge's label and its two
-//! endpoints' labels together ([`LineLabel`]), so that a leaf's label, which no line edge
-//! carries, still counts. Matching Q's line graph in G's, induced, finds exactly the edge
+//! endpoint: by an edge labelled [`MEETS`], and by one labelled [`shared_label`] of each
+//! distinct label of the endpoints they share (and by one labelled [`PARALLEL`] when they
+//! share both). A line vertex is labelled by its edge's label and its two endpoints' labels
+//! together ([`LineLabel`]), so that a leaf's label, which no line edge carries, still counts.
+//! Matching Q's line graph in G's, induced over [`ABSENT_LABELS`] only, finds exactly the edge
 //! isomorphisms of Q in G: injective maps of Q's edges to G's that keep edge labels and
-//! endpoint labels and under which two edges share an endpoint (of a given label) if and
-//! only if their images do.
+//! endpoint labels and under which two edges share as many endpoints as their images, of the
+//! same labels. (Induced over every label would test the absence of each vertex label's
+//! edge between every two line vertices: hundreds of tests a step on a graph of many labels.)
 
 use std::collections::{HashMap, HashSet};
 
@@ -14,6 +16,19 @@ use crate::{EdgeLabel, Graph, GraphBuilder, VertexId, VertexLabel};
 
 /// What a line vertex stands for: its edge's label and its endpoints' labels, lower first.
 pub type LineLabel = (EdgeLabel, VertexLabel, VertexLabel);
+
+/// The label of the line edge between every two line vertices whose edges meet.
+pub const MEETS: EdgeLabel = 0;
+/// The label of the line edge between two line vertices whose edges share both endpoints.
+pub const PARALLEL: EdgeLabel = 1;
+/// The labels whose absence edge isomorphism tests: two query edges that do not meet map to
+/// data edges that do not, and two that are not parallel to data edges that are not.
+pub const ABSENT_LABELS: [EdgeLabel; 2] = [MEETS, PARALLEL];
+
+/// The label of the line edge that says two edges share an endpoint labelled `label`.
+pub fn shared_label(label: VertexLabel) -> EdgeLabel {
+    label.saturating_add(2)
+}
 
 /// Why a graph has no line graph here.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -30,8 +45,8 @@ pub enum LineError {
     },
     /// The line graph would be too large.
     #[error(
-        "its line graph would have {edges} edges (its vertices' degrees squared, halved), over \
-         the {limit} allowed"
+        "its line graph would have {edges} edges (two for each two edges at a vertex), over the \
+         {limit} allowed"
     )]
     TooLarge {
         /// Edges the line graph would have.
@@ -78,10 +93,11 @@ impl LineGraph {
                 vertex: v as VertexId,
             });
         }
+        // Two line edges (meeting, and the shared label) for each two edges at a vertex.
         let line_edges: u64 = (0..n)
             .map(|v| {
                 let d = degree(v) as u64;
-                d * d.saturating_sub(1) / 2
+                d * d.saturating_sub(1)
             })
             .sum();
         if line_edges > max_edges {
@@ -110,20 +126,28 @@ impl LineGraph {
         }
         let mut builder = GraphBuilder::with_vertices(false, labels);
         builder.reserve_edges(line_edges as usize);
-        // Two parallel edges (of different labels) share both endpoints, and are met at
-        // each: one line edge per distinct label of the two.
-        let mut parallel: HashSet<(VertexId, VertexId, VertexLabel)> = HashSet::new();
+        // Two parallel edges (of different labels) are met at both endpoints: their meeting
+        // and parallel edges once, a shared label's edge once per distinct label.
+        let mut parallel: HashSet<(VertexId, VertexId)> = HashSet::new();
+        let mut parallel_shared: HashSet<(VertexId, VertexId, VertexLabel)> = HashSet::new();
         for (v, at) in incident.iter().enumerate() {
             let shared = graph.label(v as VertexId);
             for (i, &x) in at.iter().enumerate() {
                 for &y in &at[i + 1..] {
                     let (x, y) = (x.min(y), x.max(y));
-                    if edges[x as usize] == edges[y as usize] && !parallel.insert((x, y, shared)) {
+                    let mut join = |label| builder.add_edge(x, y, label).expect("line vertices");
+                    if edges[x as usize] != edges[y as usize] {
+                        join(MEETS);
+                        join(shared_label(shared));
                         continue;
                     }
-                    builder
-                        .add_edge(x, y, shared)
-                        .expect("line vertices exist and differ");
+                    if parallel.insert((x, y)) {
+                        join(MEETS);
+                        join(PARALLEL);
+                    }
+                    if parallel_shared.insert((x, y, shared)) {
+                        join(shared_label(shared));
+                    }
                 }
             }
         }
@@ -173,17 +197,16 @@ mod tests {
 
     #[test]
     fn a_path_becomes_an_edge_labelled_by_its_middle() {
-        // 0(a) -x- 1(b) -y- 2(c): two line vertices joined through 1, labelled b.
+        // 0(a) -x- 1(b) -y- 2(c): two line vertices joined through 1: they meet, at a b.
         let g = graph(&[10, 11, 12], &[(0, 1, 7), (1, 2, 8)]);
         let mut labels = LineLabels::default();
         let line = LineGraph::of(&g, |l| labels.number(l), false, 100).unwrap();
         assert_eq!(line.edges, vec![[0, 1], [1, 2]]);
         assert_eq!(line.graph.vertex_count(), 2);
-        assert_eq!(line.graph.edge_count(), 1);
-        assert_eq!(
-            line.graph.neighbors(0, 11, line.graph.directions()[0]),
-            &[1]
-        );
+        assert_eq!(line.graph.edge_count(), 2);
+        let out = line.graph.directions()[0];
+        assert_eq!(line.graph.neighbors(0, MEETS, out), &[1]);
+        assert_eq!(line.graph.neighbors(0, shared_label(11), out), &[1]);
         // The line vertices' labels stand for (edge label, endpoint labels).
         let mut query = labels.for_query();
         assert_eq!(line.graph.label(0), query((7, 10, 11)));
@@ -200,20 +223,21 @@ mod tests {
         let mut labels = LineLabels::default();
         let a = LineGraph::of(&triangle, |l| labels.number(l), false, 100).unwrap();
         let b = LineGraph::of(&claw, |l| labels.number(l), false, 100).unwrap();
-        assert_eq!(a.graph.edge_count(), 3);
-        assert_eq!(b.graph.edge_count(), 3);
+        assert_eq!(a.graph.edge_count(), 6);
+        assert_eq!(b.graph.edge_count(), 6);
         assert_eq!(a.graph.label(0), b.graph.label(0));
     }
 
     #[test]
     fn parallel_edges_share_two_endpoints() {
-        // Two edges 0 -- 1 of labels 1 and 2: one line edge per endpoint label.
+        // Two edges 0 -- 1 of labels 1 and 2: meeting, parallel, and one line edge per
+        // distinct endpoint label.
         let g = graph(&[4, 5], &[(0, 1, 1), (0, 1, 2)]);
         let line = LineGraph::of(&g, |(l, _, _)| l, false, 100).unwrap();
-        assert_eq!(line.graph.edge_count(), 2);
+        assert_eq!(line.graph.edge_count(), 4);
         let same = graph(&[4, 4], &[(0, 1, 1), (0, 1, 2)]);
         let line = LineGraph::of(&same, |(l, _, _)| l, false, 100).unwrap();
-        assert_eq!(line.graph.edge_count(), 1);
+        assert_eq!(line.graph.edge_count(), 3);
     }
 
     #[test]
@@ -235,8 +259,11 @@ mod tests {
         assert!(LineGraph::of(&isolated, |_| 0, true, 100).is_ok());
         let star = graph(&[0; 5], &[(0, 1, 0), (0, 2, 0), (0, 3, 0), (0, 4, 0)]);
         assert_eq!(
-            LineGraph::of(&star, |_| 0, false, 5).unwrap_err(),
-            LineError::TooLarge { edges: 6, limit: 5 }
+            LineGraph::of(&star, |_| 0, false, 11).unwrap_err(),
+            LineError::TooLarge {
+                edges: 12,
+                limit: 11
+            }
         );
     }
 }
