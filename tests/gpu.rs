@@ -10,9 +10,11 @@ use gsi_core::{
     find_matches, CollectMatches, CountOnly, DataIndex, IndexOptions, JoinOrder, MatchOptions,
     PcsrLayout, Semantics, Share,
 };
-use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
+use gsi_generate::{
+    generate_graph, generate_queries, Density, GraphSpec, Query as GeneratedQuery, QuerySpec, Shape,
+};
 use gsi_graph::formats::{read_graph, Format};
-use gsi_graph::GraphBuilder;
+use gsi_graph::{Graph, GraphBuilder};
 
 use crate::brute;
 use crate::hprd::expected_counts;
@@ -388,15 +390,7 @@ pub fn a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts() 
         spec.seed = case;
         spec.edges = spec.edges.min(spec.max_edges() as usize);
         let data = generate_graph(&spec).expect("graph");
-        let Ok(queries) = generate_queries(
-            &data,
-            &QuerySpec {
-                vertices: 3 + (case as usize % 3),
-                count: 2,
-                density: Density::Dense,
-                seed: case,
-            },
-        ) else {
+        let Some(queries) = dense_queries(&data, 3 + (case as usize % 3), case) else {
             continue;
         };
         let index = DataIndex::build(data).expect("index");
@@ -429,15 +423,7 @@ pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {
         spec.edge_labels = 1 + (case % 3 == 0) as u32;
         spec.seed = case;
         let data = generate_graph(&spec).expect("graph");
-        let Ok(queries) = generate_queries(
-            &data,
-            &QuerySpec {
-                vertices: 3 + (case as usize % 2),
-                count: 2,
-                density: Density::Dense,
-                seed: case,
-            },
-        ) else {
+        let Some(queries) = dense_queries(&data, 3 + (case as usize % 2), case) else {
             continue;
         };
         let mut labels = LineLabels::default();
@@ -475,4 +461,15 @@ pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {
         matched >= 10,
         "only {matched} queries had an edge isomorphism"
     );
+}
+
+/// Two dense random-walk queries of `vertices` vertices from `data`, when it has them.
+fn dense_queries(data: &Graph, vertices: usize, seed: u64) -> Option<Vec<GeneratedQuery>> {
+    let spec = QuerySpec {
+        vertices,
+        count: 2,
+        density: Density::Dense,
+        seed,
+    };
+    generate_queries(data, &spec).ok()
 }

@@ -243,15 +243,21 @@ mod tests {
         b.build().unwrap()
     }
 
+    /// A path of `n` vertices, one label.
+    fn path(n: u32) -> Graph {
+        let mut b = GraphBuilder::with_vertices(false, vec![0; n as usize]);
+        for s in 1..n {
+            b.add_edge(s - 1, s, 0).unwrap();
+        }
+        b.build().unwrap()
+    }
+
     #[test]
     fn walks_count_every_partial_match_where_every_walk_sees_the_same() {
         // A path of three vertices in K6: every partial match of k vertices has 6 - k
         // extensions, so every walk gives the exact count of each step: 6, 6·5 and 6·5·4.
         let data = DataIndex::build(clique(6)).unwrap();
-        let mut path = GraphBuilder::with_vertices(false, vec![0; 3]);
-        path.add_edge(0, 1, 0).unwrap();
-        path.add_edge(1, 2, 0).unwrap();
-        let query = path.build().unwrap();
+        let query = path(3);
         let all: Vec<VertexId> = (0..6).collect();
         let sets = CandidateSets::from_lists(vec![all.clone(), all.clone(), all], 6);
         let plan = Plan::build(&query, &sets.sizes(), &data, false);
@@ -278,10 +284,7 @@ mod tests {
     fn the_plan_carries_the_walks_estimate_whichever_way_it_was_chosen() {
         // The path in K6 again: every walk sees 6 + 30 + 120 partial matches.
         let data = DataIndex::build(clique(6)).unwrap();
-        let mut path = GraphBuilder::with_vertices(false, vec![0; 3]);
-        path.add_edge(0, 1, 0).unwrap();
-        path.add_edge(1, 2, 0).unwrap();
-        let query = path.build().unwrap();
+        let query = path(3);
         let all: Vec<VertexId> = (0..6).collect();
         // Light after refining, and heavy (orders sampled).
         let options = |heavy_query_work| MatchOptions {
@@ -299,16 +302,8 @@ mod tests {
             assert_eq!(plan.expected_rows(), 156.0);
         }
         // One edge, 6 + 30 partial matches: too light to refine ([`TRIVIAL_WORK`]).
-        let mut edge = GraphBuilder::with_vertices(false, vec![0; 2]);
-        edge.add_edge(0, 1, 0).unwrap();
         let mut sets = CandidateSets::from_lists(vec![all.clone(); 2], 6);
-        let plan = plan_on_host(
-            &edge.build().unwrap(),
-            &mut sets,
-            &data,
-            &options(1e4),
-            false,
-        );
+        let plan = plan_on_host(&path(2), &mut sets, &data, &options(1e4), false);
         assert_eq!(
             plan.choice.kept_because.as_deref(),
             Some("light, or costlier to refine than to join")
