@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gsi_core::cpu::CpuEngine;
 use gsi_core::options::REFINE_ROUNDS;
+use gsi_core::signature::FilterTests;
 use gsi_core::{
     find_matches, CountOnly, DataIndex, JoinOrder, MatchOptions, MatchReport, MatchSink, Semantics,
     Status,
@@ -243,6 +244,22 @@ fn check_against_brute(
                 symmetry
             );
         }
+    }
+    // The filter on label and degree only (the paper's filtering experiment): larger sets,
+    // the same count.
+    for depth_first_rows in [Some(usize::MAX), Some(0)] {
+        let options = MatchOptions {
+            filter: FilterTests::LabelAndDegree,
+            depth_first_rows,
+            ..options.clone()
+        };
+        let counted = gsi(&q, &index, &options, &mut CountOnly);
+        prop_assert_eq!(
+            counted.count,
+            expected.len() as u64,
+            "label and degree filter, depth-first from {:?} rows",
+            depth_first_rows
+        );
     }
     // Every join order, with the paper's candidate sets and refined ones, depth-first at
     // once with and without the CPU's local candidates.

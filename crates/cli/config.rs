@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use gsi_core::signature::FilterTests;
 use gsi_core::{
     EngineConfig, EngineKind, IndexOptions, JoinOrder, MatchOptions, PcsrLayout, Semantics, Share,
 };
@@ -11,7 +12,8 @@ use gsi_graph::formats::{Format, ReadOptions};
 
 use crate::exit::input_error;
 use crate::flags::{
-    BenchArgs, EngineArg, EngineArgs, MatchArgs, MatchingArgs, OutputIds, ReadArgs, SemanticsArg,
+    BenchArgs, EngineArg, EngineArgs, FilterArg, MatchArgs, MatchingArgs, OutputIds, ReadArgs,
+    SemanticsArg,
 };
 use crate::query_files::QueryFiles;
 
@@ -191,6 +193,10 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
         options: MatchOptions {
             // Edge isomorphism's line graphs are induced over their meeting and parallel
             // edges only.
+            filter: match args.filter {
+                FilterArg::Signature => FilterTests::Signature,
+                FilterArg::LabelDegree => FilterTests::LabelAndDegree,
+            },
             absent_labels: (args.semantics == Some(SemanticsArg::EdgeIsomorphism))
                 .then(|| gsi_graph::line::ABSENT_LABELS.to_vec()),
             semantics: match (args.homomorphism, args.semantics) {

@@ -696,6 +696,17 @@ pub struct MatchingArgs {
     #[arg(long, value_name = "N|never", hide = true)]
     pub narrow_rows_up_to: Option<String>,
 
+    /// For tests and measurements: what the filter tests a candidate on, `signature` (the
+    /// paper's, Sec. 3.2) or `label-degree` (GpSM's and GunrockSM's).
+    #[arg(
+        long,
+        value_name = "TESTS",
+        value_enum,
+        hide = true,
+        default_value = "signature"
+    )]
+    pub filter: FilterArg,
+
     /// For tests and measurements: a count first joins the steps breadth-first in one GPU
     /// launch while each step's rows times its longest list are at most N (`never`: a few
     /// launches per step from the first). Default: 1048576.
@@ -747,6 +758,15 @@ pub enum SemanticsArg {
     /// Query edges map to distinct data edges, two sharing endpoints exactly as their images
     /// do (the paper's Sec. "Extensions"; undirected graphs).
     EdgeIsomorphism,
+}
+
+/// What the filter tests (`--filter`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FilterArg {
+    /// Label, degrees and the neighbourhood signature.
+    Signature,
+    /// Label and degrees only.
+    LabelDegree,
 }
 
 /// How `--output` names data vertices.

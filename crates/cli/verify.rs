@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::GpuEngine;
 use gsi_core::pcsr::group_of;
+use gsi_core::signature::FilterTests;
 use gsi_core::{
     find_matches, CollectMatches, DataIndex, Engine, EngineKind, IndexOptions, JoinOrder,
     MatchOptions, PcsrLayout, Semantics, Status,
@@ -44,7 +45,7 @@ struct Run {
 /// rows joined by eight lanes always or never, and with the GPU's small steps taking every
 /// step or stopping part-way. (Each path but the last two runs without the small steps,
 /// which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 16] = [
+const FORCED_PATHS: [(&str, ForcePath); 17] = [
     ("depth-first", |o| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o| {
         o.depth_first_rows = Some(0);
@@ -71,6 +72,9 @@ const FORCED_PATHS: [(&str, ForcePath); 16] = [
     }),
     ("every row with a warp", |o| o.narrow_rows_up_to = None),
     ("refined and sampled", |o| o.heavy_query_work = 0.0),
+    ("label and degree filter", |o| {
+        o.filter = FilterTests::LabelAndDegree
+    }),
     ("every step in one launch", |o| {
         o.small_steps_up_to = Some(usize::MAX)
     }),
@@ -97,7 +101,7 @@ fn run_engine(
         ..options.clone()
     };
     // The filters' own sets, compared between the engines before any refinement.
-    let filtered = engine.filter(query, data, options.semantics)?;
+    let filtered = engine.filter(query, data, options)?;
     let sizes = filtered.sizes();
     let sets = filtered.to_host()?;
     let candidates = (0..query.vertex_count())

@@ -15,7 +15,7 @@ use crate::cuda::GpuEngine;
 use crate::engine::{Engine, Notice};
 use crate::error::Result;
 use crate::index::DataIndex;
-use crate::options::{JoinOutcome, MatchOptions, Semantics};
+use crate::options::{JoinOutcome, MatchOptions};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 
@@ -63,7 +63,7 @@ impl Engine for AutoEngine {
         &mut self,
         query: &Graph,
         data: &DataIndex,
-        semantics: Semantics,
+        options: &MatchOptions,
     ) -> Result<Candidates> {
         let tests: usize = (0..query.vertex_count() as VertexId)
             .map(|u| data.vertices_with_label(query.label(u)).len())
@@ -72,9 +72,9 @@ impl Engine for AutoEngine {
             && tests > self.gpu_filter_min_tests
             && query.vertex_count() <= MAX_WIDTH
         {
-            self.gpu.filter(query, data, semantics)
+            self.gpu.filter(query, data, options)
         } else {
-            self.cpu.filter(query, data, semantics)
+            self.cpu.filter(query, data, options)
         }
     }
 

@@ -10,7 +10,7 @@ use gsi_graph::Graph;
 use crate::candidates::Candidates;
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
-use crate::options::{JoinOutcome, MatchOptions, Semantics};
+use crate::options::{JoinOutcome, MatchOptions};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 
@@ -65,7 +65,8 @@ pub trait Engine: Send {
         Ok(None)
     }
 
-    /// The filtering phase: C(u) for every vertex of `query`.
+    /// The filtering phase: C(u) for every vertex of `query`, under `options`' semantics and
+    /// filter tests.
     ///
     /// # Errors
     /// Device failures, or a query the engine cannot run; the CPU engine never fails here.
@@ -73,7 +74,7 @@ pub trait Engine: Send {
         &mut self,
         query: &Graph,
         data: &DataIndex,
-        semantics: Semantics,
+        options: &MatchOptions,
     ) -> Result<Candidates>;
 
     /// The joining phase: every match of `plan` over `candidates` (wherever they live),

@@ -33,6 +33,9 @@ impl Semantics {
 pub struct MatchOptions {
     /// Isomorphism, homomorphism or induced.
     pub semantics: Semantics,
+    /// What the filter tests: the signature, or label and degree only (a switch for the
+    /// paper's filtering experiment).
+    pub filter: crate::signature::FilterTests,
     /// Under induced matching, the data edge labels whose absence is tested between two
     /// matched vertices where the query has no edge of that label between theirs; `None`:
     /// every label of the data graph. (Edge isomorphism needs only its line graphs' two,
@@ -237,6 +240,7 @@ impl Default for MatchOptions {
     fn default() -> MatchOptions {
         MatchOptions {
             semantics: Semantics::Isomorphism,
+            filter: crate::signature::FilterTests::Signature,
             absent_labels: None,
             limit: None,
             deadline: None,

@@ -86,7 +86,7 @@ pub(crate) fn plan_query(
         return Err(Error::DirectionMismatch);
     }
     let started = Instant::now();
-    let mut candidates = engine.filter(query, data, options.semantics)?;
+    let mut candidates = engine.filter(query, data, options)?;
     let filtered = Instant::now();
     // Leaves are multiplied only in a count, and not when induced (two leaves must then not
     // be adjacent: their matches are no longer independent).

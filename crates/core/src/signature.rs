@@ -104,9 +104,21 @@ pub struct QuerySignatures {
     pub min_degrees: Vec<[u32; 2]>,
 }
 
+/// What the filter tests a candidate on: the paper's signature (Sec. 3.2), or its label and
+/// degrees only (the filter of GpSM and GunrockSM, for the paper's filtering experiment).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FilterTests {
+    /// Label, degrees and the neighbourhood's signature bits.
+    #[default]
+    Signature,
+    /// Label and degrees.
+    LabelAndDegree,
+}
+
 impl QuerySignatures {
-    /// The signatures and degree floors of every vertex of `query`.
-    pub fn of(query: &Graph, semantics: Semantics) -> QuerySignatures {
+    /// The signatures and degree floors of every vertex of `query` under `semantics`, as
+    /// `tests` asks (without the signature, only the label word is kept).
+    pub fn of(query: &Graph, semantics: Semantics, tests: FilterTests) -> QuerySignatures {
         let saturation = match semantics.injective() {
             true => Saturation::Counting,
             false => Saturation::PresenceOnly,
@@ -114,7 +126,13 @@ impl QuerySignatures {
         let vertices = 0..query.vertex_count() as VertexId;
         let signatures = vertices
             .clone()
-            .map(|u| Signature::of(query, u, saturation))
+            .map(|u| {
+                let mut signature = Signature::of(query, u, saturation);
+                if tests == FilterTests::LabelAndDegree {
+                    signature.0[1..].fill(0);
+                }
+                signature
+            })
             .collect();
         let min_degrees = vertices
             .map(|u| {
@@ -257,5 +275,19 @@ mod tests {
             assert_eq!(t.get(v), Signature::of(&g, v, Saturation::Counting));
             assert_eq!(t.words()[v as usize], g.label(v));
         }
+    }
+
+    #[test]
+    fn the_label_and_degree_filter_keeps_only_the_label_word() {
+        let query = star(3, &[(1, 0), (2, 0), (2, 1)]);
+        let full = QuerySignatures::of(&query, Semantics::Isomorphism, FilterTests::Signature);
+        let plain =
+            QuerySignatures::of(&query, Semantics::Isomorphism, FilterTests::LabelAndDegree);
+        assert!(full.signatures[0].0[1..].iter().any(|&w| w != 0));
+        for (p, f) in plain.signatures.iter().zip(&full.signatures) {
+            assert_eq!(p.label(), f.label());
+            assert!(p.0[1..].iter().all(|&w| w == 0));
+        }
+        assert_eq!(plain.min_degrees, full.min_degrees);
     }
 }

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::candidates::CandidateSets;
 use crate::index::DataIndex;
-use crate::options::Semantics;
+use crate::options::MatchOptions;
 use crate::signature::QuerySignatures;
 
 /// Fewest vertex tests worth spreading over threads (below, a hand-off costs more).
@@ -17,8 +17,8 @@ const PARALLEL_MIN_TESTS: usize = 1 << 15;
 ///
 /// Beyond the signature, under isomorphism a candidate must have at least the query vertex's
 /// degree in each direction ([`QuerySignatures::min_degrees`]).
-pub(crate) fn candidates(query: &Graph, data: &DataIndex, semantics: Semantics) -> CandidateSets {
-    let prepared = QuerySignatures::of(query, semantics);
+pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions) -> CandidateSets {
+    let prepared = QuerySignatures::of(query, options.semantics, options.filter);
     let table = data.signatures();
     let n = table.vertex_count();
     let words = table.words();

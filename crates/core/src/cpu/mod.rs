@@ -11,7 +11,7 @@ use crate::candidates::Candidates;
 use crate::engine::Engine;
 use crate::error::Result;
 use crate::index::DataIndex;
-use crate::options::{JoinOutcome, MatchOptions, Semantics};
+use crate::options::{JoinOutcome, MatchOptions};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 
@@ -24,9 +24,9 @@ impl Engine for CpuEngine {
         &mut self,
         query: &Graph,
         data: &DataIndex,
-        semantics: Semantics,
+        options: &MatchOptions,
     ) -> Result<Candidates> {
-        Ok(Candidates::Host(filter::candidates(query, data, semantics)))
+        Ok(Candidates::Host(filter::candidates(query, data, options)))
     }
 
     fn join(

@@ -13,7 +13,7 @@ use super::launch::per_element;
 use super::scan::exclusive_scan;
 use crate::error::{driver, Result};
 use crate::options::Semantics;
-use crate::signature::QuerySignatures;
+use crate::signature::{FilterTests, QuerySignatures};
 
 /// The query side of `gsi_filter_signatures`.
 struct QueryOnDevice<'a> {
@@ -114,10 +114,11 @@ pub fn candidates(
     index: &DeviceIndex,
     query: &Graph,
     semantics: Semantics,
+    tests: FilterTests,
 ) -> Result<DeviceCandidates> {
     let q = query.vertex_count();
     let n = index.vertex_count;
-    let prepared = QuerySignatures::of(query, semantics);
+    let prepared = QuerySignatures::of(query, semantics, tests);
     // One copy to the device: the signatures, then the degree floors.
     let mut words: Vec<u32> = prepared.signatures.iter().flat_map(|s| s.0).collect();
     let signature_words = words.len();

@@ -25,7 +25,7 @@ use crate::config::{EngineConfig, RESIDENT_INDEX_SHARE};
 use crate::engine::{Engine, Notice};
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
-use crate::options::{JoinOutcome, MatchOptions, Semantics};
+use crate::options::{JoinOutcome, MatchOptions};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 
@@ -124,7 +124,7 @@ impl Engine for GpuEngine {
         &mut self,
         query: &Graph,
         data: &DataIndex,
-        semantics: Semantics,
+        options: &MatchOptions,
     ) -> Result<Candidates> {
         if query.vertex_count() > launch::MAX_WIDTH {
             return Err(Error::QueryTooWide {
@@ -134,7 +134,13 @@ impl Engine for GpuEngine {
         }
         self.index_of(data)?;
         let index = self.index.as_ref().expect("uploaded");
-        let sets = filter::candidates(&self.device, index, query, semantics)?;
+        let sets = filter::candidates(
+            &self.device,
+            index,
+            query,
+            options.semantics,
+            options.filter,
+        )?;
         Ok(Candidates::Device(sets))
     }
 
