@@ -880,13 +880,14 @@ __device__ bool hand_over(const Levels& s, u32 lo, u32 hi, u32 lane, u32* tasks,
 extern "C" __global__ void gsi_join_depth_first(
     const u32* __restrict__ table, u32 rows, u32 first_step, u32 width, u32 leaves_from,
     const u32* __restrict__ groups, const u32* __restrict__ ci,
-    const Link* __restrict__ links, u32 total_links, const DepthStep* __restrict__ steps,
+    const Link* __restrict__ links, const DepthStep* __restrict__ steps,
     const u32* __restrict__ order_bounds,
     const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
     u32 injective, const LeafGroup* __restrict__ leaf_groups, u32 group_count,
     const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
     const u32* __restrict__ blocks, const u32* __restrict__ counts_at,
-    const u32* __restrict__ leaf_counts, u32 lookup_from, u32* __restrict__ ranges,
+    const u32* __restrict__ leaf_counts, u32 lookup_from, u32 total_links,
+    u32* __restrict__ ranges,
     u32* tasks, u32 task_words, u32 capacity, u32* counters, u64* __restrict__ total,
     u64 slice_ns, u64 deadline_ns) {
     __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];

@@ -391,7 +391,8 @@ impl DepthStep {
     }
 }
 
-/// What `gsi_join_depth_first` reads besides the table and the leaf suffix.
+/// What `gsi_join_depth_first` and `gsi_join_small` read besides the table and the leaf
+/// suffix.
 struct DepthFirstArgs<'a> {
     first_step: u32,
     width: u32,
@@ -401,7 +402,30 @@ struct DepthFirstArgs<'a> {
     steps: &'a CudaView<'a, DepthStep>,
     order_bounds: &'a CudaView<'a, u32>,
     candidates: &'a DeviceCandidates,
+    /// 32-bit words of one candidate bitset.
+    words: u32,
     injective: u32,
+}
+
+impl<'a> DepthFirstArgs<'a> {
+    /// Pushes first_step, width, leaves_from, groups, ci, links, steps[width], order_bounds,
+    /// candidate_lists, candidate_bits[q*words], words, injective: what both kernels read
+    /// after the table and its rows.
+    fn push<'b>(&'b self, launch: &mut cudarc::driver::LaunchArgs<'b>, pcsr: &'b DevicePcsr) {
+        launch
+            .arg(&self.first_step)
+            .arg(&self.width)
+            .arg(&self.leaves_from)
+            .arg(&pcsr.groups)
+            .arg(&pcsr.column_index)
+            .arg(self.links)
+            .arg(self.steps)
+            .arg(self.order_bounds)
+            .arg(&self.candidates.lists)
+            .arg(&self.candidates.bits)
+            .arg(&self.words)
+            .arg(&self.injective);
+    }
 }
 
 /// What `gsi_join_depth_first` keeps between launches: the warps' ranges when they do not fit
@@ -432,34 +456,19 @@ fn join_depth_first(
     slice_ns: u64,
     deadline_ns: u64,
 ) -> Result<()> {
-    let words = args.candidates.words as u32;
-    // SAFETY: gsi_join_depth_first(table[rows*first_step], rows, first_step, width,
-    // leaves_from, groups, ci, links[total_links], total_links, steps[width], order_bounds,
-    // candidate_lists, candidate_bits[q*words], words, injective, <leaf suffix>,
-    // ranges[grid warps*total_links*2], tasks[capacity*task_words], task_words, capacity,
-    // counters[COUNTERS], total[1], slice_ns, deadline_ns): `ranges` is sized for
-    // `depth_first_grid`, the leaf suffix as `LeafSuffixArgs::push` says.
+    // SAFETY: gsi_join_depth_first(table[rows*first_step], rows, <DepthFirstArgs::push>,
+    // <leaf suffix>, total_links, ranges[grid warps*total_links*2],
+    // tasks[capacity*task_words], task_words, capacity, counters[COUNTERS], total[1],
+    // slice_ns, deadline_ns): `ranges` is sized for `depth_first_grid`, the plan and the leaf
+    // suffix as their `push` say.
     let mut launch = device
         .stream
         .launch_builder(device.kernel(Kernel::JoinDepthFirst)?);
-    launch
-        .arg(table)
-        .arg(&rows)
-        .arg(&args.first_step)
-        .arg(&args.width)
-        .arg(&args.leaves_from)
-        .arg(&pcsr.groups)
-        .arg(&pcsr.column_index)
-        .arg(args.links)
-        .arg(&args.total_links)
-        .arg(args.steps)
-        .arg(args.order_bounds)
-        .arg(&args.candidates.lists)
-        .arg(&args.candidates.bits)
-        .arg(&words)
-        .arg(&args.injective);
+    launch.arg(table).arg(&rows);
+    args.push(&mut launch, pcsr);
     leaves.push(&mut launch);
     launch
+        .arg(&args.total_links)
         .arg(&mut state.ranges)
         .arg(&mut state.tasks)
         .arg(&state.task_words)
@@ -494,30 +503,15 @@ fn join_small(
     (budget, leaf_bound): (u64, u64),
     small: &mut SmallState,
 ) -> Result<()> {
-    let words = args.candidates.words as u32;
-    // SAFETY: gsi_join_small(table[rows*first_step], rows, first_step, width, leaves_from,
-    // groups, ci, links, steps[width], order_bounds, candidate_lists, candidate_bits
-    // [q*words], words, injective, <leaf suffix>, budget, leaf_bound, buffer_a, buffer_b
-    // [capacity_words each], capacity_words, total[1], state[small::words(width)]): the leaf
-    // suffix as `LeafSuffixArgs::push` says; the state zeroed by the caller.
+    // SAFETY: gsi_join_small(table[rows*first_step], rows, <DepthFirstArgs::push>, <leaf
+    // suffix>, budget, leaf_bound, buffer_a, buffer_b [capacity_words each], capacity_words,
+    // total[1], state[small::words(width)]): the plan and the leaf suffix as their `push`
+    // say; the state zeroed by the caller.
     let mut launch = device
         .stream
         .launch_builder(device.kernel(Kernel::JoinSmall)?);
-    launch
-        .arg(table)
-        .arg(&rows)
-        .arg(&args.first_step)
-        .arg(&args.width)
-        .arg(&args.leaves_from)
-        .arg(&pcsr.groups)
-        .arg(&pcsr.column_index)
-        .arg(args.links)
-        .arg(args.steps)
-        .arg(args.order_bounds)
-        .arg(&args.candidates.lists)
-        .arg(&args.candidates.bits)
-        .arg(&words)
-        .arg(&args.injective);
+    launch.arg(table).arg(&rows);
+    args.push(&mut launch, pcsr);
     leaves.push(&mut launch);
     let [a, b] = &mut small.buffers;
     launch
@@ -1362,6 +1356,7 @@ impl GpuJoin<'_> {
             steps: &steps,
             order_bounds: &order_bounds,
             candidates: self.candidates,
+            words: self.candidates.words as u32,
             injective: self.injective,
         };
         loop {
@@ -1635,6 +1630,7 @@ impl JoinBackend for GpuJoin<'_> {
             steps: &steps,
             order_bounds: &order_bounds,
             candidates: self.candidates,
+            words: self.candidates.words as u32,
             injective: self.injective,
         };
         // No lone-leaf counts: made for long lists, and these are short.
