@@ -225,6 +225,42 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                 sorted(&on_cpu),
                 "case {case}: balanced matches"
             );
+            // Every row with a warp (where a block's warps can share lists), breadth-first to
+            // the end: every list in its block's pool, every short list read once per block,
+            // both, and the three balance layers at once (pieces from 8 elements, the pool
+            // from 2); counted, and listed (a shared list's extensions in no fixed order).
+            for (balance_from, block_pool_from, duplicate_removal) in [
+                (None, Some(0), false),
+                (None, None, true),
+                (None, Some(0), true),
+                (Some(8), Some(2), true),
+            ] {
+                let shared = MatchOptions {
+                    narrow_rows_up_to: None,
+                    depth_first_rows: Some(usize::MAX),
+                    balance_from,
+                    block_pool_from,
+                    duplicate_removal,
+                    ..options.clone()
+                };
+                let report = find_matches(gpu, &query.graph, &index, &shared, &mut CountOnly)
+                    .expect("GPU engine");
+                let what = format!(
+                    "balanced from {balance_from:?}, pool from {block_pool_from:?}, duplicate \
+                     removal {duplicate_removal}"
+                );
+                assert_eq!(report.count, expected, "case {case}: GPU count, {what}");
+                let mut on_gpu = CollectMatches::default();
+                let mut on_cpu = CollectMatches::default();
+                find_matches(gpu, &query.graph, &index, &shared, &mut on_gpu).expect("GPU");
+                find_matches(&mut CpuEngine, &query.graph, &index, &shared, &mut on_cpu)
+                    .expect("CPU");
+                assert_eq!(
+                    sorted(&on_gpu),
+                    sorted(&on_cpu),
+                    "case {case}: matches, {what}"
+                );
+            }
             if !homomorphism {
                 // Induced: counted on each path, and listed as the CPU lists them.
                 let expected = brute::induced_matches(&query.graph, index.graph()).len() as u64;

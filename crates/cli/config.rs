@@ -174,6 +174,11 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
         args.balance_from.as_deref(),
         gsi_core::options::BALANCE_FROM,
     )?;
+    let block_pool_from = from(
+        "block-pool-from",
+        args.block_pool_from.as_deref(),
+        gsi_core::options::BLOCK_POOL_FROM,
+    )?;
     let leaf_counts_from = from(
         "leaf-counts-from",
         args.leaf_counts_from.as_deref(),
@@ -225,6 +230,8 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             local_candidates: !args.no_local_candidates,
             symmetry: !args.no_symmetry,
             balance_from,
+            block_pool_from,
+            duplicate_removal: !args.no_duplicate_removal,
             leaf_counts_from,
             narrow_rows_up_to,
             small_steps_up_to,

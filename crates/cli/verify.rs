@@ -42,10 +42,11 @@ struct Run {
 /// and join order (no refinement, Algorithm 2), without local candidates, with every order
 /// sampled, without symmetry breaking, with the GPU's load balance on every row or none,
 /// with the GPU's lone leaves' counts looked up for every row or never, and with the GPU's
-/// rows joined by eight lanes always or never, and with the GPU's small steps taking every
-/// step or stopping part-way. (Each path but the last two runs without the small steps,
-/// which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 17] = [
+/// rows joined by eight lanes always or never, with every row given a warp and every list put
+/// into its block's pool, or none and without duplicate removal, and with the GPU's small
+/// steps taking every step or stopping part-way. (Each path but the last two runs without
+/// the small steps, which would otherwise take the whole of a light query.)
+const FORCED_PATHS: [(&str, ForcePath); 19] = [
     ("depth-first", |o| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o| {
         o.depth_first_rows = Some(0);
@@ -71,6 +72,15 @@ const FORCED_PATHS: [(&str, ForcePath); 17] = [
         o.narrow_rows_up_to = Some(usize::MAX)
     }),
     ("every row with a warp", |o| o.narrow_rows_up_to = None),
+    ("every list in its block's pool", |o| {
+        o.narrow_rows_up_to = None;
+        o.block_pool_from = Some(0);
+    }),
+    ("no list shared within a block", |o| {
+        o.narrow_rows_up_to = None;
+        o.block_pool_from = None;
+        o.duplicate_removal = false;
+    }),
     ("refined and sampled", |o| o.heavy_query_work = 0.0),
     ("label and degree filter", |o| {
         o.filter = FilterTests::LabelAndDegree

@@ -26,7 +26,9 @@ use std::ops::Range;
 use gsi_graph::VertexId;
 
 use crate::error::Result;
-use crate::options::{Counted, JoinOutcome, JoinPaths, MatchOptions, Status, StepPath};
+use crate::options::{
+    Counted, JoinOutcome, JoinPaths, MatchOptions, Status, StepBalance, StepPath,
+};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 
@@ -150,9 +152,10 @@ pub(crate) trait JoinBackend {
     /// ([`JoinBackend::count`] before the last step); `None` when it cannot.
     fn depth_first_rows(&self) -> Option<usize>;
 
-    /// Whether the backend gives the long lists of `step` to whole blocks (Sec. 6.1).
-    fn balanced(&self, _step: usize) -> bool {
-        false
+    /// How the backend spreads the lists of `step` over its threads (the GPU's Sec. 6.1 and
+    /// 6.2).
+    fn balance(&self, _step: usize) -> StepBalance {
+        StepBalance::default()
     }
 
     /// When only the count is wanted: joins `rows` rows of `table` breadth-first through
@@ -240,7 +243,9 @@ pub(crate) fn run<B: JoinBackend>(
     // The small steps' launch does without the load balance.
     for (i, st) in steps.iter_mut().enumerate().skip(1 + driver.small_steps) {
         let read_lists = st.breadth_first_rows > 0 || st.counted_as == Some(Counted::LastStep);
-        st.balanced = read_lists && driver.backend.balanced(i);
+        if read_lists {
+            st.balance = driver.backend.balance(i);
+        }
     }
     Ok(JoinOutcome {
         count: driver.count,

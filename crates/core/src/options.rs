@@ -78,6 +78,14 @@ pub struct MatchOptions {
     /// is cut into pieces of 16 times that many elements, each taken by a whole block; `None`
     /// leaves every row to one warp (a switch for tests and measurements).
     pub balance_from: Option<usize>,
+    /// The third layer of the GPU's load balance (Sec. 6.1): a row whose list is longer than
+    /// this, and not given to whole blocks, goes to its block's pool, whose lists the block's
+    /// warps share out; `None` leaves such rows to their warps (a switch for tests and
+    /// measurements).
+    pub block_pool_from: Option<usize>,
+    /// The GPU's duplicate removal (Sec. 6.2): warps of a block whose rows read the same short
+    /// first-edge list read it once, into shared memory; off for tests and measurements.
+    pub duplicate_removal: bool,
     /// The GPU's leaf products: a lone leaf of one link whose list is longer than this looks
     /// its count up among counts made once per candidate of its linked vertex, instead of
     /// scanning the list; `None` always scans (a switch for tests and measurements).
@@ -113,6 +121,13 @@ pub const DEPTH_FIRST_SLICE: std::time::Duration = std::time::Duration::from_mil
 /// pieces, 16 times that, are its W1). On gw12 (H100), 1,024 made the ten queries gMatch
 /// finishes 3 % faster than no balance, 256 1 %, and 64 2 % slower.
 pub const BALANCE_FROM: usize = 1024;
+
+/// List length from which the GPU puts a row into its block's pool by default (the paper's
+/// W3 = 128).
+pub const BLOCK_POOL_FROM: usize = 128;
+
+/// Whether the GPU removes duplicate list reads within a block by default (Sec. 6.2).
+pub const DUPLICATE_REMOVAL: bool = true;
 
 /// List length from which the GPU's leaf products look a lone leaf's count up by default: a
 /// list of a warp's 32 elements or fewer takes one pass to scan.
@@ -255,6 +270,8 @@ impl Default for MatchOptions {
             local_candidates: true,
             symmetry: true,
             balance_from: Some(BALANCE_FROM),
+            block_pool_from: Some(BLOCK_POOL_FROM),
+            duplicate_removal: DUPLICATE_REMOVAL,
             leaf_counts_from: Some(LEAF_COUNTS_FROM),
             narrow_rows_up_to: Some(NARROW_ROWS_UP_TO),
             small_steps_up_to: Some(SMALL_STEPS_UP_TO),
@@ -355,8 +372,20 @@ pub struct StepPath {
     pub counted_rows: u64,
     /// How they were counted.
     pub counted_as: Option<Counted>,
-    /// Whether long lists of the step went to whole blocks (the GPU's Sec. 6.1 balance).
-    pub balanced: bool,
+    /// How the GPU spread the step's lists over its threads.
+    pub balance: StepBalance,
+}
+
+/// The parts of the GPU's load balance (Sec. 6.1) and duplicate removal (Sec. 6.2) a step's
+/// warp-per-row join could use: those its lists were long enough for and that were on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepBalance {
+    /// Long lists cut into pieces for whole blocks (layers 1 and 2).
+    pub over_blocks: bool,
+    /// Lists shared out among a block's warps (layer 3).
+    pub within_blocks: bool,
+    /// Short lists read once per block.
+    pub duplicates_removed: bool,
 }
 
 /// How a count finished from a step.
@@ -412,8 +441,15 @@ impl std::fmt::Display for JoinPaths {
                 };
                 write!(f, " {} {why}", rows(st.counted_rows))?;
             }
-            if st.balanced {
-                write!(f, "; long lists balanced over blocks")?;
+            let b = st.balance;
+            for (on, what) in [
+                (b.over_blocks, "long lists balanced over blocks"),
+                (b.within_blocks, "lists shared out within blocks"),
+                (b.duplicates_removed, "a block's repeated lists read once"),
+            ] {
+                if on {
+                    write!(f, "; {what}")?;
+                }
             }
             writeln!(f)?;
         }

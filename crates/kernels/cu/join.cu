@@ -74,18 +74,70 @@ extern "C" __global__ void gsi_join_bounds(
     }
 }
 
-// Warp per row (grid-stride), Algorithm 3 lines 5-12. The row is kept in shared memory for
-// the subtraction; the PCSR ranges of every linking edge are located once per row. The first
-// edge's list, cut to the step's order bounds (symmetry breaking), is read 32 elements at a time; each lane tests its element against C(u)'s
-// bitset (one read), the row (subtraction, skipped when !injective) and, by binary search,
-// every other linking edge's list — so subtraction and both intersections are fused into one
-// pass and the buffer is written once. Survivors are compacted by ballot into a 128-byte
-// per-warp write cache in shared memory that is flushed to the row's GBA buffer 32 words at a
-// time (one transaction). Row r's buffer starts at offsets[r] - offset_base (Algorithm 4's
-// prefix sum, taken over a run of which these rows may be a part) or, when offsets == 0, at
-// r * stride (every row given the largest bound, when memory allows:
-// it saves the bounds pass and its prefix sum). With gba == 0 nothing is written: the warp
-// only counts, and the counts are added to *total (the last step of a count-only query).
+// The block's warps share elements [start, end) of row r's list `source` (Sec. 6.1's second
+// and third layers): warp w tests 32 elements from start + 32 w on, a block's width apart, as
+// gsi_join_rows does, and appends the survivors to the row's buffer (at out_at) at places
+// taken from counts[r] by one atomic per warp, so that the row's extensions are in no fixed
+// order; with gba == 0 it only counts them, and returns the count.
+__device__ __forceinline__ u64 join_span(const u32* source, u32 start, u32 end, u32 r,
+                                         const u32* __restrict__ bits, u32 injective,
+                                         const u32* row, u32 width, const u32* __restrict__ ci,
+                                         const u32* ranges, u32 first_other, u32 link_count,
+                                         u32 absent_count, u64 out_at, u32* __restrict__ gba,
+                                         u32* __restrict__ counts) {
+    u32 lane = threadIdx.x & 31u;
+    u32 w = threadIdx.x / WARP_SIZE;
+    u64 found = 0;
+    for (u32 base = start + w * WARP_SIZE; base < end; base += BLOCK_SIZE) {
+        u32 i = base + lane;
+        u32 x = i < end ? source[i] : 0;
+        bool valid = i < end && admits(x, bits, injective, row, width, ci, ranges, first_other,
+                                       link_count, absent_count);
+        u32 mask = __ballot_sync(FULL_MASK, valid);
+        if (!gba) {
+            found += __popc(mask);
+            continue;
+        }
+        u32 at = 0;
+        if (lane == 0 && mask) {
+            at = atomicAdd(&counts[r], __popc(mask));
+        }
+        at = __shfl_sync(FULL_MASK, at, 0);
+        if (valid) {
+            gba[out_at + at + __popc(mask & ((1u << lane) - 1u))] = x;
+        }
+    }
+    return found;
+}
+
+#ifndef SHARED_LIST_WORDS
+#error "SHARED_LIST_WORDS must be defined by the host"
+#endif
+
+// No list goes to the block's pool (gsi_join_rows's pool_from).
+#define NO_POOL 0xffffffffu
+
+// Warp per row, a block taking WARPS_PER_BLOCK consecutive rows at a time (grid-stride),
+// Algorithm 3 lines 5-12. The row is kept in shared memory for the subtraction; the PCSR
+// ranges of every linking edge are located once per row. The first edge's list, cut to the
+// step's order bounds (symmetry breaking), is read 32 elements at a time; each lane tests its
+// element against C(u)'s bitset (one read), the row (subtraction, skipped when !injective)
+// and, by binary search, every other linking edge's list — so subtraction and both
+// intersections are fused into one pass and the buffer is written once. Survivors are
+// compacted by ballot into a 128-byte per-warp write cache in shared memory that is flushed
+// to the row's GBA buffer 32 words at a time (one transaction). Row r's buffer starts at
+// offsets[r] - offset_base (Algorithm 4's prefix sum, taken over a run of which these rows
+// may be a part) or, when offsets == 0, at r * stride (every row given the largest bound,
+// when memory allows: it saves the bounds pass and its prefix sum). With gba == 0 nothing is
+// written: the warp only counts, and the counts are added to *total (the last step of a
+// count-only query).
+//
+// Sec. 6.1's load balance, its layers by list length: a list longer than balance_from is cut
+// into pieces of piece_length for whole blocks (gsi_join_pieces; layers 1 and 2); one longer
+// than pool_from goes to the block's pool in shared memory, whose lists all the block's warps
+// then share out (layer 3); the warp joins the rest itself (layer 4). With
+// remove_duplicates (Sec. 6.2), warps of a block whose rows read the same first-edge list of
+// at most SHARED_LIST_WORDS elements read it once, into shared memory.
 extern "C" __global__ void gsi_join_rows(
     const u32* __restrict__ table, u32 rows, u32 width,
     const u32* __restrict__ groups, const u32* __restrict__ ci,
@@ -96,36 +148,50 @@ extern "C" __global__ void gsi_join_rows(
     const u32* __restrict__ offsets, u32 offset_base, u32 stride, u32* __restrict__ gba,
     u32* __restrict__ counts, u64* __restrict__ total,
     u32 balance_from, u32 piece_length, u32* __restrict__ pieces, u32* __restrict__ piece_count,
-    u32 piece_capacity) {
+    u32 piece_capacity, u32 pool_from, u32 remove_duplicates) {
     __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
     __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * MAX_WIDTH];
     __shared__ u32 cache_sh[WARPS_PER_BLOCK][WARP_SIZE];
+    // The block's pool: each warp's list, when it put it there.
+    __shared__ const u32* pool_source_sh[WARPS_PER_BLOCK];
+    __shared__ u32 pool_length_sh[WARPS_PER_BLOCK];
+    // Duplicate removal: each warp's first-edge vertex, whether its list may be shared, and
+    // the lists read once for the block.
+    __shared__ u32 first_sh[WARPS_PER_BLOCK];
+    __shared__ u32 shares_sh[WARPS_PER_BLOCK];
+    __shared__ u32 list_sh[WARPS_PER_BLOCK][SHARED_LIST_WORDS];
     u32 lane = threadIdx.x & 31u;
     u32 w = threadIdx.x / WARP_SIZE;
     u32 lanes_before = (1u << lane) - 1u;
+    u32 first_other = has_first ? 1u : 0u;
     u64 found = 0;
-    for (u32 r = global_warp(); r < rows; r += grid_warps()) {
-        for (u32 j = lane; j < width; j += WARP_SIZE) {
-            row_sh[w][j] = table[(u64)r * width + j];
-        }
-        __syncwarp();
-        for (u32 k = 0; k < link_count + absent_count; ++k) {
-            Link link = links[k];
-            u32 begin, end;
-            pcsr_locate(groups, link, row_sh[w][link.column], lane, &begin, &end);
-            if (lane == 0) {
-                range_sh[w][2 * k] = begin;
-                range_sh[w][2 * k + 1] = end;
+    for (u32 first_row = blockIdx.x * WARPS_PER_BLOCK; first_row < rows;
+         first_row += gridDim.x * WARPS_PER_BLOCK) {
+        u32 r = first_row + w;
+        // Whether this warp joins row r itself, from which list, and how much of it.
+        bool own = r < rows;
+        const u32* source = candidate_list;
+        u32 source_len = 0;
+        if (own) {
+            for (u32 j = lane; j < width; j += WARP_SIZE) {
+                row_sh[w][j] = table[(u64)r * width + j];
             }
+            __syncwarp();
+            for (u32 k = 0; k < link_count + absent_count; ++k) {
+                Link link = links[k];
+                u32 begin, end;
+                pcsr_locate(groups, link, row_sh[w][link.column], lane, &begin, &end);
+                if (lane == 0) {
+                    range_sh[w][2 * k] = begin;
+                    range_sh[w][2 * k + 1] = end;
+                }
+            }
+            __syncwarp();
+            source = row_source(ci, range_sh[w], has_first, candidate_list, candidate_count,
+                                order_bounds, order_bound_count, row_sh[w], &source_len);
         }
-        __syncwarp();
-        u32 first_other = has_first ? 1u : 0u;
-        u32 source_len;
-        const u32* source = row_source(ci, range_sh[w], has_first, candidate_list,
-                                       candidate_count, order_bounds, order_bound_count,
-                                       row_sh[w], &source_len);
-        if (source_len > balance_from) {
-            // Sec. 6.1: a long list is cut into pieces for whole blocks (gsi_join_pieces).
+        if (own && source_len > balance_from) {
+            // Layers 1 and 2: a long list is cut into pieces for whole blocks.
             u32 count = (source_len + piece_length - 1) / piece_length;
             u32 at = 0;
             if (lane == 0) {
@@ -140,13 +206,71 @@ extern "C" __global__ void gsi_join_rows(
                 if (gba && lane == 0) {
                     counts[r] = 0;
                 }
-                __syncwarp();
-                continue;
+                own = false;
+            } else {
+                // The pool is full: this warp does the row, and marks the slots it took as
+                // empty.
+                for (u32 p = at + lane; p < piece_capacity; p += WARP_SIZE) {
+                    pieces[2 * p] = 0xffffffffu;
+                }
             }
-            // The pool is full: this warp does the row, and marks the slots it took as empty.
-            for (u32 p = at + lane; p < piece_capacity; p += WARP_SIZE) {
-                pieces[2 * p] = 0xffffffffu;
+        }
+        if (pool_from != NO_POOL) {
+            // Layer 3: the block's warps share out the lists longer than pool_from.
+            bool pooled = own && source_len > pool_from;
+            if (lane == 0) {
+                pool_length_sh[w] = pooled ? source_len : 0;
+                pool_source_sh[w] = source;
+                if (pooled && gba) {
+                    counts[r] = 0;
+                }
             }
+            if (__syncthreads_or(pooled)) {
+                for (u32 t = 0; t < WARPS_PER_BLOCK; ++t) {
+                    u32 length = pool_length_sh[t];
+                    if (length == 0) {
+                        continue;
+                    }
+                    u32 rt = first_row + t;
+                    u64 out_at = !gba       ? 0
+                                 : offsets ? (u64)(offsets[rt] - offset_base)
+                                           : (u64)rt * stride;
+                    found += join_span(pool_source_sh[t], 0, length, rt, candidate_bits,
+                                       injective, row_sh[t], width, ci, range_sh[t],
+                                       first_other, link_count, absent_count, out_at, gba,
+                                       counts);
+                }
+                __syncthreads();
+            }
+            own = own && !pooled;
+        }
+        if (remove_duplicates) {
+            // Sec. 6.2 (Algorithm 5): the first warp of the block whose row reads a short
+            // first-edge list reads it into shared memory for every other warp reading it.
+            u32 v = own && has_first ? row_sh[w][links[0].column] : 0;
+            bool shares = own && has_first &&
+                          range_sh[w][1] - range_sh[w][0] <= SHARED_LIST_WORDS;
+            if (lane == 0) {
+                first_sh[w] = v;
+                shares_sh[w] = shares;
+            }
+            __syncthreads();
+            u32 same = __ballot_sync(FULL_MASK, shares && lane < WARPS_PER_BLOCK &&
+                                                    shares_sh[lane] && first_sh[lane] == v);
+            u32 leader = __ffs(same) - 1;
+            bool shared = __popc(same) > 1;
+            if (shared && leader == w) {
+                for (u32 j = range_sh[w][0] + lane; j < range_sh[w][1]; j += WARP_SIZE) {
+                    list_sh[w][j - range_sh[w][0]] = ci[j];
+                }
+            }
+            __syncthreads();
+            if (shared) {
+                source = list_sh[leader] + (source - (ci + range_sh[w][0]));
+            }
+        }
+        if (!own) {
+            continue;
         }
         u64 out_at = !gba ? 0 : offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride;
         u32 cached = 0;
@@ -331,10 +455,7 @@ extern "C" __global__ void gsi_join_rows_narrow(
 // lists longer than balance_from (a piece of at most piece_length elements, so that a list
 // longer than that is spread over several blocks, each its own share of the launch). Each
 // piece is (row, start in the row's list, cut as gsi_join_rows cuts it); the block reads the
-// row and the linking edges' ranges once, then each warp tests 32 elements at a time as
-// gsi_join_rows does and appends the survivors to the row's buffer at a place taken from
-// counts[row] by one atomic per warp (so a long row's extensions are in no fixed order), or
-// only counts them.
+// row and the linking edges' ranges once, then its warps share the piece out (join_span).
 extern "C" __global__ void gsi_join_pieces(
     const u32* __restrict__ table, u32 width,
     const u32* __restrict__ groups, const u32* __restrict__ ci,
@@ -350,7 +471,6 @@ extern "C" __global__ void gsi_join_pieces(
     __shared__ u32 range_sh[2 * MAX_WIDTH];
     u32 lane = threadIdx.x & 31u;
     u32 w = threadIdx.x / WARP_SIZE;
-    u32 lanes_before = (1u << lane) - 1u;
     u32 n = min(*piece_count, piece_capacity);
     u64 found = 0;
     for (u32 p = blockIdx.x; p < n; p += gridDim.x) {
@@ -379,26 +499,9 @@ extern "C" __global__ void gsi_join_pieces(
                                        order_bounds, order_bound_count, row_sh, &source_len);
         u32 piece_end = min(source_len, start + piece_length);
         u64 out_at = !gba ? 0 : offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride;
-        for (u32 base = start + w * WARP_SIZE; base < piece_end; base += BLOCK_SIZE) {
-            u32 i = base + lane;
-            u32 x = i < piece_end ? source[i] : 0;
-            bool valid = i < piece_end && admits(x, candidate_bits, injective, row_sh, width, ci,
-                                                 range_sh, first_other, link_count,
-                                                 absent_count);
-            u32 mask = __ballot_sync(FULL_MASK, valid);
-            if (!gba) {
-                found += __popc(mask);
-                continue;
-            }
-            u32 at = 0;
-            if (lane == 0 && mask) {
-                at = atomicAdd(&counts[r], __popc(mask));
-            }
-            at = __shfl_sync(FULL_MASK, at, 0);
-            if (valid) {
-                gba[out_at + at + __popc(mask & lanes_before)] = x;
-            }
-        }
+        found += join_span(source, start, piece_end, r, candidate_bits, injective, row_sh, width,
+                           ci, range_sh, first_other, link_count, absent_count, out_at, gba,
+                           counts);
     }
     if (!gba && lane == 0 && found > 0) {
         atomicAdd(total, found);

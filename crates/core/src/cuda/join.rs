@@ -15,7 +15,7 @@ use super::launch::{per_element, warp_per_row, BLOCK_SIZE, MAX_WIDTH, NARROW_MAX
 use super::scan::exclusive_scan;
 use crate::error::{driver, Error, Result};
 use crate::join::{BufferLayout, FilledBuffers, JoinBackend, SmallEnd, SmallSteps};
-use crate::options::MatchOptions;
+use crate::options::{MatchOptions, StepBalance};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 
@@ -155,8 +155,17 @@ impl Balance {
     }
 }
 
+/// What the warps of a block of `gsi_join_rows` share: lists longer than `pool_from` (Sec.
+/// 6.1's third layer; `u32::MAX`: none) and, with `remove_duplicates`, the reads of short
+/// first-edge lists (Sec. 6.2).
+struct WithinBlocks {
+    pool_from: u32,
+    remove_duplicates: u32,
+}
+
 /// `gsi_join_rows`: warp per row; Algorithm 3 lines 5-12 for every row of `step`; then, with
-/// `balance`, `gsi_join_pieces`: a block per piece of the lists the warps left.
+/// `balance`, `gsi_join_pieces`: a block per piece of the lists the warps left. `narrow`
+/// takes `gsi_join_rows_narrow` instead, which shares nothing `within` blocks.
 fn join_rows(
     device: &Device,
     pcsr: &DevicePcsr,
@@ -164,6 +173,7 @@ fn join_rows(
     output: RowsOutput<'_>,
     mut balance: Option<&mut Balance>,
     narrow: bool,
+    within: &WithinBlocks,
 ) -> Result<()> {
     let candidate_count = step.candidate_list.len() as u32;
     let order_bound_count = step.order_bounds.len() as u32;
@@ -247,12 +257,16 @@ fn join_rows(
         Some(b) => launch.arg(&b.pieces).arg(&b.count),
         None => launch.arg(&NULL).arg(&NULL),
     };
-    launch.arg(&capacity);
+    launch
+        .arg(&capacity)
+        .arg(&within.pool_from)
+        .arg(&within.remove_duplicates);
     // SAFETY: gsi_join_rows(table[rows*width], rows, width, groups, ci, links[count +
     // absent], count, absent, has_first, order_bounds[count], count, candidate_list[|C(u)|], |C(u)|,
     // candidate_bits[words], injective, offsets[rows + 1] | null, offset_base, stride,
     // gba | null, counts[rows] | null, total[1] | null, balance_from, piece_length,
-    // pieces[2 * capacity] | null, piece_count[1] | null, capacity): the output mode sets
+    // pieces[2 * capacity] | null, piece_count[1] | null, capacity, pool_from,
+    // remove_duplicates): the output mode sets
     // either gba and counts (with offsets, or null and a stride) or total; gba holds every
     // row's buffer where the place says; without a pool, balance_from is u32::MAX and no
     // list is longer.
@@ -983,7 +997,14 @@ impl<'a> GpuJoin<'a> {
         output: RowsOutput<'_>,
     ) -> Result<()> {
         let mut balance = self.take_balance(step)?;
-        let narrow = balance.is_none() && self.narrow(step, &(step..step + 1));
+        let narrow = self.narrow_step(step);
+        let within = WithinBlocks {
+            pool_from: self
+                .options
+                .block_pool_from
+                .map_or(u32::MAX, |from| u32::try_from(from).unwrap_or(u32::MAX)),
+            remove_duplicates: u32::from(self.options.duplicate_removal),
+        };
         let args = self.step_args(step, table, rows);
         let result = join_rows(
             self.device,
@@ -992,6 +1013,7 @@ impl<'a> GpuJoin<'a> {
             output,
             balance.as_mut(),
             narrow,
+            &within,
         );
         if balance.is_some() {
             self.balance = balance;
@@ -1012,13 +1034,26 @@ impl<'a> GpuJoin<'a> {
                 .all(|s| s.max_bound <= up_to && (s.count + s.absent) as usize <= NARROW_MAX_WIDTH)
     }
 
+    /// Whether `step`'s rows are joined with eight lanes each: none of its lists given to
+    /// whole blocks, and [`GpuJoin::narrow`] for the step alone.
+    fn narrow_step(&self, step: usize) -> bool {
+        !self.over_blocks(step) && self.narrow(step, &(step..step + 1))
+    }
+
+    /// Whether `step`'s lists can be long enough to be cut into pieces for whole blocks.
+    fn over_blocks(&self, step: usize) -> bool {
+        self.options
+            .balance_from
+            .is_some_and(|from| self.steps[step].max_bound > from)
+    }
+
     /// Takes the load-balance pool out for `step` (made at first need), when its lists can
     /// be longer than the threshold; it goes back once the step's rows are done.
     fn take_balance(&mut self, step: usize) -> Result<Option<Balance>> {
         let Some(from) = self.options.balance_from else {
             return Ok(None);
         };
-        if self.steps[step].max_bound <= from {
+        if !self.over_blocks(step) {
             return Ok(None);
         }
         match self.balance.take() {
@@ -1571,10 +1606,18 @@ impl JoinBackend for GpuJoin<'_> {
         sink.matches(&host, 1)
     }
 
-    fn balanced(&self, step: usize) -> bool {
-        self.options
-            .balance_from
-            .is_some_and(|from| self.steps[step].max_bound > from)
+    fn balance(&self, step: usize) -> StepBalance {
+        let warp_per_row = !self.narrow_step(step);
+        let s = &self.steps[step];
+        StepBalance {
+            over_blocks: self.over_blocks(step),
+            within_blocks: warp_per_row
+                && self
+                    .options
+                    .block_pool_from
+                    .is_some_and(|from| s.max_bound > from),
+            duplicates_removed: warp_per_row && self.options.duplicate_removal && s.has_first,
+        }
     }
 
     fn join_small(

@@ -14,6 +14,9 @@ pub const MAX_WIDTH: usize = 128;
 /// Widest table, and most lists a row reads, of `gsi_join_rows_narrow` (eight lanes per row
 /// keep 32 rows of a block in shared memory).
 pub const NARROW_MAX_WIDTH: usize = 32;
+/// Longest first-edge list that `gsi_join_rows`'s duplicate removal (Sec. 6.2) reads once
+/// for its block, into shared memory: the paper's W3, below which a warp joins its row alone.
+pub const SHARED_LIST_WORDS: usize = 128;
 /// Blocks of a warp-per-row kernel; warps loop over the remaining rows.
 const MAX_ROW_BLOCKS: u32 = 1 << 14;
 
@@ -71,6 +74,7 @@ pub fn defines() -> Vec<String> {
         ("BLOCK_SIZE", BLOCK_SIZE.to_string()),
         ("MAX_WIDTH", MAX_WIDTH.to_string()),
         ("NARROW_MAX_WIDTH", NARROW_MAX_WIDTH.to_string()),
+        ("SHARED_LIST_WORDS", SHARED_LIST_WORDS.to_string()),
         ("SIGNATURE_WORDS", SIGNATURE_WORDS.to_string()),
         ("GROUP_WORDS", GROUP_WORDS.to_string()),
         ("KEY_WORDS", key_words.to_string()),
