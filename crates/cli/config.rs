@@ -160,8 +160,8 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
         })?),
     };
     // A list length from which an optimisation applies, `never`, or its default.
-    let from = |flag: &str, text: Option<&str>, default: usize| match text {
-        None => Ok(Some(default)),
+    let from = |flag: &str, text: Option<&str>, default: Option<usize>| match text {
+        None => Ok(default),
         Some("never") => Ok(None),
         Some(text) => text.parse::<usize>().map(Some).map_err(|_| {
             input_error(format!(
@@ -172,7 +172,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
     let balance_from = from(
         "balance-from",
         args.balance_from.as_deref(),
-        gsi_core::options::BALANCE_FROM,
+        Some(gsi_core::options::BALANCE_FROM),
     )?;
     let block_pool_from = from(
         "block-pool-from",
@@ -182,17 +182,17 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
     let leaf_counts_from = from(
         "leaf-counts-from",
         args.leaf_counts_from.as_deref(),
-        gsi_core::options::LEAF_COUNTS_FROM,
+        Some(gsi_core::options::LEAF_COUNTS_FROM),
     )?;
     let narrow_rows_up_to = from(
         "narrow-rows-up-to",
         args.narrow_rows_up_to.as_deref(),
-        gsi_core::options::NARROW_ROWS_UP_TO,
+        Some(gsi_core::options::NARROW_ROWS_UP_TO),
     )?;
     let small_steps_up_to = from(
         "small-steps-up-to",
         args.small_steps_up_to.as_deref(),
-        gsi_core::options::SMALL_STEPS_UP_TO,
+        Some(gsi_core::options::SMALL_STEPS_UP_TO),
     )?;
     Ok(Matching {
         options: MatchOptions {
@@ -231,7 +231,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             symmetry: !args.no_symmetry,
             balance_from,
             block_pool_from,
-            duplicate_removal: !args.no_duplicate_removal,
+            duplicate_removal: args.duplicate_removal,
             leaf_counts_from,
             narrow_rows_up_to,
             small_steps_up_to,

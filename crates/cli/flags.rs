@@ -687,15 +687,15 @@ pub struct MatchingArgs {
     pub balance_from: Option<String>,
 
     /// For tests and measurements: the GPU's warps of a block share out the lists longer than
-    /// N that are not given to whole blocks (`never`: each warp joins its own row). Default:
-    /// 128.
+    /// N that are not given to whole blocks, the paper's third balance layer (`never`: each
+    /// warp joins its own row). Default: never.
     #[arg(long, value_name = "N|never", hide = true)]
     pub block_pool_from: Option<String>,
 
     /// For tests and measurements: the GPU's warps of a block whose rows read the same short
-    /// list each read it, instead of one reading it for all.
+    /// list read it once, into shared memory (the paper's duplicate removal).
     #[arg(long, hide = true)]
-    pub no_duplicate_removal: bool,
+    pub duplicate_removal: bool,
 
     /// For tests and measurements: the GPU's leaf products look the count of a lone leaf up
     /// when its list is longer than N (`never`: always scan the list). Default: 32.

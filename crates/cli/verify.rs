@@ -43,7 +43,7 @@ struct Run {
 /// sampled, without symmetry breaking, with the GPU's load balance on every row or none,
 /// with the GPU's lone leaves' counts looked up for every row or never, and with the GPU's
 /// rows joined by eight lanes always or never, with every row given a warp and every list put
-/// into its block's pool, or none and without duplicate removal, and with the GPU's small
+/// into its block's pool or the block's repeated lists read once, and with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
 const FORCED_PATHS: [(&str, ForcePath); 19] = [
@@ -76,11 +76,13 @@ const FORCED_PATHS: [(&str, ForcePath); 19] = [
         o.narrow_rows_up_to = None;
         o.block_pool_from = Some(0);
     }),
-    ("no list shared within a block", |o| {
-        o.narrow_rows_up_to = None;
-        o.block_pool_from = None;
-        o.duplicate_removal = false;
-    }),
+    (
+        "every row with a warp, repeated lists read once a block",
+        |o| {
+            o.narrow_rows_up_to = None;
+            o.duplicate_removal = true;
+        },
+    ),
     ("refined and sampled", |o| o.heavy_query_work = 0.0),
     ("label and degree filter", |o| {
         o.filter = FilterTests::LabelAndDegree

@@ -80,11 +80,12 @@ pub struct MatchOptions {
     pub balance_from: Option<usize>,
     /// The third layer of the GPU's load balance (Sec. 6.1): a row whose list is longer than
     /// this, and not given to whole blocks, goes to its block's pool, whose lists the block's
-    /// warps share out; `None` leaves such rows to their warps (a switch for tests and
-    /// measurements).
+    /// warps share out; `None` (the default, [`BLOCK_POOL_FROM`]) leaves such rows to their
+    /// warps.
     pub block_pool_from: Option<usize>,
     /// The GPU's duplicate removal (Sec. 6.2): warps of a block whose rows read the same short
-    /// first-edge list read it once, into shared memory; off for tests and measurements.
+    /// first-edge list read it once, into shared memory (off by default,
+    /// [`DUPLICATE_REMOVAL`]).
     pub duplicate_removal: bool,
     /// The GPU's leaf products: a lone leaf of one link whose list is longer than this looks
     /// its count up among counts made once per candidate of its linked vertex, instead of
@@ -122,12 +123,17 @@ pub const DEPTH_FIRST_SLICE: std::time::Duration = std::time::Duration::from_mil
 /// finishes 3 % faster than no balance, 256 1 %, and 64 2 % slower.
 pub const BALANCE_FROM: usize = 1024;
 
-/// List length from which the GPU puts a row into its block's pool by default (the paper's
-/// W3 = 128).
-pub const BLOCK_POOL_FROM: usize = 128;
+/// List length from which the GPU puts a row into its block's pool by default: none. The
+/// paper's W3 = 128 made gw12's ten queries that gMatch finishes 7 % slower on the H100
+/// (2026-11-23: 701 against 654 ms; yeast's 1,458 within the noise), since every block's warps
+/// must then wait for each other at every row.
+pub const BLOCK_POOL_FROM: Option<usize> = None;
 
-/// Whether the GPU removes duplicate list reads within a block by default (Sec. 6.2).
-pub const DUPLICATE_REMOVAL: bool = true;
+/// Whether the GPU removes duplicate list reads within a block by default (Sec. 6.2): no. On
+/// the H100 (2026-11-23) it made gw12's ten queries 5 % slower (690 against 654 ms) and
+/// yeast's 1,458 no faster: the repeated reads it saves hit the cache, and its two waits per
+/// row cost more.
+pub const DUPLICATE_REMOVAL: bool = false;
 
 /// List length from which the GPU's leaf products look a lone leaf's count up by default: a
 /// list of a warp's 32 elements or fewer takes one pass to scan.
@@ -270,7 +276,7 @@ impl Default for MatchOptions {
             local_candidates: true,
             symmetry: true,
             balance_from: Some(BALANCE_FROM),
-            block_pool_from: Some(BLOCK_POOL_FROM),
+            block_pool_from: BLOCK_POOL_FROM,
             duplicate_removal: DUPLICATE_REMOVAL,
             leaf_counts_from: Some(LEAF_COUNTS_FROM),
             narrow_rows_up_to: Some(NARROW_ROWS_UP_TO),

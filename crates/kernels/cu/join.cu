@@ -74,11 +74,11 @@ extern "C" __global__ void gsi_join_bounds(
     }
 }
 
-// The block's warps share elements [start, end) of row r's list `source` (Sec. 6.1's second
-// and third layers): warp w tests 32 elements from start + 32 w on, a block's width apart, as
-// gsi_join_rows does, and appends the survivors to the row's buffer (at out_at) at places
-// taken from counts[r] by one atomic per warp, so that the row's extensions are in no fixed
-// order; with gba == 0 it only counts them, and returns the count.
+// The block's warps share elements [start, end) of row r's list `source` (a piece of Sec.
+// 6.1's second layer): warp w tests 32 elements from start + 32 w on, a block's width apart,
+// as gsi_join_rows does, and appends the survivors to the row's buffer (at out_at) at places
+// taken from counts[r] by one atomic per warp, so that a row cut into pieces has its
+// extensions in no fixed order; with gba == 0 it only counts them, and returns the count.
 __device__ __forceinline__ u64 join_span(const u32* source, u32 start, u32 end, u32 r,
                                          const u32* __restrict__ bits, u32 injective,
                                          const u32* row, u32 width, const u32* __restrict__ ci,
@@ -113,6 +113,49 @@ __device__ __forceinline__ u64 join_span(const u32* source, u32 start, u32 end, 
 #ifndef SHARED_LIST_WORDS
 #error "SHARED_LIST_WORDS must be defined by the host"
 #endif
+
+// The block's warps share row r's list `source` of `length` elements (Sec. 6.1's third layer):
+// the block tests BLOCK_SIZE elements at a time, warp w the 32 from 32 w on, as gsi_join_rows
+// does; the warps' survivors are placed by a scan of their numbers over the block (in
+// `found_sh`, a word per warp), so that the row's extensions are written in the list's order,
+// and their number goes to counts[r]. With gba == 0 it only counts them, and returns the count.
+// Every thread of the block must call it with the same arguments.
+__device__ __forceinline__ u64 join_pooled(const u32* source, u32 length, u32 r,
+                                           const u32* __restrict__ bits, u32 injective,
+                                           const u32* row, u32 width, const u32* __restrict__ ci,
+                                           const u32* ranges, u32 first_other, u32 link_count,
+                                           u32 absent_count, u64 out_at, u32* __restrict__ gba,
+                                           u32* __restrict__ counts, u32* found_sh) {
+    u32 lane = threadIdx.x & 31u;
+    u32 w = threadIdx.x / WARP_SIZE;
+    u32 written = 0;
+    for (u32 base = 0; base < length; base += BLOCK_SIZE) {
+        u32 i = base + w * WARP_SIZE + lane;
+        u32 x = i < length ? source[i] : 0;
+        bool valid = i < length && admits(x, bits, injective, row, width, ci, ranges,
+                                          first_other, link_count, absent_count);
+        u32 mask = __ballot_sync(FULL_MASK, valid);
+        if (lane == 0) {
+            found_sh[w] = __popc(mask);
+        }
+        __syncthreads();
+        u32 before = 0;
+        u32 all = 0;
+        for (u32 k = 0; k < WARPS_PER_BLOCK; ++k) {
+            before += k < w ? found_sh[k] : 0;
+            all += found_sh[k];
+        }
+        if (gba && valid) {
+            gba[out_at + written + before + __popc(mask & ((1u << lane) - 1u))] = x;
+        }
+        written += all;
+        __syncthreads();
+    }
+    if (gba && threadIdx.x == 0) {
+        counts[r] = written;
+    }
+    return threadIdx.x == 0 ? written : 0;
+}
 
 // No list goes to the block's pool (gsi_join_rows's pool_from).
 #define NO_POOL 0xffffffffu
@@ -155,6 +198,7 @@ extern "C" __global__ void gsi_join_rows(
     // The block's pool: each warp's list, when it put it there.
     __shared__ const u32* pool_source_sh[WARPS_PER_BLOCK];
     __shared__ u32 pool_length_sh[WARPS_PER_BLOCK];
+    __shared__ u32 pool_found_sh[WARPS_PER_BLOCK];
     // Duplicate removal: each warp's first-edge vertex, whether its list may be shared, and
     // the lists read once for the block.
     __shared__ u32 first_sh[WARPS_PER_BLOCK];
@@ -221,9 +265,6 @@ extern "C" __global__ void gsi_join_rows(
             if (lane == 0) {
                 pool_length_sh[w] = pooled ? source_len : 0;
                 pool_source_sh[w] = source;
-                if (pooled && gba) {
-                    counts[r] = 0;
-                }
             }
             if (__syncthreads_or(pooled)) {
                 for (u32 t = 0; t < WARPS_PER_BLOCK; ++t) {
@@ -235,11 +276,12 @@ extern "C" __global__ void gsi_join_rows(
                     u64 out_at = !gba       ? 0
                                  : offsets ? (u64)(offsets[rt] - offset_base)
                                            : (u64)rt * stride;
-                    found += join_span(pool_source_sh[t], 0, length, rt, candidate_bits,
-                                       injective, row_sh[t], width, ci, range_sh[t],
-                                       first_other, link_count, absent_count, out_at, gba,
-                                       counts);
+                    found += join_pooled(pool_source_sh[t], length, rt, candidate_bits,
+                                         injective, row_sh[t], width, ci, range_sh[t],
+                                         first_other, link_count, absent_count, out_at, gba,
+                                         counts, pool_found_sh);
                 }
+                // Every warp has read the pool before any puts its next row there.
                 __syncthreads();
             }
             own = own && !pooled;
