@@ -17,14 +17,13 @@ use crate::refine::{refine, CandidateEdges};
 
 /// Walks that decide whether a query is heavy enough to try other orders.
 const FIRST_WALKS: usize = 32;
-/// Walks per candidate order once it is, when every order's estimated work by the first
-/// walks passes [`LIGHT_SAMPLING_WORK`].
+/// Walks per candidate order once it is, when its estimated work passes
+/// [`LIGHT_SAMPLING_WORK`]; below, the first walks' number.
 const WALKS: usize = 128;
-/// Estimated partial matches of the lightest order below which the orders are not sampled
-/// again with more walks: its join takes about a millisecond on one core, as long as 128
-/// walks for each of four orders (yeast's query_sparse_8_37, whose Algorithm 2 order is
-/// estimated at 1.6×10^5 and its core-first order at 7.6×10^3: planning fell from 1.05 to
-/// ms on one core of the development machine).
+/// Estimated partial matches below which the other orders are sampled with as few walks as
+/// the first estimate took: their joins take about a millisecond on one core, as long as 128
+/// walks for each of four orders (yeast's query_dense_8_37: 1.0 ms planning with 128, against
+/// a 0.35 ms join).
 const LIGHT_SAMPLING_WORK: f64 = 1e5;
 /// Estimated partial matches of Algorithm 2's plan from which a query counts as heavy. Below
 /// it the join takes well under a millisecond, less than sampling other orders would (about
@@ -102,25 +101,48 @@ pub(crate) fn plan_on_host(
                 let reason = format!("light: {work:.0} partial matches estimated");
                 return refined(keep(paper, reason));
             }
+            let walks = if work < LIGHT_SAMPLING_WORK {
+                FIRST_WALKS
+            } else {
+                WALKS
+            };
             let edges = edges();
-            let mut plans = vec![plan(Strategy::Growth(&edges)), plan(Strategy::Links)];
+            let mut plans = vec![paper, plan(Strategy::Growth(&edges)), plan(Strategy::Links)];
             // The core first differs from the others only beside trees, when its least score
             // is not the query's.
             let in_core = two_core(query);
-            if in_core.iter().any(|&c| c) && !in_core[paper.steps[0].vertex] {
+            if in_core.iter().any(|&c| c) && !in_core[plans[0].steps[0].vertex] {
                 plans.push(plan(Strategy::Core));
             }
-            // Every order by as few walks as the first estimate took; when even the least is
-            // heavy, every order again by more walks, side by side on the engine's threads.
-            let mut tried: Vec<(f64, Plan)> = std::iter::once((work, paper))
-                .chain(plans.into_iter().map(|p| (sampler.work(&p, FIRST_WALKS), p)))
+            // Each order once (strategies often agree: yeast's query_dense_8_37 gets one
+            // order from three), side by side on the engine's threads unless it has one or
+            // the walks are few (handing them to the pool costs more).
+            let first_of = |i: usize| {
+                let order = |p: &Plan| p.steps.iter().map(|s| s.vertex).collect::<Vec<_>>();
+                (0..i)
+                    .find(|&j| order(&plans[j]) == order(&plans[i]))
+                    .unwrap_or(i)
+            };
+            let firsts: Vec<usize> = (0..plans.len()).map(first_of).collect();
+            let distinct: Vec<usize> = (0..plans.len()).filter(|&i| firsts[i] == i).collect();
+            let sample = |&i: &usize| (i, sampler.work(&plans[i], walks));
+            let works: Vec<(usize, f64)> =
+                if walks == FIRST_WALKS || rayon::current_num_threads() == 1 {
+                    distinct.iter().map(sample).collect()
+                } else {
+                    distinct.par_iter().map(sample).collect()
+                };
+            let work_of = |i: usize| {
+                works
+                    .iter()
+                    .find(|(j, _)| *j == firsts[i])
+                    .map_or(0.0, |w| w.1)
+            };
+            let tried: Vec<(f64, Plan)> = plans
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| (work_of(i), p))
                 .collect();
-            if tried.iter().all(|(w, _)| *w >= LIGHT_SAMPLING_WORK) {
-                tried = tried
-                    .into_par_iter()
-                    .map(|(_, p)| (sampler.work(&p, WALKS), p))
-                    .collect();
-            }
             let sampled = tried.iter().map(|(w, p)| (p.choice.strategy, *w)).collect();
             let (work, mut best) = tried
                 .into_iter()
