@@ -148,6 +148,11 @@ fn to_host<'c>(
 }
 
 impl Planned {
+    /// The rows the plan expects ([`Plan::expected_rows`]).
+    pub(crate) fn expected_rows(&self) -> f64 {
+        self.plan.expected_rows()
+    }
+
     /// The report of a join that found nothing yet and took no time.
     pub(crate) fn report(&self) -> MatchReport {
         MatchReport {

@@ -25,9 +25,15 @@ use crate::sink::{CountOnly, MatchSink};
 pub const SHARES_PER_ENGINE: u32 = 8;
 
 /// The first engine tries a query whole for this long while the others start on its shares:
-/// most queries end within it (the others are then called off), and the rest are spread. (The plan's estimate of the rows cannot tell
-/// them apart: on gw12 it gives 103 rows for a query of 2.3×10^10 matches.)
+/// most queries end within it (the others are then called off), and the rest are spread.
 pub const SPREAD_AFTER: Duration = Duration::from_millis(10);
+
+/// Rows the plan expects ([`crate::plan::Plan::expected_rows`]) from which a query is spread
+/// at once, without the trial. On gw12 (H100, 2026-11-23) the walks estimated 2.5×10^5 to
+/// 7×10^8 rows for the seven queries of 35 ms to 2.5 s, and 63 to 6×10^4 for the five of 1 to
+/// 26 ms. (Algorithm 2's estimate alone could not tell them apart: 103 rows for a query of
+/// 2.3×10^10 matches.)
+pub const SPREAD_AT_ONCE_ROWS: f64 = 1e5;
 
 /// What the first engine did with a query: answered it whole within the trial, or took its
 /// part of the shares.
@@ -44,8 +50,8 @@ const STOP_POLL: Duration = Duration::from_micros(200);
 ///
 /// The query is spread over the engines when there are several, it is counted (the sink
 /// wants no matches), it has no limit, it is not itself a share, and the first engine has
-/// not finished it whole within `trial` (`None`: spread at once); otherwise the first engine
-/// answers it whole. The other engines work on shares during the trial already, and drop
+/// not finished it whole within `trial` (`None`, or a plan expecting
+/// [`SPREAD_AT_ONCE_ROWS`]: spread at once); otherwise the first engine answers it whole. The other engines work on shares during the trial already, and drop
 /// that work when the first engine finishes within it. A spread query's report gives the first engine's filter and plan times,
 /// the wall time of the trial and the shares as its join time, the largest join memory of
 /// any engine, and the gravest status of any share.
@@ -106,6 +112,7 @@ pub fn find_matches_spread(
             .collect();
         let outcome = (|| -> Result<FirstEngine> {
             let planned = plan_query(first.as_mut(), query, data, options, true)?;
+            let trial = trial.filter(|_| planned.expected_rows() < SPREAD_AT_ONCE_ROWS);
             if let Some(trial) = trial {
                 let end = Instant::now() + trial;
                 let trial_options = MatchOptions {
