@@ -941,8 +941,8 @@ proptest! {
             (0..engines).map(|_| Box::new(CpuEngine) as Box<dyn gsi_core::Engine>).collect();
         let options = MatchOptions { semantics, ..MatchOptions::default() };
         // Spread at once; after a whole run that ends at once (a zero trial); or answered
-        // whole within a long trial while the other engines, called off, had started on
-        // shares.
+        // whole within a long trial while the other engines, planned, waited and were called
+        // off.
         let report = gsi_core::find_matches_spread(&mut engines, &q, &index, &options, &mut CountOnly, trial)
             .expect("matched");
         prop_assert_eq!(report.status, Status::Complete);

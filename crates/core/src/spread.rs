@@ -46,13 +46,17 @@ enum FirstEngine {
 /// light query answered whole waits this long for the others to be called off.
 const STOP_POLL: Duration = Duration::from_micros(200);
 
+/// How often the other engines, planned, look whether to take shares or stop.
+const WAIT_POLL: Duration = Duration::from_micros(50);
+
 /// Finds the matches of `query` with every engine of `engines` (at least one).
 ///
 /// The query is spread over the engines when there are several, it is counted (the sink
 /// wants no matches), it has no limit, it is not itself a share, and the first engine has
 /// not finished it whole within `trial` (`None`, or a plan expecting
-/// [`SPREAD_AT_ONCE_ROWS`]: spread at once); otherwise the first engine answers it whole. The other engines work on shares during the trial already, and drop
-/// that work when the first engine finishes within it. A spread query's report gives the first engine's filter and plan times,
+/// [`SPREAD_AT_ONCE_ROWS`]: spread at once); otherwise the first engine answers it whole.
+/// The other engines filter and plan the query while the first one does, then wait for the
+/// trial's end to take shares, or for the call-off. A spread query's report gives the first engine's filter and plan times,
 /// the wall time of the trial and the shares as its join time, the largest join memory of
 /// any engine, and the gravest status of any share.
 ///
@@ -90,9 +94,9 @@ pub fn find_matches_spread(
             reports.push(planned.join(engine, data, options, Some(share), &mut CountOnly)?);
         }
     };
-    // The other engines start on the shares at once, while the first one tries the query
-    // whole; when it finishes within the trial (or stops) they are called off and their work
-    // dropped.
+    // The other engines plan the query, then wait until the first one has planned it (and
+    // tried it whole, when that is worth it): they then take shares, or are called off.
+    let go = AtomicBool::new(false);
     let called_off = Arc::new(AtomicBool::new(false));
     let others_options = MatchOptions {
         interrupt: Some(called_off.clone()),
@@ -106,6 +110,12 @@ pub fn find_matches_spread(
                 scope.spawn(|| {
                     let engine = engine.as_mut();
                     let planned = plan_query(engine, query, data, &others_options, true)?;
+                    while !go.load(Ordering::Relaxed) {
+                        if called_off.load(Ordering::Relaxed) {
+                            return Ok(Vec::new());
+                        }
+                        std::thread::sleep(WAIT_POLL);
+                    }
                     take(engine, &planned, &others_options)
                 })
             })
@@ -125,6 +135,7 @@ pub fn find_matches_spread(
                     return Ok(FirstEngine::Whole(whole));
                 }
             }
+            go.store(true, Ordering::Relaxed);
             let reports = take(first.as_mut(), &planned, options)?;
             Ok(FirstEngine::Shares(planned, reports))
         })();
