@@ -266,6 +266,45 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                     assert_eq!(on_gpu.flat(), on_cpu.flat(), "case {case}: matches, {what}");
                 }
             }
+            // Without the write cache, and with the two-step output scheme (each row's
+            // buffer placed by a first join that counts its extensions), with long lists in
+            // pieces (from 4 elements) or none; breadth-first to the end, counted and listed.
+            for (write_cache, two_step_output, balance_from) in [
+                (false, false, None),
+                (true, true, None),
+                (false, true, Some(4)),
+                (true, true, Some(4)),
+            ] {
+                let switched = MatchOptions {
+                    narrow_rows_up_to: None,
+                    depth_first_rows: Some(usize::MAX),
+                    write_cache,
+                    two_step_output,
+                    balance_from,
+                    ..options.clone()
+                };
+                let what = format!(
+                    "write cache {write_cache}, two-step output {two_step_output}, balanced \
+                     from {balance_from:?}"
+                );
+                let report = find_matches(gpu, &query.graph, &index, &switched, &mut CountOnly)
+                    .expect("GPU engine");
+                assert_eq!(report.count, expected, "case {case}: GPU count, {what}");
+                let mut on_gpu = CollectMatches::default();
+                let mut on_cpu = CollectMatches::default();
+                find_matches(gpu, &query.graph, &index, &switched, &mut on_gpu).expect("GPU");
+                find_matches(&mut CpuEngine, &query.graph, &index, &switched, &mut on_cpu)
+                    .expect("CPU");
+                if balance_from.is_some() {
+                    assert_eq!(
+                        sorted(&on_gpu),
+                        sorted(&on_cpu),
+                        "case {case}: matches, {what}"
+                    );
+                } else {
+                    assert_eq!(on_gpu.flat(), on_cpu.flat(), "case {case}: matches, {what}");
+                }
+            }
             if !homomorphism {
                 // Induced: counted on each path, and listed as the CPU lists them.
                 let expected = brute::induced_matches(&query.graph, index.graph()).len() as u64;

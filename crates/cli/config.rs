@@ -232,6 +232,8 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             balance_from,
             block_pool_from,
             duplicate_removal: args.duplicate_removal,
+            write_cache: !args.no_write_cache,
+            two_step_output: args.two_step_output,
             leaf_counts_from,
             narrow_rows_up_to,
             small_steps_up_to,

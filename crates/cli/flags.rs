@@ -697,6 +697,17 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub duplicate_removal: bool,
 
+    /// For tests and measurements: the GPU's threads write each extension to its row's
+    /// buffer themselves, instead of gathering 32 in the warp's write cache first.
+    #[arg(long, hide = true)]
+    pub no_write_cache: bool,
+
+    /// For tests and measurements: the GPU places each row's buffer by the exact count of its
+    /// extensions, counted by a first join that writes nothing (the two-step output scheme),
+    /// instead of by its first edge's list (Prealloc-Combine).
+    #[arg(long, hide = true)]
+    pub two_step_output: bool,
+
     /// For tests and measurements: the GPU's leaf products look the count of a lone leaf up
     /// when its list is longer than N (`never`: always scan the list). Default: 32.
     #[arg(long, value_name = "N|never", hide = true)]

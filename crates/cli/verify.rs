@@ -43,10 +43,11 @@ struct Run {
 /// sampled, without symmetry breaking, with the GPU's load balance on every row or none,
 /// with the GPU's lone leaves' counts looked up for every row or never, and with the GPU's
 /// rows joined by eight lanes always or never, with every row given a warp and every list put
-/// into its block's pool or the block's repeated lists read once, and with the GPU's small
+/// into its block's pool, the block's repeated lists read once, or no write cache, with the
+/// GPU's buffers placed by the two-step output scheme, and with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 19] = [
+const FORCED_PATHS: [(&str, ForcePath); 21] = [
     ("depth-first", |o| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o| {
         o.depth_first_rows = Some(0);
@@ -83,6 +84,14 @@ const FORCED_PATHS: [(&str, ForcePath); 19] = [
             o.duplicate_removal = true;
         },
     ),
+    ("every row with a warp, without the write cache", |o| {
+        o.narrow_rows_up_to = None;
+        o.write_cache = false;
+    }),
+    ("the two-step output scheme", |o| {
+        o.depth_first_rows = Some(usize::MAX);
+        o.two_step_output = true;
+    }),
     ("refined and sampled", |o| o.heavy_query_work = 0.0),
     ("label and degree filter", |o| {
         o.filter = FilterTests::LabelAndDegree

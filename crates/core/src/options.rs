@@ -87,6 +87,15 @@ pub struct MatchOptions {
     /// first-edge list read it once, into shared memory (off by default,
     /// [`DUPLICATE_REMOVAL`]).
     pub duplicate_removal: bool,
+    /// The GPU's warps gather a row's extensions in a write cache in shared memory and write
+    /// them 32 words at a time (Sec. 5); off, each thread writes its own (a switch for tests
+    /// and measurements).
+    pub write_cache: bool,
+    /// The GPU places each row's buffer by the exact count of its extensions, from a first
+    /// join that only counts them (the two-step output scheme Sec. 5 compares
+    /// Prealloc-Combine with), instead of by the length of its first edge's list (a switch
+    /// for tests and measurements).
+    pub two_step_output: bool,
     /// The GPU's leaf products: a lone leaf of one link whose list is longer than this looks
     /// its count up among counts made once per candidate of its linked vertex, instead of
     /// scanning the list; `None` always scans (a switch for tests and measurements).
@@ -278,6 +287,8 @@ impl Default for MatchOptions {
             balance_from: Some(BALANCE_FROM),
             block_pool_from: BLOCK_POOL_FROM,
             duplicate_removal: DUPLICATE_REMOVAL,
+            write_cache: true,
+            two_step_output: false,
             leaf_counts_from: Some(LEAF_COUNTS_FROM),
             narrow_rows_up_to: Some(NARROW_ROWS_UP_TO),
             small_steps_up_to: Some(SMALL_STEPS_UP_TO),

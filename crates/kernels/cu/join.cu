@@ -78,7 +78,8 @@ extern "C" __global__ void gsi_join_bounds(
 // 6.1's second layer): warp w tests 32 elements from start + 32 w on, a block's width apart,
 // as gsi_join_rows does, and appends the survivors to the row's buffer (at out_at) at places
 // taken from counts[r] by one atomic per warp, so that a row cut into pieces has its
-// extensions in no fixed order; with gba == 0 it only counts them, and returns the count.
+// extensions in no fixed order; with gba == 0 it only counts them, adding them to counts[r]
+// when counts != 0, else returning the count.
 __device__ __forceinline__ u64 join_span(const u32* source, u32 start, u32 end, u32 r,
                                          const u32* __restrict__ bits, u32 injective,
                                          const u32* row, u32 width, const u32* __restrict__ ci,
@@ -94,13 +95,16 @@ __device__ __forceinline__ u64 join_span(const u32* source, u32 start, u32 end, 
         bool valid = i < end && admits(x, bits, injective, row, width, ci, ranges, first_other,
                                        link_count, absent_count);
         u32 mask = __ballot_sync(FULL_MASK, valid);
-        if (!gba) {
+        if (!gba && !counts) {
             found += __popc(mask);
             continue;
         }
         u32 at = 0;
         if (lane == 0 && mask) {
             at = atomicAdd(&counts[r], __popc(mask));
+        }
+        if (!gba) {
+            continue;
         }
         at = __shfl_sync(FULL_MASK, at, 0);
         if (valid) {
@@ -118,7 +122,8 @@ __device__ __forceinline__ u64 join_span(const u32* source, u32 start, u32 end, 
 // the block tests BLOCK_SIZE elements at a time, warp w the 32 from 32 w on, as gsi_join_rows
 // does; the warps' survivors are placed by a scan of their numbers over the block (in
 // `found_sh`, a word per warp), so that the row's extensions are written in the list's order,
-// and their number goes to counts[r]. With gba == 0 it only counts them, and returns the count.
+// and their number goes to counts[r] (when counts != 0). With gba == 0 it only counts them;
+// it returns the count.
 // Every thread of the block must call it with the same arguments.
 __device__ __forceinline__ u64 join_pooled(const u32* source, u32 length, u32 r,
                                            const u32* __restrict__ bits, u32 injective,
@@ -151,7 +156,7 @@ __device__ __forceinline__ u64 join_pooled(const u32* source, u32 length, u32 r,
         written += all;
         __syncthreads();
     }
-    if (gba && threadIdx.x == 0) {
+    if (counts && threadIdx.x == 0) {
         counts[r] = written;
     }
     return threadIdx.x == 0 ? written : 0;
@@ -172,8 +177,10 @@ __device__ __forceinline__ u64 join_pooled(const u32* source, u32 length, u32 r,
 // offsets[r] - offset_base (Algorithm 4's prefix sum, taken over a run of which these rows
 // may be a part) or, when offsets == 0, at r * stride (every row given the largest bound,
 // when memory allows: it saves the bounds pass and its prefix sum). With gba == 0 nothing is
-// written: the warp only counts, and the counts are added to *total (the last step of a
-// count-only query).
+// written: the warp only counts, and the counts go to counts[r] (the first pass of the
+// two-step output scheme) or, when counts == 0, are added to *total (the last step of a
+// count-only query). With write_cache == 0, each lane writes its survivor to the buffer
+// itself (the paper's baseline for the write cache).
 //
 // Sec. 6.1's load balance, its layers by list length: a list longer than balance_from is cut
 // into pieces of piece_length for whole blocks (gsi_join_pieces; layers 1 and 2); one longer
@@ -191,7 +198,7 @@ extern "C" __global__ void gsi_join_rows(
     const u32* __restrict__ offsets, u32 offset_base, u32 stride, u32* __restrict__ gba,
     u32* __restrict__ counts, u64* __restrict__ total,
     u32 balance_from, u32 piece_length, u32* __restrict__ pieces, u32* __restrict__ piece_count,
-    u32 piece_capacity, u32 pool_from, u32 remove_duplicates) {
+    u32 piece_capacity, u32 pool_from, u32 remove_duplicates, u32 write_cache) {
     __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
     __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * MAX_WIDTH];
     __shared__ u32 cache_sh[WARPS_PER_BLOCK][WARP_SIZE];
@@ -247,7 +254,7 @@ extern "C" __global__ void gsi_join_rows(
                     pieces[2 * (at + p)] = r;
                     pieces[2 * (at + p) + 1] = p * piece_length;
                 }
-                if (gba && lane == 0) {
+                if (counts && lane == 0) {
                     counts[r] = 0;
                 }
                 own = false;
@@ -328,6 +335,13 @@ extern "C" __global__ void gsi_join_rows(
                 cached += __popc(mask);
                 continue;
             }
+            if (!write_cache) {
+                if (valid) {
+                    gba[out_at + written + __popc(mask & lanes_before)] = x;
+                }
+                written += __popc(mask);
+                continue;
+            }
             u32 pos = cached + __popc(mask & lanes_before);
             if (valid && pos < WARP_SIZE) {
                 cache_sh[w][pos] = x;
@@ -346,10 +360,10 @@ extern "C" __global__ void gsi_join_rows(
             }
             cached = next;
         }
-        if (gba) {
-            if (lane < cached) {
-                gba[out_at + written + lane] = cache_sh[w][lane];
-            }
+        if (gba && lane < cached) {
+            gba[out_at + written + lane] = cache_sh[w][lane];
+        }
+        if (counts) {
             if (lane == 0) {
                 counts[r] = written + cached;
             }
@@ -358,7 +372,7 @@ extern "C" __global__ void gsi_join_rows(
         }
         __syncwarp();
     }
-    if (!gba && lane == 0 && found > 0) {
+    if (total && lane == 0 && found > 0) {
         atomicAdd(total, found);
     }
 }
@@ -480,7 +494,7 @@ extern "C" __global__ void gsi_join_rows_narrow(
             written += __popc(ballot);
         }
         if (sub == 0) {
-            if (gba) {
+            if (counts) {
                 counts[r] = written;
             } else {
                 found += written;
@@ -488,7 +502,7 @@ extern "C" __global__ void gsi_join_rows_narrow(
         }
         __syncwarp(mask);
     }
-    if (!gba && sub == 0 && found > 0) {
+    if (total && sub == 0 && found > 0) {
         atomicAdd(total, found);
     }
 }
@@ -545,7 +559,7 @@ extern "C" __global__ void gsi_join_pieces(
                            ci, range_sh, first_other, link_count, absent_count, out_at, gba,
                            counts);
     }
-    if (!gba && lane == 0 && found > 0) {
+    if (total && lane == 0 && found > 0) {
         atomicAdd(total, found);
     }
 }

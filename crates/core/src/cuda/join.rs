@@ -63,6 +63,9 @@ enum RowsOutput<'a> {
     },
     /// Only counts them, adding every row's count to `total[0]`.
     Count { total: &'a mut CudaSlice<u64> },
+    /// Only counts them, each row's count into `counts` (the first pass of the two-step
+    /// output scheme).
+    RowCounts { counts: &'a mut CudaSlice<u32> },
 }
 
 /// What every row of one step reads in `gsi_join_rows`.
@@ -155,17 +158,18 @@ impl Balance {
     }
 }
 
-/// What the warps of a block of `gsi_join_rows` share: lists longer than `pool_from` (Sec.
-/// 6.1's third layer; `u32::MAX`: none) and, with `remove_duplicates`, the reads of short
-/// first-edge lists (Sec. 6.2).
-struct WithinBlocks {
+/// The switchable parts of `gsi_join_rows`: the block's pool for lists longer than
+/// `pool_from` (Sec. 6.1's third layer; `u32::MAX`: none), the block's shared reads of short
+/// first-edge lists (Sec. 6.2's duplicate removal) and the warp's write cache (Sec. 5).
+struct RowPaths {
     pool_from: u32,
     remove_duplicates: u32,
+    write_cache: u32,
 }
 
 /// `gsi_join_rows`: warp per row; Algorithm 3 lines 5-12 for every row of `step`; then, with
 /// `balance`, `gsi_join_pieces`: a block per piece of the lists the warps left. `narrow`
-/// takes `gsi_join_rows_narrow` instead, which shares nothing `within` blocks.
+/// takes `gsi_join_rows_narrow` instead, which has none of the `paths`.
 fn join_rows(
     device: &Device,
     pcsr: &DevicePcsr,
@@ -173,7 +177,7 @@ fn join_rows(
     output: RowsOutput<'_>,
     mut balance: Option<&mut Balance>,
     narrow: bool,
-    within: &WithinBlocks,
+    paths: &RowPaths,
 ) -> Result<()> {
     let candidate_count = step.candidate_list.len() as u32;
     let order_bound_count = step.order_bounds.len() as u32;
@@ -181,6 +185,7 @@ fn join_rows(
     let (place, gba, counts, total) = match output {
         RowsOutput::Buffers { place, gba, counts } => (Some(place), Some(gba), Some(counts), None),
         RowsOutput::Count { total } => (None, None, None, Some(total)),
+        RowsOutput::RowCounts { counts } => (None, None, Some(counts), None),
     };
     let (offsets, base, stride) = match place {
         Some(Place::Offsets { offsets, base }) => (Some(offsets), base, 0u32),
@@ -259,17 +264,17 @@ fn join_rows(
     };
     launch
         .arg(&capacity)
-        .arg(&within.pool_from)
-        .arg(&within.remove_duplicates);
+        .arg(&paths.pool_from)
+        .arg(&paths.remove_duplicates)
+        .arg(&paths.write_cache);
     // SAFETY: gsi_join_rows(table[rows*width], rows, width, groups, ci, links[count +
     // absent], count, absent, has_first, order_bounds[count], count, candidate_list[|C(u)|], |C(u)|,
     // candidate_bits[words], injective, offsets[rows + 1] | null, offset_base, stride,
     // gba | null, counts[rows] | null, total[1] | null, balance_from, piece_length,
     // pieces[2 * capacity] | null, piece_count[1] | null, capacity, pool_from,
-    // remove_duplicates): the output mode sets
-    // either gba and counts (with offsets, or null and a stride) or total; gba holds every
-    // row's buffer where the place says; without a pool, balance_from is u32::MAX and no
-    // list is longer.
+    // remove_duplicates, write_cache): the output mode sets either gba and counts (with
+    // offsets, or null and a stride), counts alone, or total; gba holds every row's buffer
+    // where the place says; without a pool, balance_from is u32::MAX and no list is longer.
     unsafe { launch.launch(warp_per_row(step.rows)) }.map_err(driver("launching gsi_join_rows"))?;
     let Some(b) = balance else {
         return Ok(());
@@ -998,12 +1003,13 @@ impl<'a> GpuJoin<'a> {
     ) -> Result<()> {
         let mut balance = self.take_balance(step)?;
         let narrow = self.narrow_step(step);
-        let within = WithinBlocks {
+        let paths = RowPaths {
             pool_from: self
                 .options
                 .block_pool_from
                 .map_or(u32::MAX, |from| u32::try_from(from).unwrap_or(u32::MAX)),
             remove_duplicates: u32::from(self.options.duplicate_removal),
+            write_cache: u32::from(self.options.write_cache),
         };
         let args = self.step_args(step, table, rows);
         let result = join_rows(
@@ -1013,7 +1019,7 @@ impl<'a> GpuJoin<'a> {
             output,
             balance.as_mut(),
             narrow,
-            &within,
+            &paths,
         );
         if balance.is_some() {
             self.balance = balance;
@@ -1104,6 +1110,27 @@ impl<'a> GpuJoin<'a> {
             candidate_bits: self.candidates.bits.slice(u * words..(u + 1) * words),
             injective: self.injective,
         }
+    }
+
+    /// The two-step output scheme's first step for `rows`: each row's extensions counted by
+    /// a join that writes none, then their exclusive prefix sum.
+    fn exact_offsets(
+        &mut self,
+        step: usize,
+        table: &DeviceTable,
+        rows: &Range<usize>,
+    ) -> Result<(CudaSlice<u32>, u32)> {
+        let count = rows.len();
+        let mut counts = self.device.alloc(count, "row counts")?;
+        self.rows_on_device(
+            step,
+            table,
+            rows,
+            RowsOutput::RowCounts {
+                counts: &mut counts,
+            },
+        )?;
+        exclusive_scan(self.device, &counts.slice(0..count), count)
     }
 
     /// Algorithm 4 for `rows`: each row's bound, then their exclusive prefix sum F.
@@ -1501,13 +1528,16 @@ impl JoinBackend for GpuJoin<'_> {
     ) -> Result<DeviceLayout> {
         // When every row can have the largest buffer, skip the bounds pass and its prefix sum.
         let stride = self.steps[step].max_bound;
-        if rows.len().saturating_mul(stride) <= budget_entries {
+        let (offsets, total) = if self.options.two_step_output {
+            self.exact_offsets(step, table, &rows)?
+        } else if rows.len().saturating_mul(stride) <= budget_entries {
             return Ok(DeviceLayout::Uniform {
                 first_row: rows.start,
                 stride,
             });
-        }
-        let (offsets, total) = self.offsets(step, table, &rows)?;
+        } else {
+            self.offsets(step, table, &rows)?
+        };
         Ok(DeviceLayout::Offsets {
             first_row: rows.start,
             rows: rows.len(),
