@@ -115,8 +115,8 @@ pub(crate) fn plan_on_host(
                 plans.push(plan(Strategy::Core));
             }
             // Each order once (strategies often agree: yeast's query_dense_8_37 gets one
-            // order from three), side by side on the engine's threads unless it has one or
-            // the walks are few (handing them to the pool costs more).
+            // order from three), side by side on the engine's threads unless it has one
+            // (handing them to the pool then costs more than it saves).
             let first_of = |i: usize| {
                 let order = |p: &Plan| p.steps.iter().map(|s| s.vertex).collect::<Vec<_>>();
                 (0..i)
@@ -127,7 +127,7 @@ pub(crate) fn plan_on_host(
             let distinct: Vec<usize> = (0..plans.len()).filter(|&i| firsts[i] == i).collect();
             let sample = |&i: &usize| (i, sampler.work(&plans[i], walks));
             let works: Vec<(usize, f64)> =
-                if walks == FIRST_WALKS || rayon::current_num_threads() == 1 {
+                if rayon::current_num_threads() == 1 {
                     distinct.iter().map(sample).collect()
                 } else {
                     distinct.par_iter().map(sample).collect()
