@@ -16,11 +16,12 @@ are labelled with the number of timeouts. Standard library only.
 
 import argparse
 import json
-import math
 import os
 import re
 import sys
 from collections import defaultdict
+
+from svgplot import LogPanel, decades, esc, fmt_ms, page
 
 NAME = re.compile(r"query_(dense|sparse)_(\d+)_\d+")
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
@@ -74,10 +75,6 @@ def read_bench(path, density):
             summary.get("queries", 0))
 
 
-def esc(text):
-    return (str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
-
-
 def marker(kind, x, y, color):
     r = 4.5
     if kind == "circle":
@@ -93,65 +90,31 @@ def marker(kind, x, y, color):
             f'{x - r - 1:.1f},{y + r:.1f}" fill="{color}"/>')
 
 
-def fmt_ms(v):
-    if v >= 1000:
-        return f"{v / 1000:g} s"
-    return f"{v:g} ms"
-
-
 def plot(series, title, subtitle):
     width, height = 720, 460
     left, right, top, bottom = 80, 150, 60, 60
     pw, ph = width - left - right, height - top - bottom
 
     xs = sorted({k for pts in series.values() for k, *_ in pts})
-    ys = [v for pts in series.values() for _, v, *_ in pts if v > 0]
-    lo = math.floor(math.log10(min(ys)))
-    hi = math.ceil(math.log10(max(ys)))
-    if hi == lo:
-        hi += 1
+    lo, hi = decades(v for pts in series.values() for _, v, *_ in pts)
     xmin, xmax = min(xs), max(xs)
     if xmin == xmax:
         xmin, xmax = xmin - 1, xmax + 1
+    panel = LogPanel(left, top, pw, ph, lo, hi)
 
     def px(k):
         return left + (k - xmin) / (xmax - xmin) * pw
 
-    def py(v):
-        return top + (hi - math.log10(v)) / (hi - lo) * ph
-
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif" '
-        f'font-size="13">',
-        f'<rect width="{width}" height="{height}" fill="white"/>',
-        f'<text x="{width / 2}" y="24" text-anchor="middle" font-size="16" '
-        f'font-weight="bold">{esc(title)}</text>',
-        f'<text x="{width / 2}" y="43" text-anchor="middle" fill="#555">{esc(subtitle)}</text>',
-    ]
-    # Grid and axes.
-    for e in range(lo, hi + 1):
-        y = py(10 ** e)
-        out.append(f'<line x1="{left}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" '
-                   f'stroke="#ccc"/>')
-        out.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">'
-                   f'{esc(fmt_ms(10 ** e))}</text>')
-        if e < hi:
-            for m in range(2, 10):
-                ym = py(m * 10 ** e)
-                out.append(f'<line x1="{left}" y1="{ym:.1f}" x2="{left + 5}" y2="{ym:.1f}" '
-                           f'stroke="#999"/>')
+    py = panel.y
+    out = page(width, height, title, subtitle)
     for k in xs:
         x = px(k)
         out.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + ph}" '
                    f'stroke="#eee"/>')
         out.append(f'<text x="{x:.1f}" y="{top + ph + 18}" text-anchor="middle">{k}</text>')
-    out.append(f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" '
-               f'stroke="#333"/>')
+    panel.axis(out, "median time per query (log scale)", fmt_ms)
     out.append(f'<text x="{left + pw / 2}" y="{height - 16}" text-anchor="middle">'
                f'query size (vertices)</text>')
-    out.append(f'<text transform="translate(20,{top + ph / 2}) rotate(-90)" '
-               f'text-anchor="middle">median time per query (log scale)</text>')
     # Lines.
     for i, (name, pts) in enumerate(sorted(series.items())):
         color = COLORS[i % len(COLORS)]
