@@ -374,6 +374,14 @@ pub fn engine_config(device: usize) -> Result<EngineConfig> {
     if let Some(bytes) = number("GSI_GPU_PCSR_LIMIT")? {
         config.resident_index_limit = Some(bytes as usize);
     }
+    if let Some(bytes) = number("GSI_UPLOAD_STAGE_BYTES")? {
+        if !(4096.0..=f64::from(u32::MAX)).contains(&bytes) {
+            return Err(input_error(format!(
+                "GSI_UPLOAD_STAGE_BYTES={bytes}: expected 4096 to 4294967295 bytes"
+            )));
+        }
+        config.upload_stage_bytes = bytes as usize;
+    }
     Ok(config)
 }
 
