@@ -266,26 +266,30 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                     assert_eq!(on_gpu.flat(), on_cpu.flat(), "case {case}: matches, {what}");
                 }
             }
-            // Without the write cache, and with the two-step output scheme (each row's
-            // buffer placed by a first join that counts its extensions), with long lists in
-            // pieces (from 4 elements) or none; breadth-first to the end, counted and listed.
-            for (write_cache, two_step_output, balance_from) in [
-                (false, false, None),
-                (true, true, None),
-                (false, true, Some(4)),
-                (true, true, Some(4)),
+            // Without the write cache, with the two-step output scheme (each row's buffer
+            // placed by a first join that counts its extensions), and with naive set
+            // operations (a pass per test), with long lists in pieces (from 4 elements) or
+            // none; breadth-first to the end, counted and listed.
+            for (write_cache, two_step_output, naive_set_operations, balance_from) in [
+                (false, false, false, None),
+                (true, true, false, None),
+                (false, true, false, Some(4)),
+                (true, true, false, Some(4)),
+                (true, false, true, None),
+                (true, true, true, Some(4)),
             ] {
                 let switched = MatchOptions {
                     narrow_rows_up_to: None,
                     depth_first_rows: Some(usize::MAX),
                     write_cache,
                     two_step_output,
+                    naive_set_operations,
                     balance_from,
                     ..options.clone()
                 };
                 let what = format!(
-                    "write cache {write_cache}, two-step output {two_step_output}, balanced \
-                     from {balance_from:?}"
+                    "write cache {write_cache}, two-step output {two_step_output}, naive set \
+                     operations {naive_set_operations}, balanced from {balance_from:?}"
                 );
                 let report = find_matches(gpu, &query.graph, &index, &switched, &mut CountOnly)
                     .expect("GPU engine");

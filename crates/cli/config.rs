@@ -234,6 +234,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             duplicate_removal: args.duplicate_removal,
             write_cache: !args.no_write_cache,
             two_step_output: args.two_step_output,
+            naive_set_operations: args.naive_set_operations,
             leaf_counts_from,
             narrow_rows_up_to,
             small_steps_up_to,

@@ -708,6 +708,12 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub two_step_output: bool,
 
+    /// For tests and measurements: the GPU tests each row's candidates against its first
+    /// edge's list only, then makes each further edge test and the subtraction a pass of its
+    /// own over the buffers (the paper's naive set operations; where buffers are written).
+    #[arg(long, hide = true)]
+    pub naive_set_operations: bool,
+
     /// For tests and measurements: the GPU's leaf products look the count of a lone leaf up
     /// when its list is longer than N (`never`: always scan the list). Default: 32.
     #[arg(long, value_name = "N|never", hide = true)]

@@ -44,10 +44,11 @@ struct Run {
 /// with the GPU's lone leaves' counts looked up for every row or never, and with the GPU's
 /// rows joined by eight lanes always or never, with every row given a warp and every list put
 /// into its block's pool, the block's repeated lists read once, or no write cache, with the
-/// GPU's buffers placed by the two-step output scheme, and with the GPU's small
+/// GPU's buffers placed by the two-step output scheme or filled by naive set operations, and
+/// with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 21] = [
+const FORCED_PATHS: [(&str, ForcePath); 22] = [
     ("depth-first", |o| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o| {
         o.depth_first_rows = Some(0);
@@ -91,6 +92,10 @@ const FORCED_PATHS: [(&str, ForcePath); 21] = [
     ("the two-step output scheme", |o| {
         o.depth_first_rows = Some(usize::MAX);
         o.two_step_output = true;
+    }),
+    ("naive set operations", |o| {
+        o.depth_first_rows = Some(usize::MAX);
+        o.naive_set_operations = true;
     }),
     ("refined and sampled", |o| o.heavy_query_work = 0.0),
     ("label and degree filter", |o| {

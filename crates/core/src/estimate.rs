@@ -126,12 +126,11 @@ pub(crate) fn plan_on_host(
             let firsts: Vec<usize> = (0..plans.len()).map(first_of).collect();
             let distinct: Vec<usize> = (0..plans.len()).filter(|&i| firsts[i] == i).collect();
             let sample = |&i: &usize| (i, sampler.work(&plans[i], walks));
-            let works: Vec<(usize, f64)> =
-                if rayon::current_num_threads() == 1 {
-                    distinct.iter().map(sample).collect()
-                } else {
-                    distinct.par_iter().map(sample).collect()
-                };
+            let works: Vec<(usize, f64)> = if rayon::current_num_threads() == 1 {
+                distinct.iter().map(sample).collect()
+            } else {
+                distinct.par_iter().map(sample).collect()
+            };
             let work_of = |i: usize| {
                 works
                     .iter()

@@ -96,6 +96,11 @@ pub struct MatchOptions {
     /// Prealloc-Combine with), instead of by the length of its first edge's list (a switch
     /// for tests and measurements).
     pub two_step_output: bool,
+    /// The GPU tests a row's candidates against C(u) and its first edge's list only, then
+    /// makes each further test (linking edge, absent edge, subtraction) a pass of its own over
+    /// the buffers: the naive set operations Sec. 5 compares its fused ones with (a switch
+    /// for measurements; it applies where buffers are written, not to counts).
+    pub naive_set_operations: bool,
     /// The GPU's leaf products: a lone leaf of one link whose list is longer than this looks
     /// its count up among counts made once per candidate of its linked vertex, instead of
     /// scanning the list; `None` always scans (a switch for tests and measurements).
@@ -289,6 +294,7 @@ impl Default for MatchOptions {
             duplicate_removal: DUPLICATE_REMOVAL,
             write_cache: true,
             two_step_output: false,
+            naive_set_operations: false,
             leaf_counts_from: Some(LEAF_COUNTS_FROM),
             narrow_rows_up_to: Some(NARROW_ROWS_UP_TO),
             small_steps_up_to: Some(SMALL_STEPS_UP_TO),

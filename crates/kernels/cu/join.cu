@@ -525,9 +525,15 @@ extern "C" __global__ void gsi_join_pieces(
     u32 piece_capacity) {
     __shared__ u32 row_sh[MAX_WIDTH];
     __shared__ u32 range_sh[2 * MAX_WIDTH];
+    __shared__ u32 pieces_sh;
     u32 lane = threadIdx.x & 31u;
     u32 w = threadIdx.x / WARP_SIZE;
-    u32 n = min(*piece_count, piece_capacity);
+    // One read of the counter a block (most launches find the pool empty).
+    if (threadIdx.x == 0) {
+        pieces_sh = min(*piece_count, piece_capacity);
+    }
+    __syncthreads();
+    u32 n = pieces_sh;
     u64 found = 0;
     for (u32 p = blockIdx.x; p < n; p += gridDim.x) {
         u32 r = pieces[2 * p];
@@ -561,6 +567,69 @@ extern "C" __global__ void gsi_join_pieces(
     }
     if (total && lane == 0 && found > 0) {
         atomicAdd(total, found);
+    }
+}
+
+// What gsi_join_refilter keeps of a row's buffer: the elements in the list of the row's
+// linking edge, those not in it (an absent edge of induced matching), or those not in the row
+// (the subtraction of injective semantics).
+#define KEEP_LINKED 0u
+#define KEEP_UNLINKED 1u
+#define KEEP_UNMATCHED 2u
+
+// Warp per row (grid-stride): one set operation of a step done on its own, as the paper's
+// naive baseline does (Sec. 5, "GPU-friendly set operations"): the row's buffer (placed as
+// gsi_join_rows places it, counts[r] elements long) is read back from global memory, each
+// element tested as `keep` says (against links[link]'s list of the row, by binary search, or
+// against the row), and the survivors compacted in place; counts[r] becomes their number.
+extern "C" __global__ void gsi_join_refilter(
+    const u32* __restrict__ table, u32 rows, u32 width,
+    const u32* __restrict__ groups, const u32* __restrict__ ci,
+    const Link* __restrict__ links, u32 link, u32 keep,
+    const u32* __restrict__ offsets, u32 offset_base, u32 stride, u32* __restrict__ gba,
+    u32* __restrict__ counts) {
+    __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
+    u32 lane = threadIdx.x & 31u;
+    u32 w = threadIdx.x / WARP_SIZE;
+    u32 lanes_before = (1u << lane) - 1u;
+    for (u32 r = global_warp(); r < rows; r += grid_warps()) {
+        for (u32 j = lane; j < width; j += WARP_SIZE) {
+            row_sh[w][j] = table[(u64)r * width + j];
+        }
+        __syncwarp();
+        u32 begin = 0, end = 0;
+        if (keep != KEEP_UNMATCHED) {
+            Link l = links[link];
+            pcsr_locate(groups, l, row_sh[w][l.column], lane, &begin, &end);
+        }
+        u32* buffer = gba + (offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride);
+        u32 n = counts[r];
+        u32 kept = 0;
+        for (u32 base = 0; base < n; base += WARP_SIZE) {
+            u32 i = base + lane;
+            u32 x = i < n ? buffer[i] : 0;
+            bool stays = false;
+            if (i < n) {
+                if (keep == KEEP_UNMATCHED) {
+                    stays = true;
+                    for (u32 j = 0; j < width; ++j) {
+                        stays = stays && row_sh[w][j] != x;
+                    }
+                } else {
+                    stays = sorted_contains(ci, begin, end, x) == (keep == KEEP_LINKED);
+                }
+            }
+            // Every lane has read its element before any writes: the ballot waits for all.
+            u32 mask = __ballot_sync(FULL_MASK, stays);
+            if (stays) {
+                buffer[kept + __popc(mask & lanes_before)] = x;
+            }
+            kept += __popc(mask);
+        }
+        if (lane == 0) {
+            counts[r] = kept;
+        }
+        __syncwarp();
     }
 }
 

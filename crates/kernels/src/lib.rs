@@ -75,6 +75,8 @@ pub enum Kernel {
     JoinRowsNarrow,
     /// `gsi_join_pieces`: the long rows' lists, a block per piece (Sec. 6.1).
     JoinPieces,
+    /// `gsi_join_refilter`: one set operation on each row's buffer (the naive baseline).
+    JoinRefilter,
     /// `gsi_join_link`: the new table from the buffers.
     JoinLink,
     /// `gsi_join_permute`: matches into query-vertex order.
@@ -93,7 +95,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 16] = [
+    pub const ALL: [Kernel; 17] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
@@ -103,6 +105,7 @@ impl Kernel {
         Kernel::JoinRows,
         Kernel::JoinRowsNarrow,
         Kernel::JoinPieces,
+        Kernel::JoinRefilter,
         Kernel::JoinLink,
         Kernel::JoinPermute,
         Kernel::JoinDepthFirst,
@@ -124,6 +127,7 @@ impl Kernel {
             Kernel::JoinRows => "gsi_join_rows",
             Kernel::JoinRowsNarrow => "gsi_join_rows_narrow",
             Kernel::JoinPieces => "gsi_join_pieces",
+            Kernel::JoinRefilter => "gsi_join_refilter",
             Kernel::JoinLink => "gsi_join_link",
             Kernel::JoinPermute => "gsi_join_permute",
             Kernel::JoinDepthFirst => "gsi_join_depth_first",
@@ -145,6 +149,7 @@ impl Kernel {
             | Kernel::JoinRows
             | Kernel::JoinRowsNarrow
             | Kernel::JoinPieces
+            | Kernel::JoinRefilter
             | Kernel::JoinLink
             | Kernel::JoinPermute
             | Kernel::JoinDepthFirst

@@ -53,6 +53,19 @@ enum Place<'a> {
     Uniform { stride: u32 },
 }
 
+/// A zero kernel argument that outlives any launch.
+const ZERO: u32 = 0;
+
+impl Place<'_> {
+    /// Pushes the kernel arguments of the place: offsets (or null), offset_base, stride.
+    fn push<'b>(&'b self, launch: &mut cudarc::driver::LaunchArgs<'b>) {
+        match self {
+            Place::Offsets { offsets, base } => launch.arg(offsets).arg(base).arg(&ZERO),
+            Place::Uniform { stride } => launch.arg(&NULL).arg(&ZERO).arg(stride),
+        };
+    }
+}
+
 /// What `gsi_join_rows` does with each row's extensions.
 enum RowsOutput<'a> {
     /// Writes them into the row's buffer and their number into `counts`.
@@ -156,6 +169,62 @@ impl Balance {
             count: device.alloc(1, "the load-balance counter")?,
         })
     }
+}
+
+/// Which of a step's tests `gsi_join_rows` makes: all of them at once (Sec. 5's GPU-friendly
+/// set operations), or only C(u) and the first edge's list, the paper's naive baseline then
+/// making each further test a pass of its own (`gsi_join_refilter`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tests {
+    All,
+    FirstEdge,
+}
+
+/// What `gsi_join_refilter` keeps of a row's buffer (`KEEP_*` in `join.cu`).
+#[derive(Clone, Copy)]
+enum Keep {
+    /// The elements in the list of a linking edge.
+    Linked = 0,
+    /// Those not in it (an absent edge of induced matching).
+    Unlinked = 1,
+    /// Those not in the row (the subtraction).
+    Unmatched = 2,
+}
+
+/// `gsi_join_refilter`: warp per row; keeps of each row's buffer what `keep` says, against
+/// the step's link `link` (unused for [`Keep::Unmatched`]).
+#[allow(clippy::too_many_arguments)]
+fn join_refilter(
+    device: &Device,
+    pcsr: &DevicePcsr,
+    step: &StepArgs<'_>,
+    place: &Place<'_>,
+    gba: &mut CudaSlice<u32>,
+    counts: &mut CudaSlice<u32>,
+    link: u32,
+    keep: Keep,
+) -> Result<()> {
+    let keep = keep as u32;
+    let mut launch = device
+        .stream
+        .launch_builder(device.kernel(Kernel::JoinRefilter)?);
+    launch
+        .arg(&step.table)
+        .arg(&step.rows)
+        .arg(&step.width)
+        .arg(&pcsr.groups)
+        .arg(&pcsr.column_index)
+        .arg(&step.links)
+        .arg(&link)
+        .arg(&keep);
+    place.push(&mut launch);
+    // SAFETY: gsi_join_refilter(table[rows*width], rows, width, groups, ci, links[count +
+    // absent], link, keep, offsets | null, offset_base, stride, gba, counts[rows]): the
+    // buffers and counts a `gsi_join_rows` call of these rows filled, placed as `place` says;
+    // `link` is one of the step's links.
+    unsafe { launch.arg(gba).arg(counts).launch(warp_per_row(step.rows)) }
+        .map_err(driver("launching gsi_join_refilter"))?;
+    Ok(())
 }
 
 /// The switchable parts of `gsi_join_rows`: the block's pool for lists longer than
@@ -309,7 +378,7 @@ fn join_link(
     table: &CudaView<'_, u32>,
     rows: u32,
     width: u32,
-    place: Place<'_>,
+    place: &Place<'_>,
     gba: &CudaSlice<u32>,
     counts: &CudaSlice<u32>,
     new_offsets: &CudaSlice<u32>,
@@ -319,23 +388,12 @@ fn join_link(
         .stream
         .launch_builder(device.kernel(Kernel::JoinLink)?);
     launch.arg(table).arg(&rows).arg(&width);
-    let (base, stride) = match place {
-        Place::Offsets { ref offsets, base } => {
-            launch.arg(offsets);
-            (base, 0u32)
-        }
-        Place::Uniform { stride } => {
-            launch.arg(&NULL);
-            (0u32, stride)
-        }
-    };
+    place.push(&mut launch);
     // SAFETY: gsi_join_link(table[rows*width], rows, width, offsets[rows + 1] | null,
     // offset_base, stride, gba, counts[rows], new_offsets[rows + 1],
     // next[new_rows*(width + 1)]): the buffers of the `gsi_join_rows` call that filled `gba`.
     unsafe {
         launch
-            .arg(&base)
-            .arg(&stride)
             .arg(gba)
             .arg(counts)
             .arg(new_offsets)
@@ -1000,6 +1058,7 @@ impl<'a> GpuJoin<'a> {
         table: &DeviceTable,
         rows: &Range<usize>,
         output: RowsOutput<'_>,
+        tests: Tests,
     ) -> Result<()> {
         let mut balance = self.take_balance(step)?;
         let narrow = self.narrow_step(step);
@@ -1011,7 +1070,12 @@ impl<'a> GpuJoin<'a> {
             remove_duplicates: u32::from(self.options.duplicate_removal),
             write_cache: u32::from(self.options.write_cache),
         };
-        let args = self.step_args(step, table, rows);
+        let mut args = self.step_args(step, table, rows);
+        if tests == Tests::FirstEdge {
+            args.link_count = args.has_first;
+            args.absent_count = 0;
+            args.injective = 0;
+        }
         let result = join_rows(
             self.device,
             self.pcsr,
@@ -1038,6 +1102,38 @@ impl<'a> GpuJoin<'a> {
             && self.steps[steps.clone()]
                 .iter()
                 .all(|s| s.max_bound <= up_to && (s.count + s.absent) as usize <= NARROW_MAX_WIDTH)
+    }
+
+    /// The naive set operations' further passes over the buffers `gsi_join_rows` filled with
+    /// [`Tests::FirstEdge`]: each further linking edge, each absent edge, then the
+    /// subtraction, a launch each.
+    fn refilter(
+        &self,
+        step: usize,
+        table: &DeviceTable,
+        rows: &Range<usize>,
+        place: &Place<'_>,
+        gba: &mut CudaSlice<u32>,
+        counts: &mut CudaSlice<u32>,
+    ) -> Result<()> {
+        let s = &self.steps[step];
+        let args = self.step_args(step, table, rows);
+        let links = (u32::from(s.has_first)..s.count).map(|k| (k, Keep::Linked));
+        let absent = (s.count..s.count + s.absent).map(|k| (k, Keep::Unlinked));
+        let subtraction = (self.injective == 1).then_some((0, Keep::Unmatched));
+        for (link, keep) in links.chain(absent).chain(subtraction) {
+            join_refilter(
+                self.device,
+                self.pcsr,
+                &args,
+                place,
+                gba,
+                counts,
+                link,
+                keep,
+            )?;
+        }
+        Ok(())
     }
 
     /// Whether `step`'s rows are joined with eight lanes each: none of its lists given to
@@ -1129,6 +1225,7 @@ impl<'a> GpuJoin<'a> {
             RowsOutput::RowCounts {
                 counts: &mut counts,
             },
+            Tests::All,
         )?;
         exclusive_scan(self.device, &counts.slice(0..count), count)
     }
@@ -1289,7 +1386,7 @@ impl GpuJoin<'_> {
             &self.view(table, rows.clone(), step),
             rows.len() as u32,
             step as u32,
-            place,
+            &place,
             &filled.gba,
             &filled.counts,
             &filled.new_offsets,
@@ -1566,6 +1663,7 @@ impl JoinBackend for GpuJoin<'_> {
         let mut gba = self.device.alloc(entries, "the buffers (GBA)")?;
         let mut counts = self.device.alloc(count, "row counts")?;
         let place = GpuJoin::place(layout, &rows, base);
+        let naive = self.options.naive_set_operations;
         self.rows_on_device(
             step,
             table,
@@ -1575,7 +1673,12 @@ impl JoinBackend for GpuJoin<'_> {
                 gba: &mut gba,
                 counts: &mut counts,
             },
+            if naive { Tests::FirstEdge } else { Tests::All },
         )?;
+        if naive {
+            let place = GpuJoin::place(layout, &rows, base);
+            self.refilter(step, table, &rows, &place, &mut gba, &mut counts)?;
+        }
         let (new_offsets, new_rows) = exclusive_scan(self.device, &counts.slice(0..count), count)?;
         Ok(DeviceFilled {
             gba,
@@ -1789,7 +1892,13 @@ impl JoinBackend for GpuJoin<'_> {
             .stream
             .alloc_zeros::<u64>(1)
             .map_err(driver("allocating the match counter"))?;
-        self.rows_on_device(step, table, &rows, RowsOutput::Count { total: &mut total })?;
+        self.rows_on_device(
+            step,
+            table,
+            &rows,
+            RowsOutput::Count { total: &mut total },
+            Tests::All,
+        )?;
         let found = self
             .device
             .stream
