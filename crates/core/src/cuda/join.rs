@@ -1104,6 +1104,16 @@ impl<'a> GpuJoin<'a> {
                 .all(|s| s.max_bound <= up_to && (s.count + s.absent) as usize <= NARROW_MAX_WIDTH)
     }
 
+    /// The tests `gsi_join_rows` makes where it writes buffers (and where the two-step scheme
+    /// counts what it will write): the first edge's alone under naive set operations.
+    fn buffer_tests(&self) -> Tests {
+        if self.options.naive_set_operations {
+            Tests::FirstEdge
+        } else {
+            Tests::All
+        }
+    }
+
     /// The naive set operations' further passes over the buffers `gsi_join_rows` filled with
     /// [`Tests::FirstEdge`]: each further linking edge, each absent edge, then the
     /// subtraction, a launch each.
@@ -1208,8 +1218,9 @@ impl<'a> GpuJoin<'a> {
         }
     }
 
-    /// The two-step output scheme's first step for `rows`: each row's extensions counted by
-    /// a join that writes none, then their exclusive prefix sum.
+    /// The two-step output scheme's first step for `rows`: each row's extensions (those the
+    /// fill writes, [`GpuJoin::buffer_tests`]) counted by a join that writes none, then their
+    /// exclusive prefix sum.
     fn exact_offsets(
         &mut self,
         step: usize,
@@ -1225,7 +1236,7 @@ impl<'a> GpuJoin<'a> {
             RowsOutput::RowCounts {
                 counts: &mut counts,
             },
-            Tests::All,
+            self.buffer_tests(),
         )?;
         exclusive_scan(self.device, &counts.slice(0..count), count)
     }
@@ -1663,7 +1674,7 @@ impl JoinBackend for GpuJoin<'_> {
         let mut gba = self.device.alloc(entries, "the buffers (GBA)")?;
         let mut counts = self.device.alloc(count, "row counts")?;
         let place = GpuJoin::place(layout, &rows, base);
-        let naive = self.options.naive_set_operations;
+        let tests = self.buffer_tests();
         self.rows_on_device(
             step,
             table,
@@ -1673,9 +1684,9 @@ impl JoinBackend for GpuJoin<'_> {
                 gba: &mut gba,
                 counts: &mut counts,
             },
-            if naive { Tests::FirstEdge } else { Tests::All },
+            tests,
         )?;
-        if naive {
+        if tests == Tests::FirstEdge {
             let place = GpuJoin::place(layout, &rows, base);
             self.refilter(step, table, &rows, &place, &mut gba, &mut counts)?;
         }
