@@ -225,81 +225,82 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                 sorted(&on_cpu),
                 "case {case}: balanced matches"
             );
-            // Every row with a warp (where a block's warps can share lists), breadth-first to
-            // the end: every list in its block's pool, every short list read once per block,
-            // both, and the three balance layers at once (pieces from 8 elements, the pool
-            // from 2); counted, and listed (in the CPU's order but where lists were cut into
-            // pieces, whose extensions are in no fixed order).
-            for (balance_from, block_pool_from, duplicate_removal) in [
-                (None, Some(0), false),
-                (None, None, true),
-                (None, Some(0), true),
-                (Some(8), Some(2), true),
-            ] {
-                let shared = MatchOptions {
-                    narrow_rows_up_to: None,
-                    depth_first_rows: Some(usize::MAX),
-                    balance_from,
-                    block_pool_from,
-                    duplicate_removal,
-                    ..options.clone()
-                };
-                let report = find_matches(gpu, &query.graph, &index, &shared, &mut CountOnly)
+            // Every row with a warp, breadth-first to the end, counted and listed (in the
+            // CPU's order but where lists were cut into pieces, whose extensions are in no
+            // fixed order): every list in its block's pool, every short list read once per
+            // block, both, and the three balance layers at once (pieces from 8 elements, the
+            // pool from 2); without the write cache; with the two-step output scheme (each
+            // row's buffer placed by a first join that counts its extensions) and with naive
+            // set operations (a pass per test), with long lists in pieces (from 4) or none.
+            let warp_rows = MatchOptions {
+                narrow_rows_up_to: None,
+                depth_first_rows: Some(usize::MAX),
+                balance_from: None,
+                ..options.clone()
+            };
+            let with = |f: fn(&mut MatchOptions)| {
+                let mut o = warp_rows.clone();
+                f(&mut o);
+                o
+            };
+            let variants = [
+                ("every list pooled", with(|o| o.block_pool_from = Some(0))),
+                ("duplicate removal", with(|o| o.duplicate_removal = true)),
+                (
+                    "every list pooled, duplicate removal",
+                    with(|o| {
+                        o.block_pool_from = Some(0);
+                        o.duplicate_removal = true;
+                    }),
+                ),
+                (
+                    "three balance layers, duplicate removal",
+                    with(|o| {
+                        o.balance_from = Some(8);
+                        o.block_pool_from = Some(2);
+                        o.duplicate_removal = true;
+                    }),
+                ),
+                ("no write cache", with(|o| o.write_cache = false)),
+                ("two-step output", with(|o| o.two_step_output = true)),
+                (
+                    "two-step output, no write cache, pieces",
+                    with(|o| {
+                        o.two_step_output = true;
+                        o.write_cache = false;
+                        o.balance_from = Some(4);
+                    }),
+                ),
+                (
+                    "two-step output, pieces",
+                    with(|o| {
+                        o.two_step_output = true;
+                        o.balance_from = Some(4);
+                    }),
+                ),
+                (
+                    "naive set operations",
+                    with(|o| o.naive_set_operations = true),
+                ),
+                (
+                    "naive set operations, two-step output, pieces",
+                    with(|o| {
+                        o.naive_set_operations = true;
+                        o.two_step_output = true;
+                        o.balance_from = Some(4);
+                    }),
+                ),
+            ];
+            for (what, switched) in &variants {
+                let report = find_matches(gpu, &query.graph, &index, switched, &mut CountOnly)
                     .expect("GPU engine");
-                let what = format!(
-                    "balanced from {balance_from:?}, pool from {block_pool_from:?}, duplicate \
-                     removal {duplicate_removal}"
-                );
                 assert_eq!(report.count, expected, "case {case}: GPU count, {what}");
                 let mut on_gpu = CollectMatches::default();
                 let mut on_cpu = CollectMatches::default();
-                find_matches(gpu, &query.graph, &index, &shared, &mut on_gpu).expect("GPU");
-                find_matches(&mut CpuEngine, &query.graph, &index, &shared, &mut on_cpu)
+                find_matches(gpu, &query.graph, &index, switched, &mut on_gpu).expect("GPU");
+                find_matches(&mut CpuEngine, &query.graph, &index, switched, &mut on_cpu)
                     .expect("CPU");
-                if balance_from.is_some() {
-                    assert_eq!(
-                        sorted(&on_gpu),
-                        sorted(&on_cpu),
-                        "case {case}: matches, {what}"
-                    );
-                } else {
-                    assert_eq!(on_gpu.flat(), on_cpu.flat(), "case {case}: matches, {what}");
-                }
-            }
-            // Without the write cache, with the two-step output scheme (each row's buffer
-            // placed by a first join that counts its extensions), and with naive set
-            // operations (a pass per test), with long lists in pieces (from 4 elements) or
-            // none; breadth-first to the end, counted and listed.
-            for (write_cache, two_step_output, naive_set_operations, balance_from) in [
-                (false, false, false, None),
-                (true, true, false, None),
-                (false, true, false, Some(4)),
-                (true, true, false, Some(4)),
-                (true, false, true, None),
-                (true, true, true, Some(4)),
-            ] {
-                let switched = MatchOptions {
-                    narrow_rows_up_to: None,
-                    depth_first_rows: Some(usize::MAX),
-                    write_cache,
-                    two_step_output,
-                    naive_set_operations,
-                    balance_from,
-                    ..options.clone()
-                };
-                let what = format!(
-                    "write cache {write_cache}, two-step output {two_step_output}, naive set \
-                     operations {naive_set_operations}, balanced from {balance_from:?}"
-                );
-                let report = find_matches(gpu, &query.graph, &index, &switched, &mut CountOnly)
-                    .expect("GPU engine");
-                assert_eq!(report.count, expected, "case {case}: GPU count, {what}");
-                let mut on_gpu = CollectMatches::default();
-                let mut on_cpu = CollectMatches::default();
-                find_matches(gpu, &query.graph, &index, &switched, &mut on_gpu).expect("GPU");
-                find_matches(&mut CpuEngine, &query.graph, &index, &switched, &mut on_cpu)
-                    .expect("CPU");
-                if balance_from.is_some() {
+                if switched.balance_from.is_some() {
                     assert_eq!(
                         sorted(&on_gpu),
                         sorted(&on_cpu),
