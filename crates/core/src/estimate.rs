@@ -117,25 +117,22 @@ pub(crate) fn plan_on_host(
             // Each order once (strategies often agree: yeast's query_dense_8_37 gets one
             // order from three), side by side on the engine's threads unless it has one
             // (handing them to the pool then costs more than it saves).
-            let first_of = |i: usize| {
-                let order = |p: &Plan| p.steps.iter().map(|s| s.vertex).collect::<Vec<_>>();
-                (0..i)
-                    .find(|&j| order(&plans[j]) == order(&plans[i]))
-                    .unwrap_or(i)
-            };
-            let firsts: Vec<usize> = (0..plans.len()).map(first_of).collect();
-            let distinct: Vec<usize> = (0..plans.len()).filter(|&i| firsts[i] == i).collect();
-            let sample = |&i: &usize| (i, sampler.work(&plans[i], walks));
-            let works: Vec<(usize, f64)> = if rayon::current_num_threads() == 1 {
+            let orders: Vec<Vec<usize>> = plans
+                .iter()
+                .map(|p| p.steps.iter().map(|s| s.vertex).collect())
+                .collect();
+            let distinct: Vec<usize> = (0..plans.len())
+                .filter(|&i| !orders[..i].contains(&orders[i]))
+                .collect();
+            let sample = |&i: &usize| sampler.work(&plans[i], walks);
+            let works: Vec<f64> = if rayon::current_num_threads() == 1 {
                 distinct.iter().map(sample).collect()
             } else {
                 distinct.par_iter().map(sample).collect()
             };
             let work_of = |i: usize| {
-                works
-                    .iter()
-                    .find(|(j, _)| *j == firsts[i])
-                    .map_or(0.0, |w| w.1)
+                let first = distinct.iter().position(|&j| orders[j] == orders[i]);
+                works[first.expect("every order's first plan is sampled")]
             };
             let tried: Vec<(f64, Plan)> = plans
                 .into_iter()

@@ -24,8 +24,8 @@ use crate::sink::{CountOnly, MatchSink};
 /// 8 and 1.59× with 16.
 pub const SHARES_PER_ENGINE: u32 = 8;
 
-/// The first engine tries a query whole for this long while the others start on its shares:
-/// most queries end within it (the others are then called off), and the rest are spread.
+/// The first engine tries a query whole for this long while the others plan it: most queries
+/// end within it (the others are then called off), and the rest are spread.
 pub const SPREAD_AFTER: Duration = Duration::from_millis(10);
 
 /// Rows the plan expects ([`crate::plan::Plan::expected_rows`]) from which a query is spread
@@ -56,9 +56,9 @@ const WAIT_POLL: Duration = Duration::from_micros(50);
 /// not finished it whole within `trial` (`None`, or a plan expecting
 /// [`SPREAD_AT_ONCE_ROWS`]: spread at once); otherwise the first engine answers it whole.
 /// The other engines filter and plan the query while the first one does, then wait for the
-/// trial's end to take shares, or for the call-off. A spread query's report gives the first engine's filter and plan times,
-/// the wall time of the trial and the shares as its join time, the largest join memory of
-/// any engine, and the gravest status of any share.
+/// trial's end to take shares, or for the call-off. A spread query's report gives the first
+/// engine's filter and plan times, the wall time of the trial and the shares as its join
+/// time, the largest join memory of any engine, and the gravest status of any share.
 ///
 /// # Errors
 /// As [`find_matches`], from any engine.
