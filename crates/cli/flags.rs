@@ -468,10 +468,10 @@ pub struct EngineArgs {
 
     /// Use several GPUs: `0,1`, `all`, or one GPU more than once (`0,0`).
     ///
-    /// Each GPU gets the whole index. A counted query (no --output, no --limit) that the
-    /// first GPU has not finished in 10 ms is cut into 8 shares per GPU, as --partition cuts
-    /// it, dealt to the GPUs as they come free; its count is the sum. Other queries run on
-    /// the first GPU.
+    /// Each GPU gets the whole index. A counted query (no --output, no --limit) whose plan
+    /// expects many rows, or that the first GPU has not finished in 10 ms, is cut into 8
+    /// shares per GPU, as --partition cuts it, dealt to the GPUs as they come free; its count
+    /// is the sum. Other queries run on the first GPU.
     #[arg(
         long,
         value_name = "LIST",
