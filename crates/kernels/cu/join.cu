@@ -511,7 +511,11 @@ extern "C" __global__ void gsi_join_rows_narrow(
 // lists longer than balance_from (a piece of at most piece_length elements, so that a list
 // longer than that is spread over several blocks, each its own share of the launch). Each
 // piece is (row, start in the row's list, cut as gsi_join_rows cuts it); the block reads the
-// row and the linking edges' ranges once, then its warps share the piece out (join_span).
+// row and the linking edges' ranges once, then its warps share the piece out. With
+// piece_found (buffers written, each at least as long as its row's list), piece p writes its
+// survivors in order from its own start in the row's buffer and their number to
+// piece_found[p], and gsi_join_pieces_close then closes the gaps (join_pooled); without, the
+// warps append by atomics, in no fixed order, or only count (join_span).
 extern "C" __global__ void gsi_join_pieces(
     const u32* __restrict__ table, u32 width,
     const u32* __restrict__ groups, const u32* __restrict__ ci,
@@ -522,10 +526,11 @@ extern "C" __global__ void gsi_join_pieces(
     const u32* __restrict__ offsets, u32 offset_base, u32 stride, u32* __restrict__ gba,
     u32* __restrict__ counts, u64* __restrict__ total,
     u32 piece_length, const u32* __restrict__ pieces, const u32* __restrict__ piece_count,
-    u32 piece_capacity) {
+    u32 piece_capacity, u32* __restrict__ piece_found) {
     __shared__ u32 row_sh[MAX_WIDTH];
     __shared__ u32 range_sh[2 * MAX_WIDTH];
     __shared__ u32 pieces_sh;
+    __shared__ u32 found_sh[WARPS_PER_BLOCK];
     u32 lane = threadIdx.x & 31u;
     u32 w = threadIdx.x / WARP_SIZE;
     // One read of the counter a block (most launches find the pool empty).
@@ -561,12 +566,56 @@ extern "C" __global__ void gsi_join_pieces(
                                        order_bounds, order_bound_count, row_sh, &source_len);
         u32 piece_end = min(source_len, start + piece_length);
         u64 out_at = !gba ? 0 : offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride;
+        if (gba && piece_found) {
+            join_pooled(source + start, piece_end - start, p, candidate_bits, injective, row_sh,
+                        width, ci, range_sh, first_other, link_count, absent_count,
+                        out_at + start, gba, piece_found, found_sh);
+            continue;
+        }
         found += join_span(source, start, piece_end, r, candidate_bits, injective, row_sh, width,
                            ci, range_sh, first_other, link_count, absent_count, out_at, gba,
                            counts);
     }
     if (total && lane == 0 && found > 0) {
         atomicAdd(total, found);
+    }
+}
+
+// Block per row cut into pieces (grid-stride over the pieces, from each row's first): moves
+// the survivors of the row's later pieces, each written from its own start by
+// gsi_join_pieces, down to follow those of the earlier ones, in order, and sets counts[r] to
+// their number. A row's pieces lie side by side in `pieces`, in the order of their starts.
+extern "C" __global__ void gsi_join_pieces_close(
+    const u32* __restrict__ offsets, u32 offset_base, u32 stride, u32* __restrict__ gba,
+    u32* __restrict__ counts, const u32* __restrict__ pieces,
+    const u32* __restrict__ piece_count, u32 piece_capacity,
+    const u32* __restrict__ piece_found) {
+    u32 n = min(*piece_count, piece_capacity);
+    for (u32 p = blockIdx.x; p < n; p += gridDim.x) {
+        u32 r = pieces[2 * p];
+        if (r == 0xffffffffu || pieces[2 * p + 1] != 0) {
+            continue;
+        }
+        u64 out_at = offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride;
+        u32 closed = piece_found[p];
+        for (u32 q = p + 1; q < n && pieces[2 * q] == r; ++q) {
+            u32 from = pieces[2 * q + 1];
+            u32 length = piece_found[q];
+            // Down by at least nothing: each round reads its elements before any is written.
+            for (u32 base = 0; base < length; base += BLOCK_SIZE) {
+                u32 i = base + threadIdx.x;
+                u32 x = i < length ? gba[out_at + from + i] : 0;
+                __syncthreads();
+                if (i < length) {
+                    gba[out_at + closed + i] = x;
+                }
+                __syncthreads();
+            }
+            closed += length;
+        }
+        if (threadIdx.x == 0) {
+            counts[r] = closed;
+        }
     }
 }
 

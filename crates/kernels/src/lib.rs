@@ -75,6 +75,8 @@ pub enum Kernel {
     JoinRowsNarrow,
     /// `gsi_join_pieces`: the long rows' lists, a block per piece (Sec. 6.1).
     JoinPieces,
+    /// `gsi_join_pieces_close`: a cut row's pieces' survivors moved together, in order.
+    JoinPiecesClose,
     /// `gsi_join_refilter`: one set operation on each row's buffer (the naive baseline).
     JoinRefilter,
     /// `gsi_join_link`: the new table from the buffers.
@@ -95,7 +97,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 17] = [
+    pub const ALL: [Kernel; 18] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
@@ -105,6 +107,7 @@ impl Kernel {
         Kernel::JoinRows,
         Kernel::JoinRowsNarrow,
         Kernel::JoinPieces,
+        Kernel::JoinPiecesClose,
         Kernel::JoinRefilter,
         Kernel::JoinLink,
         Kernel::JoinPermute,
@@ -127,6 +130,7 @@ impl Kernel {
             Kernel::JoinRows => "gsi_join_rows",
             Kernel::JoinRowsNarrow => "gsi_join_rows_narrow",
             Kernel::JoinPieces => "gsi_join_pieces",
+            Kernel::JoinPiecesClose => "gsi_join_pieces_close",
             Kernel::JoinRefilter => "gsi_join_refilter",
             Kernel::JoinLink => "gsi_join_link",
             Kernel::JoinPermute => "gsi_join_permute",
@@ -149,6 +153,7 @@ impl Kernel {
             | Kernel::JoinRows
             | Kernel::JoinRowsNarrow
             | Kernel::JoinPieces
+            | Kernel::JoinPiecesClose
             | Kernel::JoinRefilter
             | Kernel::JoinLink
             | Kernel::JoinPermute

@@ -150,6 +150,8 @@ struct Balance {
     pieces: CudaSlice<u32>,
     /// Pieces taken (may pass the capacity: the pool is then full).
     count: CudaSlice<u32>,
+    /// Survivors per piece, when pieces write their rows' buffers in order.
+    found: CudaSlice<u32>,
 }
 
 /// Pieces the pool holds; a warp that finds it full does its row itself.
@@ -167,6 +169,7 @@ impl Balance {
             piece_length: from.saturating_mul(16).max(32),
             pieces: device.alloc(2 * PIECE_CAPACITY, "the load-balance pieces")?,
             count: device.alloc(1, "the load-balance counter")?,
+            found: device.alloc(PIECE_CAPACITY, "the load-balance pieces' counts")?,
         })
     }
 }
@@ -229,11 +232,15 @@ fn join_refilter(
 
 /// The switchable parts of `gsi_join_rows`: the block's pool for lists longer than
 /// `pool_from` (Sec. 6.1's third layer; `u32::MAX`: none), the block's shared reads of short
-/// first-edge lists (Sec. 6.2's duplicate removal) and the warp's write cache (Sec. 5).
+/// first-edge lists (Sec. 6.2's duplicate removal) and the warp's write cache (Sec. 5); and
+/// whether rows cut into pieces keep their extensions in order (`gsi_join_pieces_close`),
+/// which listed matches need and which needs each row's buffer as long as its list (not so
+/// under the two-step scheme).
 struct RowPaths {
     pool_from: u32,
     remove_duplicates: u32,
     write_cache: u32,
+    ordered_pieces: bool,
 }
 
 /// `gsi_join_rows`: warp per row; Algorithm 3 lines 5-12 for every row of `step`; then, with
@@ -348,25 +355,57 @@ fn join_rows(
     let Some(b) = balance else {
         return Ok(());
     };
-    let mut launch = device
-        .stream
-        .launch_builder(device.kernel(Kernel::JoinPieces)?);
-    launch.arg(&step.table).arg(&step.width);
-    common!(launch);
-    launch
-        .arg(&b.piece_length)
-        .arg(&b.pieces)
-        .arg(&b.count)
-        .arg(&capacity);
+    let ordered = gba.is_some() && counts.is_some() && paths.ordered_pieces;
     let config = cudarc::driver::LaunchConfig {
         grid_dim: (PIECE_BLOCKS, 1, 1),
         block_dim: (BLOCK_SIZE, 1, 1),
         shared_mem_bytes: 0,
     };
-    // SAFETY: gsi_join_pieces(table, width, the arguments above from groups to total,
-    // piece_length, pieces[2 * capacity], piece_count[1], capacity): the pieces are those
-    // gsi_join_rows just wrote for these rows, in the same stream.
-    unsafe { launch.launch(config) }.map_err(driver("launching gsi_join_pieces"))?;
+    {
+        let mut launch = device
+            .stream
+            .launch_builder(device.kernel(Kernel::JoinPieces)?);
+        launch.arg(&step.table).arg(&step.width);
+        common!(launch);
+        launch
+            .arg(&b.piece_length)
+            .arg(&b.pieces)
+            .arg(&b.count)
+            .arg(&capacity);
+        if ordered {
+            launch.arg(&mut b.found);
+        } else {
+            launch.arg(&NULL);
+        }
+        // SAFETY: gsi_join_pieces(table, width, the arguments above from groups to total,
+        // piece_length, pieces[2 * capacity], piece_count[1], capacity, piece_found[capacity]
+        // | null): the pieces are those gsi_join_rows just wrote for these rows, in the same
+        // stream; piece_found only where every row's buffer holds its whole list.
+        unsafe { launch.launch(config) }.map_err(driver("launching gsi_join_pieces"))?;
+    }
+    if !ordered {
+        return Ok(());
+    }
+    let mut launch = device
+        .stream
+        .launch_builder(device.kernel(Kernel::JoinPiecesClose)?);
+    match &offsets {
+        Some(o) => launch.arg(o),
+        None => launch.arg(&NULL),
+    };
+    launch.arg(&base).arg(&stride);
+    if let (Some(g), Some(c)) = (gba, counts) {
+        launch.arg(g).arg(c);
+    }
+    launch
+        .arg(&b.pieces)
+        .arg(&b.count)
+        .arg(&capacity)
+        .arg(&b.found);
+    // SAFETY: gsi_join_pieces_close(offsets | null, offset_base, stride, gba, counts[rows],
+    // pieces[2 * capacity], piece_count[1], capacity, piece_found[capacity]): the buffers and
+    // pieces gsi_join_pieces just filled, in the same stream.
+    unsafe { launch.launch(config) }.map_err(driver("launching gsi_join_pieces_close"))?;
     Ok(())
 }
 
@@ -924,6 +963,9 @@ pub(crate) struct GpuJoin<'a> {
     balance: Option<Balance>,
     /// The lone leaves' counts, made at the first count of the leaf suffix.
     lone_leaves: Option<LoneLeafCounts>,
+    /// Whether the matches are listed, so that rows cut into pieces keep their extensions
+    /// in order (a count does not need it).
+    listing: bool,
 }
 
 impl<'a> GpuJoin<'a> {
@@ -934,6 +976,7 @@ impl<'a> GpuJoin<'a> {
         plan: &'a Plan,
         candidates: &'a DeviceCandidates,
         options: &'a MatchOptions,
+        listing: bool,
     ) -> Result<GpuJoin<'a>> {
         let sizes = candidates.sizes();
         let mut steps = Vec::with_capacity(plan.width());
@@ -993,6 +1036,7 @@ impl<'a> GpuJoin<'a> {
         Ok(GpuJoin {
             balance: None,
             lone_leaves: None,
+            listing,
             on_device: PlanOnDevice::upload(device, plan, &links, &depth_steps)?,
             options,
             device,
@@ -1069,6 +1113,7 @@ impl<'a> GpuJoin<'a> {
                 .map_or(u32::MAX, |from| u32::try_from(from).unwrap_or(u32::MAX)),
             remove_duplicates: u32::from(self.options.duplicate_removal),
             write_cache: u32::from(self.options.write_cache),
+            ordered_pieces: self.listing && !self.options.two_step_output,
         };
         let mut args = self.step_args(step, table, rows);
         if tests == Tests::FirstEdge {

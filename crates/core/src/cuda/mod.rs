@@ -173,7 +173,8 @@ impl Engine for GpuEngine {
         let budget = options
             .memory_budget
             .min((free as f64 * self.join_share) as usize);
-        let backend = join::GpuJoin::new(&self.device, &pcsr, plan, sets, options)?;
+        let listing = sink.wants_matches();
+        let backend = join::GpuJoin::new(&self.device, &pcsr, plan, sets, options, listing)?;
         crate::join::run(backend, plan, &sets.sizes(), options, budget, sink, "gpu")
     }
 }
