@@ -263,11 +263,6 @@ fn join_rows(
         RowsOutput::Count { total } => (None, None, None, Some(total)),
         RowsOutput::RowCounts { counts } => (None, None, Some(counts), None),
     };
-    let (offsets, base, stride) = match place {
-        Some(Place::Offsets { offsets, base }) => (Some(offsets), base, 0u32),
-        Some(Place::Uniform { stride }) => (None, 0, stride),
-        None => (None, 0, 0),
-    };
     if let Some(b) = balance.as_deref_mut() {
         device
             .stream
@@ -292,11 +287,12 @@ fn join_rows(
                 .arg(&candidate_count)
                 .arg(&step.candidate_bits)
                 .arg(&step.injective);
-            match &offsets {
-                Some(o) => $launch.arg(o),
-                None => $launch.arg(&NULL),
+            match &place {
+                Some(place) => place.push(&mut $launch),
+                None => {
+                    $launch.arg(&NULL).arg(&ZERO).arg(&ZERO);
+                }
             };
-            $launch.arg(&base).arg(&stride);
             match gba {
                 Some(g) => $launch.arg(g),
                 None => $launch.arg(&NULL),
@@ -355,7 +351,13 @@ fn join_rows(
     let Some(b) = balance else {
         return Ok(());
     };
-    let ordered = gba.is_some() && counts.is_some() && paths.ordered_pieces;
+    // The buffers the pieces write in order, when they do.
+    let ordered = match (&place, gba, counts) {
+        (Some(place), Some(gba), Some(counts)) if paths.ordered_pieces => {
+            Some((place, gba, counts))
+        }
+        _ => None,
+    };
     let config = cudarc::driver::LaunchConfig {
         grid_dim: (PIECE_BLOCKS, 1, 1),
         block_dim: (BLOCK_SIZE, 1, 1),
@@ -372,7 +374,7 @@ fn join_rows(
             .arg(&b.pieces)
             .arg(&b.count)
             .arg(&capacity);
-        if ordered {
+        if ordered.is_some() {
             launch.arg(&mut b.found);
         } else {
             launch.arg(&NULL);
@@ -383,20 +385,14 @@ fn join_rows(
         // stream; piece_found only where every row's buffer holds its whole list.
         unsafe { launch.launch(config) }.map_err(driver("launching gsi_join_pieces"))?;
     }
-    if !ordered {
+    let Some((place, gba, counts)) = ordered else {
         return Ok(());
-    }
+    };
     let mut launch = device
         .stream
         .launch_builder(device.kernel(Kernel::JoinPiecesClose)?);
-    match &offsets {
-        Some(o) => launch.arg(o),
-        None => launch.arg(&NULL),
-    };
-    launch.arg(&base).arg(&stride);
-    if let (Some(g), Some(c)) = (gba, counts) {
-        launch.arg(g).arg(c);
-    }
+    place.push(&mut launch);
+    launch.arg(gba).arg(counts);
     launch
         .arg(&b.pieces)
         .arg(&b.count)
