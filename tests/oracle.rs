@@ -262,7 +262,7 @@ fn check_against_brute(
         );
     }
     // Every join order, with the paper's candidate sets and refined ones, depth-first at
-    // once with and without the CPU's local candidates.
+    // once with and without the CPU's local candidates and failing sets.
     for join_order in [
         JoinOrder::Paper,
         JoinOrder::Growth,
@@ -271,12 +271,15 @@ fn check_against_brute(
         JoinOrder::Sampled,
     ] {
         for refine_rounds in [0, REFINE_ROUNDS] {
-            for local_candidates in [true, false] {
+            for (local_candidates, failing_sets) in
+                [(true, true), (false, true), (true, false), (false, false)]
+            {
                 let options = MatchOptions {
                     depth_first_rows: Some(0),
                     join_order,
                     refine_rounds,
                     local_candidates,
+                    failing_sets,
                     heavy_query_work: 0.0,
                     ..options.clone()
                 };
@@ -284,10 +287,11 @@ fn check_against_brute(
                 prop_assert_eq!(
                     counted.count,
                     expected.len() as u64,
-                    "{:?} order, {} refinement rounds, local candidates {}",
+                    "{:?} order, {} refinement rounds, local candidates {}, failing sets {}",
                     join_order,
                     refine_rounds,
-                    local_candidates
+                    local_candidates,
+                    failing_sets
                 );
             }
         }
@@ -796,6 +800,90 @@ fn leaf_products_with_same_label_leaves_equal_the_brute_force() {
         .unwrap();
 }
 
+/// Failing sets (the CPU's depth-first count skips the extensions a failed sibling's failing
+/// set rules out): connected queries of up to seven vertices in sparse graphs with few labels,
+/// where searches fail often, counted depth-first with and without them, with leaves joined
+/// and multiplied, under isomorphism and induced matching, against the brute force; the sets
+/// must skip extensions in many cases (a test where they never did would prove nothing).
+#[test]
+fn failing_sets_skip_extensions_and_keep_the_brute_force_count() {
+    let mut runner = proptest::test_runner::TestRunner::new(config(120));
+    let shape = Shape {
+        directed: false,
+        vertex_labels: 2,
+        edge_labels: 1,
+        density: 0.3,
+        multi: false,
+    };
+    let skipping = AtomicUsize::new(0);
+    let cases = (
+        graph(shape, 12..=20),
+        connected(query_shape(shape), 4..=7),
+        prop::bool::ANY,
+    );
+    runner
+        .run(&cases, |(data, query, induced)| {
+            let (q, d) = (query.graph(), data.graph());
+            let expected = match induced {
+                true => brute::induced_matches(&q, &d).len() as u64,
+                false => brute::count(&q, &d, false),
+            };
+            let semantics = match induced {
+                true => Semantics::Induced,
+                false => Semantics::Isomorphism,
+            };
+            let index = DataIndex::build(d).expect("index");
+            let mut skipped = 0;
+            for (failing_sets, postpone_leaves, local_candidates, paper) in [
+                (true, true, true, false),
+                (true, false, true, false),
+                (true, false, false, false),
+                (true, false, true, true),
+                (false, false, true, true),
+            ] {
+                // The paper's sets and order leave more to fail than refined ones.
+                let (refine_rounds, join_order) = match paper {
+                    true => (0, JoinOrder::Paper),
+                    false => (REFINE_ROUNDS, JoinOrder::Sampled),
+                };
+                let options = MatchOptions {
+                    semantics,
+                    depth_first_rows: Some(0),
+                    failing_sets,
+                    postpone_leaves,
+                    local_candidates,
+                    refine_rounds,
+                    join_order,
+                    ..MatchOptions::default()
+                };
+                let report = gsi(&q, &index, &options, &mut CountOnly);
+                prop_assert_eq!(
+                    report.count,
+                    expected,
+                    "failing sets {}, leaf products {}, local candidates {}, paper's order {}",
+                    failing_sets,
+                    postpone_leaves,
+                    local_candidates,
+                    paper
+                );
+                if !failing_sets {
+                    prop_assert_eq!(report.paths.skipped_by_failing_sets, 0);
+                }
+                skipped += report.paths.skipped_by_failing_sets;
+            }
+            if skipped > 0 {
+                skipping.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(())
+        })
+        .unwrap();
+    let skipping = skipping.into_inner();
+    assert!(
+        skipping >= 10,
+        "failing sets skipped extensions in only {skipping} of 120 cases"
+    );
+}
+
 /// Symmetric queries (cycles, cliques, bowties, with few labels), so that symmetry breaking
 /// cuts the join: the count on every path, and the matches listed (one per class, expanded
 /// by the automorphisms), against the brute force; most plans must break a symmetry (a test
@@ -843,10 +931,12 @@ fn symmetric_queries_count_and_list_what_the_brute_force_finds() {
             let index = DataIndex::build(d.clone()).expect("index");
             let options = options(Semantics::Isomorphism);
             for depth_first_rows in [Some(usize::MAX), Some(0), None] {
-                for local_candidates in [true, false] {
+                for (local_candidates, failing_sets) in [(true, true), (false, true), (true, false)]
+                {
                     let options = MatchOptions {
                         depth_first_rows,
                         local_candidates,
+                        failing_sets,
                         ..options.clone()
                     };
                     let counted = gsi(&q, &index, &options, &mut CountOnly);

@@ -228,6 +228,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
                 _ => JoinOrder::Sampled,
             },
             local_candidates: !args.no_local_candidates,
+            failing_sets: !args.no_failing_sets,
             symmetry: !args.no_symmetry,
             balance_from,
             block_pool_from,

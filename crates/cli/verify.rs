@@ -39,8 +39,9 @@ struct Run {
 /// The paths a count is also checked on: depth-first from the first step (in one launch, or
 /// handed from launch to launch through the pool every 2 µs), breadth-first to
 /// the end, with the leaves enumerated instead of multiplied, with the paper's candidate sets
-/// and join order (no refinement, Algorithm 2), without local candidates, with every order
-/// sampled, without symmetry breaking, with the GPU's load balance on every row or none,
+/// and join order (no refinement, Algorithm 2), without local candidates or failing sets,
+/// with every order sampled, without symmetry breaking, with the GPU's load balance on every
+/// row or none,
 /// with the GPU's lone leaves' counts looked up for every row or never, and with the GPU's
 /// rows joined by eight lanes always or never, with every row given a warp and every list put
 /// into its block's pool, the block's repeated lists read once, or no write cache, with the
@@ -48,7 +49,7 @@ struct Run {
 /// with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 22] = [
+const FORCED_PATHS: [(&str, ForcePath); 23] = [
     ("depth-first", |o| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o| {
         o.depth_first_rows = Some(0);
@@ -61,6 +62,7 @@ const FORCED_PATHS: [(&str, ForcePath); 22] = [
         o.join_order = JoinOrder::Paper;
     }),
     ("without local candidates", |o| o.local_candidates = false),
+    ("without failing sets", |o| o.failing_sets = false),
     ("without symmetry breaking", |o| o.symmetry = false),
     ("every list balanced over blocks", |o| {
         o.balance_from = Some(0)

@@ -158,6 +158,11 @@ pub(crate) trait JoinBackend {
         StepBalance::default()
     }
 
+    /// Extensions the backend's depth-first counts skipped by failing sets, so far.
+    fn skipped_by_failing_sets(&self) -> u64 {
+        0
+    }
+
     /// When only the count is wanted: joins `rows` rows of `table` breadth-first through
     /// every step from `step` on while the steps stay small, in one go (the GPU: one launch
     /// instead of a few per step), and counts at the last step or the leaf suffix. `None`
@@ -256,6 +261,7 @@ pub(crate) fn run<B: JoinBackend>(
             steps,
             depth_first_from,
             small_steps: driver.small_steps,
+            skipped_by_failing_sets: driver.backend.skipped_by_failing_sets(),
         },
     })
 }

@@ -74,6 +74,10 @@ pub struct MatchOptions {
     /// The CPU's depth-first count extends rows through local candidates
     /// ([`crate::cpu`]'s auxiliary lists) when they fit; off for tests and measurements.
     pub local_candidates: bool,
+    /// The CPU's depth-first count skips the other extensions of a column when a failed
+    /// subtree's failing set shows they fail alike ([`crate::cpu`]); off for tests and
+    /// measurements.
+    pub failing_sets: bool,
     /// The GPU's load balance (the paper's Sec. 6.1): a row whose list is longer than this
     /// is cut into pieces of 16 times that many elements, each taken by a whole block; `None`
     /// leaves every row to one warp (a switch for tests and measurements).
@@ -288,6 +292,7 @@ impl Default for MatchOptions {
             refine_rounds: REFINE_ROUNDS,
             join_order: JoinOrder::Sampled,
             local_candidates: true,
+            failing_sets: true,
             symmetry: true,
             balance_from: Some(BALANCE_FROM),
             block_pool_from: BLOCK_POOL_FROM,
@@ -383,6 +388,9 @@ pub struct JoinPaths {
     /// Steps from the first that the engine joined in one go while they were small (the GPU:
     /// in one launch).
     pub small_steps: usize,
+    /// Extensions the CPU's depth-first count skipped because a sibling's failing set showed
+    /// they fail alike.
+    pub skipped_by_failing_sets: u64,
 }
 
 /// What one step did: rows joined breadth-first into a new table (Algorithms 3 and 4), rows
@@ -475,6 +483,13 @@ impl std::fmt::Display for JoinPaths {
                 }
             }
             writeln!(f)?;
+        }
+        if self.skipped_by_failing_sets > 0 {
+            writeln!(
+                f,
+                "  failing sets skipped {} extensions",
+                self.skipped_by_failing_sets
+            )?;
         }
         Ok(())
     }

@@ -43,7 +43,20 @@ pub(crate) struct CpuJoin<'a> {
     /// The depth-first count's local candidates: built at its first call, `None` inside
     /// when they would not fit the budget (or `options.local_candidates` is off).
     local: Option<Option<LocalCandidates>>,
+    /// Failing sets: per column, the columns its extensions depend on (itself, its links,
+    /// order bounds and absent edges, and theirs in turn), as bits; `None` when failing sets
+    /// are off or the query has more than 64 vertices.
+    ancestors: Option<Vec<FailingSet>>,
+    /// Extensions skipped by failing sets, over every count.
+    skipped: AtomicU64,
 }
+
+/// A set of columns as bits; [`FOUND`] when a subtree found a match (nothing to prune).
+type FailingSet = u64;
+/// The failing set of a subtree that found a match, or whose failure is not explained.
+const FOUND: FailingSet = 0;
+/// The failing set that explains nothing: it holds every column, so it prunes nothing.
+const UNEXPLAINED: FailingSet = FailingSet::MAX;
 
 impl<'a> CpuJoin<'a> {
     pub(crate) fn new(
@@ -59,6 +72,9 @@ impl<'a> CpuJoin<'a> {
             options,
             order: plan.order(),
             local: None,
+            ancestors: (options.failing_sets && plan.width() <= FailingSet::BITS as usize)
+                .then(|| ancestors(plan)),
+            skipped: AtomicU64::new(0),
         }
     }
 
@@ -491,6 +507,26 @@ impl JoinBackend for CpuJoin<'_> {
         // Enough rows for every thread to take a share, several times over.
         Some(DEPTH_FIRST_ROWS_PER_THREAD * rayon::current_num_threads())
     }
+
+    fn skipped_by_failing_sets(&self) -> u64 {
+        self.skipped.load(Ordering::Relaxed)
+    }
+}
+
+/// Per column, the columns whose matches decide its extensions: itself, its links, order
+/// bounds and absent edges, and (transitively) theirs.
+fn ancestors(plan: &Plan) -> Vec<FailingSet> {
+    let mut ancestors: Vec<FailingSet> = Vec::with_capacity(plan.width());
+    for (column, st) in plan.steps.iter().enumerate() {
+        let before = st
+            .links()
+            .chain(&st.absent)
+            .map(|e| e.column)
+            .chain(st.order_bounds.iter().map(|b| b.column));
+        let set = before.fold(1 << column, |set, c| set | ancestors[c]);
+        ancestors.push(set);
+    }
+    ancestors
 }
 
 /// One thread's depth-first search: the partial match, a buffer per step, and the matches
@@ -506,7 +542,12 @@ struct DepthFirst {
     used: FixedBitSet,
     /// Scratch for the intersections of a leaf group's extension sets.
     common: Vec<VertexId>,
+    /// With local candidates and failing sets: per step, the columns (with theirs) whose
+    /// matches injectivity took from the step's last extensions.
+    conflicts: Vec<FailingSet>,
     counted: u64,
+    /// Extensions skipped by failing sets since it last reported.
+    skipped: u64,
     /// Extensions tried since the stop conditions were last looked at.
     since_check: usize,
 }
@@ -520,7 +561,9 @@ impl DepthFirst {
             position_buffers: vec![Vec::new(); width],
             used: FixedBitSet::with_capacity(vertices),
             common: Vec::new(),
+            conflicts: vec![0; width],
             counted: 0,
+            skipped: 0,
             since_check: 0,
         }
     }
@@ -546,7 +589,8 @@ impl CpuJoin<'_> {
     /// match `search.row[..leaves.from]`: over the label groups, the product of each group's
     /// injective choices, from the sizes of its members' extension sets and their
     /// intersections. Arithmetic wraps modulo 2^64, so the count is exact whenever it fits.
-    fn leaf_product(&self, search: &mut DepthFirst) -> u64 {
+    /// `Err` names a step whose extension set is empty (no match).
+    fn leaf_product(&self, search: &mut DepthFirst) -> std::result::Result<u64, usize> {
         let leaves = &self.plan.leaves;
         let injective = self.options.semantics.injective();
         let mut product: u64 = 1;
@@ -556,6 +600,9 @@ impl CpuJoin<'_> {
             let mut lengths = [0usize; MAX_LEAF_GROUP];
             for (j, &step) in group.steps.iter().enumerate() {
                 lengths[j] = self.step_extensions(step, leaves.from, true, search);
+                if lengths[j] == 0 {
+                    return Err(step);
+                }
             }
             let buffers = &search.buffers;
             let set = |j: usize| &buffers[group.steps[j]][..lengths[j]];
@@ -588,14 +635,16 @@ impl CpuJoin<'_> {
                 break;
             }
         }
-        product
+        Ok(product)
     }
 
-    /// Adds the matches `search` counted to the shared total, and stops every thread when the
-    /// stop conditions hold or the total is enough.
+    /// Adds the matches `search` counted (and the extensions it skipped) to the totals, and
+    /// stops every thread when the stop conditions hold or the total is enough.
     fn report(&self, search: &mut DepthFirst, shared: &Shared<'_>) {
         let total = shared.found.fetch_add(search.counted, Ordering::Relaxed) + search.counted;
         search.counted = 0;
+        self.skipped
+            .fetch_add(std::mem::take(&mut search.skipped), Ordering::Relaxed);
         if self.options.stop().is_some() || shared.enough.is_some_and(|k| total >= k) {
             shared.stop.store(true, Ordering::Relaxed);
         }
@@ -604,20 +653,40 @@ impl CpuJoin<'_> {
     /// Counts into `search.counted` the matches that extend `search.row[..step]` through
     /// steps `step..`, depth-first: at each step the row's extensions (Algorithm 3 for one
     /// row) are computed into that step's buffer and each is followed in turn; the last step
-    /// only counts them, and the leaf suffix multiplies.
-    fn count_from(&self, step: usize, search: &mut DepthFirst, shared: &Shared<'_>) {
+    /// only counts them, and the leaf suffix multiplies. Returns the subtree's failing set
+    /// (DAF's, Han et al. 2019): when it found no match, columns whose matches explain why;
+    /// an extension whose subtree fails without its own column in that set shows that its
+    /// siblings fail alike, and they are skipped.
+    fn count_from(&self, step: usize, search: &mut DepthFirst, shared: &Shared<'_>) -> FailingSet {
         if step == self.plan.leaves.from {
-            search.counted = search.counted.wrapping_add(self.leaf_product(search));
-            return;
+            return match self.leaf_product(search) {
+                Ok(product) => {
+                    search.counted = search.counted.wrapping_add(product);
+                    // A product of 0 from sets none of which is empty (injectivity, or a
+                    // count wrapped modulo 2^64) is not explained.
+                    if product == 0 {
+                        UNEXPLAINED
+                    } else {
+                        FOUND
+                    }
+                }
+                Err(empty) => self.empty_extensions(empty, search, step),
+            };
         }
         let last = step + 1 == self.plan.width();
         let n = self.step_extensions(step, step, !last, search);
+        if n == 0 {
+            return self.empty_extensions(step, search, step);
+        }
         if last {
             search.counted += n as u64;
-            return;
+            return FOUND;
         }
         let buf = std::mem::take(&mut search.buffers[step]);
         let at = std::mem::take(&mut search.position_buffers[step]);
+        let column = 1 << step;
+        // The union of the failed extensions' sets, until one finds a match.
+        let mut failing = Some(0);
         for (k, &x) in buf[..n].iter().enumerate() {
             search.since_check += 1;
             if search.since_check >= STOP_CHECK_NODES {
@@ -625,20 +694,88 @@ impl CpuJoin<'_> {
                 self.report(search, shared);
             }
             if shared.stop.load(Ordering::Relaxed) {
+                failing = None;
                 break;
             }
             search.row[step] = x;
-            if let Some(&p) = at.get(k) {
+            let below = if let Some(&p) = at.get(k) {
                 search.positions[step] = p;
                 search.used.insert(x as usize);
-                self.count_from(step + 1, search, shared);
+                let below = self.count_from(step + 1, search, shared);
                 search.used.set(x as usize, false);
+                below
             } else {
-                self.count_from(step + 1, search, shared);
-            }
+                self.count_from(step + 1, search, shared)
+            };
+            failing = match failing {
+                _ if below == FOUND => None,
+                // The failure does not depend on this column's match: skip the others.
+                Some(_) if below & column == 0 => {
+                    search.skipped += (n - k - 1) as u64;
+                    search.buffers[step] = buf;
+                    search.position_buffers[step] = at;
+                    return below;
+                }
+                Some(union) => Some(union | below),
+                None => None,
+            };
         }
         search.buffers[step] = buf;
         search.position_buffers[step] = at;
+        match failing {
+            Some(union) => union | self.conflicts(step, search, step),
+            None => FOUND,
+        }
+    }
+
+    /// The failing set of a step that found no extension of `row`: what its extensions
+    /// depend on, with the columns whose matches injectivity took from them.
+    fn empty_extensions(&self, step: usize, search: &DepthFirst, width: usize) -> FailingSet {
+        match &self.ancestors {
+            Some(ancestors) => ancestors[step] | self.conflicts(step, search, width),
+            None => FOUND,
+        }
+    }
+
+    /// The columns (with theirs) whose matches would extend `row` at `step` but for
+    /// injectivity: a failure below the step may depend on them. With local candidates,
+    /// those the step's extensions recorded.
+    fn conflicts(&self, step: usize, search: &DepthFirst, width: usize) -> FailingSet {
+        let Some(ancestors) = &self.ancestors else {
+            return FOUND;
+        };
+        if !self.options.semantics.injective() {
+            return 0;
+        }
+        if self.local().is_some() {
+            return search.conflicts[step];
+        }
+        let row = &search.row[..width];
+        let st = &self.plan.steps[step];
+        let window = st.window(row);
+        let pcsr = self.data.pcsr();
+        let extends = |x: VertexId| {
+            window.contains(&x)
+                && self.candidates.contains(st.vertex, x)
+                && st.links().all(|e| {
+                    pcsr.neighbors(row[e.column], e.label, e.direction)
+                        .binary_search(&x)
+                        .is_ok()
+                })
+                && self.has_no_absent_edge(st, row, x)
+        };
+        row.iter()
+            .zip(ancestors)
+            .filter(|&(&x, _)| extends(x))
+            .fold(0, |set, (_, &a)| set | a)
+    }
+
+    /// The column of `row` that holds `x`, with its ancestors (none when failing sets are off).
+    fn column_set(&self, row: &[VertexId], x: VertexId) -> FailingSet {
+        let Some(ancestors) = &self.ancestors else {
+            return 0;
+        };
+        row.iter().position(|&y| y == x).map_or(0, |j| ancestors[j])
     }
 
     /// The local candidates, when the depth-first count has them.
@@ -672,8 +809,17 @@ impl CpuJoin<'_> {
             at.retain(|&p| (from..to).contains(&p));
         }
         if self.options.semantics.injective() {
-            let used = &search.used;
-            at.retain(|&p| !used.contains(list[p as usize] as usize));
+            let (used, row) = (&search.used, &search.row[..width]);
+            let mut conflicts = 0;
+            at.retain(|&p| {
+                let x = list[p as usize];
+                let free = !used.contains(x as usize);
+                if !free {
+                    conflicts |= self.column_set(row, x);
+                }
+                free
+            });
+            search.conflicts[step] = conflicts;
         }
         if !st.absent.is_empty() {
             let row = &search.row[..width];
