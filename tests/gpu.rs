@@ -459,14 +459,16 @@ pub fn staged_uploads_arrive_whole() {
     }
 }
 
-/// One query over two engines on one GPU (`--devices 0,0`), spread even when small: counts
-/// against the brute force on random graphs.
+/// One query over two engines on one GPU (`--devices 0,0`), spread even when small, and on
+/// one engine, each planning the query itself or joining a plan made ahead on the host (as
+/// `gsi match` does while the query before joins): counts against the brute force on random
+/// graphs.
 pub fn a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts() {
     let open = || {
         Box::new(GpuEngine::open(&gsi_core::EngineConfig::default()).expect("the GPU opened"))
             as Box<dyn gsi_core::Engine>
     };
-    let mut engines = vec![open(), open()];
+    let mut engines = [open(), open()];
     let mut checked = 0;
     for case in 0..24u64 {
         let mut spec = GraphSpec::new(20 + case as usize, 60 + 3 * case as usize, Shape::ScaleFree);
@@ -479,18 +481,30 @@ pub fn a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts() 
             continue;
         };
         let index = DataIndex::build(data).expect("index");
+        let options = MatchOptions::default();
         for query in &queries {
             let expected = brute::count(&query.graph, index.graph(), false);
-            let report = gsi_core::find_matches_spread(
-                &mut engines,
-                &query.graph,
-                &index,
-                &MatchOptions::default(),
-                &mut CountOnly,
-                None,
-            )
-            .expect("matched");
-            assert_eq!(report.count, expected, "case {case}");
+            for (used, ahead) in [(2, false), (2, true), (1, true)] {
+                let planned = ahead
+                    .then(|| gsi_core::search::plan_ahead(&query.graph, &index, &options, true))
+                    .flatten()
+                    .map(|planned| planned.expect("planned"));
+                assert_eq!(planned.is_some(), ahead, "a small graph is planned ahead");
+                let report = gsi_core::find_matches_spread(
+                    &mut engines[..used],
+                    &query.graph,
+                    &index,
+                    &options,
+                    &mut CountOnly,
+                    None,
+                    planned,
+                )
+                .expect("matched");
+                assert_eq!(
+                    report.count, expected,
+                    "case {case}, {used} engines, ahead {ahead}"
+                );
+            }
             checked += 1;
         }
     }

@@ -1009,7 +1009,8 @@ proptest! {
 
     /// A query spread over several engines (`--devices`), forced even when small (at once, or
     /// after a whole run cut off at once), or answered whole by the first while the others
-    /// are called off: the count is the brute force's, under either semantics.
+    /// are called off, the first engine planning it itself or joining a plan made ahead:
+    /// the count is the brute force's, under either semantics.
     #[test]
     fn a_query_spread_over_engines_counts_what_the_brute_force_counts(
         (data, query) in prop_oneof![
@@ -1017,7 +1018,8 @@ proptest! {
             data_and_subgraph(DIRECTED_MULTI, 1..=12, 5),
         ],
         semantics in semantics(),
-        engines in 2usize..4,
+        engines in 1usize..4,
+        ahead in any::<bool>(),
         trial in prop_oneof![
             Just(None),
             Just(Some(std::time::Duration::ZERO)),
@@ -1033,8 +1035,14 @@ proptest! {
         // Spread at once; after a whole run that ends at once (a zero trial); or answered
         // whole within a long trial while the other engines, planned, waited and were called
         // off.
-        let report = gsi_core::find_matches_spread(&mut engines, &q, &index, &options, &mut CountOnly, trial)
-            .expect("matched");
+        let ahead = ahead
+            .then(|| gsi_core::search::plan_ahead(&q, &index, &options, true))
+            .flatten()
+            .map(|planned| planned.expect("planned"));
+        let report = gsi_core::find_matches_spread(
+            &mut engines, &q, &index, &options, &mut CountOnly, trial, ahead,
+        )
+        .expect("matched");
         prop_assert_eq!(report.status, Status::Complete);
         prop_assert_eq!(report.count, expected);
     }

@@ -80,6 +80,7 @@ fn bench_query(
             &options,
             &mut CountOnly,
             Some(SPREAD_AFTER),
+            None,
         )?;
         let elapsed = started.elapsed();
         let timeout = report.status == Status::Timeout;

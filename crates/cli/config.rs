@@ -34,6 +34,8 @@ pub struct MatchConfig {
     pub explain: bool,
     pub json: bool,
     pub quiet: bool,
+    /// With a GPU, plan each query on the host while the query before joins.
+    pub plan_ahead: bool,
 }
 
 /// How each query is matched.
@@ -90,6 +92,7 @@ impl MatchConfig {
             explain: args.explain,
             json: args.json,
             quiet: args.quiet,
+            plan_ahead: !args.no_plan_ahead,
         })
     }
 }

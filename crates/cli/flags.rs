@@ -625,6 +625,11 @@ pub struct MatchArgs {
     /// Print no progress bar and no notes on stderr.
     #[arg(long, help_heading = "Output")]
     pub quiet: bool,
+
+    /// For tests and measurements: with a GPU, each query is filtered and planned by its
+    /// engine after the one before has ended, not on the host ahead of time.
+    #[arg(long, hide = true)]
+    pub no_plan_ahead: bool,
 }
 
 /// How queries are matched: shared by `gsi match` and `gsi bench`.

@@ -1,15 +1,23 @@
 //! `gsi match`: load and index the data graph once, then answer every query in order.
 //!
+//! A reader thread reads the query files ahead of the joins; with a GPU it also filters and
+//! plans each query on the host while the device joins the one before (where the candidate
+//! sets are small enough to plan on the host), so the device waits less between queries.
+//! A query's time runs from the end of the one before.
+//!
 //! Each query's outcome is recorded by phase: a query that cannot be read or matched is
 //! reported (status `error`) and the others still run; only a failure to write matches, which
 //! no later query could escape either, ends the run early. A SIGINT or SIGTERM stops the query
 //! under way, starts no other, and still prints the summary (status `interrupted`).
 
+use std::sync::mpsc::SyncSender;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use gsi_core::search::Planned;
 use gsi_core::spread::SPREAD_AFTER;
 use gsi_core::{find_matches_spread, CountOnly, MatchReport, MatchSink, Status};
+use indicatif::ProgressBar;
 
 use crate::config::MatchConfig;
 use crate::exit::input_error;
@@ -19,7 +27,59 @@ use crate::output::{
     is_stdout, match_printer, ms, report_stream, FileSink, QueryJson, SummaryJson,
 };
 use crate::progress;
-use crate::session;
+use crate::session::{self, QueryReader};
+use crate::signals::Interrupt;
+
+/// Queries read and planned ahead of the one being joined, at most.
+const PLANNED_AHEAD: usize = 2;
+
+/// A query read (and planned, when the reader thread plans ahead) for the joining side.
+struct Next {
+    query: crate::queries::Query,
+    /// Whether its matches are headed by its name (several queries in the run).
+    several: bool,
+    planned: Option<gsi_core::Result<Planned>>,
+}
+
+/// The reader thread: reads the query files in order and hands each query to the joining
+/// side through `ahead`, filtered and planned on the host first when `plan` says for what
+/// (`Some(counting)`), until the files end, the run is interrupted or the joining side stops.
+fn read_ahead(
+    cfg: &MatchConfig,
+    reader: QueryReader<'_>,
+    bar: &ProgressBar,
+    interrupt: &Interrupt,
+    plan: Option<bool>,
+    ahead: SyncSender<Next>,
+) {
+    let several = cfg.queries.files.len() > 1;
+    for path in &cfg.queries.files {
+        if interrupt.is_set() {
+            return;
+        }
+        let queries = reader.queries(path, &cfg.query_read);
+        bar.inc_length(queries.len().saturating_sub(1) as u64);
+        let several = several || queries.len() > 1;
+        for query in queries {
+            let planned = match (&query.graph, plan) {
+                (Ok(graph), Some(counting)) => {
+                    let options = cfg.matching.options_from(Instant::now());
+                    gsi_core::search::plan_ahead(graph, reader.index, &options, counting)
+                }
+                _ => None,
+            };
+            let next = Next {
+                query,
+                several,
+                planned,
+            };
+            // The joining side has stopped: read no further.
+            if ahead.send(next).is_err() {
+                return;
+            }
+        }
+    }
+}
 
 /// Whether `err` comes from writing matches, the one failure that ends the run.
 fn is_output_error(err: &anyhow::Error) -> bool {
@@ -44,24 +104,11 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
         Some(OutputIds::Dense) => None,
         _ => session.names.take(),
     };
-    let mut file_sink = match &cfg.output {
-        Some(path) => Some(
-            FileSink::create(
-                path,
-                names.as_ref(),
-                session.line.as_ref().map(|l| l.edges.as_slice()),
-            )
-            .map_err(|e| {
-                // As for every command's output: a path that cannot be created is bad usage.
-                input_error(format!("--output {}: {e}", path.display()))
-            })?,
-        ),
-        None => None,
-    };
-    let matches_on_stdout = cfg.output.as_deref().is_some_and(is_stdout);
-    let mut printer = match_printer(cfg.json, report_stream(matches_on_stdout));
-    printer.header()?;
-    let bar = progress::bar(show_progress, cfg.queries.files.len() as u64);
+    // With a GPU, a reader thread reads and plans the next queries on the host while the
+    // device joins this one (the CPU engine's join wants every host thread itself).
+    let plan_ahead = cfg.plan_ahead && session.gpu.is_some();
+    // The hints speak of the query's own labels, not of its line graph's.
+    let hints = !cfg.quiet && session.line.is_none();
     let mut summary = SummaryJson {
         kind: "summary",
         data: cfg.data.display().to_string(),
@@ -73,32 +120,55 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
         partition: cfg.matching.options.share.map(|s| s.to_string()),
         ..SummaryJson::default()
     };
-    let several = cfg.queries.files.len() > 1;
+    let (engines, reader) = session.split();
+    let mut file_sink = match &cfg.output {
+        Some(path) => Some(
+            FileSink::create(
+                path,
+                names.as_ref(),
+                reader.line.map(|l| l.edges.as_slice()),
+            )
+            .map_err(|e| {
+                // As for every command's output: a path that cannot be created is bad usage.
+                input_error(format!("--output {}: {e}", path.display()))
+            })?,
+        ),
+        None => None,
+    };
+    let counting = file_sink.is_none();
+    let matches_on_stdout = cfg.output.as_deref().is_some_and(is_stdout);
+    let mut printer = match_printer(cfg.json, report_stream(matches_on_stdout));
+    printer.header()?;
+    let bar = progress::bar(show_progress, cfg.queries.files.len() as u64);
     let mut times = Vec::with_capacity(cfg.queries.files.len());
     let mut exit = Exit::Success;
     let mut output_failed = false;
-    'files: for path in &cfg.queries.files {
-        if interrupt.is_set() {
-            break;
-        }
-        let queries = session.queries(path, &cfg.query_read);
-        bar.inc_length(queries.len().saturating_sub(1) as u64);
-        let several = several || queries.len() > 1;
-        for query in queries {
+    std::thread::scope(|scope| -> Result<()> {
+        let (ahead, queries) = std::sync::mpsc::sync_channel(PLANNED_AHEAD);
+        let (cfg, bar, interrupt) = (&cfg, &bar, &interrupt);
+        let plan = plan_ahead.then_some(counting);
+        scope.spawn(move || read_ahead(cfg, reader, bar, interrupt, plan, ahead));
+        // A query's time runs from the end of the one before: reading and planning that the
+        // reader thread did not finish ahead counts too.
+        let mut started = Instant::now();
+        for Next {
+            query,
+            several,
+            planned,
+        } in queries
+        {
             if interrupt.is_set() {
-                break 'files;
+                break;
             }
-            // The hints speak of the query's own labels, not of its line graph's.
-            if !cfg.quiet && session.line.is_none() {
-                for hint in query.hints(&session.index) {
+            if hints {
+                for hint in query.hints(reader.index) {
                     bar.suspend(|| eprintln!("gsi: {hint}"));
                 }
             }
             let name = query.name;
-            let started = Instant::now();
             let output_before = file_sink.as_ref().map_or(Duration::ZERO, |s| s.elapsed);
             let result = query.graph.and_then(|graph| {
-                let options = cfg.matching.options_from(started);
+                let options = cfg.matching.options_from(Instant::now());
                 let sink: &mut dyn MatchSink = match file_sink.as_mut() {
                     Some(file) => {
                         if several {
@@ -108,13 +178,15 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                     }
                     None => &mut CountOnly,
                 };
+                let planned = planned.transpose()?;
                 let report = find_matches_spread(
-                    &mut session.engines,
+                    engines,
                     &graph,
-                    &session.index,
+                    reader.index,
                     &options,
                     sink,
                     Some(SPREAD_AFTER),
+                    planned,
                 );
                 let written = match file_sink.as_mut() {
                     Some(file) => file.flush().map_err(gsi_core::Error::Output),
@@ -161,10 +233,12 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
             bar.inc(1);
             if output_failed {
                 // No later query could write its matches either.
-                break 'files;
+                break;
             }
+            started = Instant::now();
         }
-    }
+        Ok(())
+    })?;
     bar.finish_and_clear();
     let interrupted = interrupt.is_set();
     summary.status = if interrupted {

@@ -192,6 +192,41 @@ impl Session {
             .map_or(self.index.graph().edge_count(), |l| l.edges.len())
     }
 
+    /// The queries of the file `path` ([`QueryReader::queries`]).
+    pub fn queries(&self, path: &Path, read: &ReadOptions) -> Vec<Query> {
+        self.reader().queries(path, read)
+    }
+
+    /// What reads queries, apart from the engines: one thread may read and plan queries
+    /// while another joins them.
+    pub fn split(&mut self) -> (&mut [Box<dyn Engine>], QueryReader<'_>) {
+        let reader = QueryReader {
+            index: &self.index,
+            labels: &self.labels,
+            line: self.line.as_ref(),
+        };
+        (&mut self.engines, reader)
+    }
+
+    fn reader(&self) -> QueryReader<'_> {
+        QueryReader {
+            index: &self.index,
+            labels: &self.labels,
+            line: self.line.as_ref(),
+        }
+    }
+}
+
+/// The parts of a session that read queries in the data graph's terms.
+#[derive(Clone, Copy)]
+pub struct QueryReader<'s> {
+    pub index: &'s DataIndex,
+    labels: &'s LabelNames,
+    /// Under edge isomorphism, the data graph's edges.
+    pub line: Option<&'s DataEdges>,
+}
+
+impl QueryReader<'_> {
     /// The queries of the file `path`, read with `read` as directed as the data graph, their
     /// labels in the data graph's numbering.
     pub fn queries(&self, path: &Path, read: &ReadOptions) -> Vec<Query> {
@@ -200,8 +235,8 @@ impl Session {
             directed: self.index.graph().is_directed(),
             ..read.clone()
         };
-        let queries = read_query_file(path, &read, &self.labels);
-        let Some(line) = &self.line else {
+        let queries = read_query_file(path, &read, self.labels);
+        let Some(line) = self.line else {
             return queries;
         };
         // Edge isomorphism: each query as its line graph, labels in the data graph's terms.

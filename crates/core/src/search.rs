@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 use gsi_graph::Graph;
 
 use crate::candidates::{CandidateSets, Candidates};
+use crate::cpu::CpuEngine;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::estimate::plan_on_host;
@@ -63,12 +64,14 @@ pub fn find_matches(
     planned.join(engine, data, options, options.share, sink)
 }
 
-/// A query filtered and planned on one engine, ready to join whole or in shares.
-pub(crate) struct Planned {
+/// A query filtered and planned, ready to join whole or in shares.
+pub struct Planned {
     candidates: Candidates,
     plan: Plan,
     filter: Duration,
     planning: Duration,
+    /// Whether the plan was made for a count (leaves multiplied) rather than a listing.
+    counting: bool,
 }
 
 /// Filters `query` on `engine` and plans its join (leaves postponed only when `counting`).
@@ -114,7 +117,25 @@ pub(crate) fn plan_query(
         plan,
         filter: filtered - started,
         planning: filtered.elapsed(),
+        counting,
     })
+}
+
+/// Filters `query` with the CPU engine's filter and plans its join on the host, where its
+/// candidate sets are small enough to be planned there anyway ([`HOST_PLANNING_MAX_BYTES`]):
+/// for a caller that plans the next query while an engine joins this one. The sets are the
+/// ones every engine's filter finds, so any engine may join the plan
+/// ([`crate::find_matches_spread`]). `None` when the sets are too large: the engine that
+/// joins the query then filters it itself.
+pub fn plan_ahead(
+    query: &Graph,
+    data: &DataIndex,
+    options: &MatchOptions,
+    counting: bool,
+) -> Option<Result<Planned>> {
+    let bitset_bytes = query.vertex_count() * data.graph().vertex_count().div_ceil(8);
+    (bitset_bytes <= HOST_PLANNING_MAX_BYTES)
+        .then(|| plan_query(&mut CpuEngine, query, data, options, counting))
 }
 
 /// Candidate sets worth bringing to the host for refinement and sampling: their bitsets,
@@ -148,6 +169,11 @@ fn to_host<'c>(
 }
 
 impl Planned {
+    /// Whether the plan counts (its leaves multiplied) rather than lists.
+    pub(crate) fn counts(&self) -> bool {
+        self.counting
+    }
+
     /// The rows the plan expects ([`Plan::expected_rows`]).
     pub(crate) fn expected_rows(&self) -> f64 {
         self.plan.expected_rows()

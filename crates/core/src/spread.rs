@@ -14,7 +14,9 @@ use crate::engine::Engine;
 use crate::error::Result;
 use crate::index::DataIndex;
 use crate::options::{MatchOptions, Share, Status};
-use crate::search::{find_matches, plan_query, MatchReport, Planned};
+#[cfg(doc)]
+use crate::search::{find_matches, plan_ahead};
+use crate::search::{plan_query, MatchReport, Planned};
 use crate::sink::{CountOnly, MatchSink};
 
 /// Shares per engine. Each share repeats the filter, the join's set-up and the steps before
@@ -60,6 +62,10 @@ const WAIT_POLL: Duration = Duration::from_micros(50);
 /// engine's filter and plan times, the wall time of the trial and the shares as its join
 /// time, the largest join memory of any engine, and the gravest status of any share.
 ///
+/// `ahead` is the query as [`plan_ahead`] planned it under the same options, if it was: the
+/// first engine joins that plan instead of filtering and planning the query itself (a plan
+/// made for a count is not used for a listing, nor the reverse).
+///
 /// # Errors
 /// As [`find_matches`], from any engine.
 ///
@@ -72,14 +78,18 @@ pub fn find_matches_spread(
     options: &MatchOptions,
     sink: &mut dyn MatchSink,
     trial: Option<Duration>,
+    ahead: Option<Planned>,
 ) -> Result<MatchReport> {
     let (first, others) = engines.split_first_mut().expect("at least one engine");
-    if others.is_empty()
-        || sink.wants_matches()
-        || options.limit.is_some()
-        || options.share.is_some()
-    {
-        return find_matches(first.as_mut(), query, data, options, sink);
+    let counting = !sink.wants_matches();
+    let ahead = ahead.filter(|planned| planned.counts() == counting);
+    let plan_first = |engine: &mut dyn Engine| match ahead {
+        Some(planned) => Ok(planned),
+        None => plan_query(engine, query, data, options, counting),
+    };
+    if others.is_empty() || !counting || options.limit.is_some() || options.share.is_some() {
+        let planned = plan_first(first.as_mut())?;
+        return planned.join(first.as_mut(), data, options, options.share, sink);
     }
     let count = SHARES_PER_ENGINE * (others.len() as u32 + 1);
     let next = AtomicU32::new(0);
@@ -121,7 +131,7 @@ pub fn find_matches_spread(
             })
             .collect();
         let outcome = (|| -> Result<FirstEngine> {
-            let planned = plan_query(first.as_mut(), query, data, options, true)?;
+            let planned = plan_first(first.as_mut())?;
             let trial = trial.filter(|_| planned.expected_rows() < SPREAD_AT_ONCE_ROWS);
             if let Some(trial) = trial {
                 let end = Instant::now() + trial;
