@@ -279,7 +279,7 @@ fn check_against_brute(
                     join_order,
                     refine_rounds,
                     local_candidates,
-                    failing_sets,
+                    failing_sets_from: failing_sets.then_some(0),
                     heavy_query_work: 0.0,
                     ..options.clone()
                 };
@@ -849,7 +849,7 @@ fn failing_sets_skip_extensions_and_keep_the_brute_force_count() {
                 let options = MatchOptions {
                     semantics,
                     depth_first_rows: Some(0),
-                    failing_sets,
+                    failing_sets_from: failing_sets.then_some(0),
                     postpone_leaves,
                     local_candidates,
                     refine_rounds,
@@ -936,7 +936,7 @@ fn symmetric_queries_count_and_list_what_the_brute_force_finds() {
                     let options = MatchOptions {
                         depth_first_rows,
                         local_candidates,
-                        failing_sets,
+                        failing_sets_from: failing_sets.then_some(0),
                         ..options.clone()
                     };
                     let counted = gsi(&q, &index, &options, &mut CountOnly);

@@ -162,16 +162,25 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             ))
         })?),
     };
-    // A list length from which an optimisation applies, `never`, or its default.
-    let from = |flag: &str, text: Option<&str>, default: Option<usize>| match text {
+    // A size (a list's length, unless `what` says otherwise) from which an optimisation
+    // applies, `never`, or its default.
+    let sized = |flag: &str, what: &str, text: Option<&str>, default: Option<usize>| match text {
         None => Ok(default),
         Some("never") => Ok(None),
-        Some(text) => text.parse::<usize>().map(Some).map_err(|_| {
-            input_error(format!(
-                "--{flag} {text}: expected a list length or `never`"
-            ))
-        }),
+        Some(text) => text
+            .parse::<usize>()
+            .map(Some)
+            .map_err(|_| input_error(format!("--{flag} {text}: expected {what} or `never`"))),
     };
+    let from = |flag: &str, text: Option<&str>, default: Option<usize>| {
+        sized(flag, "a list length", text, default)
+    };
+    let failing_sets_from = sized(
+        "failing-sets-from",
+        "a number of query vertices",
+        args.failing_sets_from.as_deref(),
+        gsi_core::options::FAILING_SETS_FROM,
+    )?;
     let balance_from = from(
         "balance-from",
         args.balance_from.as_deref(),
@@ -231,7 +240,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
                 _ => JoinOrder::Sampled,
             },
             local_candidates: !args.no_local_candidates,
-            failing_sets: !args.no_failing_sets,
+            failing_sets_from,
             symmetry: !args.no_symmetry,
             balance_from,
             block_pool_from,

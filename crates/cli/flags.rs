@@ -768,10 +768,11 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub no_local_candidates: bool,
 
-    /// For tests and measurements: the CPU's depth-first count tries every extension, without
-    /// skipping those a failed sibling's failing set rules out.
-    #[arg(long, hide = true)]
-    pub no_failing_sets: bool,
+    /// For tests and measurements: the CPU's depth-first count skips the extensions a failed
+    /// sibling's failing set rules out in queries of N vertices or more (`never`: it tries
+    /// every extension). Default: 16.
+    #[arg(long, value_name = "N|never", hide = true)]
+    pub failing_sets_from: Option<String>,
 
     /// For tests and measurements: counts every match instead of one per class of the
     /// query's automorphisms.

@@ -39,7 +39,8 @@ struct Run {
 /// The paths a count is also checked on: depth-first from the first step (in one launch, or
 /// handed from launch to launch through the pool every 2 µs), breadth-first to
 /// the end, with the leaves enumerated instead of multiplied, with the paper's candidate sets
-/// and join order (no refinement, Algorithm 2), without local candidates or failing sets,
+/// and join order (no refinement, Algorithm 2), without local candidates, with failing sets
+/// at every query size or none,
 /// with every order sampled, without symmetry breaking, with the GPU's load balance on every
 /// row or none,
 /// with the GPU's lone leaves' counts looked up for every row or never, and with the GPU's
@@ -49,7 +50,7 @@ struct Run {
 /// with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 23] = [
+const FORCED_PATHS: [(&str, ForcePath); 24] = [
     ("depth-first", |o| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o| {
         o.depth_first_rows = Some(0);
@@ -62,7 +63,10 @@ const FORCED_PATHS: [(&str, ForcePath); 23] = [
         o.join_order = JoinOrder::Paper;
     }),
     ("without local candidates", |o| o.local_candidates = false),
-    ("without failing sets", |o| o.failing_sets = false),
+    ("with failing sets at every size", |o| {
+        o.failing_sets_from = Some(0)
+    }),
+    ("without failing sets", |o| o.failing_sets_from = None),
     ("without symmetry breaking", |o| o.symmetry = false),
     ("every list balanced over blocks", |o| {
         o.balance_from = Some(0)

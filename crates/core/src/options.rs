@@ -75,9 +75,9 @@ pub struct MatchOptions {
     /// ([`crate::cpu`]'s auxiliary lists) when they fit; off for tests and measurements.
     pub local_candidates: bool,
     /// The CPU's depth-first count skips the other extensions of a column when a failed
-    /// subtree's failing set shows they fail alike ([`crate::cpu`]); off for tests and
-    /// measurements.
-    pub failing_sets: bool,
+    /// subtree's failing set shows they fail alike ([`crate::cpu`]), in queries of this many
+    /// vertices or more ([`FAILING_SETS_FROM`]); `None`: never.
+    pub failing_sets_from: Option<usize>,
     /// The GPU's load balance (the paper's Sec. 6.1): a row whose list is longer than this
     /// is cut into pieces of 16 times that many elements, each taken by a whole block; `None`
     /// leaves every row to one warp (a switch for tests and measurements).
@@ -140,6 +140,13 @@ pub const DEPTH_FIRST_SLICE: std::time::Duration = std::time::Duration::from_mil
 /// pieces, 16 times that, are its W1). On gw12 (H100), 1,024 made the ten queries gMatch
 /// finishes 3 % faster than no balance, 256 1 %, and 64 2 % slower.
 pub const BALANCE_FROM: usize = 1024;
+
+/// Query vertices from which the CPU's depth-first count uses failing sets. On the 2-core
+/// development machine (one thread, 2026-11-23) they cut yeast's 16-, 24- and 32-vertex
+/// queries' searches by 10-17 % of their nodes and 5-9 % of their time, but made the 40
+/// `dense_8` and 40 `sparse_8` queries 0-12 % slower (they skipped under 1 % of the nodes
+/// there, and every failed node pays for its set).
+pub const FAILING_SETS_FROM: Option<usize> = Some(16);
 
 /// List length from which the GPU puts a row into its block's pool by default: none. The
 /// paper's W3 = 128 made gw12's ten queries that gMatch finishes 7 % slower on the H100
@@ -292,7 +299,7 @@ impl Default for MatchOptions {
             refine_rounds: REFINE_ROUNDS,
             join_order: JoinOrder::Sampled,
             local_candidates: true,
-            failing_sets: true,
+            failing_sets_from: FAILING_SETS_FROM,
             symmetry: true,
             balance_from: Some(BALANCE_FROM),
             block_pool_from: BLOCK_POOL_FROM,

@@ -45,7 +45,7 @@ pub(crate) struct CpuJoin<'a> {
     local: Option<Option<LocalCandidates>>,
     /// Failing sets: per column, the columns its extensions depend on (itself, its links,
     /// order bounds and absent edges, and theirs in turn), as bits; `None` when failing sets
-    /// are off or the query has more than 64 vertices.
+    /// are off for the query's size or it has more than 64 vertices.
     ancestors: Option<Vec<FailingSet>>,
     /// Extensions skipped by failing sets, over every count.
     skipped: AtomicU64,
@@ -72,7 +72,9 @@ impl<'a> CpuJoin<'a> {
             options,
             order: plan.order(),
             local: None,
-            ancestors: (options.failing_sets && plan.width() <= FailingSet::BITS as usize)
+            ancestors: options
+                .failing_sets_from
+                .is_some_and(|from| (from..=FailingSet::BITS as usize).contains(&plan.width()))
                 .then(|| ancestors(plan)),
             skipped: AtomicU64::new(0),
         }
