@@ -1,7 +1,8 @@
 //! A brute-force matcher, small enough to be obviously right: query vertices are assigned in
 //! index order, each to every data vertex in turn, and a partial assignment survives only while
-//! labels agree, (under isomorphism) no data vertex is used twice, and every query edge between
-//! assigned vertices exists in the data with the same label and direction.
+//! labels agree (each label of the query vertex is one of its data vertex's), (under
+//! isomorphism) no data vertex is used twice, and every query edge between assigned vertices
+//! exists in the data with the same label and direction.
 //!
 //! It reads nothing of gsi but the graph's labels and edge list.
 
@@ -11,17 +12,25 @@ use gsi_graph::{Graph, VertexId};
 
 /// A graph as the brute force sees it: labels and a set of edges.
 struct Plain {
-    labels: Vec<u32>,
+    /// Every vertex's labels.
+    labels: Vec<Vec<u32>>,
     /// Every edge as `(source, target, label)`; both orientations when undirected.
     edges: HashSet<(VertexId, VertexId, u32)>,
     /// Query edges by their later endpoint: `(earlier, label, later is source)`.
     back: Vec<Vec<(usize, u32, bool)>>,
 }
 
+/// Whether a data vertex of labels `own` carries every label of `wanted`.
+fn carries(own: &[u32], wanted: &[u32]) -> bool {
+    wanted.iter().all(|l| own.contains(l))
+}
+
 impl Plain {
     fn new(graph: &Graph) -> Plain {
         let n = graph.vertex_count();
-        let labels = graph.vertex_labels().to_vec();
+        let labels = (0..n as VertexId)
+            .map(|v| graph.labels_of(v).to_vec())
+            .collect();
         let mut edges = HashSet::new();
         let mut back = vec![Vec::new(); n];
         for (s, t, l) in graph.edge_iter() {
@@ -71,7 +80,7 @@ fn extend(
         return;
     }
     for v in 0..d.labels.len() as VertexId {
-        if q.labels[u] != d.labels[v as usize] {
+        if !carries(&d.labels[v as usize], &q.labels[u]) {
             continue;
         }
         if !homomorphism && assignment.contains(&v) {
@@ -163,7 +172,8 @@ impl Checker {
             return false;
         }
         let distinct = embedding.iter().collect::<HashSet<_>>().len() == embedding.len();
-        let labels = (0..q.labels.len()).all(|u| q.labels[u] == d.labels[embedding[u] as usize]);
+        let labels =
+            (0..q.labels.len()).all(|u| carries(&d.labels[embedding[u] as usize], &q.labels[u]));
         let edges = q.edges.iter().all(|&(s, t, l)| {
             d.edges
                 .contains(&(embedding[s as usize], embedding[t as usize], l))

@@ -711,6 +711,62 @@ fn partition_shares_add_up_to_the_brute_force_count() {
     assert_eq!(distinct.len(), lines.len(), "a match in two shares");
 }
 
+/// Vertices and edges of several labels in Sun–Luo files (`v id 1,3 degree`, `e u v 0,2`):
+/// counted as the brute force counts, from the text and from a saved index, on both engines.
+#[test]
+fn files_of_several_labels_per_vertex_count_as_the_brute_force() {
+    let dir = TestDir::new();
+    // A 6-cycle whose vertices carry one to three of the labels 0, 1, 2; two edges of two labels.
+    let mut data = Spec::new(false, vec![0, 1, 0, 2, 1, 0]);
+    data.more_labels = vec![(0, 1), (1, 2), (2, 1), (3, 0), (4, 0), (4, 2), (5, 2)];
+    for (s, t, l) in [
+        (0, 1, 0),
+        (1, 2, 0),
+        (2, 3, 0),
+        (3, 4, 0),
+        (4, 5, 0),
+        (5, 0, 0),
+    ] {
+        data = data.edge(s, t, l);
+    }
+    data = data.edge(0, 1, 2).edge(3, 4, 2).edge(0, 3, 0);
+    dir.write_spec("data.graph", &data);
+    assert!(dir.read("data.graph").contains("v 4 1,0,2 "));
+    let data_graph = data.graph();
+    assert!(data_graph.has_label_sets());
+    // Paths of three whose middle vertex needs labels 0 and 1, with and without an edge of
+    // two labels; a vertex of labels 1 and 2 alone.
+    let mut middle = Spec::new(false, vec![0, 1, 2]).edge(0, 1, 0).edge(1, 2, 0);
+    middle.more_labels = vec![(1, 0)];
+    let mut double = Spec::new(false, vec![1, 0]).edge(0, 1, 0).edge(0, 1, 2);
+    double.more_labels = vec![(0, 0)];
+    let mut alone = Spec::new(false, vec![1]);
+    alone.more_labels = vec![(0, 2)];
+    let queries = [("middle", &middle), ("double", &double), ("alone", &alone)];
+    let mut names = Vec::new();
+    for (name, spec) in queries {
+        dir.write_spec(&format!("{name}.graph"), spec);
+        names.push(format!("{name}.graph"));
+    }
+    let expected: Vec<u64> = queries
+        .iter()
+        .map(|(_, q)| brute::count(&q.graph(), &data_graph, false))
+        .collect();
+    assert!(expected.iter().all(|&c| c > 0), "{expected:?}");
+    dir.gsi(["index", "data.graph", "-o", "data.gsidx", "--quiet"])
+        .ok();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    for data_file in ["data.graph", "data.gsidx"] {
+        for engine in ["cpu", "auto"] {
+            let run = dir
+                .match_files(data_file, &names, &["--json", "--engine", engine])
+                .ok();
+            let counts: Vec<u64> = run.json().queries.iter().map(|q| q.matches).collect();
+            assert_eq!(counts, expected, "{data_file} on {engine}");
+        }
+    }
+}
+
 #[test]
 fn directed_reading_respects_direction() {
     let dir = TestDir::new();

@@ -459,6 +459,97 @@ pub fn staged_uploads_arrive_whole() {
     }
 }
 
+/// Vertices of several labels (the host filters them; the GPU joins): random graphs whose
+/// vertices get up to two further labels, queries walked from them whose vertices keep some
+/// of their origin's labels; counts against the brute force, depth-first and breadth-first,
+/// with leaves multiplied (in one group: leaves of different labels may share a match) and
+/// joined, and listings against the CPU engine's.
+pub fn gpu_counts_on_vertices_of_several_labels_equal_the_brute_force(gpu: &mut GpuEngine) {
+    let mut checked = 0;
+    for case in 0..24u64 {
+        let mut spec = GraphSpec::new(14 + case as usize % 10, 40, Shape::Uniform);
+        spec.vertex_labels = 3;
+        spec.directed = case % 2 == 1;
+        spec.seed = case;
+        spec.edges = spec.edges.min(spec.max_edges() as usize);
+        let plain = generate_graph(&spec).expect("graph");
+        // Vertex v also gets labels (v + case) % 3 and, every third vertex, (v + 1) % 3.
+        let mut builder = GraphBuilder::with_edges(
+            plain.is_directed(),
+            plain.vertex_labels().to_vec(),
+            plain.edge_iter().collect(),
+        )
+        .expect("the same graph");
+        for v in 0..plain.vertex_count() as u32 {
+            builder
+                .add_label(v, (v + case as u32) % 3)
+                .expect("a vertex");
+            if v % 3 == 0 {
+                builder.add_label(v, (v + 1) % 3).expect("a vertex");
+            }
+        }
+        let data = builder.build().expect("graph");
+        let Ok(queries) = generate_queries(
+            &plain,
+            &QuerySpec {
+                vertices: 3 + case as usize % 3,
+                count: 2,
+                density: Density::Sparse,
+                seed: case,
+            },
+        ) else {
+            continue;
+        };
+        let index = DataIndex::build(data).expect("index");
+        for generated in &queries {
+            // Query vertex u keeps its origin's first label and, for odd u, its largest.
+            let q = &generated.graph;
+            let mut builder = GraphBuilder::with_edges(
+                q.is_directed(),
+                q.vertex_labels().to_vec(),
+                q.edge_iter().collect(),
+            )
+            .expect("the same query");
+            for u in (1..q.vertex_count() as u32).step_by(2) {
+                let origin = generated.origin[u as usize];
+                let largest = *index.graph().labels_of(origin).last().expect("a label");
+                builder.add_label(u, largest).expect("a vertex");
+            }
+            let query = builder.build().expect("query");
+            let expected = brute::count(&query, index.graph(), false);
+            for (depth_first_rows, postpone_leaves) in
+                [(None, true), (Some(0), true), (Some(usize::MAX), false)]
+            {
+                let options = MatchOptions {
+                    depth_first_rows,
+                    postpone_leaves,
+                    ..MatchOptions::default()
+                };
+                let report =
+                    find_matches(gpu, &query, &index, &options, &mut CountOnly).expect("GPU");
+                assert_eq!(report.count, expected, "case {case}, {depth_first_rows:?}");
+            }
+            let mut on_gpu = CollectMatches::default();
+            let mut on_cpu = CollectMatches::default();
+            let options = MatchOptions::default();
+            find_matches(gpu, &query, &index, &options, &mut on_gpu).expect("GPU");
+            find_matches(&mut CpuEngine, &query, &index, &options, &mut on_cpu).expect("CPU");
+            let rows = [on_gpu, on_cpu].map(|c| {
+                let mut rows: Vec<Vec<u32>> = c.rows().map(<[u32]>::to_vec).collect();
+                rows.sort();
+                rows
+            });
+            assert_eq!(rows[0].len() as u64, expected, "case {case}: listed");
+            assert!(
+                rows[0] == rows[1],
+                "case {case}: GPU and CPU listings differ"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 24, "only {checked} queries checked");
+}
+
 /// One query over two engines on one GPU (`--devices 0,0`), spread even when small, and on
 /// one engine, each planning the query itself or joining a plan made ahead on the host (as
 /// `gsi match` does while the query before joins): counts against the brute force on random

@@ -16,6 +16,8 @@ use serde::Deserialize;
 pub struct Spec {
     pub directed: bool,
     pub labels: Vec<VertexLabel>,
+    /// Further labels of vertices that carry several.
+    pub more_labels: Vec<(VertexId, VertexLabel)>,
     /// `(source, target, label)`; for an undirected graph the orientation is irrelevant.
     pub edges: Vec<(VertexId, VertexId, EdgeLabel)>,
 }
@@ -25,6 +27,7 @@ impl Spec {
         Spec {
             directed,
             labels,
+            more_labels: Vec::new(),
             edges: Vec::new(),
         }
     }
@@ -37,6 +40,9 @@ impl Spec {
     /// The graph gsi sees.
     pub fn graph(&self) -> Graph {
         let mut builder = GraphBuilder::with_vertices(self.directed, self.labels.clone());
+        for &(v, l) in &self.more_labels {
+            builder.add_label(v, l).expect("valid test graph");
+        }
         for &(s, t, l) in &self.edges {
             builder.add_edge(s, t, l).expect("valid test graph");
         }
@@ -52,7 +58,12 @@ impl Spec {
         }
         let mut text = format!("t {} {}\n", self.labels.len(), self.edges.len());
         for (v, label) in self.labels.iter().enumerate() {
-            text += &format!("v {v} {label} {}\n", degree[v]);
+            let more = self.more_labels.iter().filter(|&&(w, _)| w as usize == v);
+            let labels: Vec<String> = std::iter::once(*label)
+                .chain(more.map(|&(_, l)| l))
+                .map(|l| l.to_string())
+                .collect();
+            text += &format!("v {v} {} {}\n", labels.join(","), degree[v]);
         }
         for &(s, t, l) in &self.edges {
             text += &format!("e {s} {t} {l}\n");

@@ -193,8 +193,10 @@ fn describe(
     let peak_rss_after_index = system::peak_rss_bytes();
     let graph = index.graph();
     let mut vertex_counts: HashMap<u32, u64> = HashMap::new();
-    for &label in graph.vertex_labels() {
-        *vertex_counts.entry(label).or_default() += 1;
+    for v in 0..graph.vertex_count() as u32 {
+        for &label in graph.labels_of(v) {
+            *vertex_counts.entry(label).or_default() += 1;
+        }
     }
     let degree = degrees(graph);
     let (vertices, edges, directed) = (

@@ -64,10 +64,8 @@ impl Query {
         };
         if self.unknown_labels.is_empty() {
             let mut missing: Vec<String> = Vec::new();
-            let mut vertex: Vec<u32> = query
-                .vertex_labels()
-                .iter()
-                .copied()
+            let mut vertex: Vec<u32> = (0..query.vertex_count() as u32)
+                .flat_map(|u| query.labels_of(u).iter().copied())
                 .filter(|&l| data.vertices_with_label(l).is_empty())
                 .collect();
             vertex.sort_unstable();

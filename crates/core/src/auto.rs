@@ -9,6 +9,7 @@ use gsi_graph::{Graph, VertexId};
 
 use crate::candidates::Candidates;
 use crate::config::EngineConfig;
+use crate::cpu::filter::rarest_label_vertices;
 use crate::cpu::CpuEngine;
 use crate::cuda::launch::MAX_WIDTH;
 use crate::cuda::GpuEngine;
@@ -66,7 +67,7 @@ impl Engine for AutoEngine {
         options: &MatchOptions,
     ) -> Result<Candidates> {
         let tests: usize = (0..query.vertex_count() as VertexId)
-            .map(|u| data.vertices_with_label(query.label(u)).len())
+            .map(|u| rarest_label_vertices(query, u, data).len())
             .sum();
         if !self.gpu_unusable
             && tests > self.gpu_filter_min_tests

@@ -124,15 +124,16 @@ impl DataIndex {
         pcsr: PcsrSet,
         edge_label_counts: HashMap<EdgeLabel, usize>,
     ) -> DataIndex {
-        // In parallel; rayon joins the pieces in vertex order, so each list stays sorted.
-        let vertices_by_label = graph
-            .vertex_labels()
-            .par_iter()
-            .enumerate()
+        // In parallel; rayon joins the pieces in vertex order, so each list stays sorted. A
+        // vertex of several labels is in the list of each.
+        let vertices_by_label = (0..graph.vertex_count() as VertexId)
+            .into_par_iter()
             .fold(
                 HashMap::new,
-                |mut lists: HashMap<VertexLabel, Vec<VertexId>>, (v, &l)| {
-                    lists.entry(l).or_default().push(v as VertexId);
+                |mut lists: HashMap<VertexLabel, Vec<VertexId>>, v| {
+                    for &l in graph.labels_of(v) {
+                        lists.entry(l).or_default().push(v);
+                    }
                     lists
                 },
             )

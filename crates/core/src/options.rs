@@ -142,10 +142,13 @@ pub const DEPTH_FIRST_SLICE: std::time::Duration = std::time::Duration::from_mil
 pub const BALANCE_FROM: usize = 1024;
 
 /// Query vertices from which the CPU's depth-first count uses failing sets. On the 2-core
-/// development machine (one thread, 2026-11-23) they cut yeast's 16-, 24- and 32-vertex
-/// queries' searches by 10-17 % of their nodes and 5-9 % of their time, but made the 40
-/// `dense_8` and 40 `sparse_8` queries 0-12 % slower (they skipped under 1 % of the nodes
-/// there, and every failed node pays for its set).
+/// development machine (one thread, 2026-11-23, yeast, the queries both ways finished within
+/// 3 s, two rounds): 9 `dense_24` queries 189-223 ms against 1,340-1,390 without, 11
+/// `dense_32` 369-414 against 1,225-1,536, 6 `sparse_24` 1,526-1,714 against 1,797-3,632;
+/// 16-vertex queries within the noise (12 `dense_16` 2,599-2,629 against 2,391-2,398; 11
+/// `sparse_16` 70-74 against 72-73); but the 40 `dense_8` and 40 `sparse_8` anchors 0-12 %
+/// slower (the sets
+/// skipped under 1 % of their nodes, and every failed node pays for its set).
 pub const FAILING_SETS_FROM: Option<usize> = Some(16);
 
 /// List length from which the GPU puts a row into its block's pool by default: none. The

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
 
-use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
+use gsi_graph::{Direction, EdgeLabel, Graph, VertexId, VertexLabel};
 
 use crate::index::DataIndex;
 use crate::refine::CandidateEdges;
@@ -102,6 +102,9 @@ pub struct Plan {
     /// The symmetry the steps' bounds break: each match found stands for
     /// [`Symmetry::classes`] matches.
     pub symmetry: Symmetry,
+    /// Whether leaves of different labels never share a match (every data vertex has one
+    /// label), so that the leaf suffix groups them by label; otherwise in one group.
+    pub leaf_groups_by_label: bool,
 }
 
 /// How a plan's order was chosen: which strategy, and what refinement and sampling saw.
@@ -236,8 +239,15 @@ impl LeafSuffix {
     /// [`MAX_LEAF_GROUP`] members and [`MAX_LEAF_LINKS`] linking edges, and one step is left
     /// before it. A suffix of one step is the ordinary last step: nothing to multiply.
     /// Steps whose vertex is `fixed` stay out of it.
-    fn of(query: &Graph, steps: &[JoinStep], mut from: usize, fixed: &[bool]) -> LeafSuffix {
+    fn of(
+        query: &Graph,
+        steps: &[JoinStep],
+        mut from: usize,
+        fixed: &[bool],
+        by_label: bool,
+    ) -> LeafSuffix {
         let n = steps.len();
+        let key = |u: usize| leaf_key(query, u, by_label);
         let mut inside = vec![false; n];
         for st in &steps[from..] {
             inside[st.vertex] = true;
@@ -245,7 +255,7 @@ impl LeafSuffix {
         let label_load = |label: u32, inside: &[bool]| -> (usize, usize) {
             steps
                 .iter()
-                .filter(|st| inside[st.vertex] && query.label(st.vertex as VertexId) == label)
+                .filter(|st| inside[st.vertex] && key(st.vertex) == label)
                 .fold((0, 0), |(members, links), st| {
                     (members + 1, links + st.links().count())
                 })
@@ -257,7 +267,7 @@ impl LeafSuffix {
                 .directions()
                 .iter()
                 .any(|&d| query.edges(u, d).0.iter().any(|&w| inside[w as usize]));
-            let (members, links) = label_load(query.label(u), &inside);
+            let (members, links) = label_load(key(st.vertex), &inside);
             if adjacent
                 || fixed[st.vertex]
                 || members + 1 > MAX_LEAF_GROUP
@@ -276,7 +286,7 @@ impl LeafSuffix {
         }
         let mut groups: Vec<(u32, Vec<usize>)> = Vec::new();
         for (i, step) in steps.iter().enumerate().skip(from) {
-            let label = query.label(step.vertex as VertexId);
+            let label = key(step.vertex);
             match groups.iter_mut().find(|(l, _)| *l == label) {
                 Some((_, members)) => members.push(i),
                 None => groups.push((label, vec![i])),
@@ -347,9 +357,18 @@ fn expansion(data: &DataIndex, label: EdgeLabel, direction: Direction, candidate
     average * candidates as f64 / n
 }
 
+/// The leaf group of query vertex `u`: its label when groups go `by_label`, else one for all.
+fn leaf_key(query: &Graph, u: usize, by_label: bool) -> VertexLabel {
+    match by_label {
+        true => query.label(u as VertexId),
+        false => 0,
+    }
+}
+
 /// The query vertices a plan may postpone: isolated vertices, and leaves whose one neighbour
-/// is not postponed itself; at most [`MAX_LEAF_GROUP`] of one label; one vertex stays.
-fn postponable(query: &Graph) -> Vec<bool> {
+/// is not postponed itself; at most [`MAX_LEAF_GROUP`] of one group ([`leaf_key`]); one
+/// vertex stays.
+fn postponable(query: &Graph, by_label: bool) -> Vec<bool> {
     let n = query.vertex_count();
     let mut postponed = vec![false; n];
     if n < 2 {
@@ -368,7 +387,9 @@ fn postponable(query: &Graph) -> Vec<bool> {
             }
             _ => false,
         };
-        let group = per_label.entry(query.label(u)).or_default();
+        let group = per_label
+            .entry(leaf_key(query, u as usize, by_label))
+            .or_default();
         if leaf && *group < MAX_LEAF_GROUP {
             *group += 1;
             postponed[u as usize] = true;
@@ -434,7 +455,7 @@ impl Plan {
             return paper;
         }
         let postponed = if postpone_leaves {
-            postponable(query)
+            postponable(query, !data.graph().has_label_sets())
         } else {
             vec![false; n]
         };
@@ -580,8 +601,9 @@ impl Plan {
             rows = rows.min(1e30);
             estimated_rows += rows;
         }
+        let leaf_groups_by_label = !data.graph().has_label_sets();
         let leaves = if multiply {
-            LeafSuffix::of(query, &steps, core, &vec![false; n])
+            LeafSuffix::of(query, &steps, core, &vec![false; n], leaf_groups_by_label)
         } else {
             LeafSuffix {
                 from: n,
@@ -599,6 +621,7 @@ impl Plan {
                 ..PlanChoice::default()
             },
             symmetry: Symmetry::none(),
+            leaf_groups_by_label,
         }
     }
 
@@ -638,7 +661,13 @@ impl Plan {
             .rev()
             .find(|&i| constrained[self.steps[i].vertex]);
         if let Some(last) = last_constrained {
-            self.leaves = LeafSuffix::of(query, &self.steps, last + 1, &constrained);
+            self.leaves = LeafSuffix::of(
+                query,
+                &self.steps,
+                last + 1,
+                &constrained,
+                self.leaf_groups_by_label,
+            );
         }
         self.symmetry = symmetry;
     }

@@ -7,6 +7,11 @@
 //! and, in a directed graph, the edge's direction — is hashed to one group, which saturates
 //! through the states 00 (no pair), 01 (one pair) and 11 (several pairs). A data vertex v can
 //! match a query vertex u only if its label equals u's and `S(v) & S(u) == S(u)`.
+//!
+//! Vertices of several labels (the paper's "Extensions"): every label of a neighbour is
+//! hashed into the groups, and the filter finds candidates among the vertices of one of the
+//! query vertex's labels and checks that they carry all of them, instead of comparing the
+//! first K bits (which then hold the smallest label only).
 
 use gsi_graph::{Buffer, Direction, EdgeLabel, Graph, VertexId, VertexLabel};
 use rayon::prelude::*;
@@ -60,17 +65,21 @@ impl Signature {
         words[0] = graph.label(v);
         for &direction in graph.directions() {
             let (neighbors, labels) = graph.edges(v, direction);
+            // A neighbour of several labels counts once for each (a query neighbour's
+            // labels are among its match's, so the query's counts stay below the data's).
             for (&w, &l) in neighbors.iter().zip(labels) {
-                let group = group_of(direction, l, graph.label(w));
-                let word = 1 + group / 16;
-                let shift = (group % 16) * 2;
-                let state = (words[word] >> shift) & 0b11;
-                let next = match (state, saturation) {
-                    (0b00, _) => 0b01,
-                    (_, Saturation::PresenceOnly) => 0b01,
-                    _ => 0b11,
-                };
-                words[word] |= next << shift;
+                for &neighbor_label in graph.labels_of(w) {
+                    let group = group_of(direction, l, neighbor_label);
+                    let word = 1 + group / 16;
+                    let shift = (group % 16) * 2;
+                    let state = (words[word] >> shift) & 0b11;
+                    let next = match (state, saturation) {
+                        (0b00, _) => 0b01,
+                        (_, Saturation::PresenceOnly) => 0b01,
+                        _ => 0b11,
+                    };
+                    words[word] |= next << shift;
+                }
             }
         }
         Signature(words)
@@ -82,7 +91,8 @@ impl Signature {
     }
 
     /// Whether a data vertex with this signature may match a query vertex with signature
-    /// `query`: the labels are equal and every group bit of `query` is set here.
+    /// `query`: the labels are equal and every group bit of `query` is set here (for graphs
+    /// of one label per vertex: the label word holds the smallest of several).
     pub fn admits(&self, query: &Signature) -> bool {
         self.0[0] == query.0[0]
             && self.0[1..]

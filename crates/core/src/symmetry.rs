@@ -266,11 +266,13 @@ impl<'q> Search<'q> {
                     .iter()
                     .position(|&f| f == x)
                     .map_or(0, |i| i as u64 + 1);
+                let labels = q
+                    .labels_of(v)
+                    .iter()
+                    .fold(mix(pinned), |c, &l| mix(c ^ u64::from(l)));
                 q.directions()
                     .iter()
-                    .fold(mix(u64::from(q.label(v)) ^ mix(pinned)), |c, &d| {
-                        mix(c ^ q.degree(v, d) as u64)
-                    })
+                    .fold(labels, |c, &d| mix(c ^ q.degree(v, d) as u64))
             })
             .collect();
         let mut count = classes(&colours);
@@ -303,9 +305,10 @@ impl<'q> Search<'q> {
         self.query.total_degree(u as VertexId) >= 2
     }
 
-    /// Whether `x` may go to `y`: same colour.
+    /// Whether `x` may go to `y`: same colour and the same labels (colours may collide).
     fn alike(&self, x: usize, y: usize) -> bool {
         self.colours[x] == self.colours[y]
+            && self.query.labels_of(x as VertexId) == self.query.labels_of(y as VertexId)
     }
 
     /// Whether every edge between `x` and the vertices already mapped (`image[z]` set) or `x`

@@ -4,8 +4,8 @@ use gsi_graph::{Direction, Graph, VertexId};
 
 use crate::options::Semantics;
 
-/// Whether `embedding` (data vertex per query vertex) is a match of `query` in `data`: labels
-/// equal, every query edge present in the data with its label and direction, under
+/// Whether `embedding` (data vertex per query vertex) is a match of `query` in `data`: every
+/// label of a query vertex carried by its match, every query edge present in the data with its label and direction, under
 /// isomorphism and induced no data vertex used twice, and induced, no data edge between two
 /// matches without its query edge.
 pub fn is_match(query: &Graph, data: &Graph, embedding: &[VertexId], semantics: Semantics) -> bool {
@@ -21,8 +21,8 @@ pub fn is_match(query: &Graph, data: &Graph, embedding: &[VertexId], semantics: 
             return false;
         }
     }
-    let labels_agree =
-        (0..query.vertex_count()).all(|u| query.label(u as u32) == data.label(embedding[u]));
+    let labels_agree = (0..query.vertex_count())
+        .all(|u| data.has_labels(embedding[u], query.labels_of(u as VertexId)));
     let edges_kept = query.edge_iter().all(|(u, w, l)| {
         data.neighbors(embedding[u as usize], l, Direction::Out)
             .binary_search(&embedding[w as usize])

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use crate::graph::{Csr, EdgeLabel, Graph, VertexId, VertexLabel};
+use crate::graph::{Csr, EdgeLabel, Graph, LabelSets, VertexId, VertexLabel};
 use crate::{Error, Result};
 
 /// Builds a [`Graph`]: add every vertex, then every edge, then call [`GraphBuilder::build`].
@@ -12,6 +12,8 @@ use crate::{Error, Result};
 pub struct GraphBuilder {
     directed: bool,
     vertex_labels: Vec<VertexLabel>,
+    /// Labels of vertices beyond the one in `vertex_labels`.
+    more_labels: Vec<(VertexId, VertexLabel)>,
     edges: Vec<(VertexId, VertexId, EdgeLabel)>,
 }
 
@@ -29,7 +31,7 @@ impl GraphBuilder {
         GraphBuilder {
             directed,
             vertex_labels,
-            edges: Vec::new(),
+            ..GraphBuilder::default()
         }
     }
 
@@ -57,6 +59,7 @@ impl GraphBuilder {
         Ok(GraphBuilder {
             directed,
             vertex_labels,
+            more_labels: Vec::new(),
             edges,
         })
     }
@@ -70,6 +73,21 @@ impl GraphBuilder {
     pub fn add_vertex(&mut self, label: VertexLabel) -> VertexId {
         self.vertex_labels.push(label);
         (self.vertex_labels.len() - 1) as VertexId
+    }
+
+    /// Gives vertex `v` the label `label` too: a vertex may carry several labels
+    /// ([`Graph::labels_of`]).
+    ///
+    /// # Errors
+    /// A vertex that does not exist yet.
+    pub fn add_label(&mut self, v: VertexId, label: VertexLabel) -> Result<()> {
+        if v as usize >= self.vertex_labels.len() {
+            return Err(Error::Build(format!(
+                "label {label} for vertex {v}, which does not exist"
+            )));
+        }
+        self.more_labels.push((v, label));
+        Ok(())
     }
 
     /// Number of vertices added so far.
@@ -106,7 +124,7 @@ impl GraphBuilder {
 
     /// As [`GraphBuilder::build`], but gives the builder back with the error so that the
     /// caller can look at the edges it held.
-    pub(crate) fn try_build(self) -> std::result::Result<Graph, (Error, GraphBuilder)> {
+    pub(crate) fn try_build(self) -> std::result::Result<Graph, (Error, Box<GraphBuilder>)> {
         let n = self.vertex_labels.len();
         let edge_count = self.edges.len();
         let out = if self.directed {
@@ -127,7 +145,7 @@ impl GraphBuilder {
                     to: target,
                     label: l,
                 };
-                return Err((err, self));
+                return Err((err, Box::new(self)));
             }
         };
         let inc = if self.directed {
@@ -136,14 +154,47 @@ impl GraphBuilder {
         } else {
             Csr::default()
         };
+        let (vertex_labels, label_sets) = label_sets(self.vertex_labels, self.more_labels);
         Ok(Graph {
             directed: self.directed,
-            vertex_labels: self.vertex_labels.into(),
+            vertex_labels: vertex_labels.into(),
+            label_sets,
             out,
             inc,
             edge_count,
         })
     }
+}
+
+/// Each vertex's smallest label, and every vertex's label set when some vertex has more than
+/// one (`more`: further labels by vertex, in any order, repeats allowed).
+fn label_sets(
+    mut labels: Vec<VertexLabel>,
+    mut more: Vec<(VertexId, VertexLabel)>,
+) -> (Vec<VertexLabel>, LabelSets) {
+    more.retain(|&(v, l)| labels[v as usize] != l);
+    if more.is_empty() {
+        return (labels, LabelSets::default());
+    }
+    more.extend(labels.iter().enumerate().map(|(v, &l)| (v as VertexId, l)));
+    more.sort_unstable();
+    more.dedup();
+    let mut offsets = Vec::with_capacity(labels.len() + 1);
+    offsets.push(0);
+    let mut set_labels = Vec::with_capacity(more.len());
+    let mut pairs = more.iter().peekable();
+    for (v, smallest) in labels.iter_mut().enumerate() {
+        *smallest = pairs.peek().expect("every vertex has its label").1;
+        while let Some(&(_, l)) = pairs.next_if(|&&(w, _)| w as usize == v) {
+            set_labels.push(l);
+        }
+        offsets.push(set_labels.len());
+    }
+    let sets = LabelSets {
+        offsets: offsets.into(),
+        labels: set_labels.into(),
+    };
+    (labels, sets)
 }
 
 /// Why `source -- target` cannot be an edge of a graph of `n` vertices, if it cannot.

@@ -66,6 +66,20 @@ impl Csr {
     }
 }
 
+/// The label sets of a graph whose vertices may carry several labels: CSR over every
+/// vertex, each set sorted and without repeats. Empty when every vertex has one label.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LabelSets {
+    pub(crate) offsets: Buffer<usize>,
+    pub(crate) labels: Buffer<VertexLabel>,
+}
+
+impl LabelSets {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.offsets.is_empty()
+    }
+}
+
 /// Bytes a [`Graph`] holds, part by part.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GraphBytes {
@@ -75,7 +89,7 @@ pub struct GraphBytes {
     pub neighbors: usize,
     /// The label of every stored edge.
     pub edge_labels: usize,
-    /// One label per vertex.
+    /// One label per vertex, and the label sets of a multi-labelled graph.
     pub vertex_labels: usize,
 }
 
@@ -83,7 +97,10 @@ pub struct GraphBytes {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Graph {
     pub(crate) directed: bool,
+    /// Each vertex's smallest label (its only one, unless `label_sets` says otherwise).
     pub(crate) vertex_labels: Buffer<VertexLabel>,
+    /// Every vertex's labels, when some vertex has several.
+    pub(crate) label_sets: LabelSets,
     /// Out-edges; for an undirected graph every edge appears here in both directions.
     pub(crate) out: Csr,
     /// In-edges; empty for an undirected graph.
@@ -119,14 +136,38 @@ impl Graph {
         self.edge_count
     }
 
-    /// Label of vertex `v`.
+    /// Label of vertex `v`: its smallest, when it has several ([`Graph::labels_of`]).
     pub fn label(&self, v: VertexId) -> VertexLabel {
         self.vertex_labels[v as usize]
     }
 
-    /// All vertex labels, indexed by vertex.
+    /// Each vertex's label ([`Graph::label`]), indexed by vertex.
     pub fn vertex_labels(&self) -> &[VertexLabel] {
         &self.vertex_labels
+    }
+
+    /// Whether some vertex carries several labels.
+    pub fn has_label_sets(&self) -> bool {
+        !self.label_sets.is_empty()
+    }
+
+    /// Every label of vertex `v`, sorted: a vertex (of a query) with labels L matches a data
+    /// vertex whose labels include all of L.
+    pub fn labels_of(&self, v: VertexId) -> &[VertexLabel] {
+        if self.label_sets.is_empty() {
+            return std::slice::from_ref(&self.vertex_labels[v as usize]);
+        }
+        let sets = &self.label_sets;
+        &sets.labels[sets.offsets[v as usize]..sets.offsets[v as usize + 1]]
+    }
+
+    /// Whether vertex `v` carries every label of `labels` (sorted).
+    pub fn has_labels(&self, v: VertexId, labels: &[VertexLabel]) -> bool {
+        let own = self.labels_of(v);
+        match labels {
+            [label] => own.binary_search(label).is_ok(),
+            _ => labels.iter().all(|l| own.binary_search(l).is_ok()),
+        }
     }
 
     fn csr(&self, direction: Direction) -> &Csr {
@@ -178,7 +219,9 @@ impl Graph {
                 .sum(),
             neighbors: csrs.iter().map(|c| 4 * c.neighbors.len()).sum(),
             edge_labels: csrs.iter().map(|c| 4 * c.labels.len()).sum(),
-            vertex_labels: 4 * self.vertex_labels.len(),
+            vertex_labels: 4 * self.vertex_labels.len()
+                + size_of::<usize>() * self.label_sets.offsets.len()
+                + 4 * self.label_sets.labels.len(),
         }
     }
 

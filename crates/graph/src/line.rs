@@ -37,6 +37,12 @@ pub enum LineError {
     /// Edge isomorphism is defined for undirected graphs.
     #[error("edge isomorphism needs undirected graphs; this one is directed")]
     Directed,
+    /// The line graph labels its edges by the shared vertex's one label.
+    #[error("edge isomorphism needs one label per vertex; vertex {vertex} has several")]
+    LabelSets {
+        /// A vertex of several labels.
+        vertex: VertexId,
+    },
     /// A vertex without edges has no place in a line graph.
     #[error("vertex {vertex} has no edge, so edge isomorphism cannot match it")]
     IsolatedVertex {
@@ -83,6 +89,9 @@ impl LineGraph {
             return Err(LineError::Directed);
         }
         let n = graph.vertex_count();
+        if let Some(v) = (0..n as VertexId).find(|&v| graph.labels_of(v).len() > 1) {
+            return Err(LineError::LabelSets { vertex: v });
+        }
         let direction = graph.directions()[0];
         let degree = |v: usize| graph.degree(v as VertexId, direction);
         if let Some(v) = (0..n)

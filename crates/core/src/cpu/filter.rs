@@ -44,8 +44,18 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
             }
             kept
         };
+        // A query vertex of several labels: the vertices of its rarest label that carry
+        // them all.
+        let labels = query.labels_of(u);
+        let scan = |vertices: &[VertexId]| -> Vec<VertexId> {
+            let mut kept = scan(vertices);
+            if labels.len() > 1 {
+                kept.retain(|&v| graph.has_labels(v, labels));
+            }
+            kept
+        };
         // Large label classes are split over the threads (collect keeps their order).
-        let same_label = data.vertices_with_label(query.label(u));
+        let same_label = rarest_label_vertices(query, u, data);
         if same_label.len() < PARALLEL_MIN_TESTS {
             scan(same_label)
         } else {
@@ -57,7 +67,7 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
     };
     // Query vertices are filtered in parallel when their labels cover many data vertices.
     let tests: usize = (0..query.vertex_count() as VertexId)
-        .map(|u| data.vertices_with_label(query.label(u)).len())
+        .map(|u| rarest_label_vertices(query, u, data).len())
         .sum();
     let vertices = 0..query.vertex_count() as VertexId;
     let lists = if tests < PARALLEL_MIN_TESTS {
@@ -66,4 +76,18 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
         vertices.into_par_iter().map(filter).collect()
     };
     CandidateSets::from_lists(lists, n)
+}
+
+/// The data vertices of the query vertex `u`'s rarest label: its candidates are among them.
+pub(crate) fn rarest_label_vertices<'d>(
+    query: &Graph,
+    u: VertexId,
+    data: &'d DataIndex,
+) -> &'d [VertexId] {
+    query
+        .labels_of(u)
+        .iter()
+        .map(|&l| data.vertices_with_label(l))
+        .min_by_key(|vertices| vertices.len())
+        .unwrap_or_default()
 }

@@ -39,12 +39,19 @@ impl<'a> Fields<'a> {
     }
 
     pub(crate) fn number(&mut self, what: &str) -> Result<u64> {
-        let field = self
-            .iter
+        let field = self.field(what)?;
+        self.parse_number(field, what)
+    }
+
+    fn field(&mut self, what: &str) -> Result<&'a str> {
+        self.iter
             .next()
-            .ok_or_else(|| self.error(format!("missing {what}")))?;
+            .ok_or_else(|| self.error(format!("missing {what}")))
+    }
+
+    fn parse_number(&self, field: &str, what: &str) -> Result<u64> {
         field.parse::<u64>().map_err(|_| {
-            if field.bytes().all(|b| b.is_ascii_digit()) {
+            if !field.is_empty() && field.bytes().all(|b| b.is_ascii_digit()) {
                 return self.error(format!("{what} {field} is too large"));
             }
             let kind = if field.starts_with('-') {
@@ -57,7 +64,12 @@ impl<'a> Fields<'a> {
     }
 
     pub(crate) fn label(&mut self, what: &str) -> Result<u32> {
-        let value = self.number(what)?;
+        let field = self.field(what)?;
+        self.parse_label(field, what)
+    }
+
+    fn parse_label(&self, field: &str, what: &str) -> Result<u32> {
+        let value = self.parse_number(field, what)?;
         u32::try_from(value)
             .map_err(|_| self.error(format!("{what} {value} does not fit in 32 bits")))
     }
@@ -65,11 +77,39 @@ impl<'a> Fields<'a> {
     /// A vertex label: any 32-bit number but [`UNDECLARED`], which readers reserve, so that
     /// every graph gsi reads can be written in every format it writes.
     pub(crate) fn vertex_label(&mut self, what: &str) -> Result<VertexLabel> {
-        let label = self.label(what)?;
+        let field = self.field(what)?;
+        self.parse_vertex_label(field, what)
+    }
+
+    fn parse_vertex_label(&self, field: &str, what: &str) -> Result<VertexLabel> {
+        let label = self.parse_label(field, what)?;
         if label == UNDECLARED {
             return Err(self.error(format!("{what} {label} is reserved; use a smaller label")));
         }
         Ok(label)
+    }
+
+    /// One label or several, separated by commas without spaces (`3,7`: a vertex or edge
+    /// that carries both): returns the first and pushes the others to `more`. Readers of
+    /// one label per field reject such a field rather than misread it.
+    pub(crate) fn labels(
+        &mut self,
+        what: &str,
+        of_vertex: bool,
+        more: &mut Vec<u32>,
+    ) -> Result<u32> {
+        let field = self.field(what)?;
+        let parse = |part: &str| match (part.is_empty(), of_vertex) {
+            (true, _) => Err(self.error(format!("{what}s `{field}`: an empty entry"))),
+            (false, true) => self.parse_vertex_label(part, what),
+            (false, false) => self.parse_label(part, what),
+        };
+        let mut parts = field.split(',');
+        let first = parse(parts.next().unwrap_or_default())?;
+        for part in parts {
+            more.push(parse(part)?);
+        }
+        Ok(first)
     }
 
     pub(crate) fn vertex(&mut self, vertex_total: usize, what: &str) -> Result<VertexId> {
@@ -91,7 +131,8 @@ impl<'a> Fields<'a> {
     }
 }
 
-/// Builds a graph from edges read from `path`, where `edge_lines[i]` is the line of
+/// Builds a graph from vertex labels (with `more_labels` of vertices that carry several) and
+/// edges read from `path`, where `edge_lines[i]` is the line of
 /// `edges[i]`; a repeated edge becomes an [`Error::Parse`] on the line that repeats it, with
 /// its label shown plus `label_shift` (the file's label where the file's labels are shifted).
 pub(crate) fn build_naming_lines(
@@ -99,10 +140,14 @@ pub(crate) fn build_naming_lines(
     directed: bool,
     label_shift: u32,
     labels: Vec<VertexLabel>,
+    more_labels: Vec<(VertexId, VertexLabel)>,
     edges: Vec<(VertexId, VertexId, EdgeLabel)>,
     edge_lines: &[u32],
 ) -> Result<Graph> {
-    let builder = GraphBuilder::with_edges(directed, labels, edges)?;
+    let mut builder = GraphBuilder::with_edges(directed, labels, edges)?;
+    for (v, label) in more_labels {
+        builder.add_label(v, label)?;
+    }
     builder.try_build().map_err(|(err, builder)| match err {
         Error::DuplicateEdge {
             from: source,

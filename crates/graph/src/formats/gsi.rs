@@ -10,6 +10,9 @@
 //! t # -1                                   the end of the file
 //! ```
 //!
+//! A vertex or an edge may carry several labels, separated by commas (`v 0 3,7`, `e 0 1
+//! 2,5`); an edge line still counts once in M.
+//!
 //! Labels in these files start from 1 (the authors add 1 to every label so that none is
 //! 0). gsi numbers labels from 0, so the reader subtracts 1 from every label and the writer
 //! ([`crate::formats::write::write_gsi`]) adds it back: a graph written and read back is the
@@ -156,6 +159,8 @@ fn parse_graph(
     let mut vertex_lines = vec![0u32; vertex_total];
     let mut edges: Vec<(VertexId, VertexId, u32)> = Vec::with_capacity(edge_total as usize);
     let mut edge_lines: Vec<u32> = Vec::with_capacity(edges.capacity());
+    let mut more_labels = Vec::new();
+    let mut edge_lines_read = 0usize;
     let mut vertices_seen = 0usize;
     let mut next = None;
 
@@ -165,8 +170,16 @@ fn parse_graph(
             None => {}
             Some("v") => {
                 let id = fields.vertex(vertex_total, "vertex id")?;
-                let label = gsi_label(&mut fields, "vertex label", max_vertex_label, header_line)?;
+                let mut more = Vec::new();
+                let label = gsi_labels(
+                    &mut fields,
+                    "vertex label",
+                    max_vertex_label,
+                    header_line,
+                    &mut more,
+                )?;
                 fields.end("`v id label`")?;
+                more_labels.extend(more.into_iter().map(|l| (id, l)));
                 if labels[id as usize] != UNDECLARED {
                     return Err(parse_error(
                         line,
@@ -183,13 +196,18 @@ fn parse_graph(
             Some("e") => {
                 let u = fields.vertex(vertex_total, "edge source")?;
                 let v = fields.vertex(vertex_total, "edge target")?;
-                let label = gsi_label(&mut fields, "edge label", max_edge_label, header_line)?;
+                let mut more = Vec::new();
+                let label =
+                    gsi_labels(&mut fields, "edge label", max_edge_label, header_line, &mut more)?;
                 fields.end("`e u v label`")?;
                 if u == v {
                     return Err(parse_error(line, format!("self-loop at vertex {u}")));
                 }
-                edges.push((u, v, label));
-                edge_lines.push(line as u32);
+                for label in std::iter::once(label).chain(more) {
+                    edges.push((u, v, label));
+                    edge_lines.push(line as u32);
+                }
+                edge_lines_read += 1;
             }
             Some("t") => {
                 let number = graph_number(&mut fields)?;
@@ -214,27 +232,40 @@ fn parse_graph(
         &labels,
         vertices_seen,
         edge_total,
-        edges.len(),
+        edge_lines_read,
     )?;
     drop(vertex_lines);
-    let graph = build_naming_lines(path, directed, 1, labels, edges, &edge_lines)?;
+    let graph = build_naming_lines(path, directed, 1, labels, more_labels, edges, &edge_lines)?;
     Ok((graph, next))
 }
 
-/// Reads a label of a GSI file (1..=max) and returns it as gsi's label (one less).
-fn gsi_label(fields: &mut Fields<'_>, what: &str, max: u32, header_line: usize) -> Result<u32> {
-    let label = fields.label(what)?;
-    if label == 0 {
-        return Err(fields.error(format!(
-            "{what} 0 is not allowed: labels in gsi files start from 1"
-        )));
+/// Reads the labels of a GSI file's vertex or edge (1..=max; several separated by commas)
+/// and returns the first as gsi's label (one less), pushing the others to `more` so.
+fn gsi_labels(
+    fields: &mut Fields<'_>,
+    what: &str,
+    max: u32,
+    header_line: usize,
+    more: &mut Vec<u32>,
+) -> Result<u32> {
+    let first = fields.labels(what, false, more)?;
+    let shift = |label: u32| {
+        if label == 0 {
+            return Err(fields.error(format!(
+                "{what} 0 is not allowed: labels in gsi files start from 1"
+            )));
+        }
+        if label > max {
+            return Err(fields.error(format!(
+                "{what} {label} is above the maximum {max} declared on line {header_line}"
+            )));
+        }
+        Ok(label - 1)
+    };
+    for label in more.iter_mut() {
+        *label = shift(*label)?;
     }
-    if label > max {
-        return Err(fields.error(format!(
-            "{what} {label} is above the maximum {max} declared on line {header_line}"
-        )));
-    }
-    Ok(label - 1)
+    shift(first)
 }
 
 #[cfg(test)]
@@ -252,6 +283,33 @@ mod tests {
 
     const TRIANGLE: &str =
         "t # 0\n3 3 2 5\nv 0 1\nv 1 1\nv 2 2\ne 0 1 1\ne 1 2 5\ne 2 0 5\nt # -1\n";
+
+    #[test]
+    fn vertices_and_edges_may_carry_several_labels() {
+        let text = "t # 0\n3 2 4 5\nv 0 1,3\nv 1 2\nv 2 4,1\ne 0 1 1,5\ne 1 2 2\nt # -1\n";
+        let graphs = parse_str(text).unwrap();
+        let g = &graphs[0];
+        assert_eq!(g.labels_of(0), &[0, 2]);
+        assert_eq!(g.labels_of(2), &[0, 3]);
+        assert_eq!(g.edge_count(), 3);
+        assert_eq!(g.neighbors(1, 4, Direction::Out), &[0]);
+        let mut written = Vec::new();
+        crate::formats::write::write_gsi(g, &mut written).unwrap();
+        assert_eq!(&parse(Path::new("w.gsi"), &written, false).unwrap()[0], g);
+        for (text, expected) in [
+            (
+                "t # 0\n1 0 4 1\nv 0 1,0\nt # -1\n",
+                "vertex label 0 is not allowed",
+            ),
+            (
+                "t # 0\n1 0 4 1\nv 0 1,5\nt # -1\n",
+                "vertex label 5 is above the maximum 4",
+            ),
+        ] {
+            let got = message(text);
+            assert!(got.contains(expected), "{text:?}: {got}");
+        }
+    }
 
     #[test]
     fn reads_the_authors_example_with_labels_shifted_to_zero() {

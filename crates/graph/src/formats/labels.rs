@@ -9,7 +9,7 @@
 use std::fmt;
 
 use crate::formats::names::Dictionary;
-use crate::{Error, Graph, GraphBuilder, Result};
+use crate::{Error, Graph, GraphBuilder, Result, VertexId};
 
 /// The names of a graph's labels, where its file gave names rather than numbers.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -96,17 +96,26 @@ impl LabelNames {
             self.edge.as_ref(),
             LabelKind::Edge,
         )?;
-        let labels: Vec<u32> = query
-            .vertex_labels()
-            .iter()
-            .map(|&l| vertex.apply(l, &mut unknown))
+        let vertices = 0..query.vertex_count() as VertexId;
+        let sets: Vec<Vec<u32>> = vertices
+            .map(|v| {
+                let set = query.labels_of(v).iter();
+                set.map(|&l| vertex.apply(l, &mut unknown)).collect()
+            })
             .collect();
         let edges: Vec<_> = query
             .edge_iter()
             .map(|(s, t, l)| (s, t, edge.apply(l, &mut unknown)))
             .collect();
         // Distinct names get distinct numbers, so the edges stay distinct.
-        let graph = GraphBuilder::with_edges(query.is_directed(), labels, edges)?.build()?;
+        let labels = sets.iter().map(|set| set[0]).collect();
+        let mut builder = GraphBuilder::with_edges(query.is_directed(), labels, edges)?;
+        for (v, set) in sets.iter().enumerate() {
+            for &l in &set[1..] {
+                builder.add_label(v as VertexId, l)?;
+            }
+        }
+        let graph = builder.build()?;
         Ok(TranslatedQuery { graph, unknown })
     }
 }

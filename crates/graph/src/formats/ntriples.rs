@@ -16,9 +16,10 @@
 //! - A triple `s <p> o` is the edge `s -> o` whose label is `p`'s number in the predicate
 //!   dictionary (from 0, in order of first appearance).
 //! - A triple `s rdf:type C` is no edge: it gives `s` the label of `C` in the class
-//!   dictionary (from 1, in order of first appearance); a vertex without a type has label 0,
-//!   and of several types the first in the file counts. The subject is a vertex even if no
-//!   other triple names it; the class is a vertex only if another triple names it.
+//!   dictionary (from 1, in order of first appearance); a vertex of several types carries
+//!   each as a label (it matches a query vertex whose types it has, among others), and a
+//!   vertex without a type has label 0. The subject is a vertex even if no other triple
+//!   names it; the class is a vertex only if another triple names it.
 //! - Repeated triples and triples from a vertex to itself are dropped and counted.
 //!
 //! The graph is always directed.
@@ -44,6 +45,8 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedGraph> {
     let mut predicates = Dictionary::new(0);
     let mut classes = Dictionary::new(1);
     let mut labels: Vec<VertexLabel> = Vec::new();
+    // The types of vertices of several, after their first.
+    let mut more_labels: Vec<(VertexId, VertexLabel)> = Vec::new();
     let mut edges: Vec<(VertexId, VertexId, EdgeLabel)> = Vec::new();
     let mut skipped = SkippedEdges::default();
     let mut any_line = false;
@@ -81,8 +84,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedGraph> {
             if predicate == RDF_TYPE {
                 full(&classes, "classes")?;
                 let class = classes.insert(object);
-                if labels[s as usize] == 0 {
-                    labels[s as usize] = class;
+                match labels[s as usize] {
+                    0 => labels[s as usize] = class,
+                    first if first != class => more_labels.push((s, class)),
+                    _ => {}
                 }
                 continue;
             }
@@ -108,7 +113,11 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedGraph> {
     edges.dedup();
     skipped.duplicates = (before - edges.len()) as u64;
     edges.shrink_to_fit();
-    let graph = GraphBuilder::with_edges(true, labels, edges)?.build()?;
+    let mut builder = GraphBuilder::with_edges(true, labels, edges)?;
+    for (v, class) in more_labels {
+        builder.add_label(v, class)?;
+    }
+    let graph = builder.build()?;
     Ok(LoadedGraph {
         graph,
         format: Format::NTriples,
@@ -432,6 +441,10 @@ _:b0 <http://ex/name> "Bob \"B\" Smith"@en-GB .
         assert_eq!(g.label(alice), 1);
         assert_eq!(g.label(carol), 2);
         assert_eq!(g.label(bob), 0);
+        // Alice's two types are both her labels.
+        assert_eq!(g.labels_of(alice), &[1, 2]);
+        assert_eq!(g.labels_of(carol), &[2]);
+        assert_eq!(g.labels_of(bob), &[0]);
 
         assert_eq!(g.edge_count(), 5);
         assert_eq!(g.neighbors(alice, 0, Direction::Out), &[bob]);

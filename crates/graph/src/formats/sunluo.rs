@@ -5,7 +5,9 @@
 //! v id label degree  one line per vertex, ids 0..N-1
 //! e u v [label]      one line per edge; a missing label is 0
 //! ```
-//! Every count is checked: header against body, each declared degree against the edges.
+//! A vertex or an edge may carry several labels, separated by commas (`v 0 3,7 2`, `e 0 1
+//! 2,5`); an edge line still counts once, in M and in the degrees. Every count is checked:
+//! header against body, each declared degree against the edges.
 
 use std::path::Path;
 
@@ -109,6 +111,7 @@ fn parse_in_chunks(
     let edge_count: usize = bodies.iter().map(|b| b.edges.len()).sum();
     let mut edges: Vec<(VertexId, VertexId, u32)> = Vec::with_capacity(edge_count);
     let mut edge_lines: Vec<u32> = Vec::with_capacity(edge_count);
+    let mut more_labels = Vec::new();
     let mut vertices_seen = 0usize;
     for body in bodies {
         for (id, label, degree, line) in body.vertices {
@@ -126,6 +129,7 @@ fn parse_in_chunks(
             vertex_lines[id as usize] = line;
             vertices_seen += 1;
         }
+        more_labels.extend(body.more_labels);
         edges.extend(body.edges);
         edge_lines.extend(body.edge_lines);
         if let Some(err) = body.error {
@@ -140,12 +144,15 @@ fn parse_in_chunks(
         &labels,
         vertices_seen,
         edge_total,
-        edges.len(),
+        first_of_line(&edge_lines).filter(|&first| first).count(),
     )?;
+    // An edge of several labels is one entry per label, all from its line: it counts once.
     let mut degree = vec![0u64; vertex_total];
-    for &(u, v, _) in &edges {
-        degree[u as usize] += 1;
-        degree[v as usize] += 1;
+    for (&(u, v, _), first) in edges.iter().zip(first_of_line(&edge_lines)) {
+        if first {
+            degree[u as usize] += 1;
+            degree[v as usize] += 1;
+        }
     }
     if let Some(v) = (0..vertex_total).find(|&v| degree[v] != declared_degree[v]) {
         return Err(parse_error(
@@ -157,7 +164,16 @@ fn parse_in_chunks(
         ));
     }
 
-    build_naming_lines(path, directed, 0, labels, edges, &edge_lines)
+    build_naming_lines(path, directed, 0, labels, more_labels, edges, &edge_lines)
+}
+
+/// Whether each edge entry is the first of its line (the others are its further labels).
+fn first_of_line(edge_lines: &[u32]) -> impl Iterator<Item = bool> + '_ {
+    let before = std::iter::once(None).chain(edge_lines.iter().map(Some));
+    edge_lines
+        .iter()
+        .zip(before)
+        .map(|(line, before)| before != Some(line))
 }
 
 /// The shortest lines: `v 0 0 0` and `e 0 1`, each with its line end.
@@ -188,6 +204,8 @@ fn split_lines(bytes: &[u8], size: usize) -> Vec<&[u8]> {
 struct Body {
     /// `(id, label, declared degree, line)` per `v` line.
     vertices: Vec<(VertexId, u32, u64, u32)>,
+    /// The further labels of vertices that carry several.
+    more_labels: Vec<(VertexId, u32)>,
     edges: Vec<(VertexId, VertexId, u32)>,
     edge_lines: Vec<u32>,
     /// The chunk's first malformed line, if any; nothing after it was read.
@@ -199,6 +217,7 @@ impl Body {
     fn parse(path: &Path, bytes: &[u8], line: usize, vertex_total: usize) -> Body {
         let mut body = Body {
             vertices: Vec::new(),
+            more_labels: Vec::new(),
             edges: Vec::new(),
             edge_lines: Vec::new(),
             error: None,
@@ -232,16 +251,19 @@ impl Body {
             None => {}
             Some("v") => {
                 let id = fields.vertex(vertex_total, "vertex id")?;
-                let label = fields.vertex_label("vertex label")?;
+                let mut more = Vec::new();
+                let label = fields.labels("vertex label", true, &mut more)?;
                 let degree = fields.number("vertex degree")?;
                 fields.end("`v id label degree`")?;
                 self.vertices.push((id, label, degree, line as u32));
+                self.more_labels.extend(more.into_iter().map(|l| (id, l)));
             }
             Some("e") => {
                 let u = fields.vertex(vertex_total, "edge source")?;
                 let v = fields.vertex(vertex_total, "edge target")?;
+                let mut more = Vec::new();
                 let label = if fields.has_more() {
-                    fields.label("edge label")?
+                    fields.labels("edge label", false, &mut more)?
                 } else {
                     0
                 };
@@ -249,8 +271,10 @@ impl Body {
                 if u == v {
                     return Err(parse_error(format!("self-loop at vertex {u}")));
                 }
-                self.edges.push((u, v, label));
-                self.edge_lines.push(line as u32);
+                for label in std::iter::once(label).chain(more) {
+                    self.edges.push((u, v, label));
+                    self.edge_lines.push(line as u32);
+                }
             }
             Some("t") => {
                 return Err(parse_error(
@@ -290,6 +314,62 @@ mod tests {
         assert_eq!(g.label(2), 2);
         assert_eq!(g.neighbors(2, 7, Direction::Out), &[0, 1]);
         assert_eq!(g.neighbors(0, 0, Direction::Out), &[1]);
+    }
+
+    #[test]
+    fn vertices_and_edges_may_carry_several_labels() {
+        let text = "t 3 2\nv 0 4,1 1\nv 1 2 2\nv 2 3,3,0 1\ne 0 1 5,2\ne 1 2\n";
+        let g = parse_str(text).unwrap();
+        assert!(g.has_label_sets());
+        assert_eq!(g.labels_of(0), &[1, 4]);
+        assert_eq!(g.label(0), 1);
+        assert_eq!(g.labels_of(1), &[2]);
+        assert_eq!(g.labels_of(2), &[0, 3]);
+        // An edge line of two labels is two edges, counted once in M and in the degrees.
+        assert_eq!(g.edge_count(), 3);
+        assert_eq!(g.neighbors(0, 5, Direction::Out), &[1]);
+        assert_eq!(g.neighbors(0, 2, Direction::Out), &[1]);
+        // Written and read back, the same graph.
+        let mut written = Vec::new();
+        crate::formats::write::write_sunluo(&g, &mut written).unwrap();
+        assert_eq!(parse(Path::new("w.graph"), &written, false).unwrap(), g);
+        let single = parse_str("t 2 1\nv 0 1 1\nv 1 1 1\ne 0 1\n").unwrap();
+        assert!(!single.has_label_sets());
+        assert_eq!(single.labels_of(1), &[1]);
+    }
+
+    #[test]
+    fn malformed_label_lists_are_refused() {
+        let cases = [
+            (
+                "t 1 0\nv 0 1,,2 0\n",
+                "g.graph:2: vertex labels `1,,2`: an empty entry",
+            ),
+            (
+                "t 1 0\nv 0 1, 0\n",
+                "g.graph:2: vertex labels `1,`: an empty entry",
+            ),
+            (
+                "t 1 0\nv 0 1,x 0\n",
+                "g.graph:2: vertex label must be an integer, found `x`",
+            ),
+            (
+                "t 1 0\nv 0 2,4294967295 0\n",
+                "g.graph:2: vertex label 4294967295 is reserved",
+            ),
+            (
+                "t 2 1\nv 0 0 1\nv 1 0 1\ne 0 1 3,3\n",
+                "g.graph:4: duplicate edge 0 -- 1 (label 3), first given on line 4",
+            ),
+            (
+                "t 2 1\nv 0 0 2\nv 1 0 2\ne 0 1 3,4\n",
+                "g.graph:2: vertex 0 declares degree 2 but 1 edges touch it",
+            ),
+        ];
+        for (text, expected) in cases {
+            let got = message(text);
+            assert!(got.contains(expected), "{text:?}: {got}");
+        }
     }
 
     #[test]

@@ -5,6 +5,9 @@
 //! written in order, so writing a graph of hundreds of millions of edges needs only a few
 //! blocks of text in memory.
 //!
+//! A vertex of several labels is written `v id l1,l2,...`; an edge of several labels, as
+//! one edge line per label.
+//!
 //! - Sun–Luo: `t N M`, then `v id label degree` for every vertex (for a directed graph the
 //!   degree counts edges in both directions, as the reader checks), then `e u v label` for
 //!   every edge (an undirected edge once, with `u < v`).
@@ -37,8 +40,8 @@ pub fn write_sunluo<W: Write>(graph: &Graph, mut out: W) -> io::Result<()> {
     blocks(&mut out, n, |range, buf| {
         for v in range {
             let v = v as VertexId;
-            let degree = graph.total_degree(v);
-            line(buf, b"v", &[v.into(), graph.label(v).into(), degree as u64]);
+            let degree = graph.total_degree(v) as u64;
+            vertex_line(buf, v, graph.labels_of(v), 0, Some(degree));
         }
     })?;
     write_edges(graph, &mut out, 0)?;
@@ -63,7 +66,11 @@ pub fn write_gsi_all<'a, W: Write>(
     mut out: W,
 ) -> io::Result<()> {
     for (number, graph) in graphs.into_iter().enumerate() {
-        let max_vertex = graph.vertex_labels().par_iter().copied().max();
+        let n = graph.vertex_count();
+        let max_vertex = (0..n as VertexId)
+            .into_par_iter()
+            .filter_map(|v| graph.labels_of(v).last().copied())
+            .max();
         let max_edge = graph.edge_labels().last().copied();
         if max_vertex == Some(u32::MAX) || max_edge == Some(u32::MAX) {
             return Err(io::Error::new(
@@ -71,7 +78,6 @@ pub fn write_gsi_all<'a, W: Write>(
                 "label 4294967295 cannot be written in gsi format, whose labels are one higher",
             ));
         }
-        let n = graph.vertex_count();
         let mut head = Vec::new();
         head.extend_from_slice(b"t # ");
         push_number(&mut head, number as u64);
@@ -90,7 +96,7 @@ pub fn write_gsi_all<'a, W: Write>(
         blocks(&mut out, n, |range, buf| {
             for v in range {
                 let v = v as VertexId;
-                line(buf, b"v", &[v.into(), u64::from(graph.label(v)) + 1]);
+                vertex_line(buf, v, graph.labels_of(v), 1, None);
             }
         })?;
         write_edges(graph, &mut out, 1)?;
@@ -267,6 +273,21 @@ fn line(buf: &mut Vec<u8>, tag: &[u8], numbers: &[u64]) {
     buf.extend_from_slice(tag);
     buf.push(b' ');
     push_numbers(buf, numbers);
+}
+
+/// Appends `v id l1,l2,... [degree]`, each label plus `shift`, and a newline.
+fn vertex_line(buf: &mut Vec<u8>, v: VertexId, labels: &[u32], shift: u64, degree: Option<u64>) {
+    buf.extend_from_slice(b"v ");
+    push_number(buf, v.into());
+    for (i, &label) in labels.iter().enumerate() {
+        buf.push(if i == 0 { b' ' } else { b',' });
+        push_number(buf, u64::from(label) + shift);
+    }
+    if let Some(degree) = degree {
+        buf.push(b' ');
+        push_number(buf, degree);
+    }
+    buf.push(b'\n');
 }
 
 /// Appends the numbers separated by spaces, and a newline.

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::{Reader, Writer};
 use crate::formats::{Dictionary, Format, LabelNames, LoadedGraph, SkippedEdges, VertexNames};
-use crate::graph::Csr;
+use crate::graph::{Csr, LabelSets};
 use crate::{Graph, Result};
 
 /// What a graph's file said beside the graph; a [`LoadedGraph`] without its graph.
@@ -91,6 +91,8 @@ impl SavedGraph for Graph {
             ],
         )?;
         out.section("vertex.labels", &self.vertex_labels)?;
+        out.section("vsets.offsets", &self.label_sets.offsets)?;
+        out.section("vsets.labels", &self.label_sets.labels)?;
         for (csr, name) in [(&self.out, "out"), (&self.inc, "in")] {
             out.section(&format!("{name}.offsets"), &csr.offsets)?;
             out.section(&format!("{name}.neighbors"), &csr.neighbors)?;
@@ -132,6 +134,10 @@ impl SavedGraph for Graph {
             _ => return Err(from.invalid("the saved graph is neither directed nor undirected")),
         };
         let vertex_labels = from.section("vertex.labels")?;
+        let label_sets = LabelSets {
+            offsets: from.section("vsets.offsets")?,
+            labels: from.section("vsets.labels")?,
+        };
         let mut csrs = Vec::with_capacity(2);
         for name in ["out", "in"] {
             csrs.push(Csr {
@@ -145,6 +151,7 @@ impl SavedGraph for Graph {
         let graph = Graph {
             directed,
             vertex_labels,
+            label_sets,
             out,
             inc,
             edge_count: usize::try_from(edge_count).unwrap_or(usize::MAX),
@@ -214,6 +221,7 @@ fn check_graph(graph: &Graph, n: u64) -> std::result::Result<(), String> {
     if graph.vertex_labels.len() != n || n > u32::MAX as usize {
         return Err("has a vertex count that disagrees with its labels".into());
     }
+    check_label_sets(graph).map_err(|p| format!("label sets {p}"))?;
     let entries = if graph.directed {
         graph.edge_count
     } else {
@@ -227,6 +235,33 @@ fn check_graph(graph: &Graph, n: u64) -> std::result::Result<(), String> {
     } else {
         Ok(())
     }
+}
+
+/// Whether the label sets are none, or one per vertex, each sorted without repeats and
+/// starting with the vertex's label.
+fn check_label_sets(graph: &Graph) -> std::result::Result<(), String> {
+    let sets = &graph.label_sets;
+    if sets.is_empty() {
+        return match sets.labels.is_empty() {
+            true => Ok(()),
+            false => Err("have labels but no offsets".into()),
+        };
+    }
+    let n = graph.vertex_labels.len();
+    if sets.offsets.len() != n + 1 || sets.offsets[0] != 0 || sets.offsets[n] != sets.labels.len() {
+        return Err("have offsets that disagree with their labels".into());
+    }
+    for v in 0..n {
+        let (start, end) = (sets.offsets[v], sets.offsets[v + 1]);
+        if start >= end || end > sets.labels.len() {
+            return Err(format!("give vertex {v} no labels"));
+        }
+        let set = &sets.labels[start..end];
+        if set[0] != graph.vertex_labels[v] || set.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(format!("of vertex {v} are not sorted from its label"));
+        }
+    }
+    Ok(())
 }
 
 fn check_csr(csr: &Csr, n: usize, entries: usize) -> std::result::Result<(), String> {
@@ -280,7 +315,7 @@ mod tests {
         let nt = dir.path().join("g.nt");
         std::fs::write(
             &nt,
-            "<a> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <C> .\n<a> <p> <b> .\n<b> <q> \"x\"@en .\n<a> <p> <b> .\n",
+            "<a> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <C> .\n<a> <p> <b> .\n<b> <q> \"x\"@en .\n<a> <p> <b> .\n<a> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <D> .\n",
         )
         .unwrap();
         let snap = dir.path().join("g.txt");
@@ -292,6 +327,8 @@ mod tests {
             };
             for loaded in read_graphs(path, &options).unwrap() {
                 assert_eq!(round_trip(&loaded), loaded, "{}", path.display());
+                // The N-Triples graph's <a> has two types: its label sets are saved too.
+                assert_eq!(loaded.graph.has_label_sets(), path == &nt);
             }
         }
         let empty = LoadedGraph::plain(GraphBuilder::new(false).build().unwrap(), Format::SunLuo);
@@ -320,8 +357,18 @@ mod tests {
         let mut bad = good.clone();
         bad.edge_count = 3;
         assert!(check_graph(&bad, 3).unwrap_err().contains("offsets"));
-        let mut bad = good;
+        let mut bad = good.clone();
         bad.directed = true;
         assert!(check_graph(&bad, 3).is_err());
+        let mut b = GraphBuilder::with_vertices(false, vec![0, 1, 2]);
+        b.add_label(1, 5).unwrap();
+        let sets = b.build().unwrap();
+        assert_eq!(check_graph(&sets, 3), Ok(()));
+        let mut bad = sets.clone();
+        bad.label_sets.labels = vec![0, 5, 1, 2].into();
+        assert!(check_graph(&bad, 3).unwrap_err().contains("not sorted"));
+        let mut bad = sets;
+        bad.label_sets.offsets = vec![0, 1, 1, 4].into();
+        assert!(check_graph(&bad, 3).unwrap_err().contains("no labels"));
     }
 }

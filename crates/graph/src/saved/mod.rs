@@ -36,7 +36,7 @@ pub const MAGIC: [u8; 8] = *b"GSIINDEX";
 
 /// The layout version this build writes and reads; files of another version are rejected
 /// with advice to write them again.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 const HEADER_BYTES: usize = 64;
 const SECTION_HEADER_BYTES: usize = 48;
