@@ -48,7 +48,7 @@ pub struct PyGraph {
 }
 
 impl PyGraph {
-    fn new(held: Held) -> PyGraph {
+    pub(crate) fn new(held: Held) -> PyGraph {
         PyGraph {
             held: Mutex::new(held),
         }

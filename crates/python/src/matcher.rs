@@ -208,17 +208,21 @@ impl PyMatcher {
             ));
         }
         let timeout = timeout.map(seconds).transpose()?;
+        // Edge isomorphism: line graphs ([`crate::line`]) matched induced over their meeting
+        // and parallel edges only.
         let options = MatchOptions {
             semantics: match semantics {
                 "isomorphism" => Semantics::Isomorphism,
                 "homomorphism" => Semantics::Homomorphism,
-                "induced" => Semantics::Induced,
+                "induced" | "edge-isomorphism" => Semantics::Induced,
                 other => {
                     return Err(PyValueError::new_err(format!(
-                        "semantics={other:?}: expected \"isomorphism\", \"homomorphism\" or \"induced\""
+                        "semantics={other:?}: expected \"isomorphism\", \"homomorphism\", \"induced\" or \"edge-isomorphism\""
                     )))
                 }
             },
+            absent_labels: (semantics == "edge-isomorphism")
+                .then(|| gsi_graph::line::ABSENT_LABELS.to_vec()),
             limit,
             // A deadline past what the clock can hold is no deadline.
             deadline: timeout.and_then(|t| Instant::now().checked_add(t)),

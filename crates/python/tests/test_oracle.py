@@ -162,3 +162,60 @@ def test_the_same_graphs_from_arrays_and_files_give_the_same_answers(seed: int, 
             expected = networkx_mappings(G, Q)
             assert m.count(Q) == len(expected)
             assert {frozenset(d.items()) for d in m.matches(Q)} == expected
+
+
+def edge_isomorphisms(G: nx.Graph, Q: nx.Graph) -> set:
+    """The edge isomorphisms of `Q` in `G` from the definition, as frozensets of
+    ``(query edge, data edge)`` pairs: one-to-one maps of edges that keep each edge's label
+    and its endpoints' labels, under which two query edges share as many endpoints as their
+    images, of the same labels."""
+    label = lambda H, v: H.nodes[v].get("label", 0)  # noqa: E731
+    ends = lambda H, e: sorted((label(H, e[0]), label(H, e[1])))  # noqa: E731
+
+    def shared(H, e, f):
+        return sorted(label(H, v) for v in e if v in f)
+
+    query_edges, data_edges = list(Q.edges), list(G.edges)
+    found = set()
+    for image in itertools.permutations(data_edges, len(query_edges)):
+        pairs = list(zip(query_edges, image))
+        if all(
+            Q.edges[e].get("label", 0) == G.edges[f].get("label", 0) and ends(Q, e) == ends(G, f)
+            for e, f in pairs
+        ) and all(
+            shared(Q, e1, e2) == shared(G, f1, f2)
+            for (e1, f1), (e2, f2) in itertools.combinations(pairs, 2)
+        ):
+            found.add(frozenset(pairs))
+    return found
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_edge_isomorphisms_equal_the_definition(seed: int) -> None:
+    rng = random.Random(1000 + seed)
+    G = random_graph(rng, rng.randint(4, 7), 0.45, False, [0, 1], [0, 1])
+    G.remove_nodes_from([v for v in list(G.nodes) if G.degree(v) == 0])
+    m = gsi.Matcher(G, engine="cpu")
+    nonzero = 0
+    for k in (2, 3, 4):
+        Q = query_from(rng, G, k, 0.5)
+        if Q.number_of_edges() == 0 or Q.number_of_edges() > 4:
+            continue
+        expected = edge_isomorphisms(G, Q)
+        assert m.count(Q, edge_isomorphism=True) == len(expected), (seed, list(Q.edges))
+        found = [frozenset(d.items()) for d in m.matches(Q, edge_isomorphism=True)]
+        assert len(found) == len(set(found)), "an edge map was reported twice"
+        assert set(found) == expected
+        nonzero += bool(expected)
+    assert nonzero > 0 or G.number_of_edges() < 2
+
+
+def test_under_edge_isomorphism_a_triangle_and_a_claw_match_each_other() -> None:
+    triangle, claw = nx.cycle_graph(3), nx.star_graph(3)
+    assert gsi.count(claw, triangle, edge_isomorphism=True, engine="cpu") == 6
+    assert gsi.count(triangle, claw, edge_isomorphism=True, engine="cpu") == 6
+    assert gsi.count(claw, triangle, engine="cpu") == 0
+    with pytest.raises(ValueError, match="induced=True and edge_isomorphism=True"):
+        gsi.Matcher(claw, engine="cpu").count(triangle, induced=True, edge_isomorphism=True)
+    with pytest.raises(gsi.GraphError, match="directed"):
+        gsi.count(nx.DiGraph([(0, 1)]), nx.DiGraph([(0, 1)]), edge_isomorphism=True)

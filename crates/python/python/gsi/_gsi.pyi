@@ -50,6 +50,17 @@ class Graph:
     def label_sets(self) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]]:
         """The distinct vertex labels and edge labels, sorted."""
 
+class LineGraphs:
+    """Edge isomorphism: the numbering of a data graph's line labels."""
+
+    @staticmethod
+    def of_data(data: Graph) -> "tuple[LineGraphs, Graph, npt.NDArray[np.uint32]]":
+        """The numbering, the data graph's line graph and the data edge of each of its
+        vertices (``(m, 2)``)."""
+    def of_query(self, query: Graph) -> "tuple[Graph, npt.NDArray[np.uint32]]":
+        """The query's line graph in the data's numbering and the query edge of each of its
+        vertices."""
+
 class Matcher:
     """A data graph's index and the engine that answers queries on it."""
 

@@ -13,12 +13,18 @@ from .graph import Graph, GraphLike, as_graph
 __all__ = ["Matcher", "count"]
 
 
-def _semantics(homomorphism: bool, induced: bool) -> str:
+def _semantics(homomorphism: bool, induced: bool, edge_isomorphism: bool = False) -> str:
     """The engine's name for what a match is."""
-    if homomorphism and induced:
-        raise ValueError(
-            "homomorphism=True and induced=True: an induced match is injective; ask for one"
-        )
+    flags = (
+        ("homomorphism", homomorphism),
+        ("induced", induced),
+        ("edge_isomorphism", edge_isomorphism),
+    )
+    asked = [name for name, on in flags if on]
+    if len(asked) > 1:
+        raise ValueError(f"{asked[0]}=True and {asked[1]}=True: ask for one")
+    if edge_isomorphism:
+        return "edge-isomorphism"
     return "homomorphism" if homomorphism else "induced" if induced else "isomorphism"
 
 
@@ -77,6 +83,10 @@ class Matcher:
         self._labels = (node_label, edge_label)
         self._graph = as_graph(G, node_label, edge_label)
         self._native = _gsi.Matcher(self._graph._native, engine, device, memory_limit)
+        self._opened = (engine, device, memory_limit)
+        #: Edge isomorphism: the data graph's line-label numbering, a matcher of its line
+        #: graph and the data edge of each line vertex, made at the first such query.
+        self._lines: "Optional[tuple[_gsi.LineGraphs, _gsi.Matcher, np.ndarray]]" = None
 
     @property
     def graph(self) -> Graph:
@@ -108,6 +118,18 @@ class Matcher:
         query = as_graph(Q, *self._labels)
         return query, query._as_query_of(self._graph)
 
+    def _line_query(self, Q: GraphLike) -> "tuple[Graph, _gsi.Matcher, _gsi.Graph, np.ndarray]":
+        """Edge isomorphism (the paper's line graphs, as ``gsi match --semantics
+        edge-isomorphism``): `Q`, the data graph's line-graph matcher, `Q`'s line graph and
+        the query edge of each of its vertices."""
+        query, native = self._query(Q)
+        if self._lines is None:
+            numbering, line, edges = _gsi.LineGraphs.of_data(self._graph._native)
+            self._lines = (numbering, _gsi.Matcher(line, *self._opened), edges)
+        numbering, matcher, _ = self._lines
+        line, query_edges = numbering.of_query(native)
+        return query, matcher, line, query_edges
+
     def count(
         self,
         Q: GraphLike,
@@ -115,6 +137,7 @@ class Matcher:
         timeout: Optional[float] = None,
         *,
         induced: bool = False,
+        edge_isomorphism: bool = False,
     ) -> int:
         """The number of matches of `Q`, exact (up to 2^64 - 1).
 
@@ -131,9 +154,19 @@ class Matcher:
             Induced matches only (networkx's ``subgraph_isomorphisms_iter``, rustworkx's
             ``induced=True``): no data edge between two matched vertices that the query lacks
             between theirs. Not with `homomorphism`.
+        edge_isomorphism:
+            Count edge isomorphisms instead: one-to-one maps of the query's edges to data
+            edges of the same labels, with endpoints of the same labels, under which two
+            query edges share as many endpoints as their images (the paper's line graphs).
+            Undirected graphs of one label per vertex only; by Whitney's exception a
+            triangle and a claw of equal labels match each other (3! ways).
         """
+        semantics = _semantics(homomorphism, induced, edge_isomorphism)
+        if edge_isomorphism:
+            _, matcher, line, _ = self._line_query(Q)
+            return matcher.count(line, semantics, timeout)
         _, native = self._query(Q)
-        return self._native.count(native, _semantics(homomorphism, induced), timeout)
+        return self._native.count(native, semantics, timeout)
 
     def matches(
         self,
@@ -143,9 +176,11 @@ class Matcher:
         homomorphism: bool = False,
         timeout: Optional[float] = None,
         induced: bool = False,
+        edge_isomorphism: bool = False,
     ) -> Iterator[Dict[Hashable, Hashable]]:
         """The matches of `Q` as they are found, each a dict ``{query node: data node}`` in
-        the graphs' own node ids.
+        the graphs' own node ids; with ``edge_isomorphism=True`` (see :meth:`count`), a dict
+        ``{query edge: data edge}``, each edge a pair of node ids as the graph lists it.
 
         The engine starts at once and works ahead of the reader by a few batches of
         thousands of matches; closing the iterator (or dropping it, or leaving a ``for``
@@ -153,10 +188,18 @@ class Matcher:
         parameters are those of :meth:`count` (a timeout raises :class:`gsi.MatchTimeout`
         after the matches found in time were read).
         """
+        semantics = _semantics(homomorphism, induced, edge_isomorphism)
+        if edge_isomorphism:
+            query, matcher, line, query_edges = self._line_query(Q)
+            stream = matcher.matches(line, _check_limit(limit), semantics, timeout)
+            data_edges = self._lines[2]
+            return _dicts(
+                stream,
+                _edge_ids(query_edges, query.nodes),
+                _edge_ids(data_edges, self._graph._nodes),
+            )
         query, native = self._query(Q)
-        stream = self._native.matches(
-            native, _check_limit(limit), _semantics(homomorphism, induced), timeout
-        )
+        stream = self._native.matches(native, _check_limit(limit), semantics, timeout)
         return _dicts(stream, query.nodes, self._graph._nodes)
 
     def match_array(
@@ -226,12 +269,19 @@ class Matcher:
         return f"<gsi.Matcher: {self._graph!r}, engine={self.engine!r}>"
 
 
+def _edge_ids(edges: np.ndarray, nodes: Optional[Sequence[Hashable]]) -> "list[tuple]":
+    """Each row ``(u, v)`` of `edges` as a pair of node ids."""
+    node = (lambda v: v) if nodes is None else nodes.__getitem__
+    return [(node(u), node(v)) for u, v in edges.tolist()]
+
+
 def _dicts(
     stream: _gsi.MatchStream,
     query_nodes: Sequence[Hashable],
     data_nodes: Optional[Sequence[Hashable]],
 ) -> Iterator[Dict[Hashable, Hashable]]:
-    """The rows of `stream`'s batches as dicts of node ids; closes the stream when done."""
+    """The rows of `stream`'s batches as dicts from `query_nodes` to `data_nodes` (node ids,
+    or pairs of them for edges); closes the stream when done."""
     query_nodes = list(query_nodes)
     try:
         for batch in stream:
@@ -254,6 +304,7 @@ def count(
     timeout: Optional[float] = None,
     *,
     induced: bool = False,
+    edge_isomorphism: bool = False,
     engine: str = "auto",
     device: int = 0,
     memory_limit: Union[int, str, None] = None,
@@ -264,4 +315,6 @@ def count(
     :meth:`~Matcher.count` in one line. A :class:`gsi.Graph` `G` keeps its index for the next
     call; a networkx `G` is converted and indexed every time."""
     matcher = Matcher(G, engine, device, memory_limit, node_label=node_label, edge_label=edge_label)
-    return matcher.count(Q, homomorphism, timeout, induced=induced)
+    return matcher.count(
+        Q, homomorphism, timeout, induced=induced, edge_isomorphism=edge_isomorphism
+    )

@@ -1,0 +1,77 @@
+//! `gsi._gsi.LineGraphs`: edge isomorphism, as `gsi match --semantics edge-isomorphism` does
+//! it (the paper's Sec. "Extensions"): the data graph's line graph, matched by a `Matcher` of
+//! its own, the data edge each of its vertices stands for, and the numbering of line labels
+//! in which each query's line graph is built.
+
+use std::sync::Arc;
+
+use gsi_graph::line::{LineGraph, LineLabels};
+use gsi_graph::VertexId;
+use numpy::ndarray::Array2;
+use numpy::PyArray2;
+use pyo3::prelude::*;
+
+use crate::errors::raise;
+use crate::graph::{Held, PyGraph};
+
+/// Most edges of a data graph's line graph (a vertex of degree d gives d(d-1)/2), as for the
+/// `gsi` command.
+const LINE_EDGES_MAX: u64 = 1 << 31;
+
+/// The numbering of a data graph's line labels, for its queries' line graphs.
+#[pyclass(frozen, module = "gsi._gsi", name = "LineGraphs")]
+pub struct PyLineGraphs {
+    labels: LineLabels,
+}
+
+#[pymethods]
+impl PyLineGraphs {
+    /// The line graph of `data`, the data edge each of its vertices stands for (an `(m, 2)`
+    /// array, lower endpoint first), and the numbering its queries' line graphs use.
+    #[staticmethod]
+    fn of_data<'py>(
+        py: Python<'py>,
+        data: &PyGraph,
+    ) -> PyResult<(PyLineGraphs, PyGraph, Bound<'py, PyArray2<u32>>)> {
+        let held = data.held(py);
+        let built = py.detach(move || {
+            let mut labels = LineLabels::default();
+            LineGraph::of(held.graph(), |l| labels.number(l), true, LINE_EDGES_MAX)
+                .map(|line| (labels, line))
+        });
+        let (labels, line) = built.map_err(|e| line_error(py, "the data graph", e))?;
+        let edges = edges_array(py, &line.edges);
+        let graph = PyGraph::new(Held::Plain(Arc::new(line.graph)));
+        Ok((PyLineGraphs { labels }, graph, edges))
+    }
+
+    /// The line graph of `query` (in the data graph's label codes) in the data's numbering,
+    /// and the query edge each of its vertices stands for.
+    fn of_query<'py>(
+        &self,
+        py: Python<'py>,
+        query: &PyGraph,
+    ) -> PyResult<(PyGraph, Bound<'py, PyArray2<u32>>)> {
+        let held = query.held(py);
+        let line = LineGraph::of(held.graph(), self.labels.for_query(), false, u64::MAX)
+            .map_err(|e| line_error(py, "the query", e))?;
+        let edges = edges_array(py, &line.edges);
+        Ok((PyGraph::new(Held::Plain(Arc::new(line.graph))), edges))
+    }
+}
+
+/// `edges` as an `(m, 2)` array.
+fn edges_array<'py>(py: Python<'py>, edges: &[[VertexId; 2]]) -> Bound<'py, PyArray2<u32>> {
+    let flat: Vec<u32> = edges.iter().flatten().copied().collect();
+    let array = Array2::from_shape_vec((edges.len(), 2), flat).expect("two ends per edge");
+    PyArray2::from_owned_array(py, array)
+}
+
+/// Why `what` has no line graph to match, as a `GraphError`.
+fn line_error(py: Python<'_>, what: &str, err: gsi_graph::line::LineError) -> PyErr {
+    raise(
+        py,
+        "GraphError",
+        (format!("edge isomorphism: {what}: {err}"),),
+    )
+}
