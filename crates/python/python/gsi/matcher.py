@@ -15,6 +15,10 @@ __all__ = ["Matcher", "count"]
 
 def _semantics(homomorphism: bool, induced: bool, edge_isomorphism: bool = False) -> str:
     """The engine's name for what a match is."""
+    if homomorphism and induced:
+        raise ValueError(
+            "homomorphism=True and induced=True: an induced match is injective; ask for one"
+        )
     flags = (
         ("homomorphism", homomorphism),
         ("induced", induced),
