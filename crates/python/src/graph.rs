@@ -105,14 +105,16 @@ impl PyGraph {
     /// Builds a graph from `edges` (one row `u, v` per edge), one label per vertex in
     /// `vertex_labels` (which also gives the number of vertices) and, if given, one label per
     /// edge. Self-loops, repeated edges and ids past the last vertex are errors.
+    /// `more_labels`, an `(k, 2)` array of rows `v, label`, gives vertices further labels.
     #[staticmethod]
-    #[pyo3(signature = (edges, vertex_labels, edge_labels, directed))]
+    #[pyo3(signature = (edges, vertex_labels, edge_labels, directed, more_labels = None))]
     fn from_edges(
         py: Python<'_>,
         edges: PyReadonlyArray2<'_, u32>,
         vertex_labels: PyReadonlyArray1<'_, u32>,
         edge_labels: Option<PyReadonlyArray1<'_, u32>>,
         directed: bool,
+        more_labels: Option<PyReadonlyArray2<'_, u32>>,
     ) -> PyResult<PyGraph> {
         let edges = edges.as_array();
         if edges.ncols() != 2 {
@@ -138,9 +140,26 @@ impl PyGraph {
             .enumerate()
             .map(|(i, row)| (row[0], row[1], labels.as_ref().map_or(0, |l| l[i])))
             .collect();
+        let more: Vec<(u32, u32)> = match &more_labels {
+            None => Vec::new(),
+            Some(pairs) => {
+                let pairs = pairs.as_array();
+                if pairs.ncols() != 2 {
+                    return Err(PyValueError::new_err(format!(
+                        "more_labels: expected an array of shape (k, 2), got (k, {})",
+                        pairs.ncols()
+                    )));
+                }
+                pairs.rows().into_iter().map(|r| (r[0], r[1])).collect()
+            }
+        };
         let vertex_labels = vertex_labels.as_array().to_vec();
         let built = py.detach(move || {
-            GraphBuilder::with_edges(directed, vertex_labels, list).and_then(GraphBuilder::build)
+            let mut builder = GraphBuilder::with_edges(directed, vertex_labels, list)?;
+            for (v, label) in more {
+                builder.add_label(v, label)?;
+            }
+            builder.build()
         });
         let graph = built.map_err(|e| graph_error(py, e))?;
         Ok(PyGraph::new(Held::Plain(Arc::new(graph))))
@@ -248,14 +267,30 @@ impl PyGraph {
         )
     }
 
-    /// The distinct vertex labels and the distinct edge labels that occur, each sorted.
+    /// The further labels of vertices that carry several, as an `(k, 2)` array of rows
+    /// `v, label` (a vertex's first label is in `vertex_labels`).
+    fn more_labels<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<u32>> {
+        let held = self.held(py);
+        let graph = held.graph();
+        let pairs: Vec<u32> = (0..graph.vertex_count() as u32)
+            .flat_map(|v| graph.labels_of(v)[1..].iter().flat_map(move |&l| [v, l]))
+            .collect();
+        let rows = pairs.len() / 2;
+        let pairs = Array2::from_shape_vec((rows, 2), pairs).expect("two numbers per row");
+        PyArray2::from_owned_array(py, pairs)
+    }
+
+    /// The distinct vertex labels (of every label set) and the distinct edge labels that
+    /// occur, each sorted.
     fn label_sets<'py>(
         &self,
         py: Python<'py>,
     ) -> (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>) {
         let held = self.held(py);
         let graph = held.graph();
-        let mut vertex = graph.vertex_labels().to_vec();
+        let mut vertex: Vec<u32> = (0..graph.vertex_count() as u32)
+            .flat_map(|v| graph.labels_of(v).iter().copied())
+            .collect();
         vertex.sort_unstable();
         vertex.dedup();
         (

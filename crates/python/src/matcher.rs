@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gsi_core::plan::LinkEdge;
-use gsi_core::{EngineConfig, EngineKind, MatchOptions, MatchReport, Notice, Semantics};
+use gsi_core::{EngineConfig, EngineKind, MatchOptions, MatchReport, Semantics};
 use gsi_graph::Direction;
 use numpy::PyArray2;
 use pyo3::exceptions::{PyTypeError, PyValueError};

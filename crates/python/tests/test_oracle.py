@@ -219,3 +219,54 @@ def test_under_edge_isomorphism_a_triangle_and_a_claw_match_each_other() -> None
         gsi.Matcher(claw, engine="cpu").count(triangle, induced=True, edge_isomorphism=True)
     with pytest.raises(gsi.GraphError, match="directed"):
         gsi.count(nx.DiGraph([(0, 1)]), nx.DiGraph([(0, 1)]), edge_isomorphism=True)
+
+
+@pytest.mark.parametrize("directed", [False, True], ids=["undirected", "directed"])
+@pytest.mark.parametrize("seed", range(30))
+def test_nodes_of_several_labels_match_as_networkx_with_containment(
+    seed: int, directed: bool
+) -> None:
+    """A node whose label is a set carries each value: a query node matches a data node that
+    carries all of its labels. networkx's matcher with a containment test is the oracle."""
+    rng = random.Random(2000 + seed)
+    values = ["C", "O", 5]
+    G = random_graph(rng, rng.randint(5, 10), 0.4, directed, values, [0, 1])
+    for v in G.nodes:
+        G.nodes[v]["label"] = frozenset(rng.sample(values, rng.randint(1, 3)))
+    queries = [query_from(rng, G, rng.randint(2, 4), 0.5) for _ in range(3)]
+    for Q in queries:
+        for q in Q.nodes:
+            own = sorted(Q.nodes[q]["label"], key=str)
+            kept = rng.sample(own, rng.randint(1, len(own)))
+            # One label alone as a plain value, several as a set.
+            Q.nodes[q]["label"] = kept[0] if len(kept) == 1 else set(kept)
+    matcher_class = isomorphism.DiGraphMatcher if directed else isomorphism.GraphMatcher
+
+    def carries(data: dict, query: dict) -> bool:
+        wanted = query["label"] if isinstance(query["label"], set) else {query["label"]}
+        return wanted <= data["label"]
+
+    m = gsi.Matcher(G, engine="cpu")
+    nonzero = 0
+    for Q in queries:
+        nx_matcher = matcher_class(
+            G, Q, node_match=carries, edge_match=isomorphism.categorical_edge_match("label", 0)
+        )
+        expected = {
+            frozenset((q, g) for g, q in mapping.items())
+            for mapping in nx_matcher.subgraph_monomorphisms_iter()
+        }
+        assert m.count(Q) == len(expected), (seed, dict(Q.nodes(data=True)))
+        assert {frozenset(d.items()) for d in m.matches(Q)} == expected
+        nonzero += bool(expected)
+    assert nonzero > 0
+    # Back to networkx: the sets come back as frozensets.
+    back = gsi.Graph.from_networkx(G).to_networkx()
+    assert {v: back.nodes[v]["label"] for v in back} == {
+        v: (labels if len(labels) > 1 else next(iter(labels)))
+        for v, labels in G.nodes(data="label")
+    }
+    empty = nx.path_graph(2)
+    empty.nodes[0]["label"] = frozenset()
+    with pytest.raises(gsi.GraphError, match="empty set of labels"):
+        gsi.Graph.from_networkx(empty)

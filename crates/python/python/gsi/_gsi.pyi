@@ -18,10 +18,12 @@ class Graph:
         vertex_labels: npt.NDArray[np.uint32],
         edge_labels: Optional[npt.NDArray[np.uint32]],
         directed: bool,
+        more_labels: Optional[npt.NDArray[np.uint32]] = None,
     ) -> Graph:
         """A graph of ``len(vertex_labels)`` vertices and one edge per row of ``edges``
-        (shape ``(m, 2)``), labelled by ``edge_labels`` (``None``: 0). Raises
-        ``gsi.GraphError`` for a self-loop, a repeated edge or an unknown vertex."""
+        (shape ``(m, 2)``), labelled by ``edge_labels`` (``None``: 0); rows ``v, label`` of
+        ``more_labels`` give vertices further labels. Raises ``gsi.GraphError`` for a
+        self-loop, a repeated edge or an unknown vertex."""
     @staticmethod
     def read(
         path: str, format: str, directed: bool
@@ -48,7 +50,9 @@ class Graph:
     def edges(self) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]]:
         """Every edge once: endpoints ``(m, 2)`` and labels ``(m,)``."""
     def label_sets(self) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]]:
-        """The distinct vertex labels and edge labels, sorted."""
+        """The distinct vertex labels (of every label set) and edge labels, sorted."""
+    def more_labels(self) -> npt.NDArray[np.uint32]:
+        """Rows ``v, label``: the labels of vertices of several beyond their first."""
 
 class LineGraphs:
     """Edge isomorphism: the numbering of a data graph's line labels."""

@@ -115,7 +115,9 @@ class Graph:
             any hashable values; matches are reported in them.
         node_label, edge_label:
             The node and edge attribute that holds the label (any hashable value; absent:
-            ``0``). ``None``: every label is ``0``.
+            ``0``). ``None``: every label is ``0``. A node whose label is a ``set`` or
+            ``frozenset`` carries each of its values (the paper's multi-labelled vertices): a
+            query node matches a data node that carries all of its labels.
 
         A multigraph's parallel edges count once per distinct label (an edge of the query
         matches a pair of data vertices joined by at least one edge of its label). Self-loops
@@ -130,14 +132,19 @@ class Graph:
             raise TypeError(f"expected a networkx graph, got {type(G).__name__}") from None
         index = {node: i for i, node in enumerate(nodes)}
         vertex = Numbering("node")
-        if node_label is None:
-            vertex_codes = np.zeros(len(nodes), dtype=np.uint32)
-        else:
-            vertex_codes = np.fromiter(
-                (vertex(attrs.get(node_label, 0), node) for node, attrs in G.nodes(data=True)),
-                dtype=np.uint32,
-                count=len(nodes),
-            )
+        vertex_codes = np.zeros(len(nodes), dtype=np.uint32)
+        more: List[tuple] = []
+        if node_label is not None:
+            for i, (node, attrs) in enumerate(G.nodes(data=True)):
+                value = attrs.get(node_label, 0)
+                if not isinstance(value, (set, frozenset)):
+                    vertex_codes[i] = vertex(value, node)
+                    continue
+                if not value:
+                    raise GraphError(f"node {node!r} has an empty set of labels")
+                codes = sorted(vertex(v, node) for v in value)
+                vertex_codes[i] = codes[0]
+                more.extend((i, code) for code in codes[1:])
         edge = Numbering("edge")
         ends: List[tuple] = []
         codes: List[int] = []
@@ -158,7 +165,7 @@ class Graph:
             codes.append(code)
         edges = np.array(ends, dtype=np.uint32).reshape(-1, 2)
         native = _gsi.Graph.from_edges(
-            edges, vertex_codes, np.array(codes, dtype=np.uint32), directed
+            edges, vertex_codes, np.array(codes, dtype=np.uint32), directed, _pairs(more)
         )
         return cls._wrap(native, nodes, vertex.labels(), edge.labels(), loops)
 
@@ -223,6 +230,13 @@ class Graph:
             (nodes[i], {node_label: value(code)})
             for i, code in enumerate(self._native.vertex_labels().tolist())
         )
+        # A vertex of several labels: a frozenset of their values.
+        sets: Dict[int, set] = {}
+        for v, code in self._native.more_labels().tolist():
+            sets.setdefault(v, set()).add(value(code))
+        for v, values in sets.items():
+            attrs = G.nodes[nodes[v]]
+            attrs[node_label] = frozenset(values | {attrs[node_label]})
         ends, codes = self._native.edges()
         value = self._edge_labels.value
         G.add_edges_from(
@@ -310,16 +324,22 @@ class Graph:
         if vertex_map is None and edge_map is None:
             return self._native
         vertex_codes = self._native.vertex_labels()
+        more = self._native.more_labels()
         ends, edge_codes = self._native.edges()
         if vertex_map is not None:
-            vertex_codes = np.asarray(vertex_map, dtype=np.uint32)[
-                np.searchsorted(query_vertex, vertex_codes)
-            ]
+            to = np.asarray(vertex_map, dtype=np.uint32)
+            vertex_codes = to[np.searchsorted(query_vertex, vertex_codes)]
+            more[:, 1] = to[np.searchsorted(query_vertex, more[:, 1])]
         if edge_map is not None:
             edge_codes = np.asarray(edge_map, dtype=np.uint32)[
                 np.searchsorted(query_edge, edge_codes)
             ]
-        return _gsi.Graph.from_edges(ends, vertex_codes, edge_codes, self.directed)
+        return _gsi.Graph.from_edges(ends, vertex_codes, edge_codes, self.directed, more)
+
+
+def _pairs(rows: "List[tuple]") -> Optional[np.ndarray]:
+    """Rows ``(vertex, label code)`` as a ``(k, 2)`` ``uint32`` array; ``None`` when none."""
+    return np.array(rows, dtype=np.uint32).reshape(-1, 2) if rows else None
 
 
 def as_graph(
