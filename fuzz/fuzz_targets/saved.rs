@@ -19,6 +19,7 @@ fuzz_target!(|data: &[u8]| {
     let index = &saved.index;
     let graph = index.graph();
     for v in 0..graph.vertex_count() as u32 {
+        assert!(graph.labels_of(v).contains(&graph.label(v)));
         for &direction in graph.directions() {
             let (neighbors, labels) = graph.edges(v, direction);
             for &l in labels {
