@@ -216,7 +216,7 @@ impl Sampler<'_> {
             row.clear();
             let mut weight = 1.0;
             for step in 0..from {
-                let n = join.row_extensions(step, &row, &mut buf);
+                let n = join.row_extensions(step, &row, &mut buf, None);
                 total += weight * n as f64;
                 if n == 0 {
                     break;

@@ -103,22 +103,31 @@ impl<'a> CpuJoin<'a> {
     }
 
     /// Algorithm 3 for one row: fills `buf` with the row's extensions drawn from `source` (the
-    /// row's first-edge list, or a window of it) and returns how many.
+    /// row's first-edge list, or a window of it) and returns how many. With `conflicts`, adds
+    /// to it the columns (with theirs) whose matches injectivity took from them.
     fn extensions(
         &self,
         st: &JoinStep,
         row: &[VertexId],
         source: &[VertexId],
         buf: &mut [VertexId],
+        mut conflicts: Option<&mut FailingSet>,
     ) -> usize {
         let injective = self.options.semantics.injective();
         let mut n = 0;
         // Lines 9-10: subtraction and candidate-bitset intersection, fused.
         for &x in source {
-            if self.candidates.contains(st.vertex, x) && !(injective && row.contains(&x)) {
-                buf[n] = x;
-                n += 1;
+            if !self.candidates.contains(st.vertex, x) {
+                continue;
             }
+            if injective && row.contains(&x) {
+                if let Some(conflicts) = conflicts.as_deref_mut() {
+                    *conflicts |= self.column_set(row, x);
+                }
+                continue;
+            }
+            buf[n] = x;
+            n += 1;
         }
         // Line 12: the other linking edges.
         for e in &st.others {
@@ -156,19 +165,20 @@ impl<'a> CpuJoin<'a> {
     }
 
     /// Algorithm 3 for one partial match: the extensions of `row` at `step` into `buf`
-    /// (grown as needed); returns how many.
+    /// (grown as needed); returns how many. `conflicts` as in [`CpuJoin::extensions`].
     pub(crate) fn row_extensions(
         &self,
         step: usize,
         row: &[VertexId],
         buf: &mut Vec<VertexId>,
+        conflicts: Option<&mut FailingSet>,
     ) -> usize {
         let st = &self.plan.steps[step];
         let source = self.source(st, row);
         if buf.len() < source.len() {
             buf.resize(source.len(), 0);
         }
-        self.extensions(st, row, source, buf)
+        self.extensions(st, row, source, buf, conflicts)
     }
 
     /// Runs `f` on every index of `0..n`, in parallel when there are enough.
@@ -325,7 +335,7 @@ impl JoinBackend for CpuJoin<'_> {
             let row = &table[r * width..(r + 1) * width];
             let source = this.source(st, row);
             let source = window.clone().map_or(source, |w| &source[w]);
-            this.extensions(st, row, source, buf)
+            this.extensions(st, row, source, buf, None)
         };
         let counts: Vec<usize> = if rows.len() < PARALLEL_MIN_ROWS {
             buffers.into_iter().enumerate().map(fill).collect()
@@ -544,8 +554,8 @@ struct DepthFirst {
     used: FixedBitSet,
     /// Scratch for the intersections of a leaf group's extension sets.
     common: Vec<VertexId>,
-    /// With local candidates and failing sets: per step, the columns (with theirs) whose
-    /// matches injectivity took from the step's last extensions.
+    /// With failing sets: per step, the columns (with theirs) whose matches injectivity took
+    /// from the step's last extensions.
     conflicts: Vec<FailingSet>,
     counted: u64,
     /// Extensions skipped by failing sets since it last reported.
@@ -672,13 +682,13 @@ impl CpuJoin<'_> {
                         FOUND
                     }
                 }
-                Err(empty) => self.empty_extensions(empty, search, step),
+                Err(empty) => self.empty_extensions(empty, search),
             };
         }
         let last = step + 1 == self.plan.width();
         let n = self.step_extensions(step, step, !last, search);
         if n == 0 {
-            return self.empty_extensions(step, search, step);
+            return self.empty_extensions(step, search);
         }
         if last {
             search.counted += n as u64;
@@ -725,51 +735,27 @@ impl CpuJoin<'_> {
         search.buffers[step] = buf;
         search.position_buffers[step] = at;
         match failing {
-            Some(union) => union | self.conflicts(step, search, step),
+            Some(union) => union | self.conflicts(step, search),
             None => FOUND,
         }
     }
 
-    /// The failing set of a step that found no extension of `row`: what its extensions
+    /// The failing set of a step that found no extension: what its extensions
     /// depend on, with the columns whose matches injectivity took from them.
-    fn empty_extensions(&self, step: usize, search: &DepthFirst, width: usize) -> FailingSet {
+    fn empty_extensions(&self, step: usize, search: &DepthFirst) -> FailingSet {
         match &self.ancestors {
-            Some(ancestors) => ancestors[step] | self.conflicts(step, search, width),
+            Some(ancestors) => ancestors[step] | self.conflicts(step, search),
             None => FOUND,
         }
     }
 
-    /// The columns (with theirs) whose matches would extend `row` at `step` but for
-    /// injectivity: a failure below the step may depend on them. With local candidates,
-    /// those the step's extensions recorded.
-    fn conflicts(&self, step: usize, search: &DepthFirst, width: usize) -> FailingSet {
-        let Some(ancestors) = &self.ancestors else {
-            return FOUND;
-        };
-        if !self.options.semantics.injective() {
-            return 0;
+    /// The columns (with theirs) whose matches injectivity took from the step's last
+    /// extensions, as they recorded them: a failure below the step may depend on them.
+    fn conflicts(&self, step: usize, search: &DepthFirst) -> FailingSet {
+        match self.ancestors {
+            Some(_) => search.conflicts[step],
+            None => FOUND,
         }
-        if self.local().is_some() {
-            return search.conflicts[step];
-        }
-        let row = &search.row[..width];
-        let st = &self.plan.steps[step];
-        let window = st.window(row);
-        let pcsr = self.data.pcsr();
-        let extends = |x: VertexId| {
-            window.contains(&x)
-                && self.candidates.contains(st.vertex, x)
-                && st.links().all(|e| {
-                    pcsr.neighbors(row[e.column], e.label, e.direction)
-                        .binary_search(&x)
-                        .is_ok()
-                })
-                && self.has_no_absent_edge(st, row, x)
-        };
-        row.iter()
-            .zip(ancestors)
-            .filter(|&(&x, _)| extends(x))
-            .fold(0, |set, (_, &a)| set | a)
     }
 
     /// The column of `row` that holds `x`, with its ancestors (none when failing sets are off).
@@ -798,7 +784,11 @@ impl CpuJoin<'_> {
     ) -> usize {
         let st = &self.plan.steps[step];
         let Some(local) = self.local() else {
-            return self.row_extensions(step, &search.row[..width], &mut search.buffers[step]);
+            let mut conflicts = 0;
+            let row = &search.row[..width];
+            let n = self.row_extensions(step, row, &mut search.buffers[step], Some(&mut conflicts));
+            search.conflicts[step] = conflicts;
+            return n;
         };
         let list = self.candidates.list(st.vertex);
         let at = &mut search.position_buffers[step];
