@@ -140,6 +140,10 @@ fn main() {
             || gpu::queries_wider_than_a_warp_count_as_the_formula_says(&mut gpu()),
         ),
         on_gpu.trial(
+            "gpu::gpu_counts_with_each_list_index_equal_the_brute_force",
+            gpu::gpu_counts_with_each_list_index_equal_the_brute_force,
+        ),
+        on_gpu.trial(
             "gpu::gpu_counts_on_vertices_of_several_labels_equal_the_brute_force",
             || gpu::gpu_counts_on_vertices_of_several_labels_equal_the_brute_force(&mut gpu()),
         ),

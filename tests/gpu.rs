@@ -7,8 +7,8 @@ use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::launch::MAX_WIDTH;
 use gsi_core::cuda::GpuEngine;
 use gsi_core::{
-    find_matches, CollectMatches, CountOnly, DataIndex, IndexOptions, JoinOrder, MatchOptions,
-    PcsrLayout, Semantics, Share,
+    find_matches, CollectMatches, CountOnly, DataIndex, IndexOptions, JoinOrder, ListIndex,
+    MatchOptions, PcsrLayout, Semantics, Share,
 };
 use gsi_generate::{
     generate_graph, generate_queries, Density, GraphSpec, Query as GeneratedQuery, QuerySpec, Shape,
@@ -457,6 +457,62 @@ pub fn staged_uploads_arrive_whole() {
         assert_eq!(back.len(), whole.len(), "stages of {stage_bytes} bytes");
         assert_eq!(first_wrong, None, "stages of {stage_bytes} bytes");
     }
+}
+
+/// The GPU's lists found through plain CSR and CR instead of PCSR (the paper's comparison),
+/// the partitions resident or copied per query: counts against the brute force on random
+/// graphs, as the engine chooses, depth-first, breadth-first, and with every row joined by
+/// eight lanes (which look lists up lane by lane).
+pub fn gpu_counts_with_each_list_index_equal_the_brute_force() {
+    let mut checked = 0;
+    for list_index in [ListIndex::Csr, ListIndex::Cr] {
+        for resident_index_limit in [None, Some(0)] {
+            let config = gsi_core::EngineConfig {
+                list_index,
+                resident_index_limit,
+                ..gsi_core::EngineConfig::default()
+            };
+            let mut gpu = GpuEngine::open(&config).expect("the GPU opened");
+            for case in 0..12u64 {
+                let mut spec = GraphSpec::new(16 + case as usize * 3, 60, Shape::ScaleFree);
+                spec.vertex_labels = 1 + (case % 2) as u32;
+                spec.edge_labels = 1 + (case % 3) as u32;
+                spec.directed = case % 2 == 1;
+                spec.seed = 100 + case;
+                spec.edges = spec.edges.min(spec.max_edges() as usize);
+                let data = generate_graph(&spec).expect("graph");
+                let Some(queries) = dense_queries(&data, 3 + case as usize % 3, case) else {
+                    continue;
+                };
+                let index = DataIndex::build(data).expect("index");
+                for query in &queries {
+                    let expected = brute::count(&query.graph, index.graph(), false);
+                    for (depth_first_rows, narrow_rows_up_to) in [
+                        (None, MatchOptions::default().narrow_rows_up_to),
+                        (Some(0), None),
+                        (Some(usize::MAX), None),
+                        (Some(usize::MAX), Some(usize::MAX)),
+                    ] {
+                        let options = MatchOptions {
+                            depth_first_rows,
+                            narrow_rows_up_to,
+                            ..MatchOptions::default()
+                        };
+                        let report =
+                            find_matches(&mut gpu, &query.graph, &index, &options, &mut CountOnly)
+                                .expect("GPU");
+                        assert_eq!(
+                            report.count, expected,
+                            "{list_index:?}, resident {resident_index_limit:?}, case {case}, \
+                             depth-first from {depth_first_rows:?}, narrow {narrow_rows_up_to:?}"
+                        );
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 40, "only {checked} queries checked");
 }
 
 /// Vertices of several labels (the host filters them; the GPU joins): random graphs whose

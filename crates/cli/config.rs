@@ -396,6 +396,19 @@ pub fn engine_config(device: usize) -> Result<EngineConfig> {
         }
         config.upload_stage_bytes = bytes as usize;
     }
+    if let Some(text) = std::env::var_os("GSI_LIST_INDEX") {
+        config.list_index = match text.to_str() {
+            Some("pcsr") => gsi_core::ListIndex::Pcsr,
+            Some("csr") => gsi_core::ListIndex::Csr,
+            Some("cr") => gsi_core::ListIndex::Cr,
+            _ => {
+                return Err(input_error(format!(
+                    "GSI_LIST_INDEX={}: expected pcsr, csr or cr",
+                    text.to_string_lossy()
+                )))
+            }
+        };
+    }
     Ok(config)
 }
 

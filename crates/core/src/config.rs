@@ -55,6 +55,8 @@ pub struct EngineConfig {
     /// Bytes of each pinned staging buffer of the index upload; uploads of at most an
     /// eighth of it are copied directly.
     pub upload_stage_bytes: usize,
+    /// How the GPU finds a vertex's list in a partition (PCSR; CSR and CR to measure it).
+    pub list_index: crate::cuda::ListIndex,
 }
 
 impl Default for EngineConfig {
@@ -68,6 +70,7 @@ impl Default for EngineConfig {
             auto_gpu_join_min_steps: GPU_JOIN_MIN_STEPS,
             kernel_cache: None,
             upload_stage_bytes: UPLOAD_STAGE_BYTES,
+            list_index: crate::cuda::ListIndex::Pcsr,
         }
     }
 }

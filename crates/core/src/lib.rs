@@ -35,6 +35,7 @@ pub mod verify;
 pub use auto::AutoEngine;
 pub use candidates::{CandidateSets, Candidates};
 pub use config::EngineConfig;
+pub use cuda::ListIndex;
 pub use engine::{Engine, Notice};
 pub use error::{Error, NoGpu, Result};
 pub use index::{DataIndex, IndexBytes, IndexOptions};

@@ -316,6 +316,25 @@ impl Pcsr {
         }
     }
 
+    /// Every vertex of the partition with where its list lies in the column index, `(v,
+    /// start, end)`, in group order (for the device's other layouts,
+    /// [`crate::cuda::ListIndex`]).
+    pub fn lists(&self) -> impl Iterator<Item = (VertexId, u32, u32)> + '_ {
+        self.groups.chunks_exact(GROUP_WORDS).flat_map(|group| {
+            (0..KEYS_PER_GROUP)
+                .take_while(move |&slot| group[2 * slot] != EMPTY_SLOT)
+                .map(move |slot| {
+                    let next = slot + 1;
+                    let end = if next < KEYS_PER_GROUP && group[2 * next] != EMPTY_SLOT {
+                        group[2 * next + 1]
+                    } else {
+                        group[GROUP_WORDS - 1]
+                    };
+                    (group[2 * slot], group[2 * slot + 1], end)
+                })
+        })
+    }
+
     /// Length of the longest chain of groups a lookup may follow.
     pub fn longest_chain(&self) -> usize {
         let n = self.group_count();

@@ -405,6 +405,10 @@ __device__ __forceinline__ void pcsr_locate_narrow(const u32* __restrict__ group
     if (link.group_count == 0) {
         return;
     }
+    if (link.list_index != LIST_INDEX_PCSR) {
+        list_locate(groups, link, v, begin, end);
+        return;
+    }
     u32 g = pcsr_group(v, link.group_count);
     while (true) {
         uint4 q = reinterpret_cast<const uint4*>(groups +

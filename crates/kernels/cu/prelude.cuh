@@ -39,7 +39,46 @@ struct Link {
     u32 group_base;
     u32 group_count;
     u32 ci_base;
+    u32 list_index;
 };
+
+// How a partition's lists are found (gsi-core's cuda::index::ListIndex): PCSR groups, or, to
+// measure PCSR against them, a plain CSR (from word group_base, a start and an end for each
+// of the group_count vertices of the graph) or CR (from word group_base, the partition's
+// group_count vertices sorted, then a start and an end for each).
+#define LIST_INDEX_PCSR 0u
+#define LIST_INDEX_CSR 1u
+#define LIST_INDEX_CR 2u
+
+// N(v, l) through plain CSR or CR, by one lane on its own.
+__device__ __forceinline__ void list_locate(const u32* __restrict__ groups, Link link, u32 v,
+                                            u32* begin, u32* end) {
+    const u32* words = groups + link.group_base;
+    u32 at;
+    if (link.list_index == LIST_INDEX_CSR) {
+        if (v >= link.group_count) {
+            return;
+        }
+        at = 2 * v;
+    } else {
+        u32 lo = 0;
+        u32 hi = link.group_count;
+        while (lo < hi) {
+            u32 mid = lo + ((hi - lo) >> 1);
+            if (words[mid] < v) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if (lo == link.group_count || words[lo] != v) {
+            return;
+        }
+        at = link.group_count + 2 * lo;
+    }
+    *begin = link.ci_base + words[at];
+    *end = link.ci_base + words[at + 1];
+}
 
 // The hash f of Algorithm 1 (murmur3's finaliser); gsi-core's pcsr::group_of is the same.
 __device__ __forceinline__ u32 pcsr_group(u32 v, u32 group_count) {
@@ -61,6 +100,10 @@ __device__ __forceinline__ void pcsr_locate(const u32* __restrict__ groups, Link
     *begin = 0;
     *end = 0;
     if (link.group_count == 0) {
+        return;
+    }
+    if (link.list_index != LIST_INDEX_PCSR) {
+        list_locate(groups, link, v, begin, end);
         return;
     }
     u32 g = pcsr_group(v, link.group_count);

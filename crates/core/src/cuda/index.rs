@@ -3,6 +3,7 @@
 //! reused by every query; when the partitions do not fit, each query gets a copy of just the
 //! partitions its plan reads.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use cudarc::driver::{CudaSlice, DeviceRepr};
@@ -11,8 +12,68 @@ use gsi_graph::{Direction, EdgeLabel, VertexId};
 use super::device::Device;
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
-use crate::pcsr::{PartitionKey, GROUP_WORDS};
+use crate::pcsr::{PartitionKey, Pcsr, GROUP_WORDS};
 use crate::plan::Plan;
+
+/// How the device finds a vertex's list in a partition: through the paper's PCSR (Sec. 4),
+/// or, to measure PCSR against the others of the paper's comparison, through a plain CSR (for
+/// every vertex of the graph, in every partition, the start and end of its list: two words)
+/// or the compressed representation CR (the partition's vertices sorted and found by binary
+/// search, then their lists' starts and ends). Every layout reads the same column index.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ListIndex {
+    /// PCSR groups of 128 bytes, found by hashing (one transaction a lookup, nearly always).
+    #[default]
+    Pcsr,
+    /// Plain CSR: `2 |V|` words a partition.
+    Csr,
+    /// CR: `3 |V(D)|` words a partition, a binary search a lookup.
+    Cr,
+}
+
+impl ListIndex {
+    /// The kernels' number for it (`LIST_INDEX_*` in `prelude.cuh`).
+    fn code(self) -> u32 {
+        match self {
+            ListIndex::Pcsr => 0,
+            ListIndex::Csr => 1,
+            ListIndex::Cr => 2,
+        }
+    }
+
+    /// The words that locate the lists of `pcsr`, a partition of a graph of `vertices`
+    /// vertices, and the count the kernels read beside them: PCSR's groups and its hashed
+    /// groups; CSR's pairs of every vertex and the vertex count; CR's sorted vertices, then
+    /// their pairs, and how many vertices.
+    fn words(self, pcsr: &Pcsr, vertices: usize) -> (Cow<'_, [u32]>, u32) {
+        match self {
+            ListIndex::Pcsr => (Cow::Borrowed(pcsr.groups()), pcsr.hashed_groups()),
+            ListIndex::Csr => {
+                let mut pairs = vec![0u32; 2 * vertices];
+                for (v, start, end) in pcsr.lists() {
+                    pairs[2 * v as usize] = start;
+                    pairs[2 * v as usize + 1] = end;
+                }
+                (Cow::Owned(pairs), vertices as u32)
+            }
+            ListIndex::Cr => {
+                let mut lists: Vec<(VertexId, u32, u32)> = pcsr.lists().collect();
+                lists.sort_unstable();
+                let mut words: Vec<u32> = lists.iter().map(|&(v, _, _)| v).collect();
+                words.extend(lists.iter().flat_map(|&(_, start, end)| [start, end]));
+                (Cow::Owned(words), lists.len() as u32)
+            }
+        }
+    }
+
+    /// Where a partition starts, in the kernels' units: groups for PCSR, words otherwise.
+    fn base(self, words: usize) -> usize {
+        match self {
+            ListIndex::Pcsr => words / GROUP_WORDS,
+            ListIndex::Csr | ListIndex::Cr => words,
+        }
+    }
+}
 
 /// A partition as a kernel reads it (`struct Link` in `prelude.cuh`): the table column whose
 /// vertex's neighbours are read, and where the partition lies in the concatenated arrays.
@@ -21,15 +82,19 @@ use crate::plan::Plan;
 pub struct Link {
     /// Column of the intermediate table.
     pub column: u32,
-    /// First group of the partition.
+    /// First group of the partition (with [`ListIndex::Csr`] or [`ListIndex::Cr`]: first
+    /// word).
     pub group_base: u32,
-    /// Groups that the partition's vertices hash to (0: no edge has this label).
+    /// Groups that the partition's vertices hash to (0: no edge has this label); with CSR the
+    /// graph's vertices, with CR the partition's.
     pub group_count: u32,
     /// First column-index entry of the partition.
     pub ci_base: u32,
+    /// [`ListIndex::code`].
+    pub list_index: u32,
 }
 
-// SAFETY: `Link` is `repr(C)`, four u32, the layout of the kernels' `struct Link`.
+// SAFETY: `Link` is `repr(C)`, five u32, the layout of the kernels' `struct Link`.
 unsafe impl DeviceRepr for Link {}
 
 /// Where a partition lies in concatenated arrays, and its longest list.
@@ -45,6 +110,7 @@ struct Partition {
 /// partition lies in them.
 pub struct DevicePcsr {
     directed: bool,
+    list_index: ListIndex,
     pub(crate) groups: CudaSlice<u32>,
     pub(crate) column_index: CudaSlice<u32>,
     layout: HashMap<PartitionKey, Partition>,
@@ -53,36 +119,42 @@ pub struct DevicePcsr {
 }
 
 impl DevicePcsr {
-    /// Uploads the partitions of `data` whose keys `wanted` accepts.
+    /// Uploads the partitions of `data` whose keys `wanted` accepts, their lists found
+    /// through `list_index`.
     fn upload(
         device: &Device,
         data: &DataIndex,
+        list_index: ListIndex,
         wanted: impl Fn(PartitionKey) -> bool,
     ) -> Result<DevicePcsr> {
+        let vertices = data.graph().vertex_count();
         let mut groups = Vec::new();
         let mut column_index = Vec::new();
         let (mut group_words, mut entries) = (0, 0);
         let mut layout = HashMap::new();
         for (key, pcsr) in data.pcsr().partitions().filter(|(key, _)| wanted(*key)) {
+            let (words, group_count) = list_index.words(pcsr, vertices);
             layout.insert(
                 key,
                 Partition {
-                    group_base: (group_words / GROUP_WORDS) as u32,
-                    group_count: pcsr.hashed_groups(),
+                    group_base: list_index.base(group_words) as u32,
+                    group_count,
                     ci_base: entries as u32,
                     max_degree: pcsr.max_degree(),
                 },
             );
-            groups.push(pcsr.groups());
-            column_index.push(pcsr.column_index());
-            group_words += pcsr.groups().len();
+            group_words += words.len();
             entries += pcsr.column_index().len();
-            if entries >= u32::MAX as usize || group_words / GROUP_WORDS >= u32::MAX as usize {
+            groups.push(words);
+            column_index.push(pcsr.column_index());
+            if entries >= u32::MAX as usize || list_index.base(group_words) >= u32::MAX as usize {
                 return Err(Error::GpuIndexTooLarge { entries });
             }
         }
+        let groups: Vec<&[u32]> = groups.iter().map(|g| g.as_ref()).collect();
         Ok(DevicePcsr {
             directed: data.graph().is_directed(),
+            list_index,
             bytes: 4 * (group_words + entries),
             groups: device.upload_parts(&groups, "PCSR groups")?,
             column_index: device.upload_parts(&column_index, "PCSR column index")?,
@@ -104,6 +176,7 @@ impl DevicePcsr {
             group_base: p.map_or(0, |p| p.group_base),
             group_count: p.map_or(0, |p| p.group_count),
             ci_base: p.map_or(0, |p| p.ci_base),
+            list_index: self.list_index.code(),
         }
     }
 
@@ -127,14 +200,21 @@ pub struct DeviceIndex {
     pub(crate) in_degree: Option<CudaSlice<u32>>,
     /// Every partition, when they fit.
     pub(crate) resident: Option<DevicePcsr>,
+    /// How the partitions' lists are found.
+    list_index: ListIndex,
     /// Bytes on the device.
     pub(crate) bytes: usize,
 }
 
 impl DeviceIndex {
     /// Uploads `data`'s signature table and degrees, and its PCSR partitions when they take at
-    /// most `pcsr_limit` bytes.
-    pub fn upload(device: &Device, data: &DataIndex, pcsr_limit: usize) -> Result<DeviceIndex> {
+    /// most `pcsr_limit` bytes, their lists found through `list_index`.
+    pub fn upload(
+        device: &Device,
+        data: &DataIndex,
+        pcsr_limit: usize,
+        list_index: ListIndex,
+    ) -> Result<DeviceIndex> {
         let graph = data.graph();
         let n = graph.vertex_count();
         let degrees = |d: Direction| -> Vec<u32> {
@@ -150,7 +230,7 @@ impl DeviceIndex {
             false => None,
         };
         let resident = if data.pcsr().size_bytes() <= pcsr_limit {
-            Some(DevicePcsr::upload(device, data, |_| true)?)
+            Some(DevicePcsr::upload(device, data, list_index, |_| true)?)
         } else {
             None
         };
@@ -164,6 +244,7 @@ impl DeviceIndex {
             out_degree,
             in_degree,
             resident,
+            list_index,
             bytes,
         })
     }
@@ -188,6 +269,7 @@ impl DeviceIndex {
         Ok(PartitionsFor::Copied(DevicePcsr::upload(
             device,
             data,
+            self.list_index,
             |key| keys.contains(&key),
         )?))
     }
@@ -209,5 +291,67 @@ impl std::ops::Deref for PartitionsFor<'_> {
             PartitionsFor::Resident(p) => p,
             PartitionsFor::Copied(p) => p,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gsi_graph::GraphBuilder;
+
+    use super::*;
+    use crate::pcsr::PcsrLayout;
+
+    /// `list_locate` of `prelude.cuh`, on the host: where `v`'s list lies in the partition's
+    /// column index.
+    fn locate(list_index: ListIndex, words: &[u32], count: u32, v: VertexId) -> (u32, u32) {
+        let at = match list_index {
+            ListIndex::Csr if v < count => 2 * v as usize,
+            ListIndex::Cr => match words[..count as usize].binary_search(&v) {
+                Ok(k) => count as usize + 2 * k,
+                Err(_) => return (0, 0),
+            },
+            _ => return (0, 0),
+        };
+        (words[at], words[at + 1])
+    }
+
+    #[test]
+    fn csr_and_cr_find_every_list_pcsr_finds() {
+        let mut checked = 0;
+        for (n, labels, layout) in [
+            (40, 3, PcsrLayout::Packed),
+            (300, 2, PcsrLayout::Paper),
+            (2000, 5, PcsrLayout::Packed),
+        ] {
+            // Random directed edges, repeats dropped (a repeated edge is an error).
+            let mut edges = std::collections::BTreeSet::new();
+            let mut x = 12345u64;
+            for _ in 0..4 * n {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let (s, t) = ((x >> 20) as u32 % n as u32, (x >> 40) as u32 % n as u32);
+                if s != t {
+                    edges.insert((s, t, (x >> 8) as u32 % labels));
+                }
+            }
+            let edges = edges.into_iter().collect();
+            let graph = GraphBuilder::with_edges(true, vec![0; n], edges)
+                .and_then(GraphBuilder::build)
+                .unwrap();
+            let set = crate::pcsr::PcsrSet::build(&graph, layout);
+            for (_, pcsr) in set.partitions() {
+                for list_index in [ListIndex::Csr, ListIndex::Cr] {
+                    let (words, count) = list_index.words(pcsr, n);
+                    for v in 0..n as VertexId {
+                        let (start, end) = locate(list_index, &words, count, v);
+                        let found = &pcsr.column_index()[start as usize..end as usize];
+                        assert_eq!(found, pcsr.neighbors(v), "{list_index:?}, vertex {v}");
+                        checked += usize::from(!found.is_empty());
+                    }
+                }
+            }
+        }
+        assert!(checked > 4000, "only {checked} lists checked");
     }
 }

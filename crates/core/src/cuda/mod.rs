@@ -18,6 +18,7 @@ mod scan;
 use gsi_graph::Graph;
 
 pub use device::{device_count, probe, Device};
+pub use index::ListIndex;
 
 use self::index::DeviceIndex;
 use crate::candidates::Candidates;
@@ -36,6 +37,8 @@ pub struct GpuEngine {
     join_share: f64,
     /// Bytes of PCSR kept resident; `None`: a share of the free memory.
     resident_limit: Option<usize>,
+    /// How the partitions' lists are found on the device.
+    list_index: index::ListIndex,
     /// The index of the last data graph prepared, on the device.
     index: Option<DeviceIndex>,
 }
@@ -54,6 +57,7 @@ impl GpuEngine {
             )?,
             join_share: config.device_join_share,
             resident_limit: config.resident_index_limit,
+            list_index: config.list_index,
             index: None,
         })
     }
@@ -91,7 +95,7 @@ impl GpuEngine {
                 Some(limit) => limit,
                 None => (self.device.memory()?.0 as f64 * RESIDENT_INDEX_SHARE) as usize,
             };
-            let index = DeviceIndex::upload(&self.device, data, limit)?;
+            let index = DeviceIndex::upload(&self.device, data, limit, self.list_index)?;
             if index.resident.is_none() {
                 notice = Some(Notice::PartitionsPerQuery {
                     pcsr_bytes: data.pcsr().size_bytes(),
