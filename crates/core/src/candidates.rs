@@ -22,6 +22,20 @@ pub struct CandidateSets {
     bits: Vec<FixedBitSet>,
 }
 
+/// C(u)'s bitset with a count per block: the position of a candidate in the sorted C(u).
+pub(crate) struct Ranks<'a> {
+    blocks: &'a [usize],
+    before: Vec<u32>,
+}
+
+impl Ranks<'_> {
+    /// The position in C(u) of `v`, which must be in it.
+    pub(crate) fn position(&self, v: VertexId) -> u32 {
+        let (block, bit) = (v as usize / usize::BITS as usize, v % usize::BITS);
+        self.before[block] + (self.blocks[block] & ((1usize << bit) - 1)).count_ones()
+    }
+}
+
 impl CandidateSets {
     /// Builds the sets from one sorted list per query vertex over `data_vertex_count` vertices.
     pub fn from_lists(lists: Vec<Vec<VertexId>>, data_vertex_count: usize) -> CandidateSets {
@@ -46,6 +60,19 @@ impl CandidateSets {
     /// Whether `v` is in C(u).
     pub fn contains(&self, u: usize, v: VertexId) -> bool {
         self.bits[u].contains(v as usize)
+    }
+
+    /// Positions in C(u) found in constant time: the candidates before each block of C(u)'s
+    /// bitset.
+    pub(crate) fn ranks(&self, u: usize) -> Ranks<'_> {
+        let blocks = self.bits[u].as_slice();
+        let mut before = Vec::with_capacity(blocks.len());
+        let mut count = 0;
+        for block in blocks {
+            before.push(count);
+            count += block.count_ones();
+        }
+        Ranks { blocks, before }
     }
 
     /// Keeps in C(u) only the vertices for which `keep` holds.
@@ -151,5 +178,26 @@ impl Candidates {
             lists,
             sets.vertex_count,
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_give_each_candidate_its_position() {
+        let lists = vec![
+            vec![0, 1, 2, 63, 64, 65, 127, 128, 300, 511],
+            vec![5],
+            (0..512).step_by(3).collect(),
+        ];
+        let sets = CandidateSets::from_lists(lists.clone(), 512);
+        for (u, list) in lists.iter().enumerate() {
+            let ranks = sets.ranks(u);
+            for (i, &v) in list.iter().enumerate() {
+                assert_eq!(ranks.position(v), i as u32, "C({u}) at {v}");
+            }
+        }
     }
 }

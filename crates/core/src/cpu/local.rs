@@ -43,17 +43,15 @@ impl LocalCandidates {
         let graph = data.graph();
         let order = plan.order();
         let link = |u: usize, e: &LinkEdge| -> LinkLists {
-            let mine = sets.list(u);
+            let ranks = sets.ranks(u);
             let theirs = sets.list(order[e.column]);
             let mut offsets = Vec::with_capacity(theirs.len() + 1);
             let mut positions = Vec::new();
             offsets.push(0);
             for &v in theirs {
-                let mut low = 0;
                 for &x in graph.neighbors(v, e.label, e.direction) {
                     if sets.contains(u, x) {
-                        low += mine[low..].partition_point(|&y| y < x);
-                        positions.push(low as u32);
+                        positions.push(ranks.position(x));
                     }
                 }
                 offsets.push(positions.len());
