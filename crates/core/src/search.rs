@@ -133,15 +133,19 @@ pub fn plan_ahead(
     options: &MatchOptions,
     counting: bool,
 ) -> Option<Result<Planned>> {
-    let bitset_bytes = query.vertex_count() * data.graph().vertex_count().div_ceil(8);
-    (bitset_bytes <= HOST_PLANNING_MAX_BYTES)
-        .then(|| plan_query(&mut CpuEngine, query, data, options, counting))
+    plans_on_host(query, data).then(|| plan_query(&mut CpuEngine, query, data, options, counting))
 }
 
 /// Candidate sets worth bringing to the host for refinement and sampling: their bitsets,
 /// which the GPU join copies back, take at most this many bytes (yeast's 32-vertex queries
 /// take 12 KiB, a 12-vertex query of a 10-million-vertex graph 15 MB).
 const HOST_PLANNING_MAX_BYTES: usize = 4 << 20;
+
+/// Whether `query`'s candidate sets over `data` are small enough to plan on the host
+/// ([`HOST_PLANNING_MAX_BYTES`]).
+fn plans_on_host(query: &Graph, data: &DataIndex) -> bool {
+    query.vertex_count() * data.graph().vertex_count().div_ceil(8) <= HOST_PLANNING_MAX_BYTES
+}
 
 /// The candidate sets in host memory, for planning there, unless `options` keep the paper's
 /// sets and order or they are on a device and too large to bring over
@@ -155,8 +159,7 @@ fn to_host<'c>(
     if options.refine_rounds == 0 && options.join_order == JoinOrder::Paper {
         return Ok(None);
     }
-    let bitset_bytes = query.vertex_count() * data.graph().vertex_count().div_ceil(8);
-    if matches!(candidates, Candidates::Device(_)) && bitset_bytes > HOST_PLANNING_MAX_BYTES {
+    if matches!(candidates, Candidates::Device(_)) && !plans_on_host(query, data) {
         return Ok(None);
     }
     if let Candidates::Device(_) = candidates {
