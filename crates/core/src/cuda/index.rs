@@ -97,6 +97,25 @@ pub struct Link {
 // SAFETY: `Link` is `repr(C)`, five u32, the layout of the kernels' `struct Link`.
 unsafe impl DeviceRepr for Link {}
 
+/// 32-bit words of a [`Link`].
+const LINK_WORDS: usize = 5;
+
+impl Link {
+    /// The link as the kernels read it from a word array: every field, in order.
+    pub fn words(&self) -> [u32; LINK_WORDS] {
+        [
+            self.column,
+            self.group_base,
+            self.group_count,
+            self.ci_base,
+            self.list_index,
+        ]
+    }
+}
+
+// A packed link is the kernels' `struct Link`, field for field.
+const _: () = assert!(std::mem::size_of::<Link>() == 4 * LINK_WORDS);
+
 /// Where a partition lies in concatenated arrays, and its longest list.
 #[derive(Clone, Copy, Debug)]
 struct Partition {

@@ -711,12 +711,7 @@ impl PlanOnDevice {
         steps: &[DepthStep],
     ) -> Result<PlanOnDevice> {
         let mut words: Vec<u32> = Vec::new();
-        let links = section(
-            &mut words,
-            links
-                .iter()
-                .flat_map(|l| [l.column, l.group_base, l.group_count, l.ci_base]),
-        );
+        let links = section(&mut words, links.iter().flat_map(Link::words));
         let order = section(&mut words, plan.steps.iter().map(|s| s.vertex as u32));
         let steps = section(&mut words, steps.iter().flat_map(DepthStep::words));
         let order_bounds = section(
