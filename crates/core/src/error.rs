@@ -60,10 +60,12 @@ pub enum Error {
     #[error("the data graph is too large: {0}")]
     GraphTooLarge(String),
     /// The data graph's PCSR exceeds the 32-bit offsets of the GPU index.
-    #[error("the data graph is too large for the GPU index: {entries} neighbour entries exceed its 32-bit offsets")]
+    #[error("the data graph is too large for the GPU index: {entries} neighbour entries and {words} words locating their lists exceed its 32-bit offsets")]
     GpuIndexTooLarge {
         /// Neighbour entries the partitions hold.
         entries: usize,
+        /// Words that locate the lists (PCSR groups, or CSR's or CR's arrays).
+        words: usize,
     },
     /// The GPU engine cannot run.
     #[error("{0}")]

@@ -66,6 +66,30 @@ impl ListIndex {
         }
     }
 
+    /// How many words [`ListIndex::words`] gives for `pcsr`, without building them.
+    fn word_count(self, pcsr: &Pcsr, vertices: usize) -> usize {
+        match self {
+            ListIndex::Pcsr => pcsr.groups().len(),
+            ListIndex::Csr => 2 * vertices,
+            ListIndex::Cr => 3 * pcsr.vertex_count(),
+        }
+    }
+
+    /// The words locating the lists and the column-index entries of the partitions of `data`
+    /// that `wanted` accepts.
+    fn size(self, data: &DataIndex, wanted: impl Fn(PartitionKey) -> bool) -> (usize, usize) {
+        let vertices = data.graph().vertex_count();
+        data.pcsr()
+            .partitions()
+            .filter(|(key, _)| wanted(*key))
+            .fold((0, 0), |(w, e), (_, pcsr)| {
+                (
+                    w + self.word_count(pcsr, vertices),
+                    e + pcsr.column_index().len(),
+                )
+            })
+    }
+
     /// Where a partition starts, in the kernels' units: groups for PCSR, words otherwise.
     fn base(self, words: usize) -> usize {
         match self {
@@ -147,6 +171,12 @@ impl DevicePcsr {
         wanted: impl Fn(PartitionKey) -> bool,
     ) -> Result<DevicePcsr> {
         let vertices = data.graph().vertex_count();
+        // Checked before anything is built: CSR's words grow with the vertices times the
+        // partitions, beyond what 32-bit offsets (and host memory) hold on many-label graphs.
+        let (words, entries) = list_index.size(data, &wanted);
+        if entries >= u32::MAX as usize || list_index.base(words) >= u32::MAX as usize {
+            return Err(Error::GpuIndexTooLarge { entries, words });
+        }
         let mut groups = Vec::new();
         let mut column_index = Vec::new();
         let (mut group_words, mut entries) = (0, 0);
@@ -166,9 +196,6 @@ impl DevicePcsr {
             entries += pcsr.column_index().len();
             groups.push(words);
             column_index.push(pcsr.column_index());
-            if entries >= u32::MAX as usize || list_index.base(group_words) >= u32::MAX as usize {
-                return Err(Error::GpuIndexTooLarge { entries });
-            }
         }
         let groups: Vec<&[u32]> = groups.iter().map(|g| g.as_ref()).collect();
         Ok(DevicePcsr {
@@ -248,7 +275,8 @@ impl DeviceIndex {
             true => Some(device.upload_parts(&[&degrees(Direction::In)], "degrees")?),
             false => None,
         };
-        let resident = if data.pcsr().size_bytes() <= pcsr_limit {
+        let (list_words, entries) = list_index.size(data, |_| true);
+        let resident = if 4 * (list_words + entries) <= pcsr_limit {
             Some(DevicePcsr::upload(device, data, list_index, |_| true)?)
         } else {
             None
@@ -360,8 +388,17 @@ mod tests {
                 .unwrap();
             let set = crate::pcsr::PcsrSet::build(&graph, layout);
             for (_, pcsr) in set.partitions() {
-                for list_index in [ListIndex::Csr, ListIndex::Cr] {
+                for list_index in [ListIndex::Pcsr, ListIndex::Csr, ListIndex::Cr] {
                     let (words, count) = list_index.words(pcsr, n);
+                    // The size checked before an upload is the size uploaded.
+                    assert_eq!(
+                        words.len(),
+                        list_index.word_count(pcsr, n),
+                        "{list_index:?}"
+                    );
+                    if list_index == ListIndex::Pcsr {
+                        continue;
+                    }
                     for v in 0..n as VertexId {
                         let (start, end) = locate(list_index, &words, count, v);
                         let found = &pcsr.column_index()[start as usize..end as usize];
