@@ -9,7 +9,7 @@ use proptest::test_runner::{Config, RngSeed, TestRunner};
 
 use crate::brute;
 use crate::oracle::{self, Shape};
-use crate::util::{assert_valid_matches, clique, output_rows, path, Spec, TestDir};
+use crate::util::{assert_valid_matches, clique, output_rows, path, read_sunluo, Spec, TestDir};
 
 // ---------------------------------------------------------------------------------------------
 // The demo.
@@ -764,6 +764,57 @@ fn files_of_several_labels_per_vertex_count_as_the_brute_force() {
             let counts: Vec<u64> = run.json().queries.iter().map(|q| q.matches).collect();
             assert_eq!(counts, expected, "{data_file} on {engine}");
         }
+    }
+}
+
+/// `gsi generate graph --labels-per-vertex 3`: a graph whose vertices carry up to three
+/// labels, written as label lists; queries generated from it count as the brute force counts
+/// on the graph read back by the tests' own reader.
+#[test]
+fn generated_graphs_of_several_labels_per_vertex_count_as_the_brute_force() {
+    let dir = TestDir::new();
+    dir.gsi([
+        "generate",
+        "graph",
+        "--vertices",
+        "40",
+        "--edges",
+        "100",
+        "--vertex-labels",
+        "4",
+        "--labels-per-vertex",
+        "3",
+        "--shape",
+        "uniform",
+        "--seed",
+        "5",
+        "-o",
+        "g.graph",
+        "--quiet",
+    ])
+    .ok();
+    let data = read_sunluo(&dir.path("g.graph"), false);
+    assert!(data.has_label_sets(), "{}", dir.read("g.graph"));
+    dir.gsi([
+        "generate", "queries", "--data", "g.graph", "--size", "4", "--count", "8", "--seed", "2",
+        "-o", "q", "--quiet",
+    ])
+    .ok();
+    let names: Vec<String> = (1..=8)
+        .map(|i| format!("q/query_dense_4_{i}.graph"))
+        .collect();
+    let expected: Vec<u64> = names
+        .iter()
+        .map(|n| brute::count(&read_sunluo(&dir.path(n), false), &data, false))
+        .collect();
+    assert!(expected.iter().all(|&c| c > 0), "{expected:?}");
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    for engine in ["cpu", "auto"] {
+        let run = dir
+            .match_files("g.graph", &names, &["--json", "--engine", engine])
+            .ok();
+        let counts: Vec<u64> = run.json().queries.iter().map(|q| q.matches).collect();
+        assert_eq!(counts, expected, "{engine}");
     }
 }
 

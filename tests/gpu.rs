@@ -515,13 +515,14 @@ pub fn gpu_counts_with_each_list_index_equal_the_brute_force() {
     assert!(checked >= 40, "only {checked} queries checked");
 }
 
-/// Vertices of several labels (the host filters them; the GPU joins): random graphs whose
+/// Vertices of several labels (the GPU filter checks label containment): random graphs whose
 /// vertices get up to two further labels, queries walked from them whose vertices keep some
 /// of their origin's labels; counts against the brute force, depth-first and breadth-first,
 /// with leaves multiplied (in one group: leaves of different labels may share a match) and
-/// joined, and listings against the CPU engine's.
+/// joined, listings against the CPU engine's, and counts of the same queries against the
+/// graph before it got further labels.
 pub fn gpu_counts_on_vertices_of_several_labels_equal_the_brute_force(gpu: &mut GpuEngine) {
-    let mut checked = 0;
+    let (mut checked, mut sets_in_one) = (0, 0);
     for case in 0..24u64 {
         let mut spec = GraphSpec::new(14 + case as usize % 10, 40, Shape::Uniform);
         spec.vertex_labels = 3;
@@ -557,6 +558,7 @@ pub fn gpu_counts_on_vertices_of_several_labels_equal_the_brute_force(gpu: &mut 
             continue;
         };
         let index = DataIndex::build(data).expect("index");
+        let plain_index = DataIndex::build(plain.clone()).expect("index");
         for generated in &queries {
             // Query vertex u keeps its origin's first label and, for odd u, its largest.
             let q = &generated.graph;
@@ -600,10 +602,24 @@ pub fn gpu_counts_on_vertices_of_several_labels_equal_the_brute_force(gpu: &mut 
                 rows[0] == rows[1],
                 "case {case}: GPU and CPU listings differ"
             );
+            // The same query against the graph of one label a vertex (the filter's other
+            // label test).
+            let expected = brute::count(&query, plain_index.graph(), false);
+            let report =
+                find_matches(gpu, &query, &plain_index, &options, &mut CountOnly).expect("GPU");
+            assert_eq!(
+                report.count, expected,
+                "case {case}, one label a data vertex"
+            );
+            sets_in_one += usize::from(query.has_label_sets());
             checked += 1;
         }
     }
     assert!(checked >= 24, "only {checked} queries checked");
+    assert!(
+        sets_in_one >= 12,
+        "only {sets_in_one} queries of label sets"
+    );
 }
 
 /// One query over two engines on one GPU (`--devices 0,0`), spread even when small, and on

@@ -356,7 +356,13 @@ pub fn read_sunluo(path: &Path, directed: bool) -> Graph {
         let number = |i: usize| -> u32 { fields[i].parse().expect("a number") };
         match fields.first() {
             Some(&"t") => spec.labels = vec![u32::MAX; number(1) as usize],
-            Some(&"v") => spec.labels[number(1) as usize] = number(2),
+            Some(&"v") => {
+                // `v id l1,l2,... degree`: a vertex of several labels.
+                let v = number(1);
+                let mut labels = fields[2].split(',').map(|l| l.parse().expect("a label"));
+                spec.labels[v as usize] = labels.next().expect("a label");
+                spec.more_labels.extend(labels.map(|l| (v, l)));
+            }
             Some(&"e") => {
                 let label = if fields.len() > 3 { number(3) } else { 0 };
                 spec.edges.push((number(1), number(2), label));

@@ -293,6 +293,12 @@ pub struct GenerateGraphArgs {
     )]
     pub scale: Option<f64>,
 
+    /// Labels drawn for each vertex: with K > 1, each vertex draws K - 1 further labels from
+    /// the same distribution and keeps the distinct ones (files then carry label lists,
+    /// `v 0 3,7 2`). Default: 1.
+    #[arg(long, value_name = "K", default_value_t = 1, help_heading = "Graph")]
+    pub labels_per_vertex: u32,
+
     /// Directed edges.
     #[arg(long, help_heading = "Graph")]
     pub directed: bool,

@@ -35,12 +35,14 @@ pub fn graph_spec(args: &GenerateGraphArgs) -> Result<GraphSpec> {
             edges: args.edges.unwrap_or(0),
             vertex_labels: args.vertex_labels.unwrap_or(1),
             edge_labels: args.edge_labels.unwrap_or(1),
+            labels_per_vertex: 1,
             shape: args.shape.unwrap_or(Shape::ScaleFree),
             directed: false,
             seed: args.seed,
         },
     };
     spec.directed = args.directed;
+    spec.labels_per_vertex = args.labels_per_vertex;
     Ok(spec)
 }
 
@@ -83,11 +85,15 @@ fn run_graph(args: GenerateGraphArgs) -> Result<Exit> {
     spinner.finish_and_clear();
     if !args.quiet {
         eprintln!(
-            "gsi: wrote {} ({format}): {} vertices, {} edges, {} vertex labels, {} edge labels, {}{}, seed {}, in {:.3} s",
+            "gsi: wrote {} ({format}): {} vertices, {} edges, {} vertex labels{}, {} edge labels, {}{}, seed {}, in {:.3} s",
             args.output.display(),
             graph.vertex_count(),
             graph.edge_count(),
             spec.vertex_labels,
+            match spec.labels_per_vertex {
+                1 => String::new(),
+                k => format!(" (up to {k} a vertex)"),
+            },
             spec.edge_labels,
             spec.shape,
             if spec.directed { ", directed" } else { "" },
@@ -207,6 +213,7 @@ mod tests {
                 edges: 300,
                 vertex_labels: 4,
                 edge_labels: 1,
+                labels_per_vertex: 1,
                 shape: Shape::Mesh,
                 directed: true,
                 seed: 9,

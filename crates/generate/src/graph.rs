@@ -78,6 +78,10 @@ pub struct GraphSpec {
     pub vertex_labels: u32,
     /// Number of edge labels, |LE| (at least 1): labels are `0..|LE|`, Zipf-distributed.
     pub edge_labels: u32,
+    /// Labels drawn for each vertex (at least 1): beyond the first, each vertex draws this
+    /// many less one further labels from the same distribution, and keeps the distinct ones
+    /// (the paper's multi-labelled vertices, Sec. 7.2).
+    pub labels_per_vertex: u32,
     /// How edges are laid out.
     pub shape: Shape,
     /// Directed edges (the mesh orients each edge at random).
@@ -107,6 +111,7 @@ impl GraphSpec {
             edges,
             vertex_labels: 1,
             edge_labels: 1,
+            labels_per_vertex: 1,
             shape,
             directed: false,
             seed: 0,
@@ -136,6 +141,9 @@ impl GraphSpec {
         }
         if self.vertex_labels == 0 || self.edge_labels == 0 {
             return invalid("label counts must be at least 1".into());
+        }
+        if self.labels_per_vertex == 0 {
+            return invalid("labels per vertex must be at least 1".into());
         }
         let max = self.max_edges();
         if self.edges as u64 > max {
@@ -185,7 +193,19 @@ pub fn generate_graph(spec: &GraphSpec) -> Result<Graph> {
         })
         .collect();
     drop(keys);
-    Ok(GraphBuilder::with_edges(spec.directed, vertex_labels, edges)?.build()?)
+    let mut builder = GraphBuilder::with_edges(spec.directed, vertex_labels, edges)?;
+    for round in 1..spec.labels_per_vertex {
+        let more = labels(
+            n,
+            spec.seed ^ u64::from(round),
+            Purpose::MoreVertexLabels,
+            &vertex_zipf,
+        );
+        for (v, label) in more.into_iter().enumerate() {
+            builder.add_label(v as VertexId, label)?;
+        }
+    }
+    Ok(builder.build()?)
 }
 
 /// `count` labels drawn from `zipf`, in chunks of independent streams.
@@ -526,6 +546,7 @@ mod tests {
             edges: m,
             vertex_labels: 10,
             edge_labels: 20,
+            labels_per_vertex: 1,
             shape,
             directed: false,
             seed,
@@ -716,14 +737,21 @@ mod tests {
     fn impossible_specs_are_errors() {
         let err = generate_graph(&spec(4, 7, Shape::Uniform, 0)).unwrap_err();
         assert!(err.to_string().contains("7 edges do not fit"), "{err}");
-        let s = GraphSpec {
-            vertex_labels: 0,
-            ..spec(4, 2, Shape::Uniform, 0)
-        };
-        assert!(generate_graph(&s)
-            .unwrap_err()
-            .to_string()
-            .contains("at least 1"));
+        for s in [
+            GraphSpec {
+                vertex_labels: 0,
+                ..spec(4, 2, Shape::Uniform, 0)
+            },
+            GraphSpec {
+                labels_per_vertex: 0,
+                ..spec(4, 2, Shape::Uniform, 0)
+            },
+        ] {
+            assert!(generate_graph(&s)
+                .unwrap_err()
+                .to_string()
+                .contains("must be at least 1"));
+        }
         let s = spec(u32::MAX as usize, 0, Shape::Uniform, 0);
         assert!(generate_graph(&s)
             .unwrap_err()
@@ -733,6 +761,33 @@ mod tests {
             let g = generate_graph(&spec(n, 0, Shape::ScaleFree, 0)).unwrap();
             assert_eq!(g.vertex_count(), n);
         }
+    }
+
+    #[test]
+    fn vertices_draw_several_labels() {
+        let one = generate_graph(&spec(5_000, 20_000, Shape::ScaleFree, 4)).unwrap();
+        assert!(!one.has_label_sets());
+        let three = generate_graph(&GraphSpec {
+            labels_per_vertex: 3,
+            ..spec(5_000, 20_000, Shape::ScaleFree, 4)
+        })
+        .unwrap();
+        assert!(three.has_label_sets());
+        assert_eq!(
+            three.edge_iter().collect::<Vec<_>>(),
+            one.edge_iter().collect::<Vec<_>>()
+        );
+        let mut several = 0;
+        for v in 0..one.vertex_count() as VertexId {
+            let labels = three.labels_of(v);
+            assert!((1..=3).contains(&labels.len()), "vertex {v}: {labels:?}");
+            assert!(labels.windows(2).all(|w| w[0] < w[1]), "{labels:?}");
+            assert!(labels.contains(&one.label(v)), "the first draw is kept");
+            assert!(labels.iter().all(|&l| l < 10));
+            several += usize::from(labels.len() > 1);
+        }
+        // Zipf over 10 labels: two further draws differ from the first often.
+        assert!(several > one.vertex_count() / 3, "{several}");
     }
 
     #[test]

@@ -83,6 +83,7 @@ impl Preset {
             edges: 0,
             vertex_labels,
             edge_labels,
+            labels_per_vertex: 1,
             shape,
             directed: false,
             seed,

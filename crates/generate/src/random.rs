@@ -20,6 +20,8 @@ pub(crate) enum Purpose {
     Mesh = 4,
     Orientation = 5,
     Query = 6,
+    /// A vertex's labels beyond its first.
+    MoreVertexLabels = 7,
 }
 
 /// The stream for (`seed`, `purpose` plus `offset`, `index`).

@@ -2,6 +2,29 @@
 // check, for every query vertex against every data vertex; then the candidate lists.
 // Host wrappers: gsi-core cuda/filter.rs.
 
+// How the label is checked (gsi-core cuda/filter.rs, LabelTest): word 0 of both signatures
+// equal; or, where vertices carry several labels (the paper's Sec. 7.2), the query vertex's
+// sorted labels all among the data vertex's, which are its one label (word 0) or its sorted
+// set in `labels` from `label_offsets[v]`.
+#define LABEL_TEST_WORD 0u
+#define LABEL_TEST_SETS_IN_ONE 1u
+#define LABEL_TEST_SETS_IN_SETS 2u
+
+// Whether every one of the `count` sorted labels at `want` is in the sorted `own[0..own_count)`.
+__device__ __forceinline__ bool contains_all(const u32* own, u32 own_count, const u32* want,
+                                             u32 count) {
+    u32 i = 0;
+    for (u32 j = 0; j < count; ++j) {
+        while (i < own_count && own[i] < want[j]) {
+            ++i;
+        }
+        if (i == own_count || own[i] != want[j]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // Thread per data vertex; each thread tests its vertex against every query vertex, so the
 // column-first table is read once per query (not once per query vertex) and consecutive threads
 // read consecutive words (coalesced). The query signatures sit in shared memory. For each query
@@ -11,7 +34,9 @@ extern "C" __global__ void gsi_filter_signatures(
     const u32* __restrict__ signatures, u32 n,
     const u32* __restrict__ out_degree, const u32* __restrict__ in_degree,
     const u32* __restrict__ query_signatures, const u32* __restrict__ query_degrees,
-    u32 query_vertices, u32 words, u32* __restrict__ bits, u32* __restrict__ word_counts) {
+    u32 query_vertices, u32 words, u32* __restrict__ bits, u32* __restrict__ word_counts,
+    u32 label_test, const u32* __restrict__ label_offsets, const u32* __restrict__ labels,
+    const u32* __restrict__ query_label_offsets, const u32* __restrict__ query_labels) {
     __shared__ u32 query_sh[MAX_WIDTH * SIGNATURE_WORDS];
     __shared__ u32 degrees_sh[MAX_WIDTH * 2];
     for (u32 i = threadIdx.x; i < query_vertices * SIGNATURE_WORDS; i += blockDim.x) {
@@ -27,9 +52,22 @@ extern "C" __global__ void gsi_filter_signatures(
     u32 out_deg = in_range ? out_degree[v] : 0;
     u32 in_deg = in_range ? in_degree[v] : 0;
     u32 word = v / WARP_SIZE;
+    const u32* own = &label;
+    u32 own_count = 1;
+    if (label_test == LABEL_TEST_SETS_IN_SETS && in_range) {
+        own = labels + label_offsets[v];
+        own_count = label_offsets[v + 1] - label_offsets[v];
+    }
     for (u32 u = 0; u < query_vertices; ++u) {
         const u32* q = query_sh + u * SIGNATURE_WORDS;
-        bool ok = in_range && label == q[0];
+        bool ok = in_range;
+        if (label_test == LABEL_TEST_WORD) {
+            ok = ok && label == q[0];
+        } else if (ok) {
+            const u32* want = query_labels + query_label_offsets[u];
+            u32 count = query_label_offsets[u + 1] - query_label_offsets[u];
+            ok = contains_all(own, own_count, want, count);
+        }
         for (u32 w = 1; ok && w < SIGNATURE_WORDS; ++w) {
             u32 need = q[w];
             ok = need == 0 || (signatures[(u64)w * n + v] & need) == need;

@@ -3,7 +3,7 @@
 //! places the sorted candidate lists.
 
 use cudarc::driver::{CudaSlice, CudaView, PushKernelArg};
-use gsi_graph::Graph;
+use gsi_graph::{Graph, VertexId};
 use gsi_kernels::Kernel;
 
 use super::candidates::DeviceCandidates;
@@ -15,12 +15,28 @@ use crate::error::{driver, Result};
 use crate::options::Semantics;
 use crate::signature::{FilterTests, QuerySignatures};
 
+/// How `gsi_filter_signatures` checks labels (`LABEL_TEST_*` in `filter.cu`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LabelTest {
+    /// One label a vertex on both sides: the signatures' first words are equal.
+    Word = 0,
+    /// Query vertices of several labels, data vertices of one.
+    SetsInOne = 1,
+    /// Data vertices of several labels: each query label among the data vertex's.
+    SetsInSets = 2,
+}
+
 /// The query side of `gsi_filter_signatures`.
 struct QueryOnDevice<'a> {
     /// `SIGNATURE_WORDS` words per query vertex.
     signatures: CudaView<'a, u32>,
     /// `[out, in]` degree floors per query vertex.
     min_degrees: CudaView<'a, u32>,
+    /// `q + 1` offsets into `labels`.
+    label_offsets: CudaView<'a, u32>,
+    /// Each query vertex's labels, sorted.
+    labels: CudaView<'a, u32>,
+    label_test: LabelTest,
     vertices: u32,
 }
 
@@ -35,10 +51,20 @@ fn filter_signatures(
     word_counts: &mut CudaSlice<u32>,
 ) -> Result<()> {
     let n = index.vertex_count as u32;
+    // Where the data has one label a vertex the kernel reads no label sets of it (any
+    // slice stands in).
+    let (label_offsets, labels) = match &index.label_sets {
+        Some(sets) => (&sets.offsets, &sets.labels),
+        None => (&index.out_degree, &index.out_degree),
+    };
+    let label_test = query.label_test as u32;
     // SAFETY: gsi_filter_signatures(signatures[16n], n, out_degree[n], in_degree[n],
     // query_signatures[16q], query_degrees[2q], q <= MAX_WIDTH, words, bits[q*words],
-    // word_counts[q*words]): the index holds the first four, the query the next two, and
-    // the caller allocates the outputs with q*words words.
+    // word_counts[q*words], label_test, label_offsets[n+1], labels[..],
+    // query_label_offsets[q+1], query_labels[..]): the index holds the first four and the
+    // label sets (read only under LABEL_TEST_SETS_IN_SETS, which `candidates` chooses only
+    // when the index has them), the query the signatures, degrees and labels, and the caller
+    // allocates the outputs with q*words words.
     unsafe {
         device
             .stream
@@ -53,6 +79,11 @@ fn filter_signatures(
             .arg(&words)
             .arg(bits)
             .arg(word_counts)
+            .arg(&label_test)
+            .arg(label_offsets)
+            .arg(labels)
+            .arg(&query.label_offsets)
+            .arg(&query.labels)
             .launch(per_element(u64::from(n)))
     }
     .map_err(driver("launching gsi_filter_signatures"))?;
@@ -119,14 +150,32 @@ pub fn candidates(
     let q = query.vertex_count();
     let n = index.vertex_count;
     let prepared = QuerySignatures::of(query, semantics, tests);
-    // One copy to the device: the signatures, then the degree floors.
+    // One copy to the device: the signatures, the degree floors, then the label sets.
     let mut words: Vec<u32> = prepared.signatures.iter().flat_map(|s| s.0).collect();
     let signature_words = words.len();
     words.extend(prepared.min_degrees.iter().flatten());
+    let degree_words = words.len();
+    let query_labels = (0..q as VertexId).map(|u| query.labels_of(u));
+    let mut offset = 0;
+    words.push(0);
+    for labels in query_labels.clone() {
+        offset += labels.len() as u32;
+        words.push(offset);
+    }
+    let offset_words = words.len();
+    words.extend(query_labels.flatten());
+    let label_test = match (query.has_label_sets(), index.label_sets.is_some()) {
+        (_, true) => LabelTest::SetsInSets,
+        (true, false) => LabelTest::SetsInOne,
+        (false, false) => LabelTest::Word,
+    };
     let uploaded = device.upload(&words, "the query's signatures")?;
     let on_device = QueryOnDevice {
         signatures: uploaded.slice(0..signature_words),
-        min_degrees: uploaded.slice(signature_words..),
+        min_degrees: uploaded.slice(signature_words..degree_words),
+        label_offsets: uploaded.slice(degree_words..offset_words),
+        labels: uploaded.slice(offset_words..),
+        label_test,
         vertices: q as u32,
     };
     let bitset_words = n.div_ceil(32).max(1);

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use cudarc::driver::{CudaSlice, DeviceRepr};
-use gsi_graph::{Direction, EdgeLabel, VertexId};
+use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 
 use super::device::Device;
 use crate::error::{Error, Result};
@@ -244,6 +244,9 @@ pub struct DeviceIndex {
     pub(crate) out_degree: CudaSlice<u32>,
     /// In-degrees of a directed graph; an undirected graph has only `out_degree`.
     pub(crate) in_degree: Option<CudaSlice<u32>>,
+    /// Every vertex's sorted labels from `offsets[v]` in `labels`, when some vertex has
+    /// several (the paper's Sec. 7.2).
+    pub(crate) label_sets: Option<DeviceLabelSets>,
     /// Every partition, when they fit.
     pub(crate) resident: Option<DevicePcsr>,
     /// How the partitions' lists are found.
@@ -281,8 +284,13 @@ impl DeviceIndex {
         } else {
             None
         };
+        let label_sets = match graph.has_label_sets() {
+            true => Some(DeviceLabelSets::upload(device, graph)?),
+            false => None,
+        };
         let degree_arrays = if in_degree.is_some() { 2 } else { 1 };
         let bytes = 4 * (data.signatures().words().len() + degree_arrays * n)
+            + label_sets.as_ref().map_or(0, |s| s.bytes)
             + resident.as_ref().map_or(0, |p| p.bytes);
         Ok(DeviceIndex {
             id: data.id(),
@@ -290,6 +298,7 @@ impl DeviceIndex {
             signatures,
             out_degree,
             in_degree,
+            label_sets,
             resident,
             list_index,
             bytes,
@@ -319,6 +328,39 @@ impl DeviceIndex {
             self.list_index,
             |key| keys.contains(&key),
         )?))
+    }
+}
+
+/// The label sets of a graph whose vertices may carry several labels, as the filter kernel
+/// reads them.
+pub struct DeviceLabelSets {
+    /// `n + 1` offsets into `labels`.
+    pub(crate) offsets: CudaSlice<u32>,
+    /// Each vertex's labels, sorted.
+    pub(crate) labels: CudaSlice<u32>,
+    bytes: usize,
+}
+
+impl DeviceLabelSets {
+    fn upload(device: &Device, graph: &Graph) -> Result<DeviceLabelSets> {
+        let n = graph.vertex_count() as VertexId;
+        let mut offsets = Vec::with_capacity(n as usize + 1);
+        let mut labels = Vec::new();
+        offsets.push(0u32);
+        for v in 0..n {
+            labels.extend_from_slice(graph.labels_of(v));
+            offsets.push(u32::try_from(labels.len()).map_err(|_| {
+                Error::GraphTooLarge(format!(
+                    "{} vertex labels exceed the GPU filter's 32-bit offsets",
+                    labels.len()
+                ))
+            })?);
+        }
+        Ok(DeviceLabelSets {
+            bytes: 4 * (offsets.len() + labels.len()),
+            offsets: device.upload_parts(&[&offsets], "vertex label offsets")?,
+            labels: device.upload_parts(&[&labels], "vertex labels")?,
+        })
     }
 }
 

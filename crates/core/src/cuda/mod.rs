@@ -136,12 +136,6 @@ impl Engine for GpuEngine {
                 max: launch::MAX_WIDTH,
             });
         }
-        // Vertices of several labels: the kernel compares one label word, so the host
-        // filters (the join still runs here).
-        if query.has_label_sets() || data.graph().has_label_sets() {
-            let sets = crate::cpu::filter::candidates(query, data, options);
-            return Ok(Candidates::Host(sets));
-        }
         self.index_of(data)?;
         let index = self.index.as_ref().expect("uploaded");
         let sets = filter::candidates(
