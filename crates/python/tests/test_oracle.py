@@ -206,8 +206,37 @@ def test_edge_isomorphisms_equal_the_definition(seed: int) -> None:
         found = [frozenset(d.items()) for d in m.matches(Q, edge_isomorphism=True)]
         assert len(found) == len(set(found)), "an edge map was reported twice"
         assert set(found) == expected
+        # The same maps as an array of data edges by query edge, query edges as gsi numbers
+        # them (lower vertex first, ascending; vertices in networkx's node order).
+        array = m.match_array(Q, edge_isomorphism=True)
+        number = {v: i for i, v in enumerate(Q.nodes)}
+        query_edges = sorted(tuple(sorted((number[a], number[b]))) for a, b in Q.edges)
+        query_ids = [(list(Q.nodes)[a], list(Q.nodes)[b]) for a, b in query_edges]
+        data_nodes = m.graph.nodes
+        assert array.shape == (len(expected), len(query_edges), 2), array.shape
+        as_maps = {
+            frozenset(
+                (canonical(Q, q), canonical(G, (data_nodes[a], data_nodes[b])))
+                for q, (a, b) in zip(query_ids, row)
+            )
+            for row in array.tolist()
+        }
+        assert as_maps == {
+            frozenset((canonical(Q, q), canonical(G, d)) for q, d in pairs) for pairs in expected
+        }
+        # explain counts the same and names the query's edges as match_array numbers them.
+        plan = m.explain(Q, edge_isomorphism=True)
+        assert plan["count"] == len(expected)
+        assert sorted(plan["order"]) == sorted(query_ids)
+        assert set(plan["candidates"]) == set(query_ids)
         nonzero += bool(expected)
     assert nonzero > 0 or G.number_of_edges() < 2
+
+
+def canonical(H: nx.Graph, edge: tuple) -> tuple:
+    """`edge` as `H` lists it (networkx's orientation of an undirected edge)."""
+    a, b = edge
+    return (a, b) if (a, b) in set(H.edges) else (b, a)
 
 
 def test_under_edge_isomorphism_a_triangle_and_a_claw_match_each_other() -> None:

@@ -214,6 +214,7 @@ class Matcher:
         homomorphism: bool = False,
         timeout: Optional[float] = None,
         induced: bool = False,
+        edge_isomorphism: bool = False,
     ) -> np.ndarray:
         """Every match of `Q` (at most `limit`) as a ``uint32`` array of shape
         ``(matches, query vertices)``.
@@ -222,11 +223,22 @@ class Matcher:
         the entries are data vertex numbers: ``graph.nodes[v]`` is a number's node id. The
         array is the engine's own buffer, handed over without a copy. Parameters as
         :meth:`matches`.
+
+        With ``edge_isomorphism=True`` the array has shape ``(matches, query edges, 2)``:
+        entry ``[i, j]`` is the data edge that match ``i`` maps the query's edge ``j`` to, as
+        two data vertex numbers, the lower first. The query's edges are numbered in ascending
+        order of ``(a, b)``, their vertex numbers with ``a < b`` (two edges of one pair of
+        vertices with different labels in gsi's order of labels).
         """
+        semantics = _semantics(homomorphism, induced, edge_isomorphism)
+        if edge_isomorphism:
+            _, matcher, line, query_edges = self._line_query(Q)
+            rows = matcher.match_array(line, _check_limit(limit), semantics, timeout)
+            # Columns from the line graph's order (by edge label) to ascending edges.
+            ascending = np.lexsort((query_edges[:, 1], query_edges[:, 0]))
+            return self._lines[2][rows[:, ascending]]
         _, native = self._query(Q)
-        return self._native.match_array(
-            native, _check_limit(limit), _semantics(homomorphism, induced), timeout
-        )
+        return self._native.match_array(native, _check_limit(limit), semantics, timeout)
 
     def explain(
         self,
@@ -235,6 +247,7 @@ class Matcher:
         homomorphism: bool = False,
         timeout: Optional[float] = None,
         induced: bool = False,
+        edge_isomorphism: bool = False,
     ) -> Dict[str, Any]:
         """How gsi answers `Q`, as ``gsi match --explain`` says it: the query is run (counted)
         and its plan described.
@@ -248,11 +261,23 @@ class Matcher:
         ``strategy`` and ``sampled`` (how the order was chosen), ``automorphism_classes``,
         ``estimated_rows``, ``peak_join_bytes``, ``times_ms`` (filter, plan, join) and
         ``text`` (the plan as the command prints it, query vertices numbered ``u0, u1, ...``).
+
+        With ``edge_isomorphism=True`` the plan is that of `Q`'s line graph: each of its
+        vertices is an edge of `Q` (a pair of node ids, as :meth:`matches` gives them), and
+        the links' labels are the line graph's own codes (the shared endpoint's label, or
+        whether two edges meet), which ``text`` prints too.
         """
-        query, native = self._query(Q)
-        plan = self._native.explain(native, _semantics(homomorphism, induced), timeout)
-        nodes = query.nodes
-        edge_label = self._graph._edge_labels.value
+        semantics = _semantics(homomorphism, induced, edge_isomorphism)
+        if edge_isomorphism:
+            query, matcher, line, query_edges = self._line_query(Q)
+            plan = matcher.explain(line, semantics, timeout)
+            nodes = _edge_ids(query_edges, query.nodes)
+            edge_label = lambda code: code  # noqa: E731
+        else:
+            query, native = self._query(Q)
+            plan = self._native.explain(native, semantics, timeout)
+            nodes = query.nodes
+            edge_label = self._graph._edge_labels.value
 
         def link(edge: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
             if edge is None:
