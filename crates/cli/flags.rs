@@ -76,9 +76,9 @@ pub enum Command {
     Generate(GenerateArgs),
     /// Check the GPU engine against the CPU engine, on generated graphs and on given files.
     ///
-    /// Without --data, checks generated cases: vertex- and edge-labelled graphs, directed and
-    /// undirected, isomorphism, homomorphism and induced, graphs that force PCSR overflow chains and
-    /// memory limits that force chunking. With --data and --query, checks those queries too.
+    /// Without --data, checks generated cases: vertex- and edge-labelled graphs (some of two
+    /// labels a vertex), directed and undirected, isomorphism, homomorphism and induced, graphs
+    /// that force PCSR overflow chains and memory limits that force chunking. With --data and --query, checks those queries too.
     /// Prints one line per mismatch and ends with `N passed, M failed`; exits 1 on any
     /// mismatch.
     Verify(VerifyArgs),

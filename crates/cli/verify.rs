@@ -298,6 +298,13 @@ fn generated_cases(
             let mut spec = GraphSpec::new(vertices, vertices * (2 + case % 4), shapes[case % 3]);
             spec.vertex_labels = 1 + (case % 5) as u32;
             spec.edge_labels = 1 + (case % 3) as u32;
+            // Where labels are several, every seventh case's vertices draw two (the GPU
+            // filter's label sets; with fewer labels nearly every vertex would carry all).
+            spec.labels_per_vertex = if case % 7 == 5 && spec.vertex_labels >= 4 {
+                2
+            } else {
+                1
+            };
             spec.directed = directed;
             spec.seed = case_seed;
             spec.edges = spec.edges.min(spec.max_edges() as usize);
@@ -333,11 +340,16 @@ fn generated_cases(
         };
         for (q, query) in queries.iter().enumerate() {
             let name = format!(
-                "generated case {case} query {q} ({} vertices, {}, {:?}, {layout:?} PCSR{})",
+                "generated case {case} query {q} ({} vertices, {}, {:?}, {layout:?} PCSR{}{})",
                 query.graph.vertex_count(),
                 if directed { "directed" } else { "undirected" },
                 semantics,
-                if chunked { ", 64KiB budget" } else { "" }
+                if chunked { ", 64KiB budget" } else { "" },
+                if index.graph().has_label_sets() {
+                    ", label sets"
+                } else {
+                    ""
+                }
             );
             tally.check(&name, gpu, &query.graph, &index, &options, timeout)?;
         }
