@@ -485,9 +485,13 @@ struct DepthStep {
 // SAFETY: `DepthStep` is `repr(C)`, ten u32, the layout of the kernel's `struct DepthStep`.
 unsafe impl DeviceRepr for DepthStep {}
 
+/// 32-bit words of a [`DepthStep`].
+const DEPTH_STEP_WORDS: usize = 10;
+const _: () = assert!(std::mem::size_of::<DepthStep>() == 4 * DEPTH_STEP_WORDS);
+
 impl DepthStep {
     /// Its fields in order, as the plan's upload lays them out.
-    fn words(&self) -> [u32; 10] {
+    fn words(&self) -> [u32; DEPTH_STEP_WORDS] {
         [
             self.vertex,
             self.links_from,
@@ -666,6 +670,20 @@ struct LeafGroupOnDevice {
 // SAFETY: `repr(C)`, four u32, the layout of the kernel's `struct LeafGroup`.
 unsafe impl DeviceRepr for LeafGroupOnDevice {}
 
+const _: () = assert!(std::mem::size_of::<LeafGroupOnDevice>() == 4 * 4);
+
+impl LeafGroupOnDevice {
+    /// Its fields in order, as the plan's upload lays them out.
+    fn words(&self) -> [u32; 4] {
+        [
+            self.members_from,
+            self.member_count,
+            self.terms_from,
+            self.term_count,
+        ]
+    }
+}
+
 /// A term of a leaf group (`struct LeafTerm` in `join.cu`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -677,6 +695,16 @@ struct LeafTermOnDevice {
 
 // SAFETY: `repr(C)`, an i32 and two u32, the layout of the kernel's `struct LeafTerm`.
 unsafe impl DeviceRepr for LeafTermOnDevice {}
+
+const _: () = assert!(std::mem::size_of::<LeafTermOnDevice>() == 4 * 3);
+
+impl LeafTermOnDevice {
+    /// Its fields in order (the coefficient as its two's complement), as the plan's upload
+    /// lays them out.
+    fn words(&self) -> [u32; 3] {
+        [self.coefficient as u32, self.blocks_from, self.block_count]
+    }
+}
 
 /// The plan on the device, copied in one transfer per query: every step's linking edges
 /// (`Link`), the join order, the steps as the depth-first and leaf kernels read them
@@ -721,29 +749,31 @@ impl PlanOnDevice {
                 .flat_map(|s| &s.order_bounds)
                 .map(|b| b.column as u32 | if b.above { ABOVE } else { 0 }),
         );
-        let (mut group_words, mut members, mut terms, mut blocks) =
+        let (mut leaf_groups, mut members, mut terms, mut blocks) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for group in &plan.leaves.groups {
-            group_words.extend([
-                members.len() as u32,
-                group.steps.len() as u32,
-                (terms.len() / 3) as u32,
-                group.terms.len() as u32,
-            ]);
+            leaf_groups.push(LeafGroupOnDevice {
+                members_from: members.len() as u32,
+                member_count: group.steps.len() as u32,
+                terms_from: terms.len() as u32,
+                term_count: group.terms.len() as u32,
+            });
             members.extend(group.steps.iter().map(|&s| s as u32));
             for term in &group.terms {
-                // `LeafTerm`: the coefficient's two's complement, then where its blocks are.
-                terms.extend([
-                    term.coefficient as i32 as u32,
-                    blocks.len() as u32,
-                    term.blocks.len() as u32,
-                ]);
+                terms.push(LeafTermOnDevice {
+                    coefficient: term.coefficient as i32,
+                    blocks_from: blocks.len() as u32,
+                    block_count: term.blocks.len() as u32,
+                });
                 blocks.extend_from_slice(&term.blocks);
             }
         }
-        let groups = section(&mut words, group_words);
+        let groups = section(
+            &mut words,
+            leaf_groups.iter().flat_map(LeafGroupOnDevice::words),
+        );
         let members = section(&mut words, members);
-        let terms = section(&mut words, terms);
+        let terms = section(&mut words, terms.iter().flat_map(LeafTermOnDevice::words));
         let blocks = section(&mut words, blocks);
         Ok(PlanOnDevice {
             words: device.upload(&words, "the join plan")?,
