@@ -78,7 +78,8 @@ pub enum Command {
     ///
     /// Without --data, checks generated cases: vertex- and edge-labelled graphs (some of two
     /// labels a vertex), directed and undirected, isomorphism, homomorphism and induced, graphs
-    /// that force PCSR overflow chains and memory limits that force chunking. With --data and --query, checks those queries too.
+    /// that force PCSR overflow chains and memory limits that force chunking. With --data and
+    /// --query, checks those queries too.
     /// Prints one line per mismatch and ends with `N passed, M failed`; exits 1 on any
     /// mismatch.
     Verify(VerifyArgs),
