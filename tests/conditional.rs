@@ -20,10 +20,9 @@ mod util;
 
 use std::path::{Path, PathBuf};
 
-use gsi_core::cuda::modules::{compile_cubin, nvrtc_present};
+use gsi_core::cuda::modules::{compile_cubin, nvrtc_present, Build};
 use gsi_core::cuda::GpuEngine;
 use gsi_core::EngineConfig;
-use gsi_kernels::KernelModule;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 /// What a group of tests needs, and why it is missing when it is.
@@ -162,13 +161,16 @@ fn main() {
             "kernels::every_kernel_compiles_for_hopper_and_ampere",
             || {
                 for arch in ["sm_90", "sm_80"] {
-                    for module in KernelModule::ALL {
-                        let cubin = compile_cubin(module, arch).unwrap_or_else(|e| panic!("{e}"));
-                        assert!(
-                            cubin.starts_with(b"\x7fELF"),
-                            "{} for {arch} is not an ELF CUBIN",
-                            module.file_name()
-                        );
+                    for build in Build::ALL {
+                        for &module in build.modules() {
+                            let cubin = compile_cubin(module, arch, build)
+                                .unwrap_or_else(|e| panic!("{e}"));
+                            assert!(
+                                cubin.starts_with(b"\x7fELF"),
+                                "{} ({build:?}) for {arch} is not an ELF CUBIN",
+                                module.file_name()
+                            );
+                        }
                     }
                 }
             },

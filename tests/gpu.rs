@@ -353,11 +353,14 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
     assert!(checked > 50, "only {checked} queries checked");
 }
 
-/// Queries wider than a warp (a row no longer fits one lane per column): paths of 40 and 100
-/// vertices in a cycle of 150 have 2 × 150 matches each (a start and a direction), counted
-/// and listed; a query wider than the GPU takes is refused with `QueryTooWide`.
+/// Queries wider than a warp (a row no longer fits one lane per column) and wider than the
+/// standard build's rows (`MAX_WIDTH`: the wide build reads rows where they lie): paths of 40
+/// to 300 vertices in a cycle of 400 have 2 × 400 matches each (a start and a direction),
+/// counted and listed, on every join path; induced, a path of 200 makes steps with more edge
+/// tests than a warp keeps (one pass each); a limit stops early. A star of 140 leaves, each
+/// of its own label, in one of 150 has one match, found through the leaf products and listed.
 pub fn queries_wider_than_a_warp_count_as_the_formula_says(gpu: &mut GpuEngine) {
-    let n = 150u32;
+    let n = 400u32;
     let mut cycle = GraphBuilder::with_vertices(false, vec![0; n as usize]);
     for v in 0..n {
         cycle.add_edge(v, (v + 1) % n, 0).expect("edge");
@@ -370,10 +373,20 @@ pub fn queries_wider_than_a_warp_count_as_the_formula_says(gpu: &mut GpuEngine) 
         }
         b.build().expect("path")
     };
-    for k in [40, 100] {
-        for depth_first_rows in [None, Some(0), Some(usize::MAX)] {
+    let is_path = |row: &[u32]| {
+        row.windows(2)
+            .all(|w| (w[0] + 1) % n == w[1] || (w[1] + 1) % n == w[0])
+    };
+    for k in [40, 100, MAX_WIDTH as u32, MAX_WIDTH as u32 + 1, 200, 300] {
+        for (depth_first_rows, naive_set_operations) in [
+            (None, false),
+            (Some(0), false),
+            (Some(usize::MAX), false),
+            (None, true),
+        ] {
             let options = MatchOptions {
                 depth_first_rows,
+                naive_set_operations,
                 ..MatchOptions::default()
             };
             let report =
@@ -381,30 +394,76 @@ pub fn queries_wider_than_a_warp_count_as_the_formula_says(gpu: &mut GpuEngine) 
             assert_eq!(
                 report.count,
                 2 * u64::from(n),
-                "path of {k}, {depth_first_rows:?}"
+                "path of {k}, {depth_first_rows:?}, naive {naive_set_operations}"
             );
         }
         let mut listed = CollectMatches::default();
         let report = find_matches(gpu, &path(k), &index, &MatchOptions::default(), &mut listed)
             .expect("GPU engine");
         assert_eq!(report.count, 2 * u64::from(n), "path of {k}, listed");
-        for row in listed.flat().chunks(k as usize) {
-            assert!(row
-                .windows(2)
-                .all(|w| (w[0] + 1) % n == w[1] || (w[1] + 1) % n == w[0]));
-        }
+        let rows: Vec<&[u32]> = listed.flat().chunks(k as usize).collect();
+        assert_eq!(rows.len(), 2 * n as usize, "path of {k}, rows listed");
+        assert!(
+            rows.iter().all(|row| is_path(row)),
+            "path of {k}: a row is no path"
+        );
     }
-    let too_wide = find_matches(
+    let induced = MatchOptions {
+        semantics: Semantics::Induced,
+        ..MatchOptions::default()
+    };
+    let report =
+        find_matches(gpu, &path(200), &index, &induced, &mut CountOnly).expect("GPU engine");
+    assert_eq!(report.count, 2 * u64::from(n), "induced path of 200");
+    let mut listed = CollectMatches::default();
+    find_matches(gpu, &path(200), &index, &induced, &mut listed).expect("GPU engine");
+    assert_eq!(
+        listed.flat().len(),
+        2 * n as usize * 200,
+        "induced path of 200, listed"
+    );
+    let limited = MatchOptions {
+        limit: Some(10),
+        ..MatchOptions::default()
+    };
+    let report =
+        find_matches(gpu, &path(300), &index, &limited, &mut CountOnly).expect("GPU engine");
+    assert_eq!(report.count, 10, "path of 300, limit 10");
+    assert_eq!(report.status, gsi_core::Status::Limit);
+
+    let star = |leaves: u32| {
+        let mut labels = vec![0];
+        labels.extend(1..=leaves);
+        let mut b = GraphBuilder::with_vertices(false, labels);
+        for v in 1..=leaves {
+            b.add_edge(0, v, 0).expect("edge");
+        }
+        b.build().expect("star")
+    };
+    let data = star(150);
+    let expected = brute::count(&star(140), &data, false);
+    assert_eq!(expected, 1, "the brute force on the star");
+    let index = DataIndex::build(data).expect("index");
+    let report = find_matches(
         gpu,
-        &path(MAX_WIDTH as u32 + 1),
+        &star(140),
         &index,
         &MatchOptions::default(),
         &mut CountOnly,
-    );
-    assert!(
-        matches!(too_wide, Err(gsi_core::Error::QueryTooWide { .. })),
-        "{too_wide:?}"
-    );
+    )
+    .expect("GPU engine");
+    assert_eq!(report.count, expected, "star of 140");
+    let mut listed = CollectMatches::default();
+    find_matches(
+        gpu,
+        &star(140),
+        &index,
+        &MatchOptions::default(),
+        &mut listed,
+    )
+    .expect("GPU engine");
+    let identity: Vec<u32> = (0..=140).collect();
+    assert_eq!(listed.flat(), identity, "star of 140, listed");
 }
 
 /// GPU counts of the HPRD test set against the published ones.
@@ -443,19 +502,39 @@ pub fn staged_uploads_arrive_whole() {
         .map(|&n| (0..n).map(|_| word()).collect())
         .collect();
     let views: Vec<&[u32]> = parts.iter().map(Vec::as_slice).collect();
-    let whole = parts.concat();
+    // One buffer of every part; then several buffers (one empty) in one pipeline, stages
+    // spanning their seams; then buffers small enough to be copied straight.
+    let small = [views[3], views[3]];
+    let uploads: [Vec<&[&[u32]]>; 3] = [
+        vec![&views[..]],
+        vec![&views[..2], &views[2..3], &[], &views[3..]],
+        vec![&small[..], &small[..1]],
+    ];
     for stage_bytes in [gsi_core::config::UPLOAD_STAGE_BYTES, 4096] {
         let config = gsi_core::EngineConfig {
             upload_stage_bytes: stage_bytes,
             ..gsi_core::EngineConfig::default()
         };
         let gpu = GpuEngine::open(&config).expect("the GPU opened when probed");
-        let back = gpu
-            .upload_round_trip(&views)
-            .expect("uploaded and read back");
-        let first_wrong = back.iter().zip(&whole).position(|(a, b)| a != b);
-        assert_eq!(back.len(), whole.len(), "stages of {stage_bytes} bytes");
-        assert_eq!(first_wrong, None, "stages of {stage_bytes} bytes");
+        for buffers in &uploads {
+            let back = gpu
+                .upload_round_trip(buffers)
+                .expect("uploaded and read back");
+            assert_eq!(back.len(), buffers.len(), "stages of {stage_bytes} bytes");
+            for (k, (got, parts)) in back.iter().zip(buffers).enumerate() {
+                let whole = parts.concat();
+                let first_wrong = got.iter().zip(&whole).position(|(a, b)| a != b);
+                assert_eq!(
+                    got.len(),
+                    whole.len(),
+                    "buffer {k}, stages of {stage_bytes} bytes"
+                );
+                assert_eq!(
+                    first_wrong, None,
+                    "buffer {k}, stages of {stage_bytes} bytes"
+                );
+            }
+        }
     }
 }
 

@@ -7,9 +7,7 @@ use gsi_core::{Error, NoGpu};
 pub fn advice(err: &Error) -> Option<&'static str> {
     match err {
         Error::NoGpu(NoGpu::NoSuchDevice { .. }) => Some("choose one with --device N"),
-        Error::NoGpu(_) | Error::QueryTooWide { .. } | Error::GpuIndexTooLarge { .. } => {
-            Some("use --engine cpu or auto")
-        }
+        Error::NoGpu(_) | Error::GpuIndexTooLarge { .. } => Some("use --engine cpu or auto"),
         _ => None,
     }
 }
@@ -21,11 +19,11 @@ mod tests {
 
     #[test]
     fn engine_errors_get_advice_and_notices_a_line() {
-        let wide = Error::QueryTooWide {
-            vertices: 40,
-            max: 32,
+        let large = Error::GpuIndexTooLarge {
+            entries: 1 << 33,
+            words: 1 << 34,
         };
-        assert_eq!(advice(&wide), Some("use --engine cpu or auto"));
+        assert_eq!(advice(&large), Some("use --engine cpu or auto"));
         let missing = Error::NoGpu(NoGpu::NoSuchDevice {
             ordinal: 3,
             count: 1,

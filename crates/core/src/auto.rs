@@ -11,7 +11,6 @@ use crate::candidates::Candidates;
 use crate::config::EngineConfig;
 use crate::cpu::filter::rarest_label_vertices;
 use crate::cpu::CpuEngine;
-use crate::cuda::launch::MAX_WIDTH;
 use crate::cuda::GpuEngine;
 use crate::engine::{Engine, Notice};
 use crate::error::Result;
@@ -69,10 +68,7 @@ impl Engine for AutoEngine {
         let tests: usize = (0..query.vertex_count() as VertexId)
             .map(|u| rarest_label_vertices(query, u, data).len())
             .sum();
-        if !self.gpu_unusable
-            && tests > self.gpu_filter_min_tests
-            && query.vertex_count() <= MAX_WIDTH
-        {
+        if !self.gpu_unusable && tests > self.gpu_filter_min_tests {
             self.gpu.filter(query, data, options)
         } else {
             self.cpu.filter(query, data, options)
@@ -90,14 +86,7 @@ impl Engine for AutoEngine {
         let large = !self.gpu_unusable
             && (plan.expected_rows() > self.gpu_join_min_rows
                 || plan.width() >= self.gpu_join_min_steps);
-        // The GPU keeps each step's edge tests (links, and an induced query's absent edges)
-        // of a row in shared memory.
-        let fits = plan.width() <= MAX_WIDTH
-            && plan
-                .steps
-                .iter()
-                .all(|st| st.links().count() + st.absent.len() <= MAX_WIDTH);
-        if large && fits {
+        if large {
             self.gpu.join(plan, candidates, data, options, sink)
         } else {
             self.cpu.join(plan, candidates, data, options, sink)

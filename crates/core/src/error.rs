@@ -70,25 +70,6 @@ pub enum Error {
     /// The GPU engine cannot run.
     #[error("{0}")]
     NoGpu(NoGpu),
-    /// The query has more vertices than the GPU engine's tables can hold.
-    #[error("the GPU engine handles queries of up to {max} vertices; this one has {vertices}")]
-    QueryTooWide {
-        /// The query's vertices.
-        vertices: usize,
-        /// The most the engine takes.
-        max: usize,
-    },
-    /// A step of an induced query tests more edges than the GPU keeps for a row.
-    #[error(
-        "the GPU engine tests at most {max} edges per query vertex; this induced query needs {tests} \
-         (each earlier vertex times each edge label of the data graph): use --engine cpu"
-    )]
-    TooManyEdgeTests {
-        /// The edges a step tests.
-        tests: usize,
-        /// The most the engine takes.
-        max: usize,
-    },
     /// A CUDA driver call failed.
     #[error("GPU error while {what}: {source}")]
     Driver {

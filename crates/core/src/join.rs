@@ -148,6 +148,12 @@ pub(crate) trait JoinBackend {
         enough: Option<u64>,
     ) -> Result<u64>;
 
+    /// Whether [`JoinBackend::count`] counts the last step's extensions as they are found;
+    /// where not, a count fills the last step's buffers and adds up what they hold.
+    fn counts_last_step(&self) -> bool {
+        true
+    }
+
     /// From how many rows of a step on the backend counts the rest depth-first
     /// ([`JoinBackend::count`] before the last step); `None` when it cannot.
     fn depth_first_rows(&self) -> Option<usize>;
@@ -399,7 +405,13 @@ impl<B: JoinBackend> Driver<'_, B> {
             .is_some_and(|from| rows.len() >= from);
         let leaves = step == self.plan.leaves.from;
         let last = step + 1 == self.plan.width();
-        if self.count_only && (last || depth_first || leaves) {
+        let counted = leaves
+            || if last {
+                self.backend.counts_last_step()
+            } else {
+                depth_first
+            };
+        if self.count_only && counted {
             let path = &mut self.paths[step];
             path.counted_rows += rows.len() as u64;
             path.counted_as = Some(if leaves {
@@ -542,6 +554,12 @@ impl<B: JoinBackend> Driver<'_, B> {
             return self.link(step, table, rows, layout, filled);
         }
         let take = self.take(filled.new_rows());
+        if self.count_only {
+            // A backend that cannot count the last step as it goes: its buffers are the count.
+            self.release(filled_bytes);
+            self.count += take as u64;
+            return Ok(());
+        }
         let result = self
             .backend
             .emit(step, table, rows, layout, &filled, take, self.sink);

@@ -27,9 +27,9 @@ __device__ __forceinline__ bool contains_all(const u32* own, u32 own_count, cons
 
 // Thread per data vertex; each thread tests its vertex against every query vertex, so the
 // column-first table is read once per query (not once per query vertex) and consecutive threads
-// read consecutive words (coalesced). The query signatures sit in shared memory. For each query
-// vertex u, each warp's ballot is one word of u's candidate bitset, written by lane 0 with its
-// population count.
+// read consecutive words (coalesced). The query signatures sit in shared memory, MAX_WIDTH
+// query vertices at a time. For each query vertex u, each warp's ballot is one word of u's
+// candidate bitset, written by lane 0 with its population count.
 extern "C" __global__ void gsi_filter_signatures(
     const u32* __restrict__ signatures, u32 n,
     const u32* __restrict__ out_degree, const u32* __restrict__ in_degree,
@@ -39,13 +39,6 @@ extern "C" __global__ void gsi_filter_signatures(
     const u32* __restrict__ query_label_offsets, const u32* __restrict__ query_labels) {
     __shared__ u32 query_sh[MAX_WIDTH * SIGNATURE_WORDS];
     __shared__ u32 degrees_sh[MAX_WIDTH * 2];
-    for (u32 i = threadIdx.x; i < query_vertices * SIGNATURE_WORDS; i += blockDim.x) {
-        query_sh[i] = query_signatures[i];
-    }
-    for (u32 i = threadIdx.x; i < query_vertices * 2; i += blockDim.x) {
-        degrees_sh[i] = query_degrees[i];
-    }
-    __syncthreads();
     u32 v = blockIdx.x * blockDim.x + threadIdx.x;
     bool in_range = v < n;
     u32 label = in_range ? signatures[v] : 0;
@@ -58,25 +51,38 @@ extern "C" __global__ void gsi_filter_signatures(
         own = labels + label_offsets[v];
         own_count = label_offsets[v + 1] - label_offsets[v];
     }
-    for (u32 u = 0; u < query_vertices; ++u) {
-        const u32* q = query_sh + u * SIGNATURE_WORDS;
-        bool ok = in_range;
-        if (label_test == LABEL_TEST_WORD) {
-            ok = ok && label == q[0];
-        } else if (ok) {
-            const u32* want = query_labels + query_label_offsets[u];
-            u32 count = query_label_offsets[u + 1] - query_label_offsets[u];
-            ok = contains_all(own, own_count, want, count);
+    for (u32 chunk = 0; chunk < query_vertices; chunk += MAX_WIDTH) {
+        u32 chunk_vertices = min(query_vertices - chunk, (u32)MAX_WIDTH);
+        // Every thread is done with the previous chunk before it is overwritten.
+        __syncthreads();
+        for (u32 i = threadIdx.x; i < chunk_vertices * SIGNATURE_WORDS; i += blockDim.x) {
+            query_sh[i] = query_signatures[chunk * SIGNATURE_WORDS + i];
         }
-        for (u32 w = 1; ok && w < SIGNATURE_WORDS; ++w) {
-            u32 need = q[w];
-            ok = need == 0 || (signatures[(u64)w * n + v] & need) == need;
+        for (u32 i = threadIdx.x; i < chunk_vertices * 2; i += blockDim.x) {
+            degrees_sh[i] = query_degrees[chunk * 2 + i];
         }
-        ok = ok && out_deg >= degrees_sh[2 * u] && in_deg >= degrees_sh[2 * u + 1];
-        u32 mask = __ballot_sync(FULL_MASK, ok);
-        if ((threadIdx.x & 31u) == 0 && word < words) {
-            bits[(u64)u * words + word] = mask;
-            word_counts[(u64)u * words + word] = __popc(mask);
+        __syncthreads();
+        for (u32 c = 0; c < chunk_vertices; ++c) {
+            u32 u = chunk + c;
+            const u32* q = query_sh + c * SIGNATURE_WORDS;
+            bool ok = in_range;
+            if (label_test == LABEL_TEST_WORD) {
+                ok = ok && label == q[0];
+            } else if (ok) {
+                const u32* want = query_labels + query_label_offsets[u];
+                u32 count = query_label_offsets[u + 1] - query_label_offsets[u];
+                ok = contains_all(own, own_count, want, count);
+            }
+            for (u32 w = 1; ok && w < SIGNATURE_WORDS; ++w) {
+                u32 need = q[w];
+                ok = need == 0 || (signatures[(u64)w * n + v] & need) == need;
+            }
+            ok = ok && out_deg >= degrees_sh[2 * c] && in_deg >= degrees_sh[2 * c + 1];
+            u32 mask = __ballot_sync(FULL_MASK, ok);
+            if ((threadIdx.x & 31u) == 0 && word < words) {
+                bits[(u64)u * words + word] = mask;
+                word_counts[(u64)u * words + word] = __popc(mask);
+            }
         }
     }
 }

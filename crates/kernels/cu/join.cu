@@ -5,6 +5,32 @@
 // has_first is set; otherwise (the first step, or a new component of a disconnected query)
 // u's matches come from its candidate list.
 
+// Tables wider than MAX_WIDTH are joined by the wide build of this module (WIDE_TABLES = 1,
+// loaded by the host for such plans only), whose kernels keep no copy of a row in shared
+// memory but read it where it lies in the table; the kernels that build rows in shared memory
+// (narrow lanes, depth-first, small steps) are left out of it.
+#ifndef WIDE_TABLES
+#error "WIDE_TABLES must be defined by the host"
+#endif
+
+// Row r of `table` into `space` (MAX_WIDTH words of shared memory), the thread at `first`
+// copying every `stride`-th column; nothing in the wide build. The caller synchronises the
+// threads that share the row before reading it through kept_row.
+__device__ __forceinline__ void copy_row(const u32* __restrict__ table, u32 r, u32 width,
+                                         u32* space, u32 first, u32 stride) {
+#if !WIDE_TABLES
+    for (u32 j = first; j < width; j += stride) {
+        space[j] = table[(u64)r * width + j];
+    }
+#endif
+}
+
+// Where row r is read once copy_row has run: `space`, or the table in the wide build.
+__device__ __forceinline__ const u32* kept_row(const u32* __restrict__ table, u32 r, u32 width,
+                                               const u32* space) {
+    return WIDE_TABLES ? table + (u64)r * width : space;
+}
+
 // Algorithm 3's tests (lines 9-12) of x, an element of a row's first-edge list: C(u)'s bitset,
 // the subtraction of the row's `width` vertices (when injective), and every linking edge from
 // `first_other` on by binary search in its list, whose ranges are pairs in `ranges`; then,
@@ -223,15 +249,14 @@ extern "C" __global__ void gsi_join_rows(
         bool own = r < rows;
         const u32* source = candidate_list;
         u32 source_len = 0;
+        const u32* row = kept_row(table, r, width, row_sh[w]);
         if (own) {
-            for (u32 j = lane; j < width; j += WARP_SIZE) {
-                row_sh[w][j] = table[(u64)r * width + j];
-            }
+            copy_row(table, r, width, row_sh[w], lane, WARP_SIZE);
             __syncwarp();
             for (u32 k = 0; k < link_count + absent_count; ++k) {
                 Link link = links[k];
                 u32 begin, end;
-                pcsr_locate(groups, link, row_sh[w][link.column], lane, &begin, &end);
+                pcsr_locate(groups, link, row[link.column], lane, &begin, &end);
                 if (lane == 0) {
                     range_sh[w][2 * k] = begin;
                     range_sh[w][2 * k + 1] = end;
@@ -239,7 +264,7 @@ extern "C" __global__ void gsi_join_rows(
             }
             __syncwarp();
             source = row_source(ci, range_sh[w], has_first, candidate_list, candidate_count,
-                                order_bounds, order_bound_count, row_sh[w], &source_len);
+                                order_bounds, order_bound_count, row, &source_len);
         }
         if (own && source_len > balance_from) {
             // Layers 1 and 2: a long list is cut into pieces for whole blocks.
@@ -284,7 +309,8 @@ extern "C" __global__ void gsi_join_rows(
                                  : offsets ? (u64)(offsets[rt] - offset_base)
                                            : (u64)rt * stride;
                     found += join_pooled(pool_source_sh[t], length, rt, candidate_bits,
-                                         injective, row_sh[t], width, ci, range_sh[t],
+                                         injective, kept_row(table, rt, width, row_sh[t]),
+                                         width, ci, range_sh[t],
                                          first_other, link_count, absent_count, out_at, gba,
                                          counts, pool_found_sh);
                 }
@@ -296,7 +322,7 @@ extern "C" __global__ void gsi_join_rows(
         if (remove_duplicates) {
             // Sec. 6.2 (Algorithm 5): the first warp of the block whose row reads a short
             // first-edge list reads it into shared memory for every other warp reading it.
-            u32 v = own && has_first ? row_sh[w][links[0].column] : 0;
+            u32 v = own && has_first ? row[links[0].column] : 0;
             bool shares = own && has_first &&
                           range_sh[w][1] - range_sh[w][0] <= SHARED_LIST_WORDS;
             if (lane == 0) {
@@ -327,8 +353,8 @@ extern "C" __global__ void gsi_join_rows(
         for (u32 base = 0; base < source_len; base += WARP_SIZE) {
             u32 i = base + lane;
             u32 x = i < source_len ? source[i] : 0;
-            bool valid = i < source_len && admits(x, candidate_bits, injective, row_sh[w], width,
-                                                  ci, range_sh[w], first_other, link_count,
+            bool valid = i < source_len && admits(x, candidate_bits, injective, row, width, ci,
+                                                  range_sh[w], first_other, link_count,
                                                   absent_count);
             u32 mask = __ballot_sync(FULL_MASK, valid);
             if (!gba) {
@@ -439,6 +465,7 @@ __device__ __forceinline__ void pcsr_locate_narrow(const u32* __restrict__ group
     }
 }
 
+#if !WIDE_TABLES
 // gsi_join_rows for short lists: NARROW lanes per row (grid-stride), so that a warp joins four
 // rows at once where most lists are shorter than a warp. The row's lanes locate its linking
 // edges' lists, then test NARROW elements of the first-edge list at a time with admits and
@@ -510,6 +537,7 @@ extern "C" __global__ void gsi_join_rows_narrow(
         atomicAdd(total, found);
     }
 }
+#endif
 
 // Block per piece (grid-stride), Sec. 6.1's first two layers: the pieces gsi_join_rows cut from
 // lists longer than balance_from (a piece of at most piece_length elements, so that a list
@@ -551,13 +579,12 @@ extern "C" __global__ void gsi_join_pieces(
         }
         u32 start = pieces[2 * p + 1];
         __syncthreads();
-        for (u32 j = threadIdx.x; j < width; j += BLOCK_SIZE) {
-            row_sh[j] = table[(u64)r * width + j];
-        }
+        copy_row(table, r, width, row_sh, threadIdx.x, BLOCK_SIZE);
         __syncthreads();
+        const u32* row = kept_row(table, r, width, row_sh);
         for (u32 k = w; k < link_count + absent_count; k += WARPS_PER_BLOCK) {
             u32 b, e;
-            pcsr_locate(groups, links[k], row_sh[links[k].column], lane, &b, &e);
+            pcsr_locate(groups, links[k], row[links[k].column], lane, &b, &e);
             if (lane == 0) {
                 range_sh[2 * k] = b;
                 range_sh[2 * k + 1] = e;
@@ -567,16 +594,16 @@ extern "C" __global__ void gsi_join_pieces(
         u32 first_other = has_first ? 1u : 0u;
         u32 source_len;
         const u32* source = row_source(ci, range_sh, has_first, candidate_list, candidate_count,
-                                       order_bounds, order_bound_count, row_sh, &source_len);
+                                       order_bounds, order_bound_count, row, &source_len);
         u32 piece_end = min(source_len, start + piece_length);
         u64 out_at = !gba ? 0 : offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride;
         if (gba && piece_found) {
-            join_pooled(source + start, piece_end - start, p, candidate_bits, injective, row_sh,
+            join_pooled(source + start, piece_end - start, p, candidate_bits, injective, row,
                         width, ci, range_sh, first_other, link_count, absent_count,
                         out_at + start, gba, piece_found, found_sh);
             continue;
         }
-        found += join_span(source, start, piece_end, r, candidate_bits, injective, row_sh, width,
+        found += join_span(source, start, piece_end, r, candidate_bits, injective, row, width,
                            ci, range_sh, first_other, link_count, absent_count, out_at, gba,
                            counts);
     }
@@ -646,14 +673,13 @@ extern "C" __global__ void gsi_join_refilter(
     u32 w = threadIdx.x / WARP_SIZE;
     u32 lanes_before = (1u << lane) - 1u;
     for (u32 r = global_warp(); r < rows; r += grid_warps()) {
-        for (u32 j = lane; j < width; j += WARP_SIZE) {
-            row_sh[w][j] = table[(u64)r * width + j];
-        }
+        copy_row(table, r, width, row_sh[w], lane, WARP_SIZE);
         __syncwarp();
+        const u32* row = kept_row(table, r, width, row_sh[w]);
         u32 begin = 0, end = 0;
         if (keep != KEEP_UNMATCHED) {
             Link l = links[link];
-            pcsr_locate(groups, l, row_sh[w][l.column], lane, &begin, &end);
+            pcsr_locate(groups, l, row[l.column], lane, &begin, &end);
         }
         u32* buffer = gba + (offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride);
         u32 n = counts[r];
@@ -666,7 +692,7 @@ extern "C" __global__ void gsi_join_refilter(
                 if (keep == KEEP_UNMATCHED) {
                     stays = true;
                     for (u32 j = 0; j < width; ++j) {
-                        stays = stays && row_sh[w][j] != x;
+                        stays = stays && row[j] != x;
                     }
                 } else {
                     stays = sorted_contains(ci, begin, end, x) == (keep == KEEP_LINKED);
@@ -703,17 +729,16 @@ extern "C" __global__ void gsi_join_link(
         if (count == 0) {
             continue;
         }
-        for (u32 j = lane; j < width; j += WARP_SIZE) {
-            row_sh[w][j] = table[(u64)r * width + j];
-        }
+        copy_row(table, r, width, row_sh[w], lane, WARP_SIZE);
         __syncwarp();
+        const u32* row = kept_row(table, r, width, row_sh[w]);
         const u32* buffer = gba + (offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride);
         u32* out = next + (u64)new_offsets[r] * new_width;
         u64 words = (u64)count * new_width;
         for (u64 t = lane; t < words; t += WARP_SIZE) {
             u32 k = (u32)(t / new_width);
             u32 j = (u32)(t % new_width);
-            out[t] = j < width ? row_sh[w][j] : buffer[k];
+            out[t] = j < width ? row[j] : buffer[k];
         }
         __syncwarp();
     }
@@ -957,11 +982,10 @@ __device__ __forceinline__ void leaf_products(const u32* __restrict__ table, u32
     u32 all_rows = gridDim.x * (blockDim.x / LANES);
     u64 sum = 0;
     for (u32 r = blockIdx.x * (blockDim.x / LANES) + slot; r < rows; r += all_rows) {
-        for (u32 j = sub; j < width; j += LANES) {
-            row_sh[slot][j] = table[(u64)r * width + j];
-        }
+        copy_row(table, r, width, row_sh[slot], sub, LANES);
         __syncwarp(lanes_mask);
-        sum += leaf_product(q, leaves, row_sh[slot], width, sub, lanes_mask, LANES, range_sh[slot]);
+        sum += leaf_product(q, leaves, kept_row(table, r, width, row_sh[slot]), width, sub,
+                            lanes_mask, LANES, range_sh[slot]);
         __syncwarp(lanes_mask);
     }
     if (sub == 0 && sum != 0) {
@@ -986,6 +1010,7 @@ extern "C" __global__ void gsi_join_leaf_product(
         total);
 }
 
+#if !WIDE_TABLES
 // leaf_products with NARROW lanes per row, for rows of at most NARROW_MAX_WIDTH columns whose
 // suffix lists are all short.
 extern "C" __global__ void gsi_join_leaf_product_narrow(
@@ -1003,6 +1028,7 @@ extern "C" __global__ void gsi_join_leaf_product_narrow(
                    lookup_from},
         total);
 }
+#endif
 
 // Warp per candidate v of a lone leaf's linked vertex (list[0, count)): |N(v, l) ∩ C(u)|, the
 // leaf's extensions before the row's own vertices are taken out, into counts[p]; read by
@@ -1031,6 +1057,7 @@ extern "C" __global__ void gsi_leaf_counts(
 }
 
 
+#if !WIDE_TABLES
 // The depth-first count's work pool and counters, kept in device memory between launches
 // (gsi-core cuda/join.rs, `count_depth_first`). A task is a level of some warp's search
 // handed over: a partial match of `level` columns, how far its level's candidate list was
@@ -1586,3 +1613,4 @@ extern "C" __global__ void gsi_join_small(
         where = where == 1 ? 2 : 1;
     }
 }
+#endif  // !WIDE_TABLES

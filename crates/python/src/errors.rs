@@ -79,9 +79,7 @@ pub fn core_error_in(py: Python<'_>, err: gsi_core::Error, context: &str) -> PyE
     };
     let advice = match &err {
         Error::NoGpu(NoGpu::NoSuchDevice { .. }) => Some("choose one with device=N"),
-        Error::NoGpu(_) | Error::QueryTooWide { .. } | Error::GpuIndexTooLarge { .. } => {
-            Some("use engine='cpu' or 'auto'")
-        }
+        Error::NoGpu(_) | Error::GpuIndexTooLarge { .. } => Some("use engine='cpu' or 'auto'"),
         _ => None,
     };
     let message = match advice {
@@ -95,7 +93,6 @@ pub fn core_error_in(py: Python<'_>, err: gsi_core::Error, context: &str) -> PyE
         }
         Error::NoGpu(_)
         | Error::GpuIndexTooLarge { .. }
-        | Error::QueryTooWide { .. }
         | Error::Driver { .. }
         | Error::Compile { .. }
         | Error::MissingKernel { .. } => raise(py, "GpuError", (message,)),

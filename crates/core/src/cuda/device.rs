@@ -1,8 +1,8 @@
 //! Finding and opening a GPU. cudarc panics when libcuda or libnvrtc is missing, so both are
 //! probed first and their absence becomes an ordinary error with a reason.
 
-use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cudarc::driver::{
     sys as driver_sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr,
@@ -11,7 +11,8 @@ use cudarc::driver::{
 use gsi_kernels::Kernel;
 use rayon::prelude::*;
 
-use super::modules::{nvrtc_present, Kernels};
+use super::launch::MAX_WIDTH;
+use super::modules::{nvrtc_present, Build, Kernels};
 use crate::error::{driver, Error, NoGpu, Result};
 
 /// Copies words `start..start + out.len()` of the concatenation of `parts` into `out`, in
@@ -72,13 +73,17 @@ pub struct Device {
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) stream: Arc<CudaStream>,
     kernels: Kernels,
+    /// The wide build's kernels, loaded when a table wider than `MAX_WIDTH` first needs them.
+    wide_kernels: OnceLock<Kernels>,
+    /// Where compiled kernels are kept.
+    kernel_cache: Option<PathBuf>,
     /// `sm_XY`.
     pub(crate) arch: String,
     /// The device's name.
     pub(crate) name: String,
     /// Its streaming multiprocessors.
     pub(crate) multiprocessors: u32,
-    /// Words per pinned staging buffer of [`Device::upload_parts`].
+    /// Words per pinned staging buffer of [`Device::upload_buffers`].
     stage_words: usize,
     /// The two pinned staging buffers, once an upload has needed them.
     stages: Mutex<Vec<PinnedHostSlice<u32>>>,
@@ -125,12 +130,14 @@ impl Device {
             )
             .map_err(driver("reading the number of multiprocessors"))?
             .max(1) as u32;
-        let kernels = Kernels::load(&ctx, &arch, kernel_cache)?;
+        let kernels = Kernels::load(&ctx, &arch, kernel_cache, Build::Standard)?;
         let stream = ctx.default_stream();
         Ok(Device {
             ctx,
             stream,
             kernels,
+            wide_kernels: OnceLock::new(),
+            kernel_cache: kernel_cache.map(Path::to_path_buf),
             arch,
             name,
             multiprocessors,
@@ -142,6 +149,25 @@ impl Device {
     /// The function of `kernel`, for its typed wrapper.
     pub(crate) fn kernel(&self, kernel: Kernel) -> Result<&CudaFunction> {
         self.kernels.get(kernel)
+    }
+
+    /// The function of `kernel` for tables of `width` columns: the wide build's beyond
+    /// `MAX_WIDTH` (compiled or read from the cache at its first use).
+    pub(crate) fn kernel_for_width(&self, kernel: Kernel, width: u32) -> Result<&CudaFunction> {
+        if width as usize <= MAX_WIDTH {
+            return self.kernel(kernel);
+        }
+        if self.wide_kernels.get().is_none() {
+            let wide = Kernels::load(
+                &self.ctx,
+                &self.arch,
+                self.kernel_cache.as_deref(),
+                Build::Wide,
+            )?;
+            // Another thread may have loaded it first: either copy serves.
+            let _ = self.wide_kernels.set(wide);
+        }
+        self.wide_kernels.get().expect("loaded above").get(kernel)
     }
 
     /// Makes this device's context the calling thread's current one.
@@ -177,17 +203,50 @@ impl Device {
         self.stream.clone_htod(data).map_err(err)
     }
 
-    /// Copies the concatenation of `parts` to one new device buffer (at least one element
-    /// long), without concatenating them on the host: large copies go through two pinned
-    /// staging buffers in turn, the host gathering the next stage (in parallel) while the
-    /// DMA engine copies the last one at the bus's speed.
-    pub(crate) fn upload_parts(&self, parts: &[&[u32]], what: &str) -> Result<CudaSlice<u32>> {
-        let total: usize = parts.iter().map(|p| p.len()).sum();
+    /// Copies each of `buffers` (the concatenation of its parts, and what it is, for
+    /// messages) to a new device buffer (at least one element long), without concatenating
+    /// anything on the host: small uploads are copied straight; large ones go through two
+    /// pinned staging buffers in turn, one pipeline for all the buffers, the host gathering
+    /// the next stage (in parallel) while the DMA engine copies the last one at the bus's
+    /// speed.
+    pub(crate) fn upload_buffers(
+        &self,
+        buffers: &[(&[&[u32]], &str)],
+    ) -> Result<Vec<CudaSlice<u32>>> {
+        let lengths: Vec<usize> = buffers
+            .iter()
+            .map(|(parts, _)| parts.iter().map(|p| p.len()).sum())
+            .collect();
+        let total: usize = lengths.iter().sum();
         if total <= self.stage_words / 8 {
-            return self.upload(&parts.concat(), what);
+            return buffers
+                .iter()
+                .map(|(parts, what)| self.upload(&parts.concat(), what))
+                .collect();
         }
+        let what = buffers
+            .iter()
+            .map(|(_, w)| *w)
+            .collect::<Vec<_>>()
+            .join(", ");
         let err = || driver(format!("uploading {what} ({} bytes)", 4 * total));
-        let mut dst = self.alloc(total, what)?;
+        let mut dsts = buffers
+            .iter()
+            .zip(&lengths)
+            .map(|((_, what), &len)| self.alloc(len, what))
+            .collect::<Result<Vec<_>>>()?;
+        // Where each buffer starts in the concatenation of them all.
+        let starts: Vec<usize> = lengths
+            .iter()
+            .scan(0, |at, &len| {
+                *at += len;
+                Some(*at - len)
+            })
+            .collect();
+        let parts: Vec<&[u32]> = buffers
+            .iter()
+            .flat_map(|(p, _)| p.iter().copied())
+            .collect();
         // Kept from upload to upload: pinning 32 MiB takes milliseconds.
         let mut stages = self.stages.lock().unwrap_or_else(PoisonError::into_inner);
         while stages.len() < 2 {
@@ -201,16 +260,25 @@ impl Device {
         let mut copied: [Option<CudaEvent>; 2] = [None, None];
         let mut copy_stages = || -> Result<()> {
             for (i, start) in (0..total).step_by(self.stage_words).enumerate() {
-                let len = self.stage_words.min(total - start);
+                let end = (start + self.stage_words).min(total);
                 if let Some(done) = copied[i % 2].take() {
                     done.synchronize().map_err(err())?;
                 }
-                let stage = &mut stages[i % 2].as_mut_slice().map_err(err())?[..len];
-                gather(parts, start, stage);
-                // Pinned memory, so the copy is asynchronous whatever cudarc takes it for.
-                self.stream
-                    .memcpy_htod(&*stage, &mut dst.slice_mut(start..start + len))
-                    .map_err(err())?;
+                let stage = &mut stages[i % 2].as_mut_slice().map_err(err())?[..end - start];
+                gather(&parts, start, stage);
+                // The stage's share of each buffer it covers. Pinned memory, so each copy is
+                // asynchronous whatever cudarc takes it for.
+                for ((dst, &from), &len) in dsts.iter_mut().zip(&starts).zip(&lengths) {
+                    let (lo, hi) = (from.max(start), (from + len).min(end));
+                    if lo < hi {
+                        self.stream
+                            .memcpy_htod(
+                                &stage[lo - start..hi - start],
+                                &mut dst.slice_mut(lo - from..hi - from),
+                            )
+                            .map_err(err())?;
+                    }
+                }
                 copied[i % 2] = Some(self.stream.record_event(None).map_err(err())?);
             }
             Ok(())
@@ -220,7 +288,7 @@ impl Device {
         let synced = self.stream.synchronize().map_err(err());
         copied_all?;
         synced?;
-        Ok(dst)
+        Ok(dsts)
     }
 
     /// A new device buffer of `len` (at least one) elements whose contents are not initialised.

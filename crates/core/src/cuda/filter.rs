@@ -59,7 +59,7 @@ fn filter_signatures(
     };
     let label_test = query.label_test as u32;
     // SAFETY: gsi_filter_signatures(signatures[16n], n, out_degree[n], in_degree[n],
-    // query_signatures[16q], query_degrees[2q], q <= MAX_WIDTH, words, bits[q*words],
+    // query_signatures[16q], query_degrees[2q], q, words, bits[q*words],
     // word_counts[q*words], label_test, label_offsets[n+1], labels[..],
     // query_label_offsets[q+1], query_labels[..]): the index holds the first four and the
     // label sets (read only under LABEL_TEST_SETS_IN_SETS, which `candidates` chooses only

@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use cudarc::driver::{CudaSlice, DeviceRepr};
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
+use rayon::prelude::*;
 
 use super::device::Device;
 use crate::error::{Error, Result};
@@ -161,15 +162,23 @@ pub struct DevicePcsr {
     pub(crate) bytes: usize,
 }
 
-impl DevicePcsr {
-    /// Uploads the partitions of `data` whose keys `wanted` accepts, their lists found
-    /// through `list_index`.
-    fn upload(
-        device: &Device,
-        data: &DataIndex,
+/// The partitions of a [`DevicePcsr`] on the host, ready to be copied: their groups (or
+/// CSR's or CR's words) and column indexes, in the order the layout places them.
+struct PcsrParts<'a> {
+    groups: Vec<Cow<'a, [u32]>>,
+    column_index: Vec<&'a [u32]>,
+    layout: HashMap<PartitionKey, Partition>,
+    words: usize,
+}
+
+impl<'a> PcsrParts<'a> {
+    /// The partitions of `data` whose keys `wanted` accepts, their lists found through
+    /// `list_index`.
+    fn new(
+        data: &'a DataIndex,
         list_index: ListIndex,
         wanted: impl Fn(PartitionKey) -> bool,
-    ) -> Result<DevicePcsr> {
+    ) -> Result<PcsrParts<'a>> {
         let vertices = data.graph().vertex_count();
         // Checked before anything is built: CSR's words grow with the vertices times the
         // partitions, beyond what 32-bit offsets (and host memory) hold on many-label graphs.
@@ -197,15 +206,66 @@ impl DevicePcsr {
             groups.push(words);
             column_index.push(pcsr.column_index());
         }
-        let groups: Vec<&[u32]> = groups.iter().map(|g| g.as_ref()).collect();
-        Ok(DevicePcsr {
+        Ok(PcsrParts {
+            groups,
+            column_index,
+            layout,
+            words: group_words + entries,
+        })
+    }
+
+    /// The groups' parts and the column indexes' parts, as [`Device::upload_buffers`] takes
+    /// them.
+    fn parts(&self) -> [Vec<&[u32]>; 2] {
+        [
+            self.groups.iter().map(|g| g.as_ref()).collect(),
+            self.column_index.clone(),
+        ]
+    }
+
+    /// The partitions on the device, from their two uploaded buffers.
+    fn on_device(
+        self,
+        data: &DataIndex,
+        list_index: ListIndex,
+        groups: CudaSlice<u32>,
+        column_index: CudaSlice<u32>,
+    ) -> DevicePcsr {
+        DevicePcsr {
             directed: data.graph().is_directed(),
             list_index,
-            bytes: 4 * (group_words + entries),
-            groups: device.upload_parts(&groups, "PCSR groups")?,
-            column_index: device.upload_parts(&column_index, "PCSR column index")?,
-            layout,
-        })
+            bytes: 4 * self.words,
+            groups,
+            column_index,
+            layout: self.layout,
+        }
+    }
+}
+
+impl DevicePcsr {
+    /// Uploads the partitions of `data` whose keys `wanted` accepts, their lists found
+    /// through `list_index`.
+    fn upload(
+        device: &Device,
+        data: &DataIndex,
+        list_index: ListIndex,
+        wanted: impl Fn(PartitionKey) -> bool,
+    ) -> Result<DevicePcsr> {
+        let parts = PcsrParts::new(data, list_index, wanted)?;
+        let [groups, column_index] = parts.parts();
+        let mut uploaded = device
+            .upload_buffers(&[
+                (&groups, "PCSR groups"),
+                (&column_index, "PCSR column index"),
+            ])?
+            .into_iter();
+        let (groups, column_index) = (uploaded.next(), uploaded.next());
+        Ok(parts.on_device(
+            data,
+            list_index,
+            groups.expect("uploaded"),
+            column_index.expect("uploaded"),
+        ))
     }
 
     fn partition(&self, label: EdgeLabel, direction: Direction) -> Option<Partition> {
@@ -268,26 +328,57 @@ impl DeviceIndex {
         let n = graph.vertex_count();
         let degrees = |d: Direction| -> Vec<u32> {
             (0..n as VertexId)
+                .into_par_iter()
                 .map(|v| graph.degree(v, d) as u32)
                 .collect()
         };
-        let signatures =
-            device.upload_parts(&[data.signatures().words()], "the signature table")?;
-        let out_degree = device.upload_parts(&[&degrees(Direction::Out)], "degrees")?;
-        let in_degree = match graph.is_directed() {
-            true => Some(device.upload_parts(&[&degrees(Direction::In)], "degrees")?),
-            false => None,
-        };
+        let out_degree = degrees(Direction::Out);
+        let in_degree = graph.is_directed().then(|| degrees(Direction::In));
         let (list_words, entries) = list_index.size(data, |_| true);
         let resident = if 4 * (list_words + entries) <= pcsr_limit {
-            Some(DevicePcsr::upload(device, data, list_index, |_| true)?)
+            Some(PcsrParts::new(data, list_index, |_| true)?)
         } else {
             None
         };
         let label_sets = match graph.has_label_sets() {
-            true => Some(DeviceLabelSets::upload(device, graph)?),
+            true => Some(LabelSets::new(graph)?),
             false => None,
         };
+        // Everything in one pipeline of staged copies.
+        let mut buffers: Vec<(Vec<&[u32]>, &str)> = vec![
+            (vec![data.signatures().words()], "the signature table"),
+            (vec![&out_degree], "degrees"),
+        ];
+        if let Some(in_degree) = &in_degree {
+            buffers.push((vec![in_degree], "degrees"));
+        }
+        if let Some(parts) = &resident {
+            let [groups, column_index] = parts.parts();
+            buffers.push((groups, "PCSR groups"));
+            buffers.push((column_index, "PCSR column index"));
+        }
+        if let Some(sets) = &label_sets {
+            buffers.push((vec![&sets.offsets], "vertex label offsets"));
+            buffers.push((vec![&sets.labels], "vertex labels"));
+        }
+        let views: Vec<(&[&[u32]], &str)> = buffers
+            .iter()
+            .map(|(parts, what)| (parts.as_slice(), *what))
+            .collect();
+        let mut uploaded = device.upload_buffers(&views)?.into_iter();
+        let mut next = || uploaded.next().expect("one buffer each");
+        let signatures = next();
+        let out_degree = next();
+        let in_degree = in_degree.map(|_| next());
+        let resident = resident.map(|parts| {
+            let (groups, column_index) = (next(), next());
+            parts.on_device(data, list_index, groups, column_index)
+        });
+        let label_sets = label_sets.map(|sets| DeviceLabelSets {
+            bytes: 4 * (sets.offsets.len() + sets.labels.len()),
+            offsets: next(),
+            labels: next(),
+        });
         let degree_arrays = if in_degree.is_some() { 2 } else { 1 };
         let bytes = 4 * (data.signatures().words().len() + degree_arrays * n)
             + label_sets.as_ref().map_or(0, |s| s.bytes)
@@ -341,8 +432,14 @@ pub struct DeviceLabelSets {
     bytes: usize,
 }
 
-impl DeviceLabelSets {
-    fn upload(device: &Device, graph: &Graph) -> Result<DeviceLabelSets> {
+/// A graph's label sets on the host, as [`DeviceLabelSets`] holds them.
+struct LabelSets {
+    offsets: Vec<u32>,
+    labels: Vec<u32>,
+}
+
+impl LabelSets {
+    fn new(graph: &Graph) -> Result<LabelSets> {
         let n = graph.vertex_count() as VertexId;
         let mut offsets = Vec::with_capacity(n as usize + 1);
         let mut labels = Vec::new();
@@ -356,11 +453,7 @@ impl DeviceLabelSets {
                 ))
             })?);
         }
-        Ok(DeviceLabelSets {
-            bytes: 4 * (offsets.len() + labels.len()),
-            offsets: device.upload_parts(&[&offsets], "vertex label offsets")?,
-            labels: device.upload_parts(&[&labels], "vertex labels")?,
-        })
+        Ok(LabelSets { offsets, labels })
     }
 }
 

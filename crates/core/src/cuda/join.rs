@@ -13,7 +13,7 @@ use super::device::Device;
 use super::index::{DevicePcsr, Link};
 use super::launch::{per_element, warp_per_row, BLOCK_SIZE, MAX_WIDTH, NARROW_MAX_WIDTH};
 use super::scan::exclusive_scan;
-use crate::error::{driver, Error, Result};
+use crate::error::{driver, Result};
 use crate::join::{BufferLayout, FilledBuffers, JoinBackend, SmallEnd, SmallSteps};
 use crate::options::{MatchOptions, StepBalance};
 use crate::plan::Plan;
@@ -210,7 +210,7 @@ fn join_refilter(
     let keep = keep as u32;
     let mut launch = device
         .stream
-        .launch_builder(device.kernel(Kernel::JoinRefilter)?);
+        .launch_builder(device.kernel_for_width(Kernel::JoinRefilter, step.width)?);
     launch
         .arg(&step.table)
         .arg(&step.rows)
@@ -326,7 +326,7 @@ fn join_rows(
     let capacity = PIECE_CAPACITY as u32;
     let mut launch = device
         .stream
-        .launch_builder(device.kernel(Kernel::JoinRows)?);
+        .launch_builder(device.kernel_for_width(Kernel::JoinRows, step.width)?);
     launch.arg(&step.table).arg(&step.rows).arg(&step.width);
     common!(launch);
     launch.arg(&from).arg(&piece_length);
@@ -366,7 +366,7 @@ fn join_rows(
     {
         let mut launch = device
             .stream
-            .launch_builder(device.kernel(Kernel::JoinPieces)?);
+            .launch_builder(device.kernel_for_width(Kernel::JoinPieces, step.width)?);
         launch.arg(&step.table).arg(&step.width);
         common!(launch);
         launch
@@ -421,7 +421,7 @@ fn join_link(
 ) -> Result<()> {
     let mut launch = device
         .stream
-        .launch_builder(device.kernel(Kernel::JoinLink)?);
+        .launch_builder(device.kernel_for_width(Kernel::JoinLink, width)?);
     launch.arg(table).arg(&rows).arg(&width);
     place.push(&mut launch);
     // SAFETY: gsi_join_link(table[rows*width], rows, width, offsets[rows + 1] | null,
@@ -889,7 +889,9 @@ fn join_leaf_product(
     // links, steps[query width], candidate_lists, candidate_bits[q*words], words, injective,
     // <leaf suffix>, total[1]): the leaf suffix as `LeafSuffixArgs::push` says; the narrow
     // one only for width <= NARROW_MAX_WIDTH.
-    let mut launch = device.stream.launch_builder(device.kernel(kernel)?);
+    let mut launch = device
+        .stream
+        .launch_builder(device.kernel_for_width(kernel, width)?);
     launch
         .arg(table)
         .arg(&rows)
@@ -1015,13 +1017,6 @@ impl<'a> GpuJoin<'a> {
                     .iter()
                     .map(|e| pcsr.link(e.column, e.label, e.direction)),
             );
-            // A warp keeps every list's range of a row in shared memory.
-            if links.len() - links_from > MAX_WIDTH {
-                return Err(Error::TooManyEdgeTests {
-                    tests: links.len() - links_from,
-                    max: MAX_WIDTH,
-                });
-            }
             let max_bound = match step.first {
                 Some(e) => pcsr.max_degree(e.label, e.direction),
                 None => sizes[step.vertex],
@@ -1170,14 +1165,30 @@ impl<'a> GpuJoin<'a> {
                 .all(|s| s.max_bound <= up_to && (s.count + s.absent) as usize <= NARROW_MAX_WIDTH)
     }
 
-    /// The tests `gsi_join_rows` makes where it writes buffers (and where the two-step scheme
-    /// counts what it will write): the first edge's alone under naive set operations.
-    fn buffer_tests(&self) -> Tests {
-        if self.options.naive_set_operations {
+    /// The tests `gsi_join_rows` makes where it writes `step`'s buffers (and where the
+    /// two-step scheme counts what it will write): the first edge's alone under naive set
+    /// operations, and where the step has more edge tests than a warp keeps ranges of.
+    fn buffer_tests(&self, step: usize) -> Tests {
+        if self.options.naive_set_operations || !self.tests_fit(step) {
             Tests::FirstEdge
         } else {
             Tests::All
         }
+    }
+
+    /// Whether `step`'s edge tests (links, and an induced query's absent edges) fit the
+    /// ranges a warp keeps in shared memory (`MAX_WIDTH` of them; only a plan wider than
+    /// that can have more).
+    fn tests_fit(&self, step: usize) -> bool {
+        let s = &self.steps[step];
+        (s.count + s.absent) as usize <= MAX_WIDTH
+    }
+
+    /// Whether the plan is wider than the standard build of the kernels takes: its rows are
+    /// read where they lie in the table (the wide build), and the kernels that build rows in
+    /// shared memory (depth-first, small steps) are not used.
+    fn wide(&self) -> bool {
+        self.plan.width() > MAX_WIDTH
     }
 
     /// The naive set operations' further passes over the buffers `gsi_join_rows` filled with
@@ -1302,7 +1313,7 @@ impl<'a> GpuJoin<'a> {
             RowsOutput::RowCounts {
                 counts: &mut counts,
             },
-            self.buffer_tests(),
+            self.buffer_tests(step),
         )?;
         exclusive_scan(self.device, &counts.slice(0..count), count)
     }
@@ -1740,7 +1751,7 @@ impl JoinBackend for GpuJoin<'_> {
         let mut gba = self.device.alloc(entries, "the buffers (GBA)")?;
         let mut counts = self.device.alloc(count, "row counts")?;
         let place = GpuJoin::place(layout, &rows, base);
-        let tests = self.buffer_tests();
+        let tests = self.buffer_tests(step);
         self.rows_on_device(
             step,
             table,
@@ -1837,7 +1848,7 @@ impl JoinBackend for GpuJoin<'_> {
         rows: usize,
     ) -> Result<Option<SmallSteps<DeviceTable>>> {
         use super::launch::small;
-        let Some(budget) = self.options.small_steps_up_to else {
+        let Some(budget) = self.options.small_steps_up_to.filter(|_| !self.wide()) else {
             return Ok(None);
         };
         let width = self.plan.width();
@@ -1948,7 +1959,11 @@ impl JoinBackend for GpuJoin<'_> {
         // Even with work stealing, measured slower than breadth-first on yeast's 1,458 and on
         // gw12 from every threshold tried (H100, 2026-11-23, docs/BENCHMARKS.md). Taken only
         // when asked for (`MatchOptions::depth_first_rows`).
-        Some(usize::MAX)
+        (!self.wide()).then_some(usize::MAX)
+    }
+
+    fn counts_last_step(&self) -> bool {
+        self.tests_fit(self.plan.width() - 1)
     }
 
     fn count(

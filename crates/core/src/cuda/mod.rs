@@ -24,7 +24,7 @@ use self::index::DeviceIndex;
 use crate::candidates::Candidates;
 use crate::config::{EngineConfig, RESIDENT_INDEX_SHARE};
 use crate::engine::{Engine, Notice};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::index::DataIndex;
 use crate::options::{JoinOutcome, MatchOptions};
 use crate::plan::Plan;
@@ -67,15 +67,23 @@ impl GpuEngine {
         format!("{} ({})", self.device.name, self.device.arch)
     }
 
-    /// Copies the concatenation of `parts` to the device the way the index goes there, and
-    /// reads it back: a check of the upload path for tests and diagnostics.
+    /// Copies each of `buffers` (the concatenation of its parts) to the device the way the
+    /// index goes there, in one pipeline, and reads them back: a check of the upload path
+    /// for tests and diagnostics.
     ///
     /// # Errors
     /// Driver errors.
-    pub fn upload_round_trip(&self, parts: &[&[u32]]) -> Result<Vec<u32>> {
-        let total = parts.iter().map(|p| p.len()).sum();
-        let uploaded = self.device.upload_parts(parts, "a test upload")?;
-        self.device.read(&uploaded, 0, total, "a test upload")
+    pub fn upload_round_trip(&self, buffers: &[&[&[u32]]]) -> Result<Vec<Vec<u32>>> {
+        let named: Vec<(&[&[u32]], &str)> = buffers.iter().map(|&b| (b, "a test upload")).collect();
+        let uploaded = self.device.upload_buffers(&named)?;
+        buffers
+            .iter()
+            .zip(&uploaded)
+            .map(|(parts, buffer)| {
+                let len = parts.iter().map(|p| p.len()).sum();
+                self.device.read(buffer, 0, len, "a test upload")
+            })
+            .collect()
     }
 
     /// Bytes of the data index on the device.
@@ -130,12 +138,6 @@ impl Engine for GpuEngine {
         data: &DataIndex,
         options: &MatchOptions,
     ) -> Result<Candidates> {
-        if query.vertex_count() > launch::MAX_WIDTH {
-            return Err(Error::QueryTooWide {
-                vertices: query.vertex_count(),
-                max: launch::MAX_WIDTH,
-            });
-        }
         self.index_of(data)?;
         let index = self.index.as_ref().expect("uploaded");
         let sets = filter::candidates(
@@ -156,12 +158,6 @@ impl Engine for GpuEngine {
         options: &MatchOptions,
         sink: &mut dyn MatchSink,
     ) -> Result<JoinOutcome> {
-        if plan.width() > launch::MAX_WIDTH {
-            return Err(Error::QueryTooWide {
-                vertices: plan.width(),
-                max: launch::MAX_WIDTH,
-            });
-        }
         self.index_of(data)?;
         let index = self.index.as_ref().expect("uploaded");
         let uploaded;

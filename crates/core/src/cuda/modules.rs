@@ -14,6 +14,30 @@ use gsi_kernels::{Kernel, KernelModule};
 use super::launch;
 use crate::error::{driver, Error, Result};
 
+/// A build of the kernels: the standard one, or the wide one for plans wider than
+/// [`launch::MAX_WIDTH`], whose join kernels read a row where it lies in the table instead of
+/// copying it into shared memory (`WIDE_TABLES` in `join.cu`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Build {
+    /// Every module, rows of at most `MAX_WIDTH` columns kept in shared memory.
+    Standard,
+    /// The join module alone, for tables of any width.
+    Wide,
+}
+
+impl Build {
+    /// Both builds.
+    pub const ALL: [Build; 2] = [Build::Standard, Build::Wide];
+
+    /// The modules the build compiles.
+    pub fn modules(self) -> &'static [KernelModule] {
+        match self {
+            Build::Standard => &KernelModule::ALL,
+            Build::Wide => &[KernelModule::Join],
+        }
+    }
+}
+
 fn compile_error(module: KernelModule, log: String) -> Error {
     Error::Compile {
         module: module.file_name(),
@@ -35,11 +59,11 @@ fn nvrtc_version() -> (i32, i32) {
     (major, minor)
 }
 
-/// Compiles `module` to CUBIN for `arch` (such as `sm_90`).
+/// Compiles `module` to CUBIN for `arch` (such as `sm_90`), as `build` builds it.
 ///
 /// # Errors
 /// [`Error::Compile`] with NVRTC's log when the source does not compile.
-pub fn compile_cubin(module: KernelModule, arch: &str) -> Result<Vec<u8>> {
+pub fn compile_cubin(module: KernelModule, arch: &str, build: Build) -> Result<Vec<u8>> {
     if !nvrtc_present() {
         return Err(compile_error(
             module,
@@ -48,7 +72,7 @@ pub fn compile_cubin(module: KernelModule, arch: &str) -> Result<Vec<u8>> {
     }
     let source = CString::new(module.source()).expect("kernel sources hold no NUL");
     let name = CString::new(module.file_name()).expect("no NUL");
-    let mut options = launch::defines();
+    let mut options = launch::defines(build);
     options.push(format!("--gpu-architecture={arch}"));
     options.push("--std=c++17".into());
     let prog = nvrtc::create_program(&source, Some(&name))
@@ -90,11 +114,23 @@ pub fn compile_cubin(module: KernelModule, arch: &str) -> Result<Vec<u8>> {
     result
 }
 
-/// The CUBIN of `module` for `arch`, from the disk cache in `cache` or freshly compiled (then
-/// cached; a cache that cannot be written only costs the next run a compile).
-pub fn cached_cubin(module: KernelModule, arch: &str, cache: Option<&Path>) -> Result<Vec<u8>> {
+/// The CUBIN of `module` for `arch` as `build` builds it, from the disk cache in `cache` or
+/// freshly compiled (then cached; a cache that cannot be written only costs the next run a
+/// compile).
+pub fn cached_cubin(
+    module: KernelModule,
+    arch: &str,
+    cache: Option<&Path>,
+    build: Build,
+) -> Result<Vec<u8>> {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    (module.source(), arch, launch::defines(), nvrtc_version()).hash(&mut hasher);
+    (
+        module.source(),
+        arch,
+        launch::defines(build),
+        nvrtc_version(),
+    )
+        .hash(&mut hasher);
     let file = cache.map(|d| {
         d.join(format!(
             "{}-{arch}-{:016x}.cubin",
@@ -105,7 +141,7 @@ pub fn cached_cubin(module: KernelModule, arch: &str, cache: Option<&Path>) -> R
     if let Some(bytes) = file.as_ref().and_then(|f| std::fs::read(f).ok()) {
         return Ok(bytes);
     }
-    let cubin = compile_cubin(module, arch)?;
+    let cubin = compile_cubin(module, arch, build)?;
     if let Some(file) = file {
         let tmp = file.with_extension(format!("tmp{}", std::process::id()));
         let written = file
@@ -120,22 +156,29 @@ pub fn cached_cubin(module: KernelModule, arch: &str, cache: Option<&Path>) -> R
     Ok(cubin)
 }
 
-/// Every kernel function, loaded into one context, by [`Kernel`] id.
+/// Every kernel function of one build, loaded into one context, by [`Kernel`] id.
 pub struct Kernels {
     functions: Vec<Option<CudaFunction>>,
 }
 
 impl Kernels {
-    /// Compiles (or reads from the cache in `cache`) and loads every module for `arch`.
-    pub fn load(ctx: &Arc<CudaContext>, arch: &str, cache: Option<&Path>) -> Result<Kernels> {
+    /// Compiles (or reads from the cache in `cache`) and loads every module of `build` for
+    /// `arch`.
+    pub fn load(
+        ctx: &Arc<CudaContext>,
+        arch: &str,
+        cache: Option<&Path>,
+        build: Build,
+    ) -> Result<Kernels> {
         let mut functions = vec![None; Kernel::ALL.len()];
-        for module in KernelModule::ALL {
-            let cubin = cached_cubin(module, arch, cache)?;
+        for &module in build.modules() {
+            let cubin = cached_cubin(module, arch, cache, build)?;
             let loaded = ctx
                 .load_module(Ptx::from_binary(cubin))
                 .map_err(driver(format!("loading {}", module.file_name())))?;
             for kernel in module.kernels() {
-                // A kernel the module lacks stays `None`: `get` reports it when it is used.
+                // A kernel the module (or the build) lacks stays `None`: `get` reports it
+                // when it is used.
                 functions[kernel as usize] = loaded.load_function(kernel.name()).ok();
             }
         }
