@@ -31,8 +31,10 @@ pub const DEVICE_JOIN_SHARE: f64 = 0.8;
 /// left to the join.
 pub const RESIDENT_INDEX_SHARE: f64 = 0.5;
 
-/// Bytes of each of the two pinned buffers through which the index goes to the device.
-pub const UPLOAD_STAGE_BYTES: usize = 32 << 20;
+/// Bytes of each of the two pinned buffers through which the index goes to the device: on the
+/// H100, 16 MiB uploaded a 3.45 GB index in 105-121 ms against 120-125 ms with 32 MiB (pinning
+/// costs more) and 141-156 ms with 8 MiB (more stages; docs/BENCHMARKS.md).
+pub const UPLOAD_STAGE_BYTES: usize = 16 << 20;
 
 /// How the engines are set up.
 #[derive(Clone, Debug, PartialEq)]

@@ -18,7 +18,7 @@ use crate::error::{driver, Error, NoGpu, Result};
 /// Copies words `start..start + out.len()` of the concatenation of `parts` into `out`, in
 /// parallel pieces.
 fn gather(parts: &[&[u32]], start: usize, out: &mut [u32]) {
-    const PIECE: usize = 1 << 18;
+    const PIECE: usize = 1 << 16;
     out.par_chunks_mut(PIECE)
         .enumerate()
         .for_each(|(k, piece)| {
@@ -247,7 +247,7 @@ impl Device {
             .iter()
             .flat_map(|(p, _)| p.iter().copied())
             .collect();
-        // Kept from upload to upload: pinning 32 MiB takes milliseconds.
+        // Kept from upload to upload: pinning them takes milliseconds.
         let mut stages = self.stages.lock().unwrap_or_else(PoisonError::into_inner);
         while stages.len() < 2 {
             // SAFETY: a staging buffer is written only after the copy that last read it has
