@@ -1075,6 +1075,44 @@ fn a_tiny_timeout_reports_timeout_and_exits_fast() {
     assert_eq!(run.value("timeouts").as_deref(), Some("1"));
 }
 
+/// A query as large as its data graph (3,000 vertices, itself the data): planning such a
+/// query took minutes and read no clock; it now stops at the deadline like the join.
+#[test]
+fn a_query_as_large_as_its_data_stops_at_its_timeout() {
+    let dir = TestDir::new();
+    dir.gsi([
+        "generate",
+        "graph",
+        "--vertices",
+        "3000",
+        "--edges",
+        "12000",
+        "--vertex-labels",
+        "4",
+        "--seed",
+        "1",
+        "-o",
+        "g.graph",
+        "--quiet",
+    ])
+    .ok();
+    for engine in ["cpu", "auto"] {
+        let run = dir
+            .match_files(
+                "g.graph",
+                &["g.graph"],
+                &["--json", "--engine", engine, "--timeout", "0.05"],
+            )
+            .ok();
+        assert_eq!(run.json().queries[0].status, "timeout", "{engine}");
+        assert!(
+            run.wall.as_secs_f64() < 10.0,
+            "{engine}: took {:?}",
+            run.wall
+        );
+    }
+}
+
 #[test]
 fn a_timeout_stops_a_join_under_way() {
     let dir = TestDir::new();

@@ -54,7 +54,14 @@ pub(crate) fn plan_on_host(
     // pay, it is the plan; if refining changes no set, it is still the plan to sample from.
     let mut unrefined = None;
     if options.join_order == JoinOrder::Sampled && options.heavy_query_work > 0.0 {
-        let mut paper = Plan::build(query, &sets.sizes(), data, postpone_leaves);
+        let mut paper = Plan::with_strategy(
+            query,
+            &sets.sizes(),
+            data,
+            postpone_leaves,
+            Strategy::Paper,
+            &|| options.stop().is_some(),
+        );
         let sampler = Sampler {
             sets,
             data,
@@ -75,7 +82,9 @@ pub(crate) fn plan_on_host(
         plan.choice.filtered_total = (now < filtered).then_some(filtered);
         plan
     };
-    let plan = |strategy| Plan::with_strategy(query, &sizes, data, postpone_leaves, strategy);
+    let stop = || options.stop().is_some();
+    let plan =
+        |strategy| Plan::with_strategy(query, &sizes, data, postpone_leaves, strategy, &stop);
     let edges = || CandidateEdges::count(query, data, sets);
     refined(match options.join_order {
         JoinOrder::Paper => plan(Strategy::Paper),
@@ -212,7 +221,13 @@ impl Sampler<'_> {
         let mut buf = Vec::new();
         let mut random = SplitMix(0x5eed);
         let mut total = 0.0;
+        let mut walked = 0;
         for _ in 0..walks {
+            // A query out of time is not worth estimating further: its join stops at once.
+            if walked > 0 && self.options.stop().is_some() {
+                break;
+            }
+            walked += 1;
             row.clear();
             let mut weight = 1.0;
             for step in 0..from {
@@ -228,7 +243,7 @@ impl Sampler<'_> {
                 total += weight * (width - from) as f64;
             }
         }
-        total / walks as f64
+        total / walked.max(1) as f64
     }
 }
 

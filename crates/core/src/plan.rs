@@ -365,6 +365,19 @@ fn leaf_key(query: &Graph, u: usize, by_label: bool) -> VertexLabel {
     }
 }
 
+/// The query vertices adjacent to `u` by an edge of either direction, ascending, once each.
+fn query_neighbours(query: &Graph, u: usize) -> Vec<usize> {
+    let mut neighbours: Vec<usize> = query
+        .directions()
+        .iter()
+        .flat_map(|&d| query.edges(u as VertexId, d).0)
+        .map(|&w| w as usize)
+        .collect();
+    neighbours.sort_unstable();
+    neighbours.dedup();
+    neighbours
+}
+
 /// The query vertices a plan may postpone: isolated vertices, and leaves whose one neighbour
 /// is not postponed itself; at most [`MAX_LEAF_GROUP`] of one group ([`leaf_key`]); one
 /// vertex stays.
@@ -431,16 +444,20 @@ impl Plan {
             data,
             postpone_leaves,
             Strategy::Paper,
+            &|| false,
         )
     }
 
-    /// Orders the query vertices by `strategy`; otherwise as [`Plan::build`].
+    /// Orders the query vertices by `strategy`; otherwise as [`Plan::build`]. Once `stop`
+    /// says so (the query is out of time), the vertices not yet ordered follow as they come:
+    /// the plan stays exact, and the join it is for stops at once.
     pub fn with_strategy(
         query: &Graph,
         candidate_sizes: &[usize],
         data: &DataIndex,
         postpone_leaves: bool,
         strategy: Strategy<'_>,
+        stop: &dyn Fn() -> bool,
     ) -> Plan {
         let n = query.vertex_count();
         let paper = Plan::ordered(
@@ -450,6 +467,7 @@ impl Plan {
             vec![false; n],
             Strategy::Paper,
             false,
+            stop,
         );
         if matches!(strategy, Strategy::Paper) && !postpone_leaves {
             return paper;
@@ -468,12 +486,14 @@ impl Plan {
                 postponed,
                 strategy,
                 postpone_leaves,
+                stop,
             )
         }
     }
 
-    /// Orders the vertices not `postponed` by `strategy`, then the postponed ones; with
-    /// `multiply`, the plan's [`LeafSuffix`] starts at the postponed ones or before.
+    /// Orders the vertices not `postponed` by `strategy`, then the postponed ones (each
+    /// group by index once `stop` says so); with `multiply`, the plan's [`LeafSuffix`] starts
+    /// at the postponed ones or before.
     fn ordered(
         query: &Graph,
         candidate_sizes: &[usize],
@@ -481,6 +501,7 @@ impl Plan {
         postponed: Vec<bool>,
         strategy: Strategy<'_>,
         multiply: bool,
+        stop: &dyn Fn() -> bool,
     ) -> Plan {
         let n = query.vertex_count();
         let total_edges = data.graph().edge_count().max(1) as f64;
@@ -502,12 +523,16 @@ impl Plan {
         // edges breaks ties. A vertex that would multiply the rows without constraining any
         // vertex after it (all its neighbours joined) waits: joined later, it multiplies
         // fewer rows.
+        let neighbours: Vec<Vec<usize>> = match strategy {
+            Strategy::Growth(_) => (0..n).map(|u| query_neighbours(query, u)).collect(),
+            _ => Vec::new(),
+        };
         let growth = |edges: &CandidateEdges, u: usize, column: &[usize]| -> (bool, f64, usize) {
             let size = candidate_sizes[u] as f64;
             let mut factor = size;
             let mut links = 0;
             let mut open = false;
-            for w in 0..n {
+            for &w in &neighbours[u] {
                 let Some(pairs) = edges.between(w, u) else {
                     continue;
                 };
@@ -534,7 +559,14 @@ impl Plan {
                 .filter(|&&w| column[w as usize] != usize::MAX)
                 .count()
         };
+        // The vertices left once `stop` said so, in the order they join.
+        let mut left: Option<std::vec::IntoIter<usize>> = None;
         for i in 0..n {
+            if left.is_none() && stop() {
+                let mut rest: Vec<usize> = (0..n).filter(|&u| column[u] == usize::MAX).collect();
+                rest.sort_by_key(|&u| postponed[u]);
+                left = Some(rest.into_iter());
+            }
             let pick = |only_connected: bool| {
                 (0..n)
                     .filter(|&u| column[u] == usize::MAX && postponed[u] == (i >= core))
@@ -557,9 +589,11 @@ impl Plan {
                         by_strategy.then(score[a].total_cmp(&score[b]))
                     })
             };
-            let u = pick(true)
-                .or_else(|| pick(false))
-                .expect("a vertex is left");
+            let u = match left.as_mut() {
+                Some(rest) => rest.next(),
+                None => pick(true).or_else(|| pick(false)),
+            }
+            .expect("a vertex is left");
             column[u] = i;
             let mut links = Vec::new();
             for &direction in query.directions() {

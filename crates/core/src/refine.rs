@@ -8,6 +8,8 @@
 //! The same walk counts the candidate edges of every query edge, |{(v, x) : v ∈ C(u),
 //! x ∈ C(w) ∩ N(v, l)}|, from which [`crate::plan`] estimates how many rows each step keeps.
 
+use std::collections::HashMap;
+
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 use rayon::prelude::*;
 
@@ -136,16 +138,16 @@ pub(crate) fn refine(
 /// u and w are not adjacent in the query (several parallel query edges: the fewest).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CandidateEdges {
-    n: usize,
-    counts: Vec<Option<f64>>,
+    /// By ordered pair of adjacent query vertices (a map: a query of n vertices has far
+    /// fewer than n² edges).
+    counts: HashMap<(usize, usize), f64>,
 }
 
 impl CandidateEdges {
     /// Counts them for `query` over `sets`.
     pub(crate) fn count(query: &Graph, data: &DataIndex, sets: &CandidateSets) -> CandidateEdges {
-        let n = query.vertex_count();
         let graph = data.graph();
-        let mut counts: Vec<Option<f64>> = vec![None; n * n];
+        let mut counts: HashMap<(usize, usize), f64> = HashMap::new();
         for a in arcs(query) {
             let pairs = |&v: &VertexId| {
                 graph
@@ -160,17 +162,17 @@ impl CandidateEdges {
             } else {
                 list.par_iter().map(pairs).sum()
             };
-            for (i, j) in [(a.u, a.w), (a.w, a.u)] {
-                let slot = &mut counts[i * n + j];
-                *slot = Some(slot.map_or(total as f64, |c: f64| c.min(total as f64)));
+            for pair in [(a.u, a.w), (a.w, a.u)] {
+                let count = counts.entry(pair).or_insert(total as f64);
+                *count = count.min(total as f64);
             }
         }
-        CandidateEdges { n, counts }
+        CandidateEdges { counts }
     }
 
     /// The candidate edges of the query edge between `u` and `w`, if they are adjacent.
     pub fn between(&self, u: usize, w: usize) -> Option<f64> {
-        self.counts[u * self.n + w]
+        self.counts.get(&(u, w)).copied()
     }
 }
 

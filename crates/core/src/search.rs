@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::estimate::plan_on_host;
 use crate::index::DataIndex;
 use crate::options::{JoinOrder, JoinPaths, MatchOptions, Semantics, Share, Status, AXES};
-use crate::plan::Plan;
+use crate::plan::{Plan, Strategy};
 use crate::sink::{Images, MatchSink};
 use crate::symmetry::{Symmetry, MAX_IMAGES};
 
@@ -97,11 +97,23 @@ pub(crate) fn plan_query(
     let postpone = options.postpone_leaves && counting && !induced;
     let mut plan = match to_host(&mut candidates, query, data, options)? {
         Some(sets) => plan_on_host(query, sets, data, options, postpone),
-        None => Plan::build(query, &candidates.sizes(), data, postpone),
+        None => Plan::with_strategy(
+            query,
+            &candidates.sizes(),
+            data,
+            postpone,
+            Strategy::Paper,
+            &|| options.stop().is_some(),
+        ),
     };
     // Matches in classes of the query's automorphisms: injective ones only, and all of them
-    // wanted (a limit wants the first few, found as well without).
-    if options.symmetry && options.semantics.injective() && options.limit.is_none() {
+    // wanted (a limit wants the first few, found as well without), and not for a query
+    // already out of time (the join stops at once).
+    if options.symmetry
+        && options.semantics.injective()
+        && options.limit.is_none()
+        && options.stop().is_none()
+    {
         let max_images = if counting { u64::MAX } else { MAX_IMAGES };
         plan.break_symmetry(query, Symmetry::of(query, max_images));
     }
