@@ -1963,7 +1963,10 @@ impl JoinBackend for GpuJoin<'_> {
     }
 
     fn counts_last_step(&self) -> bool {
-        self.tests_fit(self.plan.width() - 1)
+        self.plan
+            .width()
+            .checked_sub(1)
+            .is_none_or(|last| self.tests_fit(last))
     }
 
     fn count(
