@@ -52,6 +52,8 @@ pub(crate) fn plan_on_host(
     };
     // Algorithm 2's plan over the filter's own sets, walked: unless refining and sampling
     // pay, it is the plan; if refining changes no set, it is still the plan to sample from.
+    // Every order is cut short once the query is out of time.
+    let stop = || options.stop().is_some();
     let mut unrefined = None;
     if options.join_order == JoinOrder::Sampled && options.heavy_query_work > 0.0 {
         let mut paper = Plan::with_strategy(
@@ -60,7 +62,7 @@ pub(crate) fn plan_on_host(
             data,
             postpone_leaves,
             Strategy::Paper,
-            &|| options.stop().is_some(),
+            &stop,
         );
         let sampler = Sampler {
             sets,
@@ -82,7 +84,6 @@ pub(crate) fn plan_on_host(
         plan.choice.filtered_total = (now < filtered).then_some(filtered);
         plan
     };
-    let stop = || options.stop().is_some();
     let plan =
         |strategy| Plan::with_strategy(query, &sizes, data, postpone_leaves, strategy, &stop);
     let edges = || CandidateEdges::count(query, data, sets);

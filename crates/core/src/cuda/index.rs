@@ -165,6 +165,8 @@ pub struct DevicePcsr {
 /// The partitions of a [`DevicePcsr`] on the host, ready to be copied: their groups (or
 /// CSR's or CR's words) and column indexes, in the order the layout places them.
 struct PcsrParts<'a> {
+    directed: bool,
+    list_index: ListIndex,
     groups: Vec<Cow<'a, [u32]>>,
     column_index: Vec<&'a [u32]>,
     layout: HashMap<PartitionKey, Partition>,
@@ -207,6 +209,8 @@ impl<'a> PcsrParts<'a> {
             column_index.push(pcsr.column_index());
         }
         Ok(PcsrParts {
+            directed: data.graph().is_directed(),
+            list_index,
             groups,
             column_index,
             layout,
@@ -224,16 +228,10 @@ impl<'a> PcsrParts<'a> {
     }
 
     /// The partitions on the device, from their two uploaded buffers.
-    fn on_device(
-        self,
-        data: &DataIndex,
-        list_index: ListIndex,
-        groups: CudaSlice<u32>,
-        column_index: CudaSlice<u32>,
-    ) -> DevicePcsr {
+    fn on_device(self, groups: CudaSlice<u32>, column_index: CudaSlice<u32>) -> DevicePcsr {
         DevicePcsr {
-            directed: data.graph().is_directed(),
-            list_index,
+            directed: self.directed,
+            list_index: self.list_index,
             bytes: 4 * self.words,
             groups,
             column_index,
@@ -260,12 +258,7 @@ impl DevicePcsr {
             ])?
             .into_iter();
         let (groups, column_index) = (uploaded.next(), uploaded.next());
-        Ok(parts.on_device(
-            data,
-            list_index,
-            groups.expect("uploaded"),
-            column_index.expect("uploaded"),
-        ))
+        Ok(parts.on_device(groups.expect("uploaded"), column_index.expect("uploaded")))
     }
 
     fn partition(&self, label: EdgeLabel, direction: Direction) -> Option<Partition> {
@@ -372,7 +365,7 @@ impl DeviceIndex {
         let in_degree = in_degree.map(|_| next());
         let resident = resident.map(|parts| {
             let (groups, column_index) = (next(), next());
-            parts.on_device(data, list_index, groups, column_index)
+            parts.on_device(groups, column_index)
         });
         let label_sets = label_sets.map(|sets| DeviceLabelSets {
             bytes: 4 * (sets.offsets.len() + sets.labels.len()),
