@@ -3,7 +3,8 @@
 //! ignored, never as passed: `N passed, M ignored`. `GSI_REQUIRE_GPU=1` (on the GPU machine)
 //! and `GSI_REQUIRE_NVRTC=1` (in CI) turn a missing GPU or NVRTC into failures instead.
 //!
-//! - `gpu`: the GPU engine against the brute force and the published counts.
+//! - `gpu`: the GPU engine against the brute force and the published counts, and listing
+//!   under `--timeout` and SIGINT (`listing.rs`).
 //! - `hprd`: the HPRD benchmark queries with their published counts.
 //! - `index`: PCSR against CSR on the real benchmark graphs.
 //! - `kernels`: every CUDA kernel compiles for Hopper and Ampere.
@@ -15,6 +16,8 @@ mod index;
 // one does not.
 #[allow(dead_code, unused_imports)]
 mod brute;
+#[allow(dead_code)]
+mod listing;
 #[allow(dead_code, unused_imports)]
 mod util;
 
@@ -149,6 +152,17 @@ fn main() {
         on_gpu.trial("gpu::gpu_edge_isomorphisms_equal_the_brute_force", || {
             gpu::gpu_edge_isomorphisms_equal_the_brute_force(&mut gpu())
         }),
+        on_gpu.trial(
+            "gpu::listing_on_the_gpu_stops_at_its_timeout_with_the_matches_found",
+            || listing::heavy_listing("gpu"),
+        ),
+        on_gpu.trial(
+            "gpu::listing_on_the_gpu_streams_and_stops_on_sigint",
+            || {
+                let took = listing::interrupted_listing("gpu");
+                assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+            },
+        ),
         on_gpu.trial(
             "gpu::staged_uploads_arrive_whole",
             gpu::staged_uploads_arrive_whole,

@@ -4,12 +4,14 @@
 //! - `oracle`: property tests on random labelled graphs against the brute force and `vf2`.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
 //! - `regression`: one test per defect found, named after its issue.
+//! - `listing`: listing matches of heavy queries streams, and stops at its timeout or SIGINT.
 //!
 //! Tests that need a GPU, NVRTC or the shared benchmark data are in `conditional.rs`, a
 //! harness that reports them as ignored where they cannot run.
 
 mod brute;
 mod cli;
+mod listing;
 mod oracle;
 mod regression;
 mod saved;

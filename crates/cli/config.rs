@@ -150,8 +150,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             }
             bytes
         }
-        // Half: the data graph, its index and the output need the rest.
-        None => (limit.bytes / 2) as usize,
+        None => gsi_core::memory::default_budget(),
     };
     let depth_first_rows = match args.depth_first_rows.as_deref() {
         None => None,

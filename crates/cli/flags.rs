@@ -603,7 +603,8 @@ pub struct MatchArgs {
     ///
     /// With several queries, each query's matches follow a line `# QUERY`. The file replaces
     /// FILE only once complete; with `-`, the table and summary go to standard error. A run
-    /// stopped by a signal ends the file with `# incomplete: ...`.
+    /// stopped by a signal ends the file with `# incomplete: ...`, and a query stopped by
+    /// `--timeout` ends its matches with such a line. Matches stream out as they are found.
     #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
     pub output: Option<PathBuf>,
 

@@ -81,6 +81,22 @@ fn read_ahead(
     }
 }
 
+/// Ends the matches of a query stopped by its timeout with `# incomplete: ...`, as a run
+/// stopped by a signal ends its file.
+fn timeout_marker(
+    file: &mut FileSink<'_>,
+    name: &str,
+    report: Option<&MatchReport>,
+) -> std::io::Result<()> {
+    match report {
+        Some(report) if report.status == Status::Timeout => file.comment(&format!(
+            "incomplete: {name} reached its --timeout after {} matches",
+            report.count
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Whether `err` comes from writing matches, the one failure that ends the run.
 fn is_output_error(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
@@ -189,7 +205,9 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                     planned,
                 );
                 let written = match file_sink.as_mut() {
-                    Some(file) => file.flush().map_err(gsi_core::Error::Output),
+                    Some(file) => timeout_marker(file, &name, report.as_ref().ok())
+                        .and_then(|()| file.flush())
+                        .map_err(gsi_core::Error::Output),
                     None => Ok(()),
                 };
                 report

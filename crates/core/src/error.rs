@@ -67,6 +67,16 @@ pub enum Error {
         /// Words that locate the lists (PCSR groups, or CSR's or CR's arrays).
         words: usize,
     },
+    /// Keeping the matches found would take more than the memory budget.
+    #[error("keeping more than {matches} matches ({bytes} bytes) would exceed the memory limit of {budget} bytes")]
+    MemoryLimit {
+        /// Matches kept when the next batch would have gone over.
+        matches: u64,
+        /// Bytes they and the next batch would take.
+        bytes: usize,
+        /// The budget.
+        budget: usize,
+    },
     /// The GPU engine cannot run.
     #[error("{0}")]
     NoGpu(NoGpu),

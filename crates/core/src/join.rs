@@ -22,6 +22,7 @@
 //! and writes no table.
 
 use std::ops::Range;
+use std::time::{Duration, Instant};
 
 use gsi_graph::VertexId;
 
@@ -34,6 +35,11 @@ use crate::sink::MatchSink;
 
 /// Rows handed to one count-only call, so that the stop conditions are seen between calls.
 const COUNT_ROWS_PER_CALL: usize = 1 << 22;
+
+/// How long one run of a paced step should take (its fill, link or emit, without the steps
+/// after it): runs double while faster and halve when four times slower, so that matches
+/// stream out early and the stop conditions are seen every few tens of milliseconds.
+const PACE: Duration = Duration::from_millis(10);
 
 /// Where each row's buffer lies in the GBA, over a run of rows (Algorithm 4's prefix sum).
 pub(crate) trait BufferLayout {
@@ -221,16 +227,22 @@ pub(crate) fn run<B: JoinBackend>(
     engine: &'static str,
 ) -> Result<JoinOutcome> {
     let width = plan.width();
-    let run_rows = match options.limit {
-        Some(_) => vec![backend.first_run_rows(); width],
-        None => vec![usize::MAX; width],
+    let count_only = !sink.wants_matches();
+    // A listing or a limit wants its first matches soon: its runs are paced. A count
+    // without a limit takes the longest runs that fit, for throughput.
+    let paced = !count_only || options.limit.is_some();
+    let run_rows = if paced {
+        vec![backend.first_run_rows(); width]
+    } else {
+        vec![usize::MAX; width]
     };
     let mut driver = Driver {
         run_rows,
+        paced,
         backend,
         plan,
         options,
-        count_only: !sink.wants_matches(),
+        count_only,
         sink,
         step_budget: budget / width.max(1),
         count: 0,
@@ -273,10 +285,12 @@ pub(crate) fn run<B: JoinBackend>(
 }
 
 struct Driver<'a, B> {
-    /// Most rows of one run, per step. Unbounded without a limit; with one, each step's runs
-    /// start small and double, so the first matches come after a few rows' work per level
-    /// (depth-first) instead of after whole levels.
+    /// Most rows of one run, per step. Unbounded for a count without a limit; when paced,
+    /// each step's runs start small and follow [`PACE`], so the first matches come after a
+    /// few rows' work per level (depth-first) instead of after whole levels.
     run_rows: Vec<usize>,
+    /// Whether the runs follow [`PACE`].
+    paced: bool,
     backend: B,
     plan: &'a Plan,
     options: &'a MatchOptions,
@@ -512,7 +526,6 @@ impl<B: JoinBackend> Driver<'_, B> {
                 low
             };
             let end = end.min(start.saturating_add(self.run_rows[step]));
-            self.run_rows[step] = self.run_rows[step].saturating_mul(2);
             if end == start + 1 && !fits(start, end)? && self.backend.windows() {
                 // One row alone is over the budget: take its list a window at a time.
                 let bound = layout.entries(start..end)?;
@@ -541,6 +554,7 @@ impl<B: JoinBackend> Driver<'_, B> {
         layout: &B::Layout,
         window: Option<Range<usize>>,
     ) -> Result<()> {
+        let started = Instant::now();
         let filled = self
             .backend
             .fill(step, table, rows.clone(), layout, window)?;
@@ -551,19 +565,22 @@ impl<B: JoinBackend> Driver<'_, B> {
             return Ok(());
         }
         if step + 1 < self.plan.width() {
-            return self.link(step, table, rows, layout, filled);
+            return self.link(step, table, rows, layout, filled, started);
         }
         let take = self.take(filled.new_rows());
         if self.count_only {
             // A backend that cannot count the last step as it goes: its buffers are the count.
             self.release(filled_bytes);
             self.count += take as u64;
+            self.pace(step, rows.len(), started.elapsed());
             return Ok(());
         }
+        let run = rows.len();
         let result = self
             .backend
             .emit(step, table, rows, layout, &filled, take, self.sink);
         self.release(filled_bytes);
+        self.pace(step, run, started.elapsed());
         self.count += *result.as_ref().unwrap_or(&0) as u64;
         if result.as_ref().is_ok_and(|&emitted| emitted < take) {
             // Cut short: say why.
@@ -572,7 +589,20 @@ impl<B: JoinBackend> Driver<'_, B> {
         result.map(drop)
     }
 
-    /// The new table of `rows`, then the next step over it.
+    /// Sizes the next run of a paced `step` from how long this one of `rows` rows `took`.
+    fn pace(&mut self, step: usize, rows: usize, took: Duration) {
+        if !self.paced {
+            return;
+        }
+        let run = &mut self.run_rows[step];
+        if took < PACE && rows >= *run {
+            *run = run.saturating_mul(2);
+        } else if took > 4 * PACE {
+            *run = (*run / 2).max(1);
+        }
+    }
+
+    /// The new table of `rows` (whose run began at `started`), then the next step over it.
     fn link(
         &mut self,
         step: usize,
@@ -580,9 +610,12 @@ impl<B: JoinBackend> Driver<'_, B> {
         rows: Range<usize>,
         layout: &B::Layout,
         filled: B::Filled,
+        started: Instant,
     ) -> Result<()> {
         let new_rows = filled.new_rows();
+        let run = rows.len();
         let next = self.backend.link(step, table, rows, layout, &filled)?;
+        self.pace(step, run, started.elapsed());
         let next_bytes = 4 * new_rows * (step + 1);
         self.hold(next_bytes);
         // The buffers are spent once linked.

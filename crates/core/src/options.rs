@@ -46,6 +46,7 @@ pub struct MatchOptions {
     /// Give up at this instant.
     pub deadline: Option<Instant>,
     /// Bytes the join's tables and buffers may hold at once; larger work is split in chunks.
+    /// Default: [`crate::memory::default_budget`], half of what the process may use.
     pub memory_budget: usize,
     /// Stop as soon as this is set (the caller was asked to stop, say by a signal).
     pub interrupt: Option<Arc<AtomicBool>>,
@@ -293,7 +294,7 @@ impl Default for MatchOptions {
             absent_labels: None,
             limit: None,
             deadline: None,
-            memory_budget: 1 << 30,
+            memory_budget: crate::memory::default_budget(),
             interrupt: None,
             depth_first_rows: None,
             depth_first_slice: DEPTH_FIRST_SLICE,

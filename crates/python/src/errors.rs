@@ -79,6 +79,9 @@ pub fn core_error_in(py: Python<'_>, err: gsi_core::Error, context: &str) -> PyE
     };
     let advice = match &err {
         Error::NoGpu(NoGpu::NoSuchDevice { .. }) => Some("choose one with device=N"),
+        Error::MemoryLimit { .. } => Some(
+            "pass limit=, a larger memory_limit=, or read the matches as they come with matches()",
+        ),
         Error::NoGpu(_) | Error::GpuIndexTooLarge { .. } => Some("use engine='cpu' or 'auto'"),
         _ => None,
     };
@@ -96,6 +99,7 @@ pub fn core_error_in(py: Python<'_>, err: gsi_core::Error, context: &str) -> PyE
         | Error::Driver { .. }
         | Error::Compile { .. }
         | Error::MissingKernel { .. } => raise(py, "GpuError", (message,)),
+        Error::MemoryLimit { budget, .. } => raise(py, "MemoryLimitExceeded", (message, budget)),
         _ => gsi_error(py, message),
     }
 }

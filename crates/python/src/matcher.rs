@@ -121,9 +121,15 @@ impl PyMatcher {
         semantics: &str,
         timeout: Option<f64>,
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
-        let (job, timeout) = self.job(py, query, semantics, limit, timeout)?;
+        let (mut job, timeout) = self.job(py, query, semantics, limit, timeout)?;
         let width = job.query.graph().vertex_count();
-        let (report, sink) = job.run(py, Collect { rows: Vec::new() })?;
+        // The memory limit is shared: half for the join's tables, half for the array.
+        job.options.memory_budget = self.memory_budget / 2;
+        let sink = Collect {
+            rows: Vec::new(),
+            budget: self.memory_budget - job.options.memory_budget,
+        };
+        let (report, sink) = job.run(py, sink)?;
         finished(py, report, timeout)?;
         Ok(rows_array(py, sink.rows, width))
     }

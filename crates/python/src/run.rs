@@ -268,9 +268,12 @@ fn spin_then_wait<T>(rx: &Receiver<T>, spin: Duration) -> Result<T, RecvTimeoutE
     rx.recv_timeout(SIGNAL_POLL)
 }
 
-/// Keeps every match, one after another.
+/// Keeps every match, one after another, within `budget` bytes: past it (or when the
+/// allocator refuses), the query ends with [`gsi_core::Error::MemoryLimit`] instead of the
+/// process running out of memory.
 pub struct Collect {
     pub rows: Vec<VertexId>,
+    pub budget: usize,
 }
 
 impl MatchSink for Collect {
@@ -278,7 +281,17 @@ impl MatchSink for Collect {
         true
     }
 
-    fn matches(&mut self, rows: &[VertexId], _width: usize) -> gsi_core::Result<()> {
+    fn matches(&mut self, rows: &[VertexId], width: usize) -> gsi_core::Result<()> {
+        let bytes = (self.rows.len() + rows.len()).saturating_mul(size_of::<VertexId>());
+        let over = gsi_core::Error::MemoryLimit {
+            matches: (self.rows.len() / width.max(1)) as u64,
+            bytes,
+            budget: self.budget,
+        };
+        if bytes > self.budget {
+            return Err(over);
+        }
+        self.rows.try_reserve(rows.len()).map_err(|_| over)?;
         self.rows.extend_from_slice(rows);
         Ok(())
     }

@@ -18,11 +18,18 @@ gsi finds every occurrence of a small labelled query graph in a large labelled d
   :meth:`Matcher.matches`, :meth:`Matcher.match_array`, :meth:`Matcher.explain`.
 - :func:`count`: one query in one line.
 - Errors: :class:`GsiError` and its subclasses :class:`FormatError`, :class:`GraphError`,
-  :class:`GpuError` and :class:`MatchTimeout`.
+  :class:`GpuError`, :class:`MatchTimeout` and :class:`MemoryLimitExceeded`.
 """
 
 from ._gsi import __version__
-from .errors import FormatError, GpuError, GraphError, GsiError, MatchTimeout
+from .errors import (
+    FormatError,
+    GpuError,
+    GraphError,
+    GsiError,
+    MatchTimeout,
+    MemoryLimitExceeded,
+)
 from .graph import Graph
 from .matcher import Matcher, count
 
@@ -35,5 +42,6 @@ __all__ = [
     "GraphError",
     "GpuError",
     "MatchTimeout",
+    "MemoryLimitExceeded",
     "__version__",
 ]

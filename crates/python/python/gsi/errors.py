@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["GsiError", "FormatError", "GraphError", "GpuError", "MatchTimeout"]
+__all__ = [
+    "GsiError",
+    "FormatError",
+    "GraphError",
+    "GpuError",
+    "MatchTimeout",
+    "MemoryLimitExceeded",
+]
 
 
 class GsiError(Exception):
@@ -56,3 +63,16 @@ class MatchTimeout(GsiError, TimeoutError):
     def __init__(self, message: str, count: int) -> None:
         super().__init__(message)
         self.count = count
+
+
+class MemoryLimitExceeded(GsiError, MemoryError):
+    """Keeping what was asked for would take more than the matcher's ``memory_limit``: say
+    ``match_array`` without a ``limit`` on a query of very many matches. Raised before the
+    process runs out of memory; the message says how many matches were kept."""
+
+    budget: int
+    """The budget in bytes."""
+
+    def __init__(self, message: str, budget: int) -> None:
+        super().__init__(message)
+        self.budget = budget

@@ -67,8 +67,11 @@ class Matcher:
         The GPU to use, from 0.
     memory_limit:
         Bytes the join's tables may hold at once, as a number or a size such as ``"8GiB"``;
-        larger work is split into chunks rather than failing. ``None``: gsi-core's default
-        budget (1 GiB).
+        larger work is split into chunks rather than failing. ``None``: the ``gsi``
+        command's default, half of what the process may use (the least of the machine's
+        RAM, ``ulimit -v`` and the container's limit). :meth:`match_array` keeps its array
+        within it too: half for the join, half for the matches, and
+        :class:`gsi.MemoryLimitExceeded` past it.
     node_label, edge_label:
         The attributes that hold labels in networkx graphs (absent: ``0``; ``None``: no
         labels).
@@ -222,7 +225,9 @@ class Matcher:
         Column ``j`` is the query's vertex ``j`` (``Q.nodes[j]``, networkx's node order) and
         the entries are data vertex numbers: ``graph.nodes[v]`` is a number's node id. The
         array is the engine's own buffer, handed over without a copy. Parameters as
-        :meth:`matches`.
+        :meth:`matches`. An array that would take more than half the matcher's
+        ``memory_limit`` raises :class:`gsi.MemoryLimitExceeded` instead (with a `limit`,
+        or through :meth:`matches`, any number of matches can be read).
 
         With ``edge_isomorphism=True`` the array has shape ``(matches, query edges, 2)``:
         entry ``[i, j]`` is the data edge that match ``i`` maps the query's edge ``j`` to, as
