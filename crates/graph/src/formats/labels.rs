@@ -197,7 +197,9 @@ mod tests {
         let t = data.labels.translate(query.graph, &query.labels).unwrap();
         assert!(t.unknown.is_empty());
         assert_eq!(t.graph.neighbors(0, 1, Direction::Out), &[1]);
-        assert_eq!(t.graph.vertex_labels(), &[0, 1]);
+        // `x` is untyped (a resource, label 0 alone), `y` a resource of type `Org`.
+        assert_eq!(t.graph.labels_of(0), &[0]);
+        assert_eq!(t.graph.labels_of(1), &[0, 1]);
     }
 
     #[test]

@@ -16,10 +16,12 @@
 //! - A triple `s <p> o` is the edge `s -> o` whose label is `p`'s number in the predicate
 //!   dictionary (from 0, in order of first appearance).
 //! - A triple `s rdf:type C` is no edge: it gives `s` the label of `C` in the class
-//!   dictionary (from 1, in order of first appearance); a vertex of several types carries
-//!   each as a label (it matches a query vertex whose types it has, among others), and a
-//!   vertex without a type has label 0. The subject is a vertex even if no other triple
-//!   names it; the class is a vertex only if another triple names it.
+//!   dictionary (from 1, in order of first appearance). Every vertex also carries label 0,
+//!   "a resource": a query vertex matches a data vertex that has all its labels, so an
+//!   untyped query vertex (label 0 alone) matches any vertex, typed or not, as an untyped
+//!   variable does in RDF and SPARQL, and a typed one matches the vertices of its types. The
+//!   subject is a vertex even if no other triple names it; the class is a vertex only if
+//!   another triple names it.
 //! - Repeated triples and triples from a vertex to itself are dropped and counted.
 //!
 //! The graph is always directed.
@@ -44,8 +46,8 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedGraph> {
     let mut vertices = Dictionary::new(0);
     let mut predicates = Dictionary::new(0);
     let mut classes = Dictionary::new(1);
+    // Label 0 for every vertex, its types besides.
     let mut labels: Vec<VertexLabel> = Vec::new();
-    // The types of vertices of several, after their first.
     let mut more_labels: Vec<(VertexId, VertexLabel)> = Vec::new();
     let mut edges: Vec<(VertexId, VertexId, EdgeLabel)> = Vec::new();
     let mut skipped = SkippedEdges::default();
@@ -83,12 +85,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedGraph> {
             }
             if predicate == RDF_TYPE {
                 full(&classes, "classes")?;
-                let class = classes.insert(object);
-                match labels[s as usize] {
-                    0 => labels[s as usize] = class,
-                    first if first != class => more_labels.push((s, class)),
-                    _ => {}
-                }
+                more_labels.push((s, classes.insert(object)));
                 continue;
             }
             full(&predicates, "predicates")?;
@@ -438,12 +435,9 @@ _:b0 <http://ex/name> "Bob \"B\" Smith"@en-GB .
         let classes = loaded.labels.vertex.as_ref().unwrap();
         assert_eq!(classes.find("http://ex/Person"), Some(1));
         assert_eq!(classes.id("<http://ex/Agent>"), Some(2));
-        assert_eq!(g.label(alice), 1);
-        assert_eq!(g.label(carol), 2);
-        assert_eq!(g.label(bob), 0);
-        // Alice's two types are both her labels.
-        assert_eq!(g.labels_of(alice), &[1, 2]);
-        assert_eq!(g.labels_of(carol), &[2]);
+        // Every vertex is a resource (label 0); Alice's two types are both her labels too.
+        assert_eq!(g.labels_of(alice), &[0, 1, 2]);
+        assert_eq!(g.labels_of(carol), &[0, 2]);
         assert_eq!(g.labels_of(bob), &[0]);
 
         assert_eq!(g.edge_count(), 5);
