@@ -4,6 +4,7 @@
 //! - `oracle`: property tests on random labelled graphs against the brute force and `vf2`.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
 //! - `regression`: one test per defect found, named after its issue.
+//! - `docs`: the names the code maps of `docs/` give exist.
 //! - `listing`: listing matches of heavy queries streams, and stops at its timeout or SIGINT.
 //!
 //! Tests that need a GPU, NVRTC or the shared benchmark data are in `conditional.rs`, a
@@ -11,6 +12,7 @@
 
 mod brute;
 mod cli;
+mod docs;
 mod listing;
 mod oracle;
 mod regression;
