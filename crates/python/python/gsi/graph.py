@@ -188,7 +188,8 @@ class Graph:
         vertex_labels:
             One label per vertex (its length is the number of vertices); ``None``: every
             label ``0`` and as many vertices as the largest id in `edges` says. Integers are
-            labels as they are; other values (strings, ...) are numbered.
+            labels as they are; other values (strings, tuples, a mix) are told apart by value
+            and type as networkx tells nodes apart: ``1`` is not ``"1"``.
         edge_labels:
             One label per edge, as `vertex_labels`; ``None``: every label ``0``.
         directed:
