@@ -4,7 +4,14 @@ and warnings where labels are likely missing. Answers come from networkx, never 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import networkx as nx
+import numpy as np
+import pytest
 
 import gsi
 from test_oracle import networkx_mappings
@@ -36,3 +43,58 @@ def test_labels_of_mixed_types_stay_apart_as_in_networkx() -> None:
         assert matcher.count(query) == expected, (data_labels, query_labels)
         assert matcher.count(labelled_path(query_labels)) == expected
         assert [data.label(c) for c in data.vertex_labels.tolist()] == data_labels
+
+
+def run_limited(code: str, spare_bytes: int) -> str:
+    """Runs `code` after ``import gsi, numpy as np`` in a child interpreter whose address space
+    is limited to what it uses then plus `spare_bytes` (``ulimit -v``); its standard output.
+    The child must end normally: an abort or a kill fails the test."""
+    program = textwrap.dedent(
+        f"""
+        import resource, gsi, numpy as np
+        with open("/proc/self/status") as status:
+            used = next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmSize:"))
+        limit = used + {spare_bytes}
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        """
+    ) + textwrap.dedent(code)
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"
+    return done.stdout
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux's /proc")
+def test_a_huge_vertex_id_is_refused_without_spending_memory() -> None:
+    out = run_limited(
+        """
+        for big in (10**9, 2**31, 2**32 - 1):
+            try:
+                gsi.Graph.from_edges(np.array([[big, 0]], dtype=np.int64))
+            except gsi.GraphError as e:
+                print("refused:", e)
+        """,
+        spare_bytes=256 << 20,
+    )
+    assert out.count("refused:") == 3
+    assert "vertex id 1000000000 is far beyond the number of edges (1)" in out
+    # Ids up to the documented bound are vertices, isolated ones included.
+    assert gsi.Graph.from_edges([[(1 << 20) - 1, 0]]).vertex_count == 1 << 20
+    assert gsi.Graph.from_edges([[i, i + 1] for i in range(0, 2**18, 2)]).vertex_count == 2**18
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux's /proc")
+def test_a_graph_too_large_for_memory_raises_memory_error() -> None:
+    # 100 million vertices: a 400 MB label array, which gsi copies, then an 800 MB count per
+    # vertex for the adjacency lists. The first limit fails the copy, the second the counts.
+    code = """
+        labels = np.zeros(100_000_000, dtype=np.uint32)
+        try:
+            gsi.Graph.from_edges([[0, 1]], vertex_labels=labels)
+        except MemoryError as e:
+            print("memory:", e)
+        """
+    for spare, what in ((600 << 20, "the vertex labels"), (1000 << 20, "adjacency lists")):
+        out = run_limited(code, spare)
+        assert out.startswith("memory: out of memory:") and what in out, out

@@ -187,7 +187,9 @@ class Graph:
             converted once.
         vertex_labels:
             One label per vertex (its length is the number of vertices); ``None``: every
-            label ``0`` and as many vertices as the largest id in `edges` says. Integers are
+            label ``0`` and as many vertices as the largest id in `edges` says, which may be
+            at most 2^20 or 8 times the number of edges, whichever is larger (a larger id is
+            refused: renumber the ids, or give `vertex_labels`). Integers are
             labels as they are; other values (strings, tuples, a mix) are told apart by value
             and type as networkx tells nodes apart: ``1`` is not ``"1"``.
         edge_labels:
@@ -199,7 +201,10 @@ class Graph:
         ------
         gsi.GraphError
             A self-loop, an edge given twice (with the same label; in either orientation when
-            undirected), or an id past the last vertex.
+            undirected), an id past the last vertex, or without `vertex_labels` an id far
+            beyond the number of edges.
+        MemoryError
+            The graph's arrays cannot be allocated.
         """
         ends = np.asarray(edges)
         if ends.size == 0:
@@ -208,7 +213,7 @@ class Graph:
             raise ValueError(f"edges: expected an array of shape (m, 2), got {ends.shape}")
         ends = as_uint32(ends, "edges")
         if vertex_labels is None:
-            count = int(ends.max()) + 1 if ends.size else 0
+            count = _vertex_count(ends)
             vertex_codes, vertex_names = np.zeros(count, dtype=np.uint32), Labels()
         else:
             vertex_codes, vertex_names = as_codes(vertex_labels, "vertex_labels")
@@ -336,6 +341,29 @@ class Graph:
                 np.searchsorted(query_edge, edge_codes)
             ]
         return _gsi.Graph.from_edges(ends, vertex_codes, edge_codes, self.directed, more)
+
+
+#: Without `vertex_labels`, ids below this many are taken as they are whatever the edges.
+IMPLICIT_VERTEX_FLOOR = 1 << 20
+#: ... and below this many times the number of edges.
+IMPLICIT_VERTICES_PER_EDGE = 8
+
+
+def _vertex_count(ends: np.ndarray) -> int:
+    """The number of vertices of edges `ends` given without labels: ``0 ..`` the largest id,
+    refused where that id is far beyond what the edges need (almost every vertex isolated)."""
+    if not ends.size:
+        return 0
+    largest = int(ends.max())
+    bound = max(IMPLICIT_VERTEX_FLOOR, IMPLICIT_VERTICES_PER_EDGE * len(ends))
+    if largest >= bound:
+        raise GraphError(
+            f"edges: vertex id {largest} is far beyond the number of edges ({len(ends)}): "
+            f"without vertex_labels the graph would have {largest + 1} vertices, almost all "
+            f"isolated (ids up to {bound - 1} are taken as they are); renumber the ids "
+            "(numpy.unique(edges, return_inverse=True)), or give vertex_labels, one per vertex"
+        )
+    return largest + 1
 
 
 def _pairs(rows: "List[tuple]") -> Optional[np.ndarray]:
