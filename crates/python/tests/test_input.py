@@ -98,3 +98,30 @@ def test_a_graph_too_large_for_memory_raises_memory_error() -> None:
     for spare, what in ((600 << 20, "the vertex labels"), (1000 << 20, "adjacency lists")):
         out = run_limited(code, spare)
         assert out.startswith("memory: out of memory:") and what in out, out
+
+
+def test_an_empty_edge_list_is_a_graph_without_edges() -> None:
+    for empty in ([], (), np.array([]), np.empty((0, 2), dtype=np.int64)):
+        g = gsi.Graph.from_edges(empty)
+        assert (g.vertex_count, g.edge_count) == (0, 0)
+        g = gsi.Graph.from_edges(empty, vertex_labels=["a", "b", "a"])
+        assert (g.vertex_count, g.edge_count) == (3, 0)
+    # Isolated vertices match as networkx's do.
+    data = nx.Graph()
+    data.add_nodes_from([(0, {"label": "a"}), (1, {"label": "b"}), (2, {"label": "a"})])
+    query = nx.Graph()
+    query.add_nodes_from([("u", {"label": "a"}), ("v", {"label": "a"})])
+    expected = len(networkx_mappings(data, query))
+    assert gsi.Matcher(g, engine="cpu").count(query) == expected == 2
+
+
+def test_edge_isomorphism_errors_name_the_users_nodes() -> None:
+    query = nx.Graph([(1, 2), (2, 3)])
+    query.add_node(9)
+    matcher = gsi.Matcher(nx.path_graph(4), engine="cpu")
+    with pytest.raises(gsi.GraphError, match="the query: node 9 has no edge"):
+        matcher.count(query, edge_isomorphism=True)
+    data = nx.Graph([("x", "y")])
+    data.nodes["y"]["label"] = frozenset({"a", "b"})
+    with pytest.raises(gsi.GraphError, match="the data graph: .* node 'y' has several"):
+        gsi.Matcher(data, engine="cpu").count(nx.path_graph(2), edge_isomorphism=True)

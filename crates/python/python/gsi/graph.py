@@ -184,7 +184,8 @@ class Graph:
         edges:
             An ``(m, 2)`` array of vertex ids, one edge ``u, v`` per row (u → v when
             `directed`). A ``uint32`` array is read in place; other integer arrays are
-            converted once.
+            converted once. An empty list is a graph without edges (its vertices, if any,
+            are those of `vertex_labels`).
         vertex_labels:
             One label per vertex (its length is the number of vertices); ``None``: every
             label ``0`` and as many vertices as the largest id in `edges` says, which may be
@@ -208,7 +209,8 @@ class Graph:
         """
         ends = np.asarray(edges)
         if ends.size == 0:
-            ends = ends.reshape(0, 2)
+            # No edges, whatever the type numpy gives an empty list (float64).
+            ends = np.empty((0, 2), dtype=np.uint32)
         if ends.ndim != 2 or ends.shape[1] != 2:
             raise ValueError(f"edges: expected an array of shape (m, 2), got {ends.shape}")
         ends = as_uint32(ends, "edges")
