@@ -7,11 +7,13 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pytest
+from networkx.algorithms import isomorphism
 
 import gsi
 from test_oracle import networkx_mappings
@@ -124,4 +126,46 @@ def test_edge_isomorphism_errors_name_the_users_nodes() -> None:
     data = nx.Graph([("x", "y")])
     data.nodes["y"]["label"] = frozenset({"a", "b"})
     with pytest.raises(gsi.GraphError, match="the data graph: .* node 'y' has several"):
-        gsi.Matcher(data, engine="cpu").count(nx.path_graph(2), edge_isomorphism=True)
+        gsi.Matcher(data, engine="cpu").count(labelled_path(["a", "b"]), edge_isomorphism=True)
+
+
+def coloured_star() -> nx.Graph:
+    """A star of 5 leaves whose nodes carry their colour under "color", not "label"."""
+    G = nx.star_graph(5)
+    colours = ["red", "blue", "blue", "green", "red", "green"]
+    nx.set_node_attributes(G, dict(enumerate(colours)), "color")
+    return G
+
+
+def test_a_label_under_another_attribute_name_is_warned_about() -> None:
+    G = coloured_star()
+    with pytest.warns(gsi.LabelWarning, match="no node has the attribute 'label'.*'color'"):
+        gsi.Graph.from_networkx(G)
+    query = nx.Graph([("c", "x")])
+    nx.set_node_attributes(query, {"c": "red", "x": "blue"}, "color")
+    matcher = isomorphism.GraphMatcher(
+        G, query, node_match=isomorphism.categorical_node_match("color", None)
+    )
+    expected = sum(1 for _ in matcher.subgraph_monomorphisms_iter())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert gsi.count(G, query, node_label="color", engine="cpu") == expected == 2
+        # No labels asked for, or nodes without attributes: nothing to warn about.
+        gsi.Graph.from_networkx(G, node_label=None)
+        gsi.Graph.from_networkx(nx.path_graph(3))
+
+
+def test_an_unlabelled_query_against_labelled_data_is_warned_about() -> None:
+    data = labelled_path(["a", "b", "a"])
+    matcher = gsi.Matcher(data, engine="cpu")
+    with pytest.warns(gsi.LabelWarning, match="the query has no vertex labels") as caught:
+        assert matcher.count(nx.path_graph(2)) == 0
+    assert caught[0].filename == __file__
+    with pytest.warns(gsi.LabelWarning, match="the query has no vertex labels"):
+        matcher.count(gsi.Graph.from_edges([[0, 1]]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert matcher.count(labelled_path(["a", "b"])) == 2
+        unlabelled = gsi.Matcher(data, engine="cpu", node_label=None)
+        assert unlabelled.count(nx.path_graph(2)) == 4
+        assert gsi.count(nx.path_graph(3), nx.path_graph(2), engine="cpu") == 4

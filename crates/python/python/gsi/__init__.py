@@ -18,11 +18,12 @@ gsi finds every occurrence of a small labelled query graph in a large labelled d
   :meth:`Matcher.matches`, :meth:`Matcher.match_array`, :meth:`Matcher.explain`.
 - :func:`count`: one query in one line.
 - Errors: :class:`GsiError` and its subclasses :class:`FormatError`, :class:`GraphError`,
-  :class:`GpuError` and :class:`MatchTimeout`.
+  :class:`GpuError` and :class:`MatchTimeout`; :class:`LabelWarning` where labels look
+  missing.
 """
 
 from ._gsi import __version__
-from .errors import FormatError, GpuError, GraphError, GsiError, MatchTimeout
+from .errors import FormatError, GpuError, GraphError, GsiError, LabelWarning, MatchTimeout
 from .graph import Graph
 from .matcher import Matcher, count
 
@@ -35,5 +36,6 @@ __all__ = [
     "GraphError",
     "GpuError",
     "MatchTimeout",
+    "LabelWarning",
     "__version__",
 ]

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _gsi
 from ._labels import Labels, Numbering, as_codes, as_uint32, renumbering
-from .errors import GraphError
+from .errors import GraphError, warn_labels
 
 __all__ = ["Graph", "as_graph"]
 
@@ -31,7 +31,16 @@ class Graph:
     once, in place: later matchers on the same ``Graph`` reuse the index.
     """
 
-    __slots__ = ("_native", "_nodes", "_index", "_vertex_labels", "_edge_labels", "_loops", "_used")
+    __slots__ = (
+        "_native",
+        "_nodes",
+        "_index",
+        "_vertex_labels",
+        "_edge_labels",
+        "_loops",
+        "_used",
+        "_unlabelled",
+    )
     _native: _gsi.Graph
     #: Node ids by vertex; ``None``: the vertices' numbers.
     _nodes: Optional[Sequence[Hashable]]
@@ -43,6 +52,8 @@ class Graph:
     _loops: List[Hashable]
     #: The distinct vertex and edge labels, found when first asked for.
     _used: "Optional[tuple[np.ndarray, np.ndarray]]"
+    #: Whether the graph came without vertex labels (every label 0 by default).
+    _unlabelled: bool
 
     def __init__(
         self, G: Any, node_label: Optional[str] = "label", edge_label: Optional[str] = "label"
@@ -60,6 +71,7 @@ class Graph:
         vertex_labels: Optional[Labels] = None,
         edge_labels: Optional[Labels] = None,
         loops: Optional[List[Hashable]] = None,
+        unlabelled: bool = False,
     ) -> "Graph":
         graph = object.__new__(cls)
         graph._native = native
@@ -69,6 +81,7 @@ class Graph:
         graph._edge_labels = edge_labels or Labels()
         graph._loops = loops or []
         graph._used = None
+        graph._unlabelled = unlabelled
         return graph
 
     # Making graphs.
@@ -123,6 +136,9 @@ class Graph:
         matches a pair of data vertices joined by at least one edge of its label). Self-loops
         are dropped from a data graph (a query without them never uses them); a query with a
         self-loop raises :class:`gsi.GraphError`.
+
+        Warns :class:`gsi.LabelWarning` when no node has the attribute `node_label` but some
+        have others (a label under another name would be ignored).
         """
         try:
             directed = bool(G.is_directed())
@@ -134,8 +150,14 @@ class Graph:
         vertex = Numbering("node")
         vertex_codes = np.zeros(len(nodes), dtype=np.uint32)
         more: List[tuple] = []
+        labelled = False
+        others: Optional[dict] = None  # a node's attributes, where none has `node_label`
         if node_label is not None:
             for i, (node, attrs) in enumerate(G.nodes(data=True)):
+                if node_label in attrs:
+                    labelled = True
+                elif attrs and others is None:
+                    others = attrs
                 value = attrs.get(node_label, 0)
                 if not isinstance(value, (set, frozenset)):
                     vertex_codes[i] = vertex(value, node)
@@ -145,6 +167,13 @@ class Graph:
                 codes = sorted(vertex(v, node) for v in value)
                 vertex_codes[i] = codes[0]
                 more.extend((i, code) for code in codes[1:])
+        if not labelled and others is not None:
+            names = ", ".join(repr(name) for name in list(others)[:3])
+            warn_labels(
+                f"no node has the attribute {node_label!r}, which holds labels, but nodes have "
+                f"others ({names}): every vertex gets label 0; name the label's attribute "
+                f"with node_label=..., or pass node_label=None to match without labels"
+            )
         edge = Numbering("edge")
         ends: List[tuple] = []
         codes: List[int] = []
@@ -167,7 +196,7 @@ class Graph:
         native = _gsi.Graph.from_edges(
             edges, vertex_codes, np.array(codes, dtype=np.uint32), directed, _pairs(more)
         )
-        return cls._wrap(native, nodes, vertex.labels(), edge.labels(), loops)
+        return cls._wrap(native, nodes, vertex.labels(), edge.labels(), loops, not labelled)
 
     @classmethod
     def from_edges(
@@ -223,7 +252,7 @@ class Graph:
             (None, Labels()) if edge_labels is None else as_codes(edge_labels, "edge_labels")
         )
         native = _gsi.Graph.from_edges(ends, vertex_codes, edge_codes, bool(directed))
-        return cls._wrap(native, None, vertex_names, edge_names)
+        return cls._wrap(native, None, vertex_names, edge_names, unlabelled=vertex_labels is None)
 
     def to_networkx(self, node_label: str = "label", edge_label: str = "label") -> Any:
         """This graph as a networkx ``Graph`` or ``DiGraph``: nodes by their ids, labels in
@@ -314,7 +343,16 @@ class Graph:
         return self._used
 
     def _as_query_of(self, data: "Graph") -> _gsi.Graph:
-        """This graph, as a query, in `data`'s label codes."""
+        """This graph, as a query, in `data`'s label codes; warns where it has no labels but
+        `data` has."""
+        if self._unlabelled:
+            data_vertex = data._label_sets()[0].tolist()
+            if data_vertex and data_vertex != [data._vertex_labels.code(0)]:
+                warn_labels(
+                    "the query has no vertex labels, so its vertices match only data vertices "
+                    f"of label 0, but the data graph's vertices have {len(data_vertex)} labels; "
+                    "label the query, or pass node_label=None to match without labels"
+                )
         if self._loops:
             raise GraphError(
                 f"the query has a self-loop at node {self._loops[0]!r}: gsi matches graphs "
