@@ -47,6 +47,14 @@ def test_labels_of_mixed_types_stay_apart_as_in_networkx() -> None:
         assert [data.label(c) for c in data.vertex_labels.tolist()] == data_labels
 
 
+def test_a_nan_label_is_refused() -> None:
+    # NaN equals nothing, itself included: networkx matches no node labelled NaN.
+    with pytest.raises(ValueError, match="vertex_labels label nan is not equal to itself"):
+        gsi.Graph.from_edges([[0, 1]], vertex_labels=np.array([1.0, np.nan]))
+    with pytest.raises(ValueError, match="node label nan of 1 is not equal to itself"):
+        gsi.Graph.from_networkx(labelled_path([1, float("nan")]))
+
+
 def run_limited(code: str, spare_bytes: int) -> str:
     """Runs `code` after ``import gsi, numpy as np`` in a child interpreter whose address space
     is limited to what it uses then plus `spare_bytes` (``ulimit -v``); its standard output.

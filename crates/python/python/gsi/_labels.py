@@ -10,6 +10,7 @@ lacks gets a code no data label has: the query then has no match.
 
 from __future__ import annotations
 
+import numbers
 import operator
 from typing import Any, Dict, Hashable, Iterable, Iterator, List, Mapping, Optional
 
@@ -71,6 +72,11 @@ class Numbering:
                 "is not hashable: labels are compared as dictionary keys"
             ) from None
         if code is None:
+            if isinstance(value, numbers.Real) and value != value:
+                raise ValueError(
+                    f"{self.what} label {value!r}{'' if where is None else f' of {where!r}'} "
+                    "is not equal to itself, so nothing would match it: use another value"
+                )
             code = self.codes[value] = len(self.codes)
         return code
 

@@ -25,7 +25,8 @@ class Graph:
     ``0 .. n-1`` inside gsi; :attr:`nodes` gives the id each one had where it came from (a
     networkx node, a SNAP id, an RDF term), and matches are reported in those ids.
 
-    Labels may be any hashable values (integers, strings, tuples, ...); a query's labels are
+    Labels may be any hashable values (integers, strings, tuples, ...; not NaN, which equals
+    nothing, itself included, and is refused with a ``ValueError``); a query's labels are
     matched to the data graph's by value (``"C"`` matches ``"C"``), and a label the data graph
     lacks matches nothing. A graph used as the data graph of a :class:`gsi.Matcher` is indexed
     once, in place: later matchers on the same ``Graph`` reuse the index.
