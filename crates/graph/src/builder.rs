@@ -219,7 +219,7 @@ const PARALLEL_MIN_EDGES: usize = 1 << 15;
 ///
 /// # Errors
 /// The allocation failed.
-pub fn reserve<T>(values: &mut Vec<T>, additional: usize, what: &'static str) -> Result<()> {
+fn reserve<T>(values: &mut Vec<T>, additional: usize, what: &'static str) -> Result<()> {
     values
         .try_reserve_exact(additional)
         .map_err(|_| Error::OutOfMemory {
