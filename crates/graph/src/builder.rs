@@ -117,71 +117,62 @@ impl GraphBuilder {
     /// # Errors
     /// [`Error::DuplicateEdge`] when the same edge (same endpoints, same label; in either
     /// orientation for an undirected graph) was added twice: repeated edges would make every
-    /// match through them count twice.
+    /// match through them count twice. [`Error::OutOfMemory`] when the graph's arrays cannot
+    /// be allocated.
     pub fn build(self) -> Result<Graph> {
         self.try_build().map_err(|(err, _)| err)
     }
 
     /// As [`GraphBuilder::build`], but gives the builder back with the error so that the
     /// caller can look at the edges it held.
-    pub(crate) fn try_build(self) -> std::result::Result<Graph, (Error, Box<GraphBuilder>)> {
-        let n = self.vertex_labels.len();
-        let edge_count = self.edges.len();
-        let out = if self.directed {
-            csr(n, &self.edges, Entries::Forward)
-        } else {
-            csr(n, &self.edges, Entries::Both)
+    pub(crate) fn try_build(mut self) -> std::result::Result<Graph, (Error, Box<GraphBuilder>)> {
+        let (out, inc, label_sets) = match self.lay_out() {
+            Ok(parts) => parts,
+            Err(err) => return Err((err, Box::new(self))),
         };
-        let out = match out {
-            Ok(out) => out,
-            Err((s, t, l)) => {
-                let (source, target) = if self.directed {
-                    (s, t)
-                } else {
-                    (s.min(t), s.max(t))
-                };
-                let err = Error::DuplicateEdge {
-                    from: source,
-                    to: target,
-                    label: l,
-                };
-                return Err((err, Box::new(self)));
-            }
-        };
-        let inc = if self.directed {
-            // Duplicates were already rejected in the out-adjacency.
-            csr(n, &self.edges, Entries::Backward).expect("no duplicate edges")
-        } else {
-            Csr::default()
-        };
-        let (vertex_labels, label_sets) = label_sets(self.vertex_labels, self.more_labels);
         Ok(Graph {
             directed: self.directed,
-            vertex_labels: vertex_labels.into(),
+            vertex_labels: self.vertex_labels.into(),
             label_sets,
             out,
             inc,
-            edge_count,
+            edge_count: self.edges.len(),
         })
+    }
+
+    /// The out- and in-adjacency (empty when undirected) and the label sets; leaves each
+    /// vertex's smallest label in `vertex_labels`.
+    fn lay_out(&mut self) -> Result<(Csr, Csr, LabelSets)> {
+        let n = self.vertex_labels.len();
+        let (out, inc) = if self.directed {
+            // Duplicates are rejected in the out-adjacency, before the in-adjacency is built.
+            let out = csr(n, &self.edges, Entries::Forward)?;
+            (out, csr(n, &self.edges, Entries::Backward)?)
+        } else {
+            (csr(n, &self.edges, Entries::Both)?, Csr::default())
+        };
+        let more = std::mem::take(&mut self.more_labels);
+        Ok((out, inc, label_sets(&mut self.vertex_labels, more)?))
     }
 }
 
 /// Each vertex's smallest label, and every vertex's label set when some vertex has more than
 /// one (`more`: further labels by vertex, in any order, repeats allowed).
 fn label_sets(
-    mut labels: Vec<VertexLabel>,
+    labels: &mut [VertexLabel],
     mut more: Vec<(VertexId, VertexLabel)>,
-) -> (Vec<VertexLabel>, LabelSets) {
+) -> Result<LabelSets> {
     more.retain(|&(v, l)| labels[v as usize] != l);
     if more.is_empty() {
-        return (labels, LabelSets::default());
+        return Ok(LabelSets::default());
     }
+    reserve(&mut more, labels.len(), "the vertices' label sets")?;
     more.extend(labels.iter().enumerate().map(|(v, &l)| (v as VertexId, l)));
     more.sort_unstable();
     more.dedup();
-    let mut offsets = Vec::with_capacity(labels.len() + 1);
+    let mut offsets = vec_for(labels.len() + 1, "the vertices' label sets")?;
     offsets.push(0);
-    let mut set_labels = Vec::with_capacity(more.len());
+    let mut set_labels = vec_for(more.len(), "the vertices' label sets")?;
     let mut pairs = more.iter().peekable();
     for (v, smallest) in labels.iter_mut().enumerate() {
         *smallest = pairs.peek().expect("every vertex has its label").1;
@@ -194,7 +185,7 @@ fn label_sets(
         offsets: offsets.into(),
         labels: set_labels.into(),
     };
-    (labels, sets)
+    Ok(sets)
 }
 
 /// Why `source -- target` cannot be an edge of a graph of `n` vertices, if it cannot.
@@ -224,17 +215,41 @@ enum Entries {
 /// Fewest edges worth building in parallel.
 const PARALLEL_MIN_EDGES: usize = 1 << 15;
 
-/// Builds one CSR from the entries of `edges`; on a repeated entry returns it.
+/// Room for `additional` more values in `values`, or [`Error::OutOfMemory`] for `what`.
+///
+/// # Errors
+/// The allocation failed.
+fn reserve<T>(values: &mut Vec<T>, additional: usize, what: &'static str) -> Result<()> {
+    values
+        .try_reserve_exact(additional)
+        .map_err(|_| Error::OutOfMemory {
+            what,
+            bytes: additional.saturating_mul(std::mem::size_of::<T>()),
+        })
+}
+
+/// An empty vector with room for `len` values, or [`Error::OutOfMemory`] for `what`.
+///
+/// # Errors
+/// The allocation failed.
+pub fn vec_for<T>(len: usize, what: &'static str) -> Result<Vec<T>> {
+    let mut values = Vec::new();
+    reserve(&mut values, len, what)?;
+    Ok(values)
+}
+
+/// Builds one CSR from the entries of `edges`.
+///
+/// # Errors
+/// [`Error::DuplicateEdge`] for a repeated entry; [`Error::OutOfMemory`] when its arrays
+/// cannot be allocated.
 ///
 /// Counting and placing run in parallel with atomic counters; the order in which entries
 /// land in a vertex's segment does not matter because each segment is then sorted. Entries
 /// are placed straight into the neighbour and label arrays, so that the build holds no more
 /// than the edges and the CSR itself (and one vertex's entries per thread, to sort them).
-fn csr(
-    n: usize,
-    edges: &[(VertexId, VertexId, EdgeLabel)],
-    entries: Entries,
-) -> std::result::Result<Csr, (VertexId, VertexId, EdgeLabel)> {
+fn csr(n: usize, edges: &[(VertexId, VertexId, EdgeLabel)], entries: Entries) -> Result<Csr> {
+    const WHAT: &str = "the graph's adjacency lists";
     // Small graphs (queries, above all) stay on this thread: a hand-off to the pool costs
     // more than their whole build.
     let parallel = edges.len() >= PARALLEL_MIN_EDGES;
@@ -253,11 +268,12 @@ fn csr(
             edges.iter().for_each(visit);
         }
     };
-    let counts: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+    let mut counts: Vec<AtomicUsize> = vec_for(n, WHAT)?;
+    counts.extend((0..n).map(|_| AtomicUsize::new(0)));
     each(&|from, _, _| {
         counts[from as usize].fetch_add(1, Ordering::Relaxed);
     });
-    let mut offsets = Vec::with_capacity(n + 1);
+    let mut offsets = vec_for(n + 1, WHAT)?;
     offsets.push(0usize);
     // The counters become the cursors: each vertex's next free place.
     let mut total = 0;
@@ -267,8 +283,10 @@ fn csr(
         total += count;
         offsets.push(total);
     }
-    let neighbors: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
-    let labels: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
+    let mut neighbors: Vec<AtomicU32> = vec_for(total, WHAT)?;
+    neighbors.extend((0..total).map(|_| AtomicU32::new(0)));
+    let mut labels: Vec<AtomicU32> = vec_for(total, WHAT)?;
+    labels.extend((0..total).map(|_| AtomicU32::new(0)));
     each(&|from, to, label| {
         let at = counts[from as usize].fetch_add(1, Ordering::Relaxed);
         neighbors[at].store(to, Ordering::Relaxed);
@@ -278,7 +296,7 @@ fn csr(
     // Collected in place: an atomic has the layout of its integer.
     let mut neighbors: Vec<VertexId> = neighbors.into_iter().map(AtomicU32::into_inner).collect();
     let mut labels: Vec<EdgeLabel> = labels.into_iter().map(AtomicU32::into_inner).collect();
-    let mut segments = Vec::with_capacity(n);
+    let mut segments = vec_for(n, WHAT)?;
     let (mut rest_n, mut rest_l) = (neighbors.as_mut_slice(), labels.as_mut_slice());
     for v in 0..n {
         let len = offsets[v + 1] - offsets[v];
@@ -319,8 +337,12 @@ fn csr(
             .filter_map(|segment| sort(&mut keys, segment))
             .min()
     };
-    if let Some(d) = duplicate {
-        return Err(d);
+    if let Some((s, t, label)) = duplicate {
+        let (from, to) = match entries {
+            Entries::Both => (s.min(t), s.max(t)),
+            Entries::Forward | Entries::Backward => (s, t),
+        };
+        return Err(Error::DuplicateEdge { from, to, label });
     }
     Ok(Csr {
         offsets: offsets.into(),
@@ -365,6 +387,15 @@ mod tests {
         b.add_edge(0, 1, 0).unwrap();
         b.add_edge(1, 0, 0).unwrap();
         assert_eq!(b.build().unwrap().edge_count(), 2);
+    }
+
+    #[test]
+    fn an_allocation_too_large_is_an_error_naming_it() {
+        let err = vec_for::<u64>(usize::MAX / 4, "the test's array").unwrap_err();
+        assert!(matches!(err, Error::OutOfMemory { .. }));
+        assert!(err
+            .to_string()
+            .contains("for the test's array could not be allocated"));
     }
 
     #[test]

@@ -58,6 +58,14 @@ pub enum Error {
         /// Which labels.
         kind: crate::formats::LabelKind,
     },
+    /// Memory for a graph could not be allocated.
+    #[error("out of memory: {bytes} bytes for {what} could not be allocated")]
+    OutOfMemory {
+        /// What was being allocated.
+        what: &'static str,
+        /// How many bytes.
+        bytes: usize,
+    },
     /// A graph built in memory is inconsistent.
     #[error("{0}")]
     Build(String),

@@ -18,6 +18,6 @@ pub mod line;
 pub mod saved;
 
 pub use buffer::Buffer;
-pub use builder::GraphBuilder;
+pub use builder::{vec_for, GraphBuilder};
 pub use error::{Error, Result};
 pub use graph::{Direction, EdgeLabel, Graph, GraphBytes, VertexId, VertexLabel};

@@ -38,13 +38,13 @@ pub enum LineError {
     #[error("edge isomorphism needs undirected graphs; this one is directed")]
     Directed,
     /// The line graph labels its edges by the shared vertex's one label.
-    #[error("edge isomorphism needs one label per vertex; vertex {vertex} has several")]
+    #[error("{}", self.naming(|v| format!("vertex {v}")))]
     LabelSets {
         /// A vertex of several labels.
         vertex: VertexId,
     },
     /// A vertex without edges has no place in a line graph.
-    #[error("vertex {vertex} has no edge, so edge isomorphism cannot match it")]
+    #[error("{}", self.naming(|v| format!("vertex {v}")))]
     IsolatedVertex {
         /// The vertex.
         vertex: VertexId,
@@ -60,6 +60,24 @@ pub enum LineError {
         /// The most allowed.
         limit: u64,
     },
+}
+
+impl LineError {
+    /// The message, with the vertex it is about (if any) called `name(vertex)`: its number,
+    /// or the name its caller knows it by.
+    pub fn naming(&self, name: impl Fn(VertexId) -> String) -> String {
+        match self {
+            LineError::LabelSets { vertex } => format!(
+                "edge isomorphism needs one label per vertex; {} has several",
+                name(*vertex)
+            ),
+            LineError::IsolatedVertex { vertex } => format!(
+                "{} has no edge, so edge isomorphism cannot match it",
+                name(*vertex)
+            ),
+            other => other.to_string(),
+        }
+    }
 }
 
 /// A graph's line graph, with the edge each of its vertices stands for.

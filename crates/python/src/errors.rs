@@ -5,7 +5,7 @@
 //! `ValueError`); this module builds their instances.
 
 use pyo3::call::PyCallArgs;
-use pyo3::exceptions::{PyOSError, PyRuntimeError};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError};
 use pyo3::prelude::*;
 
 /// An instance of `gsi.errors.<class>` made from `args`, as a `PyErr` to raise.
@@ -26,8 +26,8 @@ pub fn gsi_error(py: Python<'_>, message: String) -> PyErr {
 }
 
 /// A graph reader's or builder's error: `FormatError` for a malformed file (with its path
-/// and line), `OSError` for a file that cannot be read, `GraphError` for an inconsistent
-/// graph.
+/// and line), `OSError` for a file that cannot be read, `MemoryError` for a graph too large
+/// to allocate, `GraphError` for an inconsistent graph.
 pub fn graph_error(py: Python<'_>, err: gsi_graph::Error) -> PyErr {
     use gsi_graph::Error;
     let message = err.to_string();
@@ -45,6 +45,7 @@ pub fn graph_error(py: Python<'_>, err: gsi_graph::Error) -> PyErr {
         Error::Io { path, source } | Error::Write { path, source } => {
             os_error(&source, &path.display().to_string())
         }
+        Error::OutOfMemory { .. } => PyMemoryError::new_err(message),
         _ => raise(py, "GraphError", (message,)),
     }
 }

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use gsi_core::{DataIndex, SavedIndex};
 use gsi_graph::formats::{read_graphs, Format, LabelNames, ReadOptions, VertexNames};
 use gsi_graph::saved::{is_saved_index, GraphFacts};
-use gsi_graph::{Graph, GraphBuilder};
+use gsi_graph::{vec_for, Graph, GraphBuilder};
 use numpy::ndarray::Array2;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -133,13 +133,16 @@ impl PyGraph {
                 )));
             }
         }
-        // Read in place, whatever the strides: the one copy is the builder's edge list.
-        let list: Vec<(u32, u32, u32)> = edges
-            .rows()
-            .into_iter()
-            .enumerate()
-            .map(|(i, row)| (row[0], row[1], labels.as_ref().map_or(0, |l| l[i])))
-            .collect();
+        // Read in place, whatever the strides: the one copy is the builder's edge list. Every
+        // array sized by the caller is allocated fallibly: a failure is a MemoryError.
+        let mut list = vec_for(edges.nrows(), "the edge list").map_err(|e| graph_error(py, e))?;
+        list.extend(
+            edges
+                .rows()
+                .into_iter()
+                .enumerate()
+                .map(|(i, row)| (row[0], row[1], labels.as_ref().map_or(0, |l| l[i]))),
+        );
         let more: Vec<(u32, u32)> = match &more_labels {
             None => Vec::new(),
             Some(pairs) => {
@@ -153,9 +156,12 @@ impl PyGraph {
                 pairs.rows().into_iter().map(|r| (r[0], r[1])).collect()
             }
         };
-        let vertex_labels = vertex_labels.as_array().to_vec();
+        let vertex_labels = vertex_labels.as_array();
+        let mut labels =
+            vec_for(vertex_labels.len(), "the vertex labels").map_err(|e| graph_error(py, e))?;
+        labels.extend(vertex_labels.iter().copied());
         let built = py.detach(move || {
-            let mut builder = GraphBuilder::with_edges(directed, vertex_labels, list)?;
+            let mut builder = GraphBuilder::with_edges(directed, labels, list)?;
             for (v, label) in more {
                 builder.add_label(v, label)?;
             }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use gsi_graph::line::{LineGraph, LineLabels};
+use gsi_graph::line::{LineError, LineGraph, LineLabels};
 use gsi_graph::VertexId;
 use numpy::ndarray::Array2;
 use numpy::PyArray2;
@@ -27,11 +27,13 @@ pub struct PyLineGraphs {
 #[pymethods]
 impl PyLineGraphs {
     /// The line graph of `data`, the data edge each of its vertices stands for (an `(m, 2)`
-    /// array, lower endpoint first), and the numbering its queries' line graphs use.
+    /// array, lower endpoint first), and the numbering its queries' line graphs use. `nodes`:
+    /// the node id of each vertex, for messages (`None`: the vertex numbers).
     #[staticmethod]
     fn of_data<'py>(
         py: Python<'py>,
         data: &PyGraph,
+        nodes: Option<Bound<'py, PyAny>>,
     ) -> PyResult<(PyLineGraphs, PyGraph, Bound<'py, PyArray2<u32>>)> {
         let held = data.held(py);
         let built = py.detach(move || {
@@ -39,22 +41,24 @@ impl PyLineGraphs {
             LineGraph::of(held.graph(), |l| labels.number(l), true, LINE_EDGES_MAX)
                 .map(|line| (labels, line))
         });
-        let (labels, line) = built.map_err(|e| line_error(py, "the data graph", e))?;
+        let (labels, line) =
+            built.map_err(|e| line_error(py, "the data graph", e, nodes.as_ref()))?;
         let edges = edges_array(py, &line.edges);
         let graph = PyGraph::new(Held::Plain(Arc::new(line.graph)));
         Ok((PyLineGraphs { labels }, graph, edges))
     }
 
     /// The line graph of `query` (in the data graph's label codes) in the data's numbering,
-    /// and the query edge each of its vertices stands for.
+    /// and the query edge each of its vertices stands for. `nodes` as for `of_data`.
     fn of_query<'py>(
         &self,
         py: Python<'py>,
         query: &PyGraph,
+        nodes: Option<Bound<'py, PyAny>>,
     ) -> PyResult<(PyGraph, Bound<'py, PyArray2<u32>>)> {
         let held = query.held(py);
         let line = LineGraph::of(held.graph(), self.labels.for_query(), false, u64::MAX)
-            .map_err(|e| line_error(py, "the query", e))?;
+            .map_err(|e| line_error(py, "the query", e, nodes.as_ref()))?;
         let edges = edges_array(py, &line.edges);
         Ok((PyGraph::new(Held::Plain(Arc::new(line.graph))), edges))
     }
@@ -67,11 +71,21 @@ fn edges_array<'py>(py: Python<'py>, edges: &[[VertexId; 2]]) -> Bound<'py, PyAr
     PyArray2::from_owned_array(py, array)
 }
 
-/// Why `what` has no line graph to match, as a `GraphError`.
-fn line_error(py: Python<'_>, what: &str, err: gsi_graph::line::LineError) -> PyErr {
+/// Why `what` has no line graph to match, as a `GraphError` that names a vertex by its entry
+/// of `nodes` (a sequence of node ids) where there is one.
+fn line_error(
+    py: Python<'_>,
+    what: &str,
+    err: LineError,
+    nodes: Option<&Bound<'_, PyAny>>,
+) -> PyErr {
+    let name = |v: VertexId| match nodes.map(|n| n.get_item(v).and_then(|node| node.repr())) {
+        Some(Ok(repr)) => format!("node {repr}"),
+        _ => format!("vertex {v}"),
+    };
     raise(
         py,
         "GraphError",
-        (format!("edge isomorphism: {what}: {err}"),),
+        (format!("edge isomorphism: {what}: {}", err.naming(name)),),
     )
 }

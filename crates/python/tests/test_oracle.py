@@ -17,6 +17,9 @@ from conftest import query_from, random_graph
 
 SEEDS = range(100)
 
+# Some random queries leave every label out (label 0) on purpose: no warning wanted.
+pytestmark = pytest.mark.filterwarnings("ignore::gsi.LabelWarning")
+
 # Label vocabularies of several types; None leaves the attribute out (label 0).
 VERTEX_LABELS = [["C", "C", "O", "N"], [0, 1, 1, 2, None], [("a", 1), ("b", 2), ("a", 1)]]
 EDGE_LABELS = [[None], ["single", "double"], [0, 1, 7]]

@@ -18,7 +18,8 @@ gsi finds every occurrence of a small labelled query graph in a large labelled d
   :meth:`Matcher.matches`, :meth:`Matcher.match_array`, :meth:`Matcher.explain`.
 - :func:`count`: one query in one line.
 - Errors: :class:`GsiError` and its subclasses :class:`FormatError`, :class:`GraphError`,
-  :class:`GpuError`, :class:`MatchTimeout` and :class:`MemoryLimitExceeded`.
+  :class:`GpuError`, :class:`MatchTimeout` and :class:`MemoryLimitExceeded`;
+  :class:`LabelWarning` where labels look missing.
 """
 
 from ._gsi import __version__
@@ -27,6 +28,7 @@ from .errors import (
     GpuError,
     GraphError,
     GsiError,
+    LabelWarning,
     MatchTimeout,
     MemoryLimitExceeded,
 )
@@ -43,5 +45,6 @@ __all__ = [
     "GpuError",
     "MatchTimeout",
     "MemoryLimitExceeded",
+    "LabelWarning",
     "__version__",
 ]

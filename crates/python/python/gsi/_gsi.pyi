@@ -2,7 +2,7 @@
 ``0 .. n-1`` and labels as ``uint32`` codes, where ``gsi.Graph`` and ``gsi.Matcher`` speak in
 node ids and label values."""
 
-from typing import Iterator, Optional, Union
+from typing import Hashable, Iterator, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -58,10 +58,14 @@ class LineGraphs:
     """Edge isomorphism: the numbering of a data graph's line labels."""
 
     @staticmethod
-    def of_data(data: Graph) -> "tuple[LineGraphs, Graph, npt.NDArray[np.uint32]]":
+    def of_data(
+        data: Graph, nodes: Optional[Sequence[Hashable]]
+    ) -> "tuple[LineGraphs, Graph, npt.NDArray[np.uint32]]":
         """The numbering, the data graph's line graph and the data edge of each of its
         vertices (``(m, 2)``)."""
-    def of_query(self, query: Graph) -> "tuple[Graph, npt.NDArray[np.uint32]]":
+    def of_query(
+        self, query: Graph, nodes: Optional[Sequence[Hashable]]
+    ) -> "tuple[Graph, npt.NDArray[np.uint32]]":
         """The query's line graph in the data's numbering and the query edge of each of its
         vertices."""
 

@@ -10,8 +10,9 @@ lacks gets a code no data label has: the query then has no match.
 
 from __future__ import annotations
 
+import numbers
 import operator
-from typing import Any, Dict, Hashable, Iterator, List, Mapping, Optional
+from typing import Any, Dict, Hashable, Iterable, Iterator, List, Mapping, Optional
 
 import numpy as np
 
@@ -71,6 +72,11 @@ class Numbering:
                 "is not hashable: labels are compared as dictionary keys"
             ) from None
         if code is None:
+            if isinstance(value, numbers.Real) and value != value:
+                raise ValueError(
+                    f"{self.what} label {value!r}{'' if where is None else f' of {where!r}'} "
+                    "is not equal to itself, so nothing would match it: use another value"
+                )
             code = self.codes[value] = len(self.codes)
         return code
 
@@ -81,14 +87,27 @@ class Numbering:
 
 def as_codes(values: object, what: str) -> "tuple[np.ndarray, Labels]":
     """`values` (one label per vertex or edge) as an array of codes: integers as they are
-    (without a copy when they are ``uint32`` already), any other values numbered."""
-    array = np.asarray(values)
-    if array.ndim != 1:
-        raise ValueError(f"{what}: expected one label each, got an array of shape {array.shape}")
-    if array.dtype.kind in "uib":
-        return as_uint32(array, what), Labels()
+    (without a copy when they are ``uint32`` already), any other values numbered by value
+    and type, as dictionary keys (networkx's nodes) tell them apart: ``1`` is not ``"1"``."""
+    if isinstance(values, np.ndarray):
+        items = values
+    elif isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(f"{what}: expected one label each, got {type(values).__name__}")
+    else:
+        # Not through numpy, which would turn a mix of numbers and strings into strings.
+        items = list(values)
+        if all(isinstance(v, (int, np.integer)) for v in items):
+            items = np.array(items)
+    if isinstance(items, np.ndarray):
+        if items.ndim != 1:
+            raise ValueError(
+                f"{what}: expected one label each, got an array of shape {items.shape}"
+            )
+        if items.dtype.kind in "uib":
+            return as_uint32(items, what), Labels()
+        items = items.tolist()
     numbering = Numbering(what)
-    codes = np.fromiter((numbering(v) for v in array.tolist()), dtype=np.uint32, count=len(array))
+    codes = np.fromiter((numbering(v) for v in items), dtype=np.uint32, count=len(items))
     return codes, numbering.labels()
 
 

@@ -8,6 +8,8 @@ those of the ``gsi`` command. A file that cannot be opened raises the built-in `
 
 from __future__ import annotations
 
+import sys
+import warnings
 from typing import Optional
 
 __all__ = [
@@ -17,6 +19,7 @@ __all__ = [
     "GpuError",
     "MatchTimeout",
     "MemoryLimitExceeded",
+    "LabelWarning",
 ]
 
 
@@ -76,3 +79,17 @@ class MemoryLimitExceeded(GsiError, MemoryError):
     def __init__(self, message: str, budget: int) -> None:
         super().__init__(message)
         self.budget = budget
+
+
+class LabelWarning(UserWarning):
+    """Labels look missing: a networkx graph whose nodes carry attributes but none named
+    `node_label`, or a query without labels against a data graph with labels (its vertices
+    then match only data vertices of label ``0``)."""
+
+
+def warn_labels(message: str) -> None:
+    """Warns `message` as a :class:`LabelWarning`, from the caller's line outside gsi."""
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("gsi."):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, LabelWarning, stacklevel=level)

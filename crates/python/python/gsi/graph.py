@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _gsi
 from ._labels import Labels, Numbering, as_codes, as_uint32, renumbering
-from .errors import GraphError
+from .errors import GraphError, warn_labels
 
 __all__ = ["Graph", "as_graph"]
 
@@ -25,13 +25,23 @@ class Graph:
     ``0 .. n-1`` inside gsi; :attr:`nodes` gives the id each one had where it came from (a
     networkx node, a SNAP id, an RDF term), and matches are reported in those ids.
 
-    Labels may be any hashable values (integers, strings, tuples, ...); a query's labels are
+    Labels may be any hashable values (integers, strings, tuples, ...; not NaN, which equals
+    nothing, itself included, and is refused with a ``ValueError``); a query's labels are
     matched to the data graph's by value (``"C"`` matches ``"C"``), and a label the data graph
     lacks matches nothing. A graph used as the data graph of a :class:`gsi.Matcher` is indexed
     once, in place: later matchers on the same ``Graph`` reuse the index.
     """
 
-    __slots__ = ("_native", "_nodes", "_index", "_vertex_labels", "_edge_labels", "_loops", "_used")
+    __slots__ = (
+        "_native",
+        "_nodes",
+        "_index",
+        "_vertex_labels",
+        "_edge_labels",
+        "_loops",
+        "_used",
+        "_unlabelled",
+    )
     _native: _gsi.Graph
     #: Node ids by vertex; ``None``: the vertices' numbers.
     _nodes: Optional[Sequence[Hashable]]
@@ -43,6 +53,8 @@ class Graph:
     _loops: List[Hashable]
     #: The distinct vertex and edge labels, found when first asked for.
     _used: "Optional[tuple[np.ndarray, np.ndarray]]"
+    #: Whether the graph came without vertex labels (every label 0 by default).
+    _unlabelled: bool
 
     def __init__(
         self, G: Any, node_label: Optional[str] = "label", edge_label: Optional[str] = "label"
@@ -60,6 +72,7 @@ class Graph:
         vertex_labels: Optional[Labels] = None,
         edge_labels: Optional[Labels] = None,
         loops: Optional[List[Hashable]] = None,
+        unlabelled: bool = False,
     ) -> "Graph":
         graph = object.__new__(cls)
         graph._native = native
@@ -69,6 +82,7 @@ class Graph:
         graph._edge_labels = edge_labels or Labels()
         graph._loops = loops or []
         graph._used = None
+        graph._unlabelled = unlabelled
         return graph
 
     # Making graphs.
@@ -123,6 +137,9 @@ class Graph:
         matches a pair of data vertices joined by at least one edge of its label). Self-loops
         are dropped from a data graph (a query without them never uses them); a query with a
         self-loop raises :class:`gsi.GraphError`.
+
+        Warns :class:`gsi.LabelWarning` when no node has the attribute `node_label` but some
+        have others (a label under another name would be ignored).
         """
         try:
             directed = bool(G.is_directed())
@@ -134,8 +151,14 @@ class Graph:
         vertex = Numbering("node")
         vertex_codes = np.zeros(len(nodes), dtype=np.uint32)
         more: List[tuple] = []
+        labelled = False
+        others: Optional[dict] = None  # a node's attributes, where none has `node_label`
         if node_label is not None:
             for i, (node, attrs) in enumerate(G.nodes(data=True)):
+                if node_label in attrs:
+                    labelled = True
+                elif attrs and others is None:
+                    others = attrs
                 value = attrs.get(node_label, 0)
                 if not isinstance(value, (set, frozenset)):
                     vertex_codes[i] = vertex(value, node)
@@ -145,6 +168,13 @@ class Graph:
                 codes = sorted(vertex(v, node) for v in value)
                 vertex_codes[i] = codes[0]
                 more.extend((i, code) for code in codes[1:])
+        if not labelled and others is not None:
+            names = ", ".join(repr(name) for name in list(others)[:3])
+            warn_labels(
+                f"no node has the attribute {node_label!r}, which holds labels, but nodes have "
+                f"others ({names}): every vertex gets label 0; name the label's attribute "
+                f"with node_label=..., or pass node_label=None to match without labels"
+            )
         edge = Numbering("edge")
         ends: List[tuple] = []
         codes: List[int] = []
@@ -167,7 +197,7 @@ class Graph:
         native = _gsi.Graph.from_edges(
             edges, vertex_codes, np.array(codes, dtype=np.uint32), directed, _pairs(more)
         )
-        return cls._wrap(native, nodes, vertex.labels(), edge.labels(), loops)
+        return cls._wrap(native, nodes, vertex.labels(), edge.labels(), loops, not labelled)
 
     @classmethod
     def from_edges(
@@ -184,11 +214,15 @@ class Graph:
         edges:
             An ``(m, 2)`` array of vertex ids, one edge ``u, v`` per row (u → v when
             `directed`). A ``uint32`` array is read in place; other integer arrays are
-            converted once.
+            converted once. An empty list is a graph without edges (its vertices, if any,
+            are those of `vertex_labels`).
         vertex_labels:
             One label per vertex (its length is the number of vertices); ``None``: every
-            label ``0`` and as many vertices as the largest id in `edges` says. Integers are
-            labels as they are; other values (strings, ...) are numbered.
+            label ``0`` and as many vertices as the largest id in `edges` says, which may be
+            at most 2^20 or 8 times the number of edges, whichever is larger (a larger id is
+            refused: renumber the ids, or give `vertex_labels`). Integers are
+            labels as they are; other values (strings, tuples, a mix) are told apart by value
+            and type as networkx tells nodes apart: ``1`` is not ``"1"``.
         edge_labels:
             One label per edge, as `vertex_labels`; ``None``: every label ``0``.
         directed:
@@ -198,16 +232,20 @@ class Graph:
         ------
         gsi.GraphError
             A self-loop, an edge given twice (with the same label; in either orientation when
-            undirected), or an id past the last vertex.
+            undirected), an id past the last vertex, or without `vertex_labels` an id far
+            beyond the number of edges.
+        MemoryError
+            The graph's arrays cannot be allocated.
         """
         ends = np.asarray(edges)
         if ends.size == 0:
-            ends = ends.reshape(0, 2)
+            # No edges, whatever the type numpy gives an empty list (float64).
+            ends = np.empty((0, 2), dtype=np.uint32)
         if ends.ndim != 2 or ends.shape[1] != 2:
             raise ValueError(f"edges: expected an array of shape (m, 2), got {ends.shape}")
         ends = as_uint32(ends, "edges")
         if vertex_labels is None:
-            count = int(ends.max()) + 1 if ends.size else 0
+            count = _vertex_count(ends)
             vertex_codes, vertex_names = np.zeros(count, dtype=np.uint32), Labels()
         else:
             vertex_codes, vertex_names = as_codes(vertex_labels, "vertex_labels")
@@ -215,7 +253,7 @@ class Graph:
             (None, Labels()) if edge_labels is None else as_codes(edge_labels, "edge_labels")
         )
         native = _gsi.Graph.from_edges(ends, vertex_codes, edge_codes, bool(directed))
-        return cls._wrap(native, None, vertex_names, edge_names)
+        return cls._wrap(native, None, vertex_names, edge_names, unlabelled=vertex_labels is None)
 
     def to_networkx(self, node_label: str = "label", edge_label: str = "label") -> Any:
         """This graph as a networkx ``Graph`` or ``DiGraph``: nodes by their ids, labels in
@@ -306,7 +344,16 @@ class Graph:
         return self._used
 
     def _as_query_of(self, data: "Graph") -> _gsi.Graph:
-        """This graph, as a query, in `data`'s label codes."""
+        """This graph, as a query, in `data`'s label codes; warns where it has no labels but
+        `data` has."""
+        if self._unlabelled:
+            data_vertex = data._label_sets()[0].tolist()
+            if data_vertex and data_vertex != [data._vertex_labels.code(0)]:
+                warn_labels(
+                    "the query has no vertex labels, so its vertices match only data vertices "
+                    f"of label 0, but the data graph's vertices have {len(data_vertex)} labels; "
+                    "label the query, or pass node_label=None to match without labels"
+                )
         if self._loops:
             raise GraphError(
                 f"the query has a self-loop at node {self._loops[0]!r}: gsi matches graphs "
@@ -335,6 +382,29 @@ class Graph:
                 np.searchsorted(query_edge, edge_codes)
             ]
         return _gsi.Graph.from_edges(ends, vertex_codes, edge_codes, self.directed, more)
+
+
+#: Without `vertex_labels`, ids below this many are taken as they are whatever the edges.
+IMPLICIT_VERTEX_FLOOR = 1 << 20
+#: ... and below this many times the number of edges.
+IMPLICIT_VERTICES_PER_EDGE = 8
+
+
+def _vertex_count(ends: np.ndarray) -> int:
+    """The number of vertices of edges `ends` given without labels: ``0 ..`` the largest id,
+    refused where that id is far beyond what the edges need (almost every vertex isolated)."""
+    if not ends.size:
+        return 0
+    largest = int(ends.max())
+    bound = max(IMPLICIT_VERTEX_FLOOR, IMPLICIT_VERTICES_PER_EDGE * len(ends))
+    if largest >= bound:
+        raise GraphError(
+            f"edges: vertex id {largest} is far beyond the number of edges ({len(ends)}): "
+            f"without vertex_labels the graph would have {largest + 1} vertices, almost all "
+            f"isolated (ids up to {bound - 1} are taken as they are); renumber the ids "
+            "(numpy.unique(edges, return_inverse=True)), or give vertex_labels, one per vertex"
+        )
+    return largest + 1
 
 
 def _pairs(rows: "List[tuple]") -> Optional[np.ndarray]:

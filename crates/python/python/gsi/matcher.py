@@ -131,10 +131,12 @@ class Matcher:
         the query edge of each of its vertices."""
         query, native = self._query(Q)
         if self._lines is None:
-            numbering, line, edges = _gsi.LineGraphs.of_data(self._graph._native)
+            numbering, line, edges = _gsi.LineGraphs.of_data(
+                self._graph._native, self._graph._nodes
+            )
             self._lines = (numbering, _gsi.Matcher(line, *self._opened), edges)
         numbering, matcher, _ = self._lines
-        line, query_edges = numbering.of_query(native)
+        line, query_edges = numbering.of_query(native, query._nodes)
         return query, matcher, line, query_edges
 
     def count(
