@@ -1,5 +1,6 @@
 //! Regressions: each test is named after the defect it pins down, with the issue it came from.
 
+use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -895,4 +896,47 @@ fn issue_11_info_shows_gsi_labels_as_written_and_convert_warns_of_lost_direction
         "{}",
         run.stderr
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 32: hardening, round 2.
+
+/// Under edge isomorphism `--output` lists data edges in the documented order of the query's
+/// edges (lower endpoint, then higher), not in the order of their labels.
+#[test]
+fn issue_32_edge_isomorphism_columns_follow_the_query_edges_by_endpoints() {
+    let dir = TestDir::new();
+    // Query edge 0-2 has the lower label, so a label-first order would list it before 0-1.
+    let query = Spec::new(false, vec![0, 1, 1]).edge(0, 2, 0).edge(0, 1, 1);
+    let data = Spec::new(false, vec![0, 1, 1, 0, 1])
+        .edge(0, 1, 1)
+        .edge(0, 2, 0)
+        .edge(0, 4, 0)
+        .edge(3, 2, 1)
+        .edge(3, 4, 0)
+        .edge(3, 1, 1);
+    dir.write_spec("d.graph", &data);
+    dir.write_spec("q.graph", &query);
+    let expected: BTreeSet<String> = brute::edge_isomorphisms(&query.graph(), &data.graph())
+        .into_iter()
+        .map(|row| {
+            let edges: Vec<String> = row.iter().map(|(a, b)| format!("{a}-{b}")).collect();
+            edges.join(" ")
+        })
+        .collect();
+    assert!(expected.len() >= 4, "{expected:?}");
+    let run = dir
+        .match_files(
+            "d.graph",
+            &["q.graph"],
+            &["--semantics", "edge-isomorphism", "--output", "-"],
+        )
+        .ok();
+    let listed: BTreeSet<String> = run
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with('#') && l.contains('-'))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(listed, expected, "{}", run.stdout);
 }

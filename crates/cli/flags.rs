@@ -653,7 +653,7 @@ pub struct MatchingArgs {
     /// `edge-isomorphism` (query edges to distinct data edges of the same labels and endpoint
     /// labels, two sharing as many endpoints as their images, of the same labels;
     /// undirected graphs; `--output` lists data edges `a-b`, in the order of the query's edges
-    /// by lower endpoint).
+    /// by lower endpoint, then higher, then label).
     #[arg(long, value_name = "SEMANTICS", value_enum, help_heading = "Matching")]
     pub semantics: Option<SemanticsArg>,
 
