@@ -940,3 +940,82 @@ fn issue_32_edge_isomorphism_columns_follow_the_query_edges_by_endpoints() {
         .collect();
     assert_eq!(listed, expected, "{}", run.stdout);
 }
+
+/// Rewrites the payload of the first section `tag` of the saved index `bytes` with `change`
+/// and recomputes its checksums, as a crafted file would.
+fn rewrite_section(bytes: &mut [u8], tag: &str, change: impl FnOnce(&mut [u8])) {
+    let aligned = |at: usize| at.next_multiple_of(64);
+    let mut at = 64;
+    loop {
+        let header = &bytes[at..at + 48];
+        let element = u32::from_le_bytes(header[16..20].try_into().unwrap()) as usize;
+        let len = u64::from_le_bytes(header[24..32].try_into().unwrap()) as usize;
+        let payload = aligned(at + 48);
+        let end = payload + element * len;
+        if header[..16].split(|&b| b == 0).next() == Some(tag.as_bytes()) {
+            change(&mut bytes[payload..end]);
+            let sum = xxhash_rust::xxh3::xxh3_64(&bytes[payload..end]);
+            bytes[at + 32..at + 40].copy_from_slice(&sum.to_le_bytes());
+            let check = xxhash_rust::xxh3::xxh3_64(&bytes[at..at + 40]);
+            bytes[at + 40..at + 48].copy_from_slice(&check.to_le_bytes());
+            return;
+        }
+        assert_ne!(&header[..3], b"end", "no section `{tag}`");
+        at = aligned(end);
+    }
+}
+
+/// A saved index whose sections were changed and their checksums recomputed is refused with
+/// a message, or answers as its graph does: what a matcher trusts is checked against the
+/// graph, not only against its checksums.
+#[test]
+fn issue_32_a_crafted_saved_index_cannot_change_an_answer() {
+    let dir = TestDir::new();
+    let data = Spec::new(false, vec![1, 1, 1, 1, 2])
+        .edge(0, 1, 0)
+        .edge(0, 2, 0)
+        .edge(1, 2, 0)
+        .edge(2, 3, 0)
+        .edge(3, 4, 1);
+    let query = Spec::new(false, vec![1, 1]).edge(0, 1, 0);
+    let expected = brute::count(&query.graph(), &data.graph(), false);
+    assert_eq!(expected, 8);
+    dir.write_spec("d.graph", &data);
+    dir.write_spec("q.graph", &query);
+    dir.gsi(["index", "d.graph", "-o", "good.gsidx"]).ok();
+    let good = std::fs::read(dir.path("good.gsidx")).expect("index file");
+    fn set_u32(payload: &mut [u8], i: usize, value: u32) {
+        payload[4 * i..4 * i + 4].copy_from_slice(&value.to_ne_bytes());
+    }
+    /// How a crafted file changes a section's payload.
+    type Change = fn(&mut [u8]);
+    let crafted: [(&str, Change); 4] = [
+        ("signatures", |p| p.fill(0)),
+        // Edge counts of labels 0 and 1 as 4 and 2: the same total.
+        ("edge.counts", |p| {
+            p[8..16].copy_from_slice(&4u64.to_ne_bytes());
+            p[24..32].copy_from_slice(&2u64.to_ne_bytes());
+        }),
+        ("pcsr.columns", |p| set_u32(p, 0, 4)),
+        // Vertex 0's second neighbour 2 becomes 3, which does not list 0.
+        ("out.neighbors", |p| set_u32(p, 1, 3)),
+    ];
+    for (tag, change) in crafted {
+        let mut bytes = good.clone();
+        rewrite_section(&mut bytes, tag, change);
+        assert_ne!(bytes, good, "{tag}");
+        dir.write("crafted.gsidx", &bytes);
+        let run = dir.match_files("crafted.gsidx", &["q.graph"], &[]);
+        run.no_panic();
+        if run.code == Some(0) {
+            assert_eq!(
+                run.value("matches"),
+                Some(expected.to_string()),
+                "{tag}: {run:#?}"
+            );
+        } else {
+            assert_eq!(run.code, Some(2), "{tag}: {run:#?}");
+            assert!(run.stderr.contains("the saved "), "{tag}: {}", run.stderr);
+        }
+    }
+}
