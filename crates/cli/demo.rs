@@ -148,7 +148,8 @@ fn atom_name(v: VertexId) -> (&'static str, String) {
 }
 
 pub fn run(engine: EngineArg) -> Result<Exit> {
-    let opened = gsi_core::open(engine_kind(engine), &engine_config(0)?)?;
+    let kind = engine_kind(engine);
+    let opened = gsi_core::open(kind, &engine_config(kind, 0)?)?;
     let mut engine = opened.engine;
     if let Some(notice) = &opened.notice {
         eprintln!("gsi: {}", notice);

@@ -359,8 +359,8 @@ fn generated_cases(
 
 pub fn run(args: VerifyArgs) -> Result<Exit> {
     let timeout = seconds("--timeout", args.timeout)?;
-    let mut gpu =
-        GpuEngine::open(&engine_config(args.device)?).context("gsi verify needs a GPU")?;
+    let mut gpu = GpuEngine::open(&engine_config(EngineKind::Gpu, args.device)?)
+        .context("gsi verify needs a GPU")?;
     println!("gsi verify: GPU {}", gpu.describe());
     let mut tally = Tally::default();
     let generated = args
@@ -372,7 +372,7 @@ pub fn run(args: VerifyArgs) -> Result<Exit> {
         // The data graph on the CPU engine; the GPU engine above is checked against it.
         let cpu_only = EngineChoice {
             kind: EngineKind::Cpu,
-            config: engine_config(args.device)?,
+            config: engine_config(EngineKind::Gpu, args.device)?,
             devices: None,
             threads: None,
             index: index_options()?,
