@@ -1019,3 +1019,120 @@ fn issue_32_a_crafted_saved_index_cannot_change_an_answer() {
         }
     }
 }
+
+/// `--output` naming a folder is refused before any query runs.
+#[test]
+fn issue_32_an_output_folder_is_refused_before_the_work() {
+    let dir = TestDir::new();
+    dir.write_spec("k.graph", &crate::util::clique(false, 4, 0));
+    std::fs::create_dir(dir.path("out")).unwrap();
+    let run = dir.match_files("k.graph", &["k.graph", "k.graph"], &["--output", "out"]);
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(
+        run.stderr.contains("--output out: is a folder"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stdout.contains("k.graph"),
+        "no query ran: {}",
+        run.stdout
+    );
+}
+
+/// After matches could not be written (a full disk), every later query is reported as not
+/// run, and the summary says the run failed, beside `complete: false`.
+#[test]
+fn issue_32_after_a_full_disk_every_query_is_reported_and_the_run_failed() {
+    if !std::path::Path::new("/dev/full").exists() {
+        eprintln!("skipped: no /dev/full to fill");
+        return;
+    }
+    let dir = TestDir::new();
+    dir.write_spec("k.graph", &crate::util::clique(false, 5, 0));
+    dir.write_spec("p.graph", &crate::util::path(false, 3, 0));
+    let run = dir.match_files(
+        "k.graph",
+        &["p.graph", "p.graph", "p.graph"],
+        &["--json", "--output", "/dev/full"],
+    );
+    assert_eq!(run.code, Some(1), "{run:#?}");
+    let out = run.json();
+    assert_eq!(out.queries.len(), 3, "{}", run.stdout);
+    assert!(
+        out.queries.iter().all(|q| q.status == "error"),
+        "{}",
+        run.stdout
+    );
+    for q in &out.queries[1..] {
+        assert!(
+            q.error.as_deref().unwrap_or_default().contains("not run"),
+            "{q:?}"
+        );
+    }
+    assert_eq!(out.summary.errors, 3);
+    assert_eq!(
+        (out.summary.status.as_str(), out.summary.complete),
+        ("failed", false)
+    );
+    // A run that finished whole says so in both words.
+    let fine = dir
+        .match_files("k.graph", &["p.graph"], &["--json"])
+        .ok()
+        .json();
+    assert_eq!(
+        (fine.summary.status.as_str(), fine.summary.complete),
+        ("finished", true)
+    );
+}
+
+/// SIGHUP stops a run as SIGTERM does: a summary, the `# incomplete` marker, code 129, and
+/// no partial file left behind.
+#[test]
+fn issue_32_sighup_stops_cleanly_with_a_marked_output() {
+    let dir = TestDir::new();
+    busy(&dir);
+    let run = signalled(&dir, "HUP", Duration::from_millis(700), &["-o", "m.txt"]);
+    assert_eq!(run.code, Some(129), "{run:#?}");
+    assert_eq!(run.json().summary.status, "interrupted");
+    let written = dir.read("m.txt");
+    assert!(
+        written
+            .trim_end()
+            .ends_with("# incomplete: interrupted before every match was written"),
+        "{}",
+        &written[written.len().saturating_sub(200)..]
+    );
+    let litter: Vec<_> = std::fs::read_dir(dir.path(""))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("partial"))
+        .collect();
+    assert!(litter.is_empty(), "{litter:?}");
+}
+
+/// `--output` onto a link to a setuid file writes a new file of the umask's mode, leaving the
+/// link's target alone; a replaced regular file keeps its bits without setuid.
+#[test]
+fn issue_32_output_never_takes_a_setuid_bit() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TestDir::new();
+    dir.write_spec("k.graph", &crate::util::clique(false, 3, 0));
+    let mode = |name: &str| {
+        std::fs::metadata(dir.path(name))
+            .unwrap()
+            .permissions()
+            .mode()
+    };
+    let target = dir.write("setuid", "old\n");
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o4755)).unwrap();
+    std::os::unix::fs::symlink(&target, dir.path("link")).unwrap();
+    dir.match_files("k.graph", &["k.graph"], &["--output", "link"])
+        .ok();
+    assert_eq!(mode("link") & 0o7000, 0);
+    assert_eq!(mode("setuid") & 0o7777, 0o4755);
+    assert_eq!(dir.read("setuid"), "old\n");
+    dir.match_files("k.graph", &["k.graph"], &["--output", "setuid"])
+        .ok();
+    assert_eq!(mode("setuid") & 0o7777, 0o755);
+}

@@ -200,7 +200,7 @@ struct SummaryJson {
     engine: String,
     threads: usize,
     machine: String,
-    /// `complete`, or `interrupted` when a signal stopped the run before every query ran.
+    /// `finished`, or `interrupted` when a signal stopped the run before every query ran.
     status: &'static str,
 }
 
@@ -397,7 +397,7 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
     summary.status = if interrupt.is_set() {
         "interrupted"
     } else {
-        "complete"
+        "finished"
     };
     printer.summary(&summary)?;
     if interrupt.is_set() {

@@ -31,6 +31,8 @@ pub enum Exit {
     Failure = 1,
     /// Bad input or usage.
     BadInput = 2,
+    /// Stopped by SIGHUP (128 + 1).
+    HungUp = 129,
     /// Stopped by SIGINT (128 + 2).
     Interrupted = 130,
     /// Stopped by SIGTERM (128 + 15).

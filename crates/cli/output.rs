@@ -107,7 +107,8 @@ pub struct SummaryJson {
     pub upload_ms: Option<f64>,
     pub queries_ms: f64,
     pub median_ms: f64,
-    /// `complete`, or `interrupted` when a signal stopped the run before every query ran.
+    /// How the run ended: `finished` (every query was answered, whatever its status),
+    /// `interrupted` (a signal stopped it) or `failed` (matches could no longer be written).
     pub status: &'static str,
     /// Whether `matches` adds up exact counts only: false when any query was stopped early
     /// (timeout, limit, interrupt) or failed, so that the total is a lower bound.
