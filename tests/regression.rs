@@ -1136,3 +1136,40 @@ fn issue_32_output_never_takes_a_setuid_bit() {
         .ok();
     assert_eq!(mode("setuid") & 0o7777, 0o755);
 }
+
+/// A file name's newline or terminal escape is printed escaped everywhere: it can neither
+/// add lines under its `--output` header nor reach the terminal from the table, `--explain`
+/// or `gsi info`.
+#[test]
+fn issue_32_file_names_are_printed_escaped() {
+    let dir = TestDir::new();
+    dir.write_spec("k.graph", &crate::util::clique(false, 3, 0));
+    let name = "a\n1 1 1\n2 2 2\u{1b}[31m.graph";
+    dir.write_spec(&format!("q/{name}"), &crate::util::path(false, 2, 0));
+    dir.write_spec("q/b.graph", &crate::util::path(false, 2, 0));
+    let run = dir
+        .match_files("k.graph", &["q"], &["--output", "o.txt", "--explain"])
+        .ok();
+    assert!(!run.stdout.contains('\u{1b}'), "{:?}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("a\\u{a}1 1 1\\u{a}2 2 2\\u{1b}[31m.graph"),
+        "{}",
+        run.stdout
+    );
+    let written = dir.read("o.txt");
+    assert!(!written.contains('\u{1b}'), "{written:?}");
+    assert!(
+        !written.lines().any(|l| l == "1 1 1" || l == "2 2 2"),
+        "{written}"
+    );
+    let rows = written.lines().filter(|l| !l.starts_with('#')).count();
+    assert_eq!(rows, 12, "6 matches of each query: {written}");
+    let info = dir.gsi(["info".to_string(), format!("q/{name}")]).ok();
+    assert!(!info.stdout.contains('\u{1b}'), "{:?}", info.stdout);
+    assert!(
+        !info.stdout.lines().any(|l| l.starts_with("1 1 1")),
+        "{}",
+        info.stdout
+    );
+}

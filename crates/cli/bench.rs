@@ -338,7 +338,7 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
     let bar = progress::bar(show_progress, queries.len() as u64);
     let mut summary = SummaryJson {
         kind: "summary",
-        data: cfg.data.display().to_string(),
+        data: crate::exit::shown(&cfg.data),
         vertices: session.data_vertices(),
         edges: session.data_edges(),
         queries: queries.len(),

@@ -115,20 +115,20 @@ pub fn run(args: ConvertArgs) -> Result<Exit> {
         if done.directed {
             eprintln!(
                 "gsi: {} is directed, and {to} files do not say so: read {} with --directed to keep its edges' directions",
-                args.input.display(),
-                args.output.display()
+                crate::exit::shown(&args.input),
+                crate::exit::shown(&args.output)
             );
         }
         for map in &done.maps {
             eprintln!(
                 "gsi: wrote {}: the names that {}'s numbers stand for, `number name` per line",
-                map.display(),
-                args.output.display()
+                crate::exit::shown(map),
+                crate::exit::shown(&args.output)
             );
         }
         eprintln!(
             "gsi: wrote {} ({to}, {} graph{}, {} vertices, {} edges) in {:.3} s",
-            args.output.display(),
+            crate::exit::shown(&args.output),
             done.graphs,
             if done.graphs == 1 { "" } else { "s" },
             done.vertices,

@@ -87,6 +87,13 @@ pub fn message(err: &anyhow::Error) -> String {
     escape_controls(&text)
 }
 
+/// A path as gsi prints it anywhere (tables, `--output` headers, `--explain`, `gsi info`,
+/// messages): its control characters escaped, so that a newline or a terminal escape in a
+/// file name can neither add lines nor reach the terminal.
+pub fn shown(path: &std::path::Path) -> String {
+    escape_controls(&path.display().to_string())
+}
+
 /// `text` with every control character written as a `\u{..}` escape.
 pub fn escape_controls(text: &str) -> String {
     if !text.chars().any(char::is_control) {

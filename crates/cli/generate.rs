@@ -86,7 +86,7 @@ fn run_graph(args: GenerateGraphArgs) -> Result<Exit> {
     if !args.quiet {
         eprintln!(
             "gsi: wrote {} ({format}): {} vertices, {} edges, {} vertex labels{}, {} edge labels, {}{}, seed {}, in {:.3} s",
-            args.output.display(),
+            crate::exit::shown(&args.output),
             graph.vertex_count(),
             graph.edge_count(),
             spec.vertex_labels,
@@ -151,8 +151,8 @@ fn run_queries(args: GenerateQueriesArgs) -> Result<Exit> {
             written.len(),
             spec.density,
             spec.vertices,
-            args.data.display(),
-            args.output.display(),
+            crate::exit::shown(&args.data),
+            crate::exit::shown(&args.output),
             query_file_name(spec.density, spec.vertices, 1).replace("_1.graph", "_{i}.graph"),
             spec.seed,
             started.elapsed().as_secs_f64()

@@ -43,7 +43,7 @@ pub fn run(args: IndexArgs) -> Result<Exit> {
         let bytes = std::fs::metadata(&args.output).map_or(0, |m| m.len());
         eprintln!(
             "gsi: wrote {}: {} vertices, {} edges, {:.1} MB (read in {:.3} s, indexed in {:.3} s, written in {:.3} s)",
-            args.output.display(),
+            crate::exit::shown(&args.output),
             graph.vertex_count(),
             graph.edge_count(),
             bytes as f64 / 1e6,

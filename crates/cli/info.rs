@@ -185,7 +185,7 @@ fn describe(
             saved
                 .source
                 .as_ref()
-                .map_or_else(|| "-".to_string(), |s| s.path.display().to_string()),
+                .map_or_else(|| "-".to_string(), |s| crate::exit::shown(&s.path)),
         ),
         load::DataFile::Text(_) => None,
     };

@@ -112,7 +112,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
     let hints = !cfg.quiet && session.line.is_none();
     let mut summary = SummaryJson {
         kind: "summary",
-        data: cfg.data.display().to_string(),
+        data: crate::exit::shown(&cfg.data),
         vertices: session.data_vertices(),
         edges: session.data_edges(),
         load_ms: ms(session.load_time),

@@ -109,7 +109,7 @@ static READING: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
 
 /// Records that `path` is being read, so that a SIGBUS can name it.
 pub fn reading(path: &Path) {
-    let text = crate::exit::escape_controls(&path.display().to_string());
+    let text = crate::exit::shown(path);
     if let Ok(c) = CString::new(text) {
         READING.store(c.into_raw(), Ordering::Release);
     }
