@@ -1173,3 +1173,39 @@ fn issue_32_file_names_are_printed_escaped() {
         info.stdout
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 31: the rough edges a new user hits.
+
+/// Every time in `--json` output (a key ending in `_ms`) is rounded to the microsecond, sums
+/// and medians included.
+#[test]
+fn issue_31_json_times_have_at_most_three_decimals() {
+    fn times(value: &serde_json::Value, key: &str, found: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    times(v, k, found);
+                }
+            }
+            serde_json::Value::Number(n) if key.ends_with("_ms") => found.push(n.to_string()),
+            _ => {}
+        }
+    }
+    let dir = TestDir::new();
+    dir.write_spec("k.graph", &crate::util::clique(false, 6, 0));
+    dir.write_spec("p.graph", &crate::util::path(false, 3, 0));
+    let queries = vec!["p.graph"; 40];
+    let run = dir.match_files("k.graph", &queries, &["--json"]).ok();
+    let info = dir.gsi(["info", "--json", "k.graph"]).ok();
+    let mut found = Vec::new();
+    for line in run.stdout.lines().chain(info.stdout.lines()) {
+        let value: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        times(&value, "", &mut found);
+    }
+    assert!(found.len() > 40, "{found:?}");
+    for number in found {
+        let decimals = number.split_once('.').map_or(0, |(_, f)| f.len());
+        assert!(decimals <= 3 && !number.contains('e'), "{number}");
+    }
+}

@@ -239,7 +239,6 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
             };
             summary.queries += 1;
             times.push(elapsed);
-            summary.queries_ms += ms(elapsed);
             let record = QueryJson::of(name, &report, elapsed, output_time, cfg.explain);
             bar.suspend(|| printer.query(&record))?;
             bar.inc(1);
@@ -268,6 +267,8 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
     } else {
         "finished"
     };
+    // Rounded once, from the sum: a sum of rounded times carries float noise.
+    summary.queries_ms = ms(times.iter().sum());
     summary.median_ms = crate::output::median_ms(&times);
     summary.complete = summary.ok == summary.queries && !interrupted && output_failed.is_none();
     printer.summary(&summary)?;

@@ -125,14 +125,20 @@ pub fn median_ms(times: &[Duration]) -> f64 {
     median(&times.iter().map(|&t| ms(t)).collect::<Vec<_>>())
 }
 
-/// The median of `values` (the mean of the middle two for an even count; 0 for none).
+/// `ms` milliseconds to the microsecond, as every time gsi prints.
+fn to_microsecond(ms: f64) -> f64 {
+    (ms * 1e3).round() / 1e3
+}
+
+/// The median of `values`, in milliseconds (the mean of the middle two for an even count, to
+/// the microsecond; 0 for none).
 pub fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     match sorted.len() {
         0 => 0.0,
         n if n % 2 == 1 => sorted[n / 2],
-        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+        n => to_microsecond((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
     }
 }
 
@@ -148,12 +154,12 @@ pub fn percentile(values: &[f64], p: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-/// The mean of `values` (0 for none).
+/// The mean of `values`, in milliseconds, to the microsecond (0 for none).
 pub fn mean(values: &[f64]) -> f64 {
     if values.is_empty() {
         0.0
     } else {
-        values.iter().sum::<f64>() / values.len() as f64
+        to_microsecond(values.iter().sum::<f64>() / values.len() as f64)
     }
 }
 
@@ -423,6 +429,8 @@ mod tests {
         assert_eq!(percentile(&[], 95.0), 0.0);
         assert_eq!(percentile(&[5.0, 1.0, 3.0], 95.0), 5.0);
         assert_eq!(mean(&[1.0, 2.0, 6.0]), 3.0);
+        assert_eq!(mean(&[0.001, 0.001, 0.002]), 0.001);
+        assert_eq!(median(&[0.001, 0.002]), 0.002);
         assert_eq!(mean(&[]), 0.0);
     }
 }
