@@ -1209,3 +1209,93 @@ fn issue_31_json_times_have_at_most_three_decimals() {
         assert!(decimals <= 3 && !number.contains('e'), "{number}");
     }
 }
+
+/// `gsi verify` without a GPU gives advice it can follow: no `--engine`, which it lacks.
+#[test]
+fn issue_31_verify_without_a_gpu_advises_what_it_accepts() {
+    let dir = TestDir::new();
+    let run = dir.gsi(["verify", "--generated", "1"]);
+    run.no_panic();
+    if run.code == Some(0) {
+        eprintln!("skipped: a GPU is present, so verify ran");
+        return;
+    }
+    assert!(
+        !run.stderr.contains("--engine cpu or auto"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("gsi match --engine cpu"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The demo's table: each header starts where its column does.
+#[test]
+fn issue_31_demo_table_headers_are_aligned() {
+    let run = TestDir::new().gsi(["demo", "--engine", "cpu"]).ok();
+    let starts = |line: &str| -> Vec<usize> {
+        let bytes = line.as_bytes();
+        (0..bytes.len())
+            .filter(|&i| bytes[i] != b' ' && (i == 0 || bytes[i - 1] == b' '))
+            .collect()
+    };
+    let mut lines = run
+        .stdout
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("molecule"));
+    let header = starts(lines.next().expect("a header"));
+    let row = starts(lines.next().expect("a row"));
+    assert_eq!(header, row, "{}", run.stdout);
+}
+
+/// `gsi man COMMAND` prints that command's page, which the top page refers to.
+#[test]
+fn issue_31_man_prints_each_commands_page() {
+    let dir = TestDir::new();
+    let top = dir.gsi(["man"]).ok();
+    assert!(
+        top.stdout.contains("gsi\\-match(1)"),
+        "{}",
+        &top.stdout[..500]
+    );
+    let page = dir.gsi(["man", "match"]).ok();
+    assert!(
+        page.stdout.contains(".TH gsi-match"),
+        "{}",
+        &page.stdout[..200]
+    );
+    assert!(page.stdout.contains("\\-\\-query"), "the flags are on it");
+    let nested = dir.gsi(["man", "generate", "graph"]).ok();
+    assert!(
+        nested.stdout.contains(".TH gsi-generate-graph"),
+        "{}",
+        &nested.stdout[..200]
+    );
+    let unknown = dir.gsi(["man", "nosuch"]);
+    assert_eq!(unknown.code, Some(2), "{unknown:#?}");
+    assert!(
+        unknown.stderr.contains("no command `nosuch`"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+/// `gsi convert --help` says where the names go, as convert writes them.
+#[test]
+fn issue_31_convert_help_says_the_names_are_written_beside() {
+    let dir = TestDir::new();
+    let help = dir.gsi(["convert", "--help"]).ok();
+    assert!(
+        !help.stdout.contains("names are not written"),
+        "{}",
+        help.stdout
+    );
+    assert!(help.stdout.contains("OUTPUT.ids"), "{}", help.stdout);
+    dir.write("d.txt", "alice bob\n");
+    dir.gsi(["convert", "d.txt", "--to", "sunluo", "-o", "d.graph"])
+        .ok();
+    assert!(dir.path("d.graph.ids").exists());
+}

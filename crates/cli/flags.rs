@@ -64,7 +64,9 @@ pub enum Command {
     ///
     /// Reads any format gsi reads and writes the same graph: vertices numbered 0 to N-1 in
     /// the order the reader gave them (for SNAP and N-Triples, the order of first
-    /// appearance; original names are not written), labels as read. A GSI file of several
+    /// appearance), labels as read. The names the numbers stand for (SNAP ids, RDF terms,
+    /// label names) go beside the output, to OUTPUT.ids, OUTPUT.vertex-labels and
+    /// OUTPUT.edge-labels, `number name` per line. A GSI file of several
     /// graphs converts only to GSI. Reading the output back with the same --directed gives
     /// the same graph, and so the same answers to every query.
     Convert(ConvertArgs),
@@ -87,9 +89,11 @@ pub enum Command {
     ///
     /// For bash: `gsi completions bash > ~/.local/share/bash-completion/completions/gsi`.
     Completions(CompletionsArgs),
-    /// Print gsi's manual page (roff): `gsi man > gsi.1; man ./gsi.1`.
-    #[command(after_help = "Examples:\n  gsi man > gsi.1 && man ./gsi.1")]
-    Man,
+    /// Print gsi's manual page (roff), or a command's: `gsi man > gsi.1; man ./gsi.1`.
+    #[command(
+        after_help = "Examples:\n  gsi man > gsi.1 && man ./gsi.1\n  gsi man match > gsi-match.1\n  gsi man generate graph > gsi-generate-graph.1"
+    )]
+    Man(ManArgs),
 }
 
 /// `gsi completions` (documented on [`Command::Completions`]).
@@ -101,6 +105,14 @@ pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+/// `gsi man` (documented on [`Command::Man`]).
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print (`match`, `generate graph`); none: gsi's own page.
+    #[arg(value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 /// `gsi info` (documented on [`Command::Info`]).

@@ -126,7 +126,7 @@ pub fn median_ms(times: &[Duration]) -> f64 {
 }
 
 /// `ms` milliseconds to the microsecond, as every time gsi prints.
-fn to_microsecond(ms: f64) -> f64 {
+pub fn to_microsecond(ms: f64) -> f64 {
     (ms * 1e3).round() / 1e3
 }
 
