@@ -1299,3 +1299,46 @@ fn issue_31_convert_help_says_the_names_are_written_beside() {
         .ok();
     assert!(dir.path("d.graph.ids").exists());
 }
+
+/// `-o -` is standard output for `generate graph` (also without `-o`) and `convert`, and is
+/// refused by `index`, whose file commands map: never a file named `-` (or `-.ids`).
+#[test]
+fn issue_31_dash_means_standard_output_or_is_refused() {
+    let dir = TestDir::new();
+    let spec = [
+        "generate",
+        "graph",
+        "--vertices",
+        "20",
+        "--edges",
+        "40",
+        "--seed",
+        "3",
+    ];
+    let to_file = [&spec[..], &["-o", "g.graph"]].concat();
+    dir.gsi(to_file).ok();
+    let file = dir.read("g.graph");
+    assert_eq!(dir.gsi(spec).ok().stdout, file);
+    assert_eq!(
+        dir.gsi([&spec[..], &["-o", "-"]].concat()).ok().stdout,
+        file
+    );
+    dir.write("s.txt", "alice bob\nbob carol\n");
+    dir.gsi(["convert", "s.txt", "--to", "gsi", "-o", "s.gsi"])
+        .ok();
+    let converted = dir.gsi(["convert", "s.txt", "--to", "gsi", "-o", "-"]).ok();
+    assert_eq!(converted.stdout, dir.read("s.gsi"));
+    assert!(converted
+        .stderr
+        .contains("names the numbers stand for are not written"));
+    let index = dir.gsi(["index", "g.graph", "-o", "-"]);
+    assert_eq!(index.code, Some(2), "{index:#?}");
+    assert!(
+        index.stderr.contains("-o -: a saved index"),
+        "{}",
+        index.stderr
+    );
+    for name in ["-", "-.ids"] {
+        assert!(!dir.path(name).exists(), "{name} was written");
+    }
+}

@@ -150,7 +150,8 @@ pub struct IndexArgs {
     #[command(flatten)]
     pub read: ReadArgs,
 
-    /// The index file to write (replaced if it exists, only once complete).
+    /// The index file to write (replaced if it exists, only once complete); a file, since
+    /// commands map it (`-` is refused).
     #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
     pub output: PathBuf,
 
@@ -178,7 +179,8 @@ pub struct ConvertArgs {
     #[arg(long, value_enum, value_name = "FORMAT", help_heading = "Output")]
     pub to: WriteFormat,
 
-    /// The file to write (replaced if it exists).
+    /// The file to write (replaced if it exists); `-`: standard output (the names the
+    /// numbers stand for are then not written).
     #[arg(long, short = 'o', value_name = "OUTPUT", help_heading = "Output")]
     pub output: PathBuf,
 
@@ -320,9 +322,9 @@ pub struct GenerateGraphArgs {
     #[arg(long, value_name = "S", default_value_t = 0, help_heading = "Graph")]
     pub seed: u64,
 
-    /// The file to write (replaced if it exists).
+    /// The file to write (replaced if it exists); `-` or none: standard output.
     #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
-    pub output: PathBuf,
+    pub output: Option<PathBuf>,
 
     /// Format to write.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = WriteFormat::Sunluo, help_heading = "Output")]

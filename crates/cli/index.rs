@@ -9,11 +9,19 @@ use gsi_core::{SavedIndex, SourceFile};
 use crate::config::{index_options, read_options};
 use crate::exit::{input_error, Exit};
 use crate::flags::IndexArgs;
+use crate::output::is_stdout;
 use crate::{load, progress};
 
 pub fn run(args: IndexArgs) -> Result<Exit> {
     let read = read_options(&args.read)?;
     let options = index_options()?;
+    if is_stdout(&args.output) {
+        return Err(input_error(
+            "-o -: a saved index is mapped from its file by the commands that read it, so gsi \
+             writes it to a file only; name one"
+                .into(),
+        ));
+    }
     if load::same_file(&args.graph, &args.output) {
         return Err(input_error(format!(
             "-o {}: the index would replace the graph; name another file",

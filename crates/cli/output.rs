@@ -6,8 +6,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use gsi_core::{MatchReport, MatchSink};
-use gsi_graph::formats::{AtomicFile, VertexNames};
-use gsi_graph::VertexId;
+use gsi_graph::formats::write::{write_graphs, write_graphs_to};
+use gsi_graph::formats::{AtomicFile, Format, VertexNames};
+use gsi_graph::{Graph, VertexId};
 use serde::Serialize;
 
 /// Phase times in milliseconds.
@@ -324,6 +325,31 @@ impl Write for Destination {
 /// Whether `--output PATH` means standard output.
 pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
+}
+
+/// `path` as notes name an output: `standard output` for `-`.
+pub fn output_name(path: &Path) -> String {
+    match is_stdout(path) {
+        true => "standard output".into(),
+        false => crate::exit::shown(path),
+    }
+}
+
+/// Writes `graphs` as `format` text to the file `path`, or to standard output for `-`.
+pub fn write_graph_text<'a>(
+    path: &Path,
+    graphs: impl IntoIterator<Item = &'a Graph>,
+    format: Format,
+) -> gsi_graph::Result<()> {
+    match is_stdout(path) {
+        true => write_graphs_to(
+            path,
+            graphs,
+            format,
+            &mut BufWriter::with_capacity(1 << 16, io::stdout().lock()),
+        ),
+        false => write_graphs(path, graphs, format),
+    }
 }
 
 impl<'a> FileSink<'a> {
