@@ -187,15 +187,37 @@ pub fn is_match(query: &Graph, data: &Graph, embedding: &[VertexId], homomorphis
     Checker::new(query, data, homomorphism).is_match(embedding)
 }
 
-/// The edge isomorphisms of `query` in `data` (undirected), counted from the definition:
-/// injective maps of the query's edges to the data's that keep each edge's label and its
-/// endpoints' labels, and under which two query edges share as many endpoints as their images,
-/// of the same labels (none, when they share none).
+/// The edge isomorphisms of `query` in `data` (undirected), counted from the definition.
 pub fn edge_isomorphism_count(query: &Graph, data: &Graph) -> u64 {
+    let mut count = 0;
+    for_each_edge_isomorphism(query, data, &mut |_| count += 1);
+    count
+}
+
+/// A data edge as its endpoints, lower first.
+pub type Ends = (VertexId, VertexId);
+
+/// The edge isomorphisms of `query` in `data`, each as the data edges of the query's edges
+/// ordered by lower endpoint, then higher, then label (`--output`'s order).
+pub fn edge_isomorphisms(query: &Graph, data: &Graph) -> Vec<Vec<Ends>> {
+    let mut found = Vec::new();
+    for_each_edge_isomorphism(query, data, &mut |image| found.push(image.to_vec()));
+    found
+}
+
+/// Calls `each` with every edge isomorphism of `query` in `data` (undirected), found from the
+/// definition: injective maps of the query's edges to the data's that keep each edge's label
+/// and its endpoints' labels, and under which two query edges share as many endpoints as their
+/// images, of the same labels (none, when they share none). Query edges in the order of
+/// [`edge_isomorphisms`].
+fn for_each_edge_isomorphism(query: &Graph, data: &Graph, each: &mut dyn FnMut(&[Ends])) {
     let edges = |g: &Graph| -> Vec<(VertexId, VertexId, u32)> {
-        g.edge_iter()
+        let mut edges: Vec<_> = g
+            .edge_iter()
             .map(|(s, t, l)| (s.min(t), s.max(t), l))
-            .collect()
+            .collect();
+        edges.sort_unstable();
+        edges
     };
     let (q, d) = (edges(query), edges(data));
     let ends = |g: &Graph, &(s, t, _): &(VertexId, VertexId, u32)| {
@@ -212,26 +234,6 @@ pub fn edge_isomorphism_count(query: &Graph, data: &Graph) -> u64 {
         labels.sort_unstable();
         labels
     };
-    fn assign(
-        i: usize,
-        image: &mut Vec<usize>,
-        fits: &dyn Fn(usize, usize, &[usize]) -> bool,
-        query_edges: usize,
-        data_edges: usize,
-    ) -> u64 {
-        if i == query_edges {
-            return 1;
-        }
-        let mut count = 0;
-        for j in 0..data_edges {
-            if !image.contains(&j) && fits(i, j, image) {
-                image.push(j);
-                count += assign(i + 1, image, fits, query_edges, data_edges);
-                image.pop();
-            }
-        }
-        count
-    }
     let fits = |i: usize, j: usize, image: &[usize]| {
         q[i].2 == d[j].2
             && ends(query, &q[i]) == ends(data, &d[j])
@@ -240,7 +242,30 @@ pub fn edge_isomorphism_count(query: &Graph, data: &Graph) -> u64 {
                 .enumerate()
                 .all(|(k, &m)| shared(query, &q[i], &q[k]) == shared(data, &d[j], &d[m]))
     };
-    assign(0, &mut Vec::new(), &fits, q.len(), d.len())
+    fn assign(
+        image: &mut Vec<usize>,
+        fits: &dyn Fn(usize, usize, &[usize]) -> bool,
+        query_edges: usize,
+        data_edges: usize,
+        found: &mut dyn FnMut(&[usize]),
+    ) {
+        let i = image.len();
+        if i == query_edges {
+            return found(image);
+        }
+        for j in 0..data_edges {
+            if !image.contains(&j) && fits(i, j, image) {
+                image.push(j);
+                assign(image, fits, query_edges, data_edges, found);
+                image.pop();
+            }
+        }
+    }
+    let mut found = |image: &[usize]| {
+        let pairs: Vec<_> = image.iter().map(|&j| (d[j].0, d[j].1)).collect();
+        each(&pairs);
+    };
+    assign(&mut Vec::new(), &fits, q.len(), d.len(), &mut found);
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Regressions: each test is named after the defect it pins down, with the issue it came from.
 
+use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -898,4 +899,449 @@ fn issue_11_info_shows_gsi_labels_as_written_and_convert_warns_of_lost_direction
         "{}",
         run.stderr
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 32: hardening, round 2.
+
+/// Under edge isomorphism `--output` lists data edges in the documented order of the query's
+/// edges (lower endpoint, then higher), not in the order of their labels.
+#[test]
+fn issue_32_edge_isomorphism_columns_follow_the_query_edges_by_endpoints() {
+    let dir = TestDir::new();
+    // Query edge 0-2 has the lower label, so a label-first order would list it before 0-1.
+    let query = Spec::new(false, vec![0, 1, 1]).edge(0, 2, 0).edge(0, 1, 1);
+    let data = Spec::new(false, vec![0, 1, 1, 0, 1])
+        .edge(0, 1, 1)
+        .edge(0, 2, 0)
+        .edge(0, 4, 0)
+        .edge(3, 2, 1)
+        .edge(3, 4, 0)
+        .edge(3, 1, 1);
+    dir.write_spec("d.graph", &data);
+    dir.write_spec("q.graph", &query);
+    let expected: BTreeSet<String> = brute::edge_isomorphisms(&query.graph(), &data.graph())
+        .into_iter()
+        .map(|row| {
+            let edges: Vec<String> = row.iter().map(|(a, b)| format!("{a}-{b}")).collect();
+            edges.join(" ")
+        })
+        .collect();
+    assert!(expected.len() >= 4, "{expected:?}");
+    let run = dir
+        .match_files(
+            "d.graph",
+            &["q.graph"],
+            &["--semantics", "edge-isomorphism", "--output", "-"],
+        )
+        .ok();
+    let listed: BTreeSet<String> = run
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with('#') && l.contains('-'))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(listed, expected, "{}", run.stdout);
+}
+
+/// Rewrites the payload of the first section `tag` of the saved index `bytes` with `change`
+/// and recomputes its checksums, as a crafted file would.
+fn rewrite_section(bytes: &mut [u8], tag: &str, change: impl FnOnce(&mut [u8])) {
+    let aligned = |at: usize| at.next_multiple_of(64);
+    let mut at = 64;
+    loop {
+        let header = &bytes[at..at + 48];
+        let element = u32::from_le_bytes(header[16..20].try_into().unwrap()) as usize;
+        let len = u64::from_le_bytes(header[24..32].try_into().unwrap()) as usize;
+        let payload = aligned(at + 48);
+        let end = payload + element * len;
+        if header[..16].split(|&b| b == 0).next() == Some(tag.as_bytes()) {
+            change(&mut bytes[payload..end]);
+            let sum = xxhash_rust::xxh3::xxh3_64(&bytes[payload..end]);
+            bytes[at + 32..at + 40].copy_from_slice(&sum.to_le_bytes());
+            let check = xxhash_rust::xxh3::xxh3_64(&bytes[at..at + 40]);
+            bytes[at + 40..at + 48].copy_from_slice(&check.to_le_bytes());
+            return;
+        }
+        assert_ne!(&header[..3], b"end", "no section `{tag}`");
+        at = aligned(end);
+    }
+}
+
+/// A saved index whose sections were changed and their checksums recomputed is refused with
+/// a message, or answers as its graph does: what a matcher trusts is checked against the
+/// graph, not only against its checksums.
+#[test]
+fn issue_32_a_crafted_saved_index_cannot_change_an_answer() {
+    let dir = TestDir::new();
+    let data = Spec::new(false, vec![1, 1, 1, 1, 2])
+        .edge(0, 1, 0)
+        .edge(0, 2, 0)
+        .edge(1, 2, 0)
+        .edge(2, 3, 0)
+        .edge(3, 4, 1);
+    let query = Spec::new(false, vec![1, 1]).edge(0, 1, 0);
+    let expected = brute::count(&query.graph(), &data.graph(), false);
+    assert_eq!(expected, 8);
+    dir.write_spec("d.graph", &data);
+    dir.write_spec("q.graph", &query);
+    dir.gsi(["index", "d.graph", "-o", "good.gsidx"]).ok();
+    let good = std::fs::read(dir.path("good.gsidx")).expect("index file");
+    fn set_u32(payload: &mut [u8], i: usize, value: u32) {
+        payload[4 * i..4 * i + 4].copy_from_slice(&value.to_ne_bytes());
+    }
+    /// How a crafted file changes a section's payload.
+    type Change = fn(&mut [u8]);
+    let crafted: [(&str, Change); 4] = [
+        ("signatures", |p| p.fill(0)),
+        // Edge counts of labels 0 and 1 as 4 and 2: the same total.
+        ("edge.counts", |p| {
+            p[8..16].copy_from_slice(&4u64.to_ne_bytes());
+            p[24..32].copy_from_slice(&2u64.to_ne_bytes());
+        }),
+        ("pcsr.columns", |p| set_u32(p, 0, 4)),
+        // Vertex 0's second neighbour 2 becomes 3, which does not list 0.
+        ("out.neighbors", |p| set_u32(p, 1, 3)),
+    ];
+    for (tag, change) in crafted {
+        let mut bytes = good.clone();
+        rewrite_section(&mut bytes, tag, change);
+        assert_ne!(bytes, good, "{tag}");
+        dir.write("crafted.gsidx", &bytes);
+        let run = dir.match_files("crafted.gsidx", &["q.graph"], &[]);
+        run.no_panic();
+        if run.code == Some(0) {
+            assert_eq!(
+                run.value("matches"),
+                Some(expected.to_string()),
+                "{tag}: {run:#?}"
+            );
+        } else {
+            assert_eq!(run.code, Some(2), "{tag}: {run:#?}");
+            assert!(run.stderr.contains("the saved "), "{tag}: {}", run.stderr);
+        }
+    }
+}
+
+/// `--output` naming a folder is refused before any query runs.
+#[test]
+fn issue_32_an_output_folder_is_refused_before_the_work() {
+    let dir = TestDir::new();
+    dir.write_spec("k.graph", &crate::util::clique(false, 4, 0));
+    std::fs::create_dir(dir.path("out")).unwrap();
+    let run = dir.match_files("k.graph", &["k.graph", "k.graph"], &["--output", "out"]);
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(
+        run.stderr.contains("--output out: is a folder"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stdout.contains("k.graph"),
+        "no query ran: {}",
+        run.stdout
+    );
+}
+
+/// After matches could not be written (a full disk), every later query is reported as not
+/// run, and the summary says the run failed, beside `complete: false`.
+#[test]
+fn issue_32_after_a_full_disk_every_query_is_reported_and_the_run_failed() {
+    if !std::path::Path::new("/dev/full").exists() {
+        eprintln!("skipped: no /dev/full to fill");
+        return;
+    }
+    let dir = TestDir::new();
+    dir.write_spec("k.graph", &crate::util::clique(false, 5, 0));
+    dir.write_spec("p.graph", &crate::util::path(false, 3, 0));
+    let run = dir.match_files(
+        "k.graph",
+        &["p.graph", "p.graph", "p.graph"],
+        &["--json", "--output", "/dev/full"],
+    );
+    assert_eq!(run.code, Some(1), "{run:#?}");
+    let out = run.json();
+    assert_eq!(out.queries.len(), 3, "{}", run.stdout);
+    assert!(
+        out.queries.iter().all(|q| q.status == "error"),
+        "{}",
+        run.stdout
+    );
+    for q in &out.queries[1..] {
+        assert!(
+            q.error.as_deref().unwrap_or_default().contains("not run"),
+            "{q:?}"
+        );
+    }
+    assert_eq!(out.summary.errors, 3);
+    assert_eq!(
+        (out.summary.status.as_str(), out.summary.complete),
+        ("failed", false)
+    );
+    // A run that finished whole says so in both words.
+    let fine = dir
+        .match_files("k.graph", &["p.graph"], &["--json"])
+        .ok()
+        .json();
+    assert_eq!(
+        (fine.summary.status.as_str(), fine.summary.complete),
+        ("finished", true)
+    );
+}
+
+/// SIGHUP stops a run as SIGTERM does: a summary, the `# incomplete` marker, code 129, and
+/// no partial file left behind.
+#[test]
+fn issue_32_sighup_stops_cleanly_with_a_marked_output() {
+    let dir = TestDir::new();
+    busy(&dir);
+    let run = signalled(&dir, "HUP", Duration::from_millis(700), &["-o", "m.txt"]);
+    assert_eq!(run.code, Some(129), "{run:#?}");
+    assert_eq!(run.json().summary.status, "interrupted");
+    let written = dir.read("m.txt");
+    assert!(
+        written
+            .trim_end()
+            .ends_with("# incomplete: interrupted before every match was written"),
+        "{}",
+        &written[written.len().saturating_sub(200)..]
+    );
+    let litter: Vec<_> = std::fs::read_dir(dir.path(""))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("partial"))
+        .collect();
+    assert!(litter.is_empty(), "{litter:?}");
+}
+
+/// `--output` onto a link to a setuid file writes a new file of the umask's mode, leaving the
+/// link's target alone; a replaced regular file keeps its bits without setuid.
+#[test]
+fn issue_32_output_never_takes_a_setuid_bit() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TestDir::new();
+    dir.write_spec("k.graph", &crate::util::clique(false, 3, 0));
+    let mode = |name: &str| {
+        std::fs::metadata(dir.path(name))
+            .unwrap()
+            .permissions()
+            .mode()
+    };
+    let target = dir.write("setuid", "old\n");
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o4755)).unwrap();
+    std::os::unix::fs::symlink(&target, dir.path("link")).unwrap();
+    dir.match_files("k.graph", &["k.graph"], &["--output", "link"])
+        .ok();
+    assert_eq!(mode("link") & 0o7000, 0);
+    assert_eq!(mode("setuid") & 0o7777, 0o4755);
+    assert_eq!(dir.read("setuid"), "old\n");
+    dir.match_files("k.graph", &["k.graph"], &["--output", "setuid"])
+        .ok();
+    assert_eq!(mode("setuid") & 0o7777, 0o755);
+}
+
+/// A file name's newline or terminal escape is printed escaped everywhere: it can neither
+/// add lines under its `--output` header nor reach the terminal from the table, `--explain`
+/// or `gsi info`.
+#[test]
+fn issue_32_file_names_are_printed_escaped() {
+    let dir = TestDir::new();
+    dir.write_spec("k.graph", &crate::util::clique(false, 3, 0));
+    let name = "a\n1 1 1\n2 2 2\u{1b}[31m.graph";
+    dir.write_spec(&format!("q/{name}"), &crate::util::path(false, 2, 0));
+    dir.write_spec("q/b.graph", &crate::util::path(false, 2, 0));
+    let run = dir
+        .match_files("k.graph", &["q"], &["--output", "o.txt", "--explain"])
+        .ok();
+    assert!(!run.stdout.contains('\u{1b}'), "{:?}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("a\\u{a}1 1 1\\u{a}2 2 2\\u{1b}[31m.graph"),
+        "{}",
+        run.stdout
+    );
+    let written = dir.read("o.txt");
+    assert!(!written.contains('\u{1b}'), "{written:?}");
+    assert!(
+        !written.lines().any(|l| l == "1 1 1" || l == "2 2 2"),
+        "{written}"
+    );
+    let rows = written.lines().filter(|l| !l.starts_with('#')).count();
+    assert_eq!(rows, 12, "6 matches of each query: {written}");
+    let info = dir.gsi(["info".to_string(), format!("q/{name}")]).ok();
+    assert!(!info.stdout.contains('\u{1b}'), "{:?}", info.stdout);
+    assert!(
+        !info.stdout.lines().any(|l| l.starts_with("1 1 1")),
+        "{}",
+        info.stdout
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 31: the rough edges a new user hits.
+
+/// Every time in `--json` output (a key ending in `_ms`) is rounded to the microsecond, sums
+/// and medians included.
+#[test]
+fn issue_31_json_times_have_at_most_three_decimals() {
+    fn times(value: &serde_json::Value, key: &str, found: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    times(v, k, found);
+                }
+            }
+            serde_json::Value::Number(n) if key.ends_with("_ms") => found.push(n.to_string()),
+            _ => {}
+        }
+    }
+    let dir = TestDir::new();
+    dir.write_spec("k.graph", &crate::util::clique(false, 6, 0));
+    dir.write_spec("p.graph", &crate::util::path(false, 3, 0));
+    let queries = vec!["p.graph"; 40];
+    let run = dir.match_files("k.graph", &queries, &["--json"]).ok();
+    let info = dir.gsi(["info", "--json", "k.graph"]).ok();
+    let mut found = Vec::new();
+    for line in run.stdout.lines().chain(info.stdout.lines()) {
+        let value: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        times(&value, "", &mut found);
+    }
+    assert!(found.len() > 40, "{found:?}");
+    for number in found {
+        let decimals = number.split_once('.').map_or(0, |(_, f)| f.len());
+        assert!(decimals <= 3 && !number.contains('e'), "{number}");
+    }
+}
+
+/// `gsi verify` without a GPU gives advice it can follow: no `--engine`, which it lacks.
+#[test]
+fn issue_31_verify_without_a_gpu_advises_what_it_accepts() {
+    let dir = TestDir::new();
+    let run = dir.gsi(["verify", "--generated", "1"]);
+    run.no_panic();
+    if run.code == Some(0) {
+        eprintln!("skipped: a GPU is present, so verify ran");
+        return;
+    }
+    assert!(
+        !run.stderr.contains("--engine cpu or auto"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("gsi match --engine cpu"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The demo's table: each header starts where its column does.
+#[test]
+fn issue_31_demo_table_headers_are_aligned() {
+    let run = TestDir::new().gsi(["demo", "--engine", "cpu"]).ok();
+    let starts = |line: &str| -> Vec<usize> {
+        let bytes = line.as_bytes();
+        (0..bytes.len())
+            .filter(|&i| bytes[i] != b' ' && (i == 0 || bytes[i - 1] == b' '))
+            .collect()
+    };
+    let mut lines = run
+        .stdout
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("molecule"));
+    let header = starts(lines.next().expect("a header"));
+    let row = starts(lines.next().expect("a row"));
+    assert_eq!(header, row, "{}", run.stdout);
+}
+
+/// `gsi man COMMAND` prints that command's page, which the top page refers to.
+#[test]
+fn issue_31_man_prints_each_commands_page() {
+    let dir = TestDir::new();
+    let top = dir.gsi(["man"]).ok();
+    assert!(
+        top.stdout.contains("gsi\\-match(1)"),
+        "{}",
+        &top.stdout[..500]
+    );
+    let page = dir.gsi(["man", "match"]).ok();
+    assert!(
+        page.stdout.contains(".TH gsi-match"),
+        "{}",
+        &page.stdout[..200]
+    );
+    assert!(page.stdout.contains("\\-\\-query"), "the flags are on it");
+    let nested = dir.gsi(["man", "generate", "graph"]).ok();
+    assert!(
+        nested.stdout.contains(".TH gsi-generate-graph"),
+        "{}",
+        &nested.stdout[..200]
+    );
+    let unknown = dir.gsi(["man", "nosuch"]);
+    assert_eq!(unknown.code, Some(2), "{unknown:#?}");
+    assert!(
+        unknown.stderr.contains("no command `nosuch`"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+/// `gsi convert --help` says where the names go, as convert writes them.
+#[test]
+fn issue_31_convert_help_says_the_names_are_written_beside() {
+    let dir = TestDir::new();
+    let help = dir.gsi(["convert", "--help"]).ok();
+    assert!(
+        !help.stdout.contains("names are not written"),
+        "{}",
+        help.stdout
+    );
+    assert!(help.stdout.contains("OUTPUT.ids"), "{}", help.stdout);
+    dir.write("d.txt", "alice bob\n");
+    dir.gsi(["convert", "d.txt", "--to", "sunluo", "-o", "d.graph"])
+        .ok();
+    assert!(dir.path("d.graph.ids").exists());
+}
+
+/// `-o -` is standard output for `generate graph` (also without `-o`) and `convert`, and is
+/// refused by `index`, whose file commands map: never a file named `-` (or `-.ids`).
+#[test]
+fn issue_31_dash_means_standard_output_or_is_refused() {
+    let dir = TestDir::new();
+    let spec = [
+        "generate",
+        "graph",
+        "--vertices",
+        "20",
+        "--edges",
+        "40",
+        "--seed",
+        "3",
+    ];
+    let to_file = [&spec[..], &["-o", "g.graph"]].concat();
+    dir.gsi(to_file).ok();
+    let file = dir.read("g.graph");
+    assert_eq!(dir.gsi(spec).ok().stdout, file);
+    assert_eq!(
+        dir.gsi([&spec[..], &["-o", "-"]].concat()).ok().stdout,
+        file
+    );
+    dir.write("s.txt", "alice bob\nbob carol\n");
+    dir.gsi(["convert", "s.txt", "--to", "gsi", "-o", "s.gsi"])
+        .ok();
+    let converted = dir.gsi(["convert", "s.txt", "--to", "gsi", "-o", "-"]).ok();
+    assert_eq!(converted.stdout, dir.read("s.gsi"));
+    assert!(converted
+        .stderr
+        .contains("names the numbers stand for are not written"));
+    let index = dir.gsi(["index", "g.graph", "-o", "-"]);
+    assert_eq!(index.code, Some(2), "{index:#?}");
+    assert!(
+        index.stderr.contains("-o -: a saved index"),
+        "{}",
+        index.stderr
+    );
+    for name in ["-", "-.ids"] {
+        assert!(!dir.path(name).exists(), "{name} was written");
+    }
 }

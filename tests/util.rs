@@ -313,7 +313,7 @@ pub struct SummaryJson {
     pub partition: Option<String>,
     pub queries_ms: f64,
     pub median_ms: f64,
-    /// `complete`, or `interrupted`.
+    /// `finished`, `interrupted` or `failed`.
     pub status: String,
     /// Whether `matches` adds up exact counts only.
     pub complete: bool,

@@ -12,7 +12,9 @@ use serde::Serialize;
 
 use crate::config::BenchConfig;
 use crate::exit::Exit;
-use crate::output::{mean, median, median_ms, ms, percentile, report_stream, JsonLines, Printer};
+use crate::output::{
+    mean, median, median_ms, ms, percentile, report_stream, to_microsecond, JsonLines, Printer,
+};
 use crate::queries::Query;
 use crate::session;
 use crate::{progress, system};
@@ -200,7 +202,7 @@ struct SummaryJson {
     engine: String,
     threads: usize,
     machine: String,
-    /// `complete`, or `interrupted` when a signal stopped the run before every query ran.
+    /// `finished`, or `interrupted` when a signal stopped the run before every query ran.
     status: &'static str,
 }
 
@@ -211,7 +213,7 @@ fn set_statistics(summary: &mut SummaryJson, results: &[&Timed]) {
     summary.median_ms = median(&medians);
     summary.p95_ms = percentile(&medians, 95.0);
     summary.max_ms = medians.iter().copied().fold(0.0, f64::max);
-    summary.sum_ms = medians.iter().sum();
+    summary.sum_ms = to_microsecond(medians.iter().sum());
     let phases: Vec<PhasesMs> = results.iter().map(|t| t.phases_ms()).collect();
     let phase = |f: fn(&PhasesMs) -> f64| median(&phases.iter().map(f).collect::<Vec<_>>());
     summary.phases_ms = PhasesMs {
@@ -338,7 +340,7 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
     let bar = progress::bar(show_progress, queries.len() as u64);
     let mut summary = SummaryJson {
         kind: "summary",
-        data: cfg.data.display().to_string(),
+        data: crate::exit::shown(&cfg.data),
         vertices: session.data_vertices(),
         edges: session.data_edges(),
         queries: queries.len(),
@@ -397,7 +399,7 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
     summary.status = if interrupt.is_set() {
         "interrupted"
     } else {
-        "complete"
+        "finished"
     };
     printer.summary(&summary)?;
     if interrupt.is_set() {
@@ -444,7 +446,7 @@ mod tests {
         assert_eq!(s.median_ms, 4.0);
         assert_eq!(s.max_ms, 25.0);
         assert_eq!(s.p95_ms, 25.0);
-        assert!((s.mean_ms - 32.0 / 3.0).abs() < 1e-9);
+        assert_eq!(s.mean_ms, 10.667, "to the microsecond");
         assert_eq!(s.phases_ms.filter, 1.0);
         assert_eq!(s.phases_ms.join, 3.0);
         assert_eq!(s.peak_join_bytes, 100);

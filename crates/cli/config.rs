@@ -304,9 +304,10 @@ pub fn engine_choice(args: &EngineArgs) -> Result<EngineChoice> {
             "--devices: the CPU engine uses no GPU; use --engine gpu or auto".into(),
         ));
     }
+    let kind = engine_kind(args.engine);
     Ok(EngineChoice {
-        kind: engine_kind(args.engine),
-        config: engine_config(args.device)?,
+        kind,
+        config: engine_config(kind, args.device)?,
         devices,
         threads: args.threads,
         index: index_options()?,
@@ -363,9 +364,9 @@ pub fn index_options() -> Result<IndexOptions> {
     Ok(IndexOptions { pcsr_layout })
 }
 
-/// The engines' setup for GPU `device`: the library's measured defaults, with the
-/// environment's overrides (README, "Environment").
-pub fn engine_config(device: usize) -> Result<EngineConfig> {
+/// The setup of engines of `kind` for GPU `device`: the library's measured defaults, with
+/// the environment's overrides (README, "Environment").
+pub fn engine_config(kind: EngineKind, device: usize) -> Result<EngineConfig> {
     let number = |name: &str| -> Result<Option<f64>> {
         match std::env::var(name) {
             Err(_) => Ok(None),
@@ -378,7 +379,7 @@ pub fn engine_config(device: usize) -> Result<EngineConfig> {
     };
     let mut config = EngineConfig {
         device,
-        kernel_cache: kernel_cache_dir(),
+        kernel_cache: kernel_cache_dir(kind),
         ..EngineConfig::default()
     };
     if let Some(rows) = number("GSI_AUTO_GPU_ROWS")? {
@@ -411,13 +412,20 @@ pub fn engine_config(device: usize) -> Result<EngineConfig> {
     Ok(config)
 }
 
-/// Where compiled kernels are kept ([`gsi_core::config::kernel_cache_dir`]).
-fn kernel_cache_dir() -> Option<PathBuf> {
-    gsi_core::config::kernel_cache_dir(
+/// Where compiled kernels are kept ([`gsi_core::kernel_cache::kernel_cache_dir`]); when
+/// nowhere, an engine that may use a GPU says why.
+fn kernel_cache_dir(kind: EngineKind) -> Option<PathBuf> {
+    gsi_core::kernel_cache::kernel_cache_dir(
         std::env::var_os("GSI_CACHE_DIR"),
         std::env::var_os("XDG_CACHE_HOME"),
         std::env::var_os("HOME"),
     )
+    .map_err(|why| {
+        if kind != EngineKind::Cpu {
+            eprintln!("gsi: {why}");
+        }
+    })
+    .ok()
 }
 
 /// How to read the data graph: `--format`, `--directed` and `--vertex-labels`, which only a

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use gsi_graph::formats::write::{write_dictionary, write_graphs, write_vertex_names};
+use gsi_graph::formats::write::{write_dictionary, write_vertex_names};
 use gsi_graph::formats::{AtomicFile, Format, LoadedGraph, ReadOptions};
 use indicatif::ProgressBar;
 
@@ -13,6 +13,7 @@ use crate::config::read_options;
 use crate::exit::input_error;
 use crate::exit::Exit;
 use crate::flags::ConvertArgs;
+use crate::output::{is_stdout, output_name, write_graph_text};
 use crate::{load, progress};
 
 /// What a conversion wrote.
@@ -86,11 +87,23 @@ pub fn convert(
             input.display()
         )));
     }
-    spinner.set_message(format!("writing {}", output.display()));
-    write_graphs(output, graphs.iter().map(|g| &g.graph), to)
-        .with_context(|| format!("writing {}", output.display()))?;
-    // Only readers of one graph per file give names.
+    spinner.set_message(format!("writing {}", output_name(output)));
+    write_graph_text(output, graphs.iter().map(|g| &g.graph), to)
+        .with_context(|| format!("writing {}", output_name(output)))?;
+    // Only readers of one graph per file give names; standard output has no file beside it.
     let maps = match graphs.as_slice() {
+        [one] if is_stdout(output) => {
+            let named =
+                one.names.is_some() || one.labels.vertex.is_some() || one.labels.edge.is_some();
+            if named && notes {
+                spinner.suspend(|| {
+                    eprintln!(
+                        "gsi: -o -: the names the numbers stand for are not written; name a file to get them beside it"
+                    )
+                });
+            }
+            Vec::new()
+        }
         [one] => write_maps(one, output)?,
         _ => Vec::new(),
     };
@@ -115,20 +128,20 @@ pub fn run(args: ConvertArgs) -> Result<Exit> {
         if done.directed {
             eprintln!(
                 "gsi: {} is directed, and {to} files do not say so: read {} with --directed to keep its edges' directions",
-                args.input.display(),
-                args.output.display()
+                crate::exit::shown(&args.input),
+                output_name(&args.output)
             );
         }
         for map in &done.maps {
             eprintln!(
                 "gsi: wrote {}: the names that {}'s numbers stand for, `number name` per line",
-                map.display(),
-                args.output.display()
+                crate::exit::shown(map),
+                output_name(&args.output)
             );
         }
         eprintln!(
             "gsi: wrote {} ({to}, {} graph{}, {} vertices, {} edges) in {:.3} s",
-            args.output.display(),
+            output_name(&args.output),
             done.graphs,
             if done.graphs == 1 { "" } else { "s" },
             done.vertices,

@@ -147,8 +147,18 @@ fn atom_name(v: VertexId) -> (&'static str, String) {
     unreachable!("vertex {v} is in some molecule")
 }
 
+/// One line of the demo's table, the header included: a molecule, then one column per query
+/// atom.
+fn table_row<T: std::fmt::Display>(first: &str, cells: impl IntoIterator<Item = T>) -> String {
+    let cells: Vec<String> = cells.into_iter().map(|c| format!("{c:<5}")).collect();
+    format!("  {first:<12} {}", cells.join(" "))
+        .trim_end()
+        .to_string()
+}
+
 pub fn run(engine: EngineArg) -> Result<Exit> {
-    let opened = gsi_core::open(engine_kind(engine), &engine_config(0)?)?;
+    let kind = engine_kind(engine);
+    let opened = gsi_core::open(kind, &engine_config(kind, 0)?)?;
     let mut engine = opened.engine;
     if let Some(notice) = &opened.notice {
         eprintln!("gsi: {}", notice);
@@ -171,14 +181,10 @@ pub fn run(engine: EngineArg) -> Result<Exit> {
         report.engine
     );
     println!();
-    println!("  molecule     C    C(=O) =O   -O");
+    println!("{}", table_row("molecule", ["C", "C(=O)", "=O", "-O"]));
     for m in found.rows() {
         let (molecule, _) = atom_name(m[0]);
-        let atoms: Vec<String> = m
-            .iter()
-            .map(|&v| format!("{:<5}", atom_name(v).1))
-            .collect();
-        println!("  {molecule:<12} {}", atoms.join(" ").trim_end());
+        println!("{}", table_row(molecule, m.iter().map(|&v| atom_name(v).1)));
     }
     println!();
     println!("count = {}", report.count);

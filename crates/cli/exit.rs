@@ -31,6 +31,8 @@ pub enum Exit {
     Failure = 1,
     /// Bad input or usage.
     BadInput = 2,
+    /// Stopped by SIGHUP (128 + 1).
+    HungUp = 129,
     /// Stopped by SIGINT (128 + 2).
     Interrupted = 130,
     /// Stopped by SIGTERM (128 + 15).
@@ -83,6 +85,13 @@ pub fn message(err: &anyhow::Error) -> String {
         text.push_str(advice);
     }
     escape_controls(&text)
+}
+
+/// A path as gsi prints it anywhere (tables, `--output` headers, `--explain`, `gsi info`,
+/// messages): its control characters escaped, so that a newline or a terminal escape in a
+/// file name can neither add lines nor reach the terminal.
+pub fn shown(path: &std::path::Path) -> String {
+    escape_controls(&path.display().to_string())
 }
 
 /// `text` with every control character written as a `\u{..}` escape.

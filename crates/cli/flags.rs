@@ -64,7 +64,9 @@ pub enum Command {
     ///
     /// Reads any format gsi reads and writes the same graph: vertices numbered 0 to N-1 in
     /// the order the reader gave them (for SNAP and N-Triples, the order of first
-    /// appearance; original names are not written), labels as read. A GSI file of several
+    /// appearance), labels as read. The names the numbers stand for (SNAP ids, RDF terms,
+    /// label names) go beside the output, to OUTPUT.ids, OUTPUT.vertex-labels and
+    /// OUTPUT.edge-labels, `number name` per line. A GSI file of several
     /// graphs converts only to GSI. Reading the output back with the same --directed gives
     /// the same graph, and so the same answers to every query.
     Convert(ConvertArgs),
@@ -87,9 +89,11 @@ pub enum Command {
     ///
     /// For bash: `gsi completions bash > ~/.local/share/bash-completion/completions/gsi`.
     Completions(CompletionsArgs),
-    /// Print gsi's manual page (roff): `gsi man > gsi.1; man ./gsi.1`.
-    #[command(after_help = "Examples:\n  gsi man > gsi.1 && man ./gsi.1")]
-    Man,
+    /// Print gsi's manual page (roff), or a command's: `gsi man > gsi.1; man ./gsi.1`.
+    #[command(
+        after_help = "Examples:\n  gsi man > gsi.1 && man ./gsi.1\n  gsi man match > gsi-match.1\n  gsi man generate graph > gsi-generate-graph.1"
+    )]
+    Man(ManArgs),
 }
 
 /// `gsi completions` (documented on [`Command::Completions`]).
@@ -101,6 +105,14 @@ pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+/// `gsi man` (documented on [`Command::Man`]).
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print (`match`, `generate graph`); none: gsi's own page.
+    #[arg(value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 /// `gsi info` (documented on [`Command::Info`]).
@@ -138,7 +150,8 @@ pub struct IndexArgs {
     #[command(flatten)]
     pub read: ReadArgs,
 
-    /// The index file to write (replaced if it exists, only once complete).
+    /// The index file to write (replaced if it exists, only once complete); a file, since
+    /// commands map it (`-` is refused).
     #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
     pub output: PathBuf,
 
@@ -166,7 +179,8 @@ pub struct ConvertArgs {
     #[arg(long, value_enum, value_name = "FORMAT", help_heading = "Output")]
     pub to: WriteFormat,
 
-    /// The file to write (replaced if it exists).
+    /// The file to write (replaced if it exists); `-`: standard output (the names the
+    /// numbers stand for are then not written).
     #[arg(long, short = 'o', value_name = "OUTPUT", help_heading = "Output")]
     pub output: PathBuf,
 
@@ -308,9 +322,9 @@ pub struct GenerateGraphArgs {
     #[arg(long, value_name = "S", default_value_t = 0, help_heading = "Graph")]
     pub seed: u64,
 
-    /// The file to write (replaced if it exists).
+    /// The file to write (replaced if it exists); `-` or none: standard output.
     #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
-    pub output: PathBuf,
+    pub output: Option<PathBuf>,
 
     /// Format to write.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = WriteFormat::Sunluo, help_heading = "Output")]
@@ -654,7 +668,7 @@ pub struct MatchingArgs {
     /// `edge-isomorphism` (query edges to distinct data edges of the same labels and endpoint
     /// labels, two sharing as many endpoints as their images, of the same labels;
     /// undirected graphs; `--output` lists data edges `a-b`, in the order of the query's edges
-    /// by lower endpoint).
+    /// by lower endpoint, then higher, then label).
     #[arg(long, value_name = "SEMANTICS", value_enum, help_heading = "Matching")]
     pub semantics: Option<SemanticsArg>,
 

@@ -9,6 +9,8 @@ use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySp
 use gsi_graph::formats::write::write_graph;
 use gsi_graph::formats::Format;
 
+use crate::output::{output_name, write_graph_text};
+
 use crate::config::read_options;
 use crate::exit::input_error;
 use crate::exit::Exit;
@@ -78,15 +80,17 @@ fn run_graph(args: GenerateGraphArgs) -> Result<Exit> {
         ),
     );
     let graph = generate_graph(&spec).map_err(|e| generation_error("", e))?;
-    spinner.set_message(format!("writing {}", args.output.display()));
+    // No file named: standard output.
+    let output = args.output.as_deref().unwrap_or(Path::new("-"));
+    spinner.set_message(format!("writing {}", output_name(output)));
     let format = args.to.format();
-    write_graph(&args.output, &graph, format)
-        .with_context(|| format!("writing {}", args.output.display()))?;
+    write_graph_text(output, [&graph], format)
+        .with_context(|| format!("writing {}", output_name(output)))?;
     spinner.finish_and_clear();
     if !args.quiet {
         eprintln!(
             "gsi: wrote {} ({format}): {} vertices, {} edges, {} vertex labels{}, {} edge labels, {}{}, seed {}, in {:.3} s",
-            args.output.display(),
+            output_name(output),
             graph.vertex_count(),
             graph.edge_count(),
             spec.vertex_labels,
@@ -151,8 +155,8 @@ fn run_queries(args: GenerateQueriesArgs) -> Result<Exit> {
             written.len(),
             spec.density,
             spec.vertices,
-            args.data.display(),
-            args.output.display(),
+            crate::exit::shown(&args.data),
+            crate::exit::shown(&args.output),
             query_file_name(spec.density, spec.vertices, 1).replace("_1.graph", "_{i}.graph"),
             spec.seed,
             started.elapsed().as_secs_f64()

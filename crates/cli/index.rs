@@ -9,11 +9,19 @@ use gsi_core::{SavedIndex, SourceFile};
 use crate::config::{index_options, read_options};
 use crate::exit::{input_error, Exit};
 use crate::flags::IndexArgs;
+use crate::output::is_stdout;
 use crate::{load, progress};
 
 pub fn run(args: IndexArgs) -> Result<Exit> {
     let read = read_options(&args.read)?;
     let options = index_options()?;
+    if is_stdout(&args.output) {
+        return Err(input_error(
+            "-o -: a saved index is mapped from its file by the commands that read it, so gsi \
+             writes it to a file only; name one"
+                .into(),
+        ));
+    }
     if load::same_file(&args.graph, &args.output) {
         return Err(input_error(format!(
             "-o {}: the index would replace the graph; name another file",
@@ -43,7 +51,7 @@ pub fn run(args: IndexArgs) -> Result<Exit> {
         let bytes = std::fs::metadata(&args.output).map_or(0, |m| m.len());
         eprintln!(
             "gsi: wrote {}: {} vertices, {} edges, {:.1} MB (read in {:.3} s, indexed in {:.3} s, written in {:.3} s)",
-            args.output.display(),
+            crate::exit::shown(&args.output),
             graph.vertex_count(),
             graph.edge_count(),
             bytes as f64 / 1e6,

@@ -185,7 +185,7 @@ fn describe(
             saved
                 .source
                 .as_ref()
-                .map_or_else(|| "-".to_string(), |s| s.path.display().to_string()),
+                .map_or_else(|| "-".to_string(), |s| crate::exit::shown(&s.path)),
         ),
         load::DataFile::Text(_) => None,
     };
@@ -415,7 +415,7 @@ pub fn run(args: InfoArgs) -> Result<Exit> {
     // Dropped edges are part of the description; the note on stderr would repeat it.
     let loaded = load::read_file(&args.graph, &read, "graph", &spinner, false)?;
     let count = loaded.graphs.len();
-    let load_ms = ms(loaded.time) / count.max(1) as f64;
+    let load_ms = ms(loaded.time / count.max(1) as u32);
     let mut out = io::stdout().lock();
     for (i, graph) in loaded.graphs.into_iter().enumerate() {
         let info = describe(

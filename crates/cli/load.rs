@@ -109,7 +109,7 @@ pub fn read_file(
     let time = started.elapsed();
     if notes {
         for graph in graphs.iter().filter(|g| !g.skipped.is_empty()) {
-            spinner.suspend(|| eprintln!("gsi: {}: {}", path.display(), graph.skipped));
+            spinner.suspend(|| eprintln!("gsi: {}: {}", crate::exit::shown(path), graph.skipped));
         }
     }
     Ok(Loaded {

@@ -73,9 +73,30 @@ fn run() -> Result<Exit> {
             clap_complete::generate(args.shell, &mut command, "gsi", &mut std::io::stdout());
             Ok(Exit::Success)
         }
-        Some(Command::Man) => {
-            clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
+        Some(Command::Man(args)) => {
+            clap_mangen::Man::new(manual_page(&args.command)?).render(&mut std::io::stdout())?;
             Ok(Exit::Success)
         }
     }
+}
+
+/// The command whose manual page `gsi man WORDS...` prints, named `gsi-WORD-...` as the pages
+/// of the top one refer to it.
+fn manual_page(words: &[String]) -> Result<clap::Command> {
+    let mut command = Cli::command();
+    command.build();
+    let mut name = String::from("gsi");
+    for word in words {
+        let Some(sub) = command.find_subcommand(word).cloned() else {
+            let known: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
+            return Err(exit::input_error(format!(
+                "gsi man: `{name}` has no command `{}`; its commands: {}",
+                exit::escape_controls(word),
+                known.join(", ")
+            )));
+        };
+        name = format!("{name}-{word}");
+        command = sub.name(name.clone());
+    }
+    Ok(command)
 }

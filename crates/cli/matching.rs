@@ -6,9 +6,10 @@
 //! A query's time runs from the end of the one before.
 //!
 //! Each query's outcome is recorded by phase: a query that cannot be read or matched is
-//! reported (status `error`) and the others still run; only a failure to write matches, which
-//! no later query could escape either, ends the run early. A SIGINT or SIGTERM stops the query
-//! under way, starts no other, and still prints the summary (status `interrupted`).
+//! reported (status `error`) and the others still run; after a failure to write matches,
+//! which no later query could escape either, the rest are reported as not run and the summary
+//! says `failed`. A SIGINT, SIGTERM or SIGHUP stops the query under way, starts no other, and
+//! still prints the summary (status `interrupted`).
 
 use std::sync::mpsc::SyncSender;
 use std::time::{Duration, Instant};
@@ -127,7 +128,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
     let hints = !cfg.quiet && session.line.is_none();
     let mut summary = SummaryJson {
         kind: "summary",
-        data: cfg.data.display().to_string(),
+        data: crate::exit::shown(&cfg.data),
         vertices: session.data_vertices(),
         edges: session.data_edges(),
         load_ms: ms(session.load_time),
@@ -158,7 +159,8 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
     let bar = progress::bar(show_progress, cfg.queries.files.len() as u64);
     let mut times = Vec::with_capacity(cfg.queries.files.len());
     let mut exit = Exit::Success;
-    let mut output_failed = false;
+    // Why matches could no longer be written, once they could not.
+    let mut output_failed: Option<String> = None;
     std::thread::scope(|scope| -> Result<()> {
         let (ahead, queries) = std::sync::mpsc::sync_channel(PLANNED_AHEAD);
         let (cfg, bar, interrupt) = (&cfg, &bar, &interrupt);
@@ -175,6 +177,16 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
         {
             if interrupt.is_set() {
                 break;
+            }
+            if let Some(why) = &output_failed {
+                let name = query.name;
+                let report = Err(format!("{name}: not run: {why}"));
+                summary.queries += 1;
+                summary.errors += 1;
+                let record = QueryJson::of(name, &report, Duration::ZERO, Duration::ZERO, false);
+                bar.suspend(|| printer.query(&record))?;
+                bar.inc(1);
+                continue;
             }
             if hints {
                 for hint in query.hints(reader.index) {
@@ -233,44 +245,50 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                     if !cfg.quiet && !cfg.json {
                         bar.suspend(|| eprintln!("gsi: {message}"));
                     }
-                    output_failed = is_output_error(&err);
-                    exit = exit.max(if output_failed {
-                        Exit::Failure
+                    if is_output_error(&err) {
+                        output_failed = Some(message.clone());
+                        exit = exit.max(Exit::Failure);
                     } else {
-                        Exit::of_error(&err)
-                    });
+                        exit = exit.max(Exit::of_error(&err));
+                    }
                     summary.errors += 1;
                     Err(message)
                 }
             };
             summary.queries += 1;
             times.push(elapsed);
-            summary.queries_ms += ms(elapsed);
             let record = QueryJson::of(name, &report, elapsed, output_time, cfg.explain);
             bar.suspend(|| printer.query(&record))?;
             bar.inc(1);
-            if output_failed {
-                // No later query could write its matches either.
-                break;
-            }
             started = Instant::now();
         }
         Ok(())
     })?;
     bar.finish_and_clear();
     let interrupted = interrupt.is_set();
+    // A failed output is dropped unfinished: the file it would replace stays as it was.
+    if let (Some(file), None) = (file_sink, &output_failed) {
+        let finished = file
+            .finish(interrupted.then_some("interrupted before every match was written"))
+            .context("writing matches");
+        if let Err(err) = finished {
+            let message = crate::exit::message(&err);
+            eprintln!("gsi: {message}");
+            output_failed = Some(message);
+            exit = exit.max(Exit::Failure);
+        }
+    }
     summary.status = if interrupted {
         "interrupted"
+    } else if output_failed.is_some() {
+        "failed"
     } else {
-        "complete"
+        "finished"
     };
-    // A failed output is dropped unfinished: the file it would replace stays as it was.
-    if let (Some(file), false) = (file_sink, output_failed) {
-        file.finish(interrupted.then_some("interrupted before every match was written"))
-            .context("writing matches")?;
-    }
+    // Rounded once, from the sum: a sum of rounded times carries float noise.
+    summary.queries_ms = ms(times.iter().sum());
     summary.median_ms = crate::output::median_ms(&times);
-    summary.complete = summary.ok == summary.queries && !interrupted;
+    summary.complete = summary.ok == summary.queries && !interrupted && output_failed.is_none();
     printer.summary(&summary)?;
     if interrupted {
         return Ok(interrupt.exit());

@@ -6,8 +6,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use gsi_core::{MatchReport, MatchSink};
-use gsi_graph::formats::{AtomicFile, VertexNames};
-use gsi_graph::VertexId;
+use gsi_graph::formats::write::{write_graphs, write_graphs_to};
+use gsi_graph::formats::{AtomicFile, Format, VertexNames};
+use gsi_graph::{Graph, VertexId};
 use serde::Serialize;
 
 /// Phase times in milliseconds.
@@ -107,7 +108,8 @@ pub struct SummaryJson {
     pub upload_ms: Option<f64>,
     pub queries_ms: f64,
     pub median_ms: f64,
-    /// `complete`, or `interrupted` when a signal stopped the run before every query ran.
+    /// How the run ended: `finished` (every query was answered, whatever its status),
+    /// `interrupted` (a signal stopped it) or `failed` (matches could no longer be written).
     pub status: &'static str,
     /// Whether `matches` adds up exact counts only: false when any query was stopped early
     /// (timeout, limit, interrupt) or failed, so that the total is a lower bound.
@@ -124,14 +126,20 @@ pub fn median_ms(times: &[Duration]) -> f64 {
     median(&times.iter().map(|&t| ms(t)).collect::<Vec<_>>())
 }
 
-/// The median of `values` (the mean of the middle two for an even count; 0 for none).
+/// `ms` milliseconds to the microsecond, as every time gsi prints.
+pub fn to_microsecond(ms: f64) -> f64 {
+    (ms * 1e3).round() / 1e3
+}
+
+/// The median of `values`, in milliseconds (the mean of the middle two for an even count, to
+/// the microsecond; 0 for none).
 pub fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     match sorted.len() {
         0 => 0.0,
         n if n % 2 == 1 => sorted[n / 2],
-        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+        n => to_microsecond((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
     }
 }
 
@@ -147,12 +155,12 @@ pub fn percentile(values: &[f64], p: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-/// The mean of `values` (0 for none).
+/// The mean of `values`, in milliseconds, to the microsecond (0 for none).
 pub fn mean(values: &[f64]) -> f64 {
     if values.is_empty() {
         0.0
     } else {
-        values.iter().sum::<f64>() / values.len() as f64
+        to_microsecond(values.iter().sum::<f64>() / values.len() as f64)
     }
 }
 
@@ -319,6 +327,31 @@ pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
+/// `path` as notes name an output: `standard output` for `-`.
+pub fn output_name(path: &Path) -> String {
+    match is_stdout(path) {
+        true => "standard output".into(),
+        false => crate::exit::shown(path),
+    }
+}
+
+/// Writes `graphs` as `format` text to the file `path`, or to standard output for `-`.
+pub fn write_graph_text<'a>(
+    path: &Path,
+    graphs: impl IntoIterator<Item = &'a Graph>,
+    format: Format,
+) -> gsi_graph::Result<()> {
+    match is_stdout(path) {
+        true => write_graphs_to(
+            path,
+            graphs,
+            format,
+            &mut BufWriter::with_capacity(1 << 16, io::stdout().lock()),
+        ),
+        false => write_graphs(path, graphs, format),
+    }
+}
+
 impl<'a> FileSink<'a> {
     pub fn create(
         path: &Path,
@@ -422,6 +455,8 @@ mod tests {
         assert_eq!(percentile(&[], 95.0), 0.0);
         assert_eq!(percentile(&[5.0, 1.0, 3.0], 95.0), 5.0);
         assert_eq!(mean(&[1.0, 2.0, 6.0]), 3.0);
+        assert_eq!(mean(&[0.001, 0.001, 0.002]), 0.001);
+        assert_eq!(median(&[0.001, 0.002]), 0.002);
         assert_eq!(mean(&[]), 0.0);
     }
 }

@@ -10,6 +10,8 @@ use gsi_graph::formats::{
 };
 use gsi_graph::Graph;
 
+use crate::exit::shown;
+
 /// One query to answer: its name, and its graph or why it could not be read.
 pub struct Query {
     pub name: String,
@@ -100,16 +102,16 @@ impl Query {
 /// The name of graph `index` of a file holding `count` graphs.
 pub fn query_name(path: &Path, index: usize, count: usize) -> String {
     if count == 1 {
-        path.display().to_string()
+        shown(path)
     } else {
-        format!("{}#{index}", path.display())
+        format!("{}#{index}", shown(path))
     }
 }
 
 /// The queries of one file, their labels in the numbering of `data_labels` (the data
 /// graph's label names); a file that cannot be read gives one query that failed.
 pub fn read_query_file(path: &Path, options: &ReadOptions, data_labels: &LabelNames) -> Vec<Query> {
-    let name = path.display().to_string();
+    let name = shown(path);
     match read_graphs(path, options) {
         Ok(graphs) if graphs.is_empty() => {
             let err = anyhow!("reading query {name}: the file holds no graph");

@@ -1,8 +1,10 @@
-//! Signals: SIGINT and SIGTERM ask gsi to stop cleanly, SIGBUS means an input file shrank.
+//! Signals: SIGINT, SIGTERM and SIGHUP ask gsi to stop cleanly, SIGBUS means an input file
+//! shrank.
 //!
-//! - The first SIGINT or SIGTERM sets the interrupt flag: the query under way stops at its
-//!   next check, no other query starts, the summary says `interrupted`, and gsi exits with
-//!   130 (SIGINT) or 143 (SIGTERM). A second one ends gsi at once, with the same code.
+//! - The first SIGINT, SIGTERM or SIGHUP sets the interrupt flag: the query under way stops
+//!   at its next check, no other query starts, the summary says `interrupted`, and gsi exits
+//!   with 130 (SIGINT), 143 (SIGTERM) or 129 (SIGHUP). A second one ends gsi at once, with the
+//!   same code.
 //! - Input files are memory-mapped; when one is truncated while gsi reads it, the kernel
 //!   sends SIGBUS. gsi then says which file changed and exits with 2 (bad input), where it
 //!   would otherwise die without a word.
@@ -13,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use signal_hook::consts::{SIGBUS, SIGINT, SIGTERM};
+use signal_hook::consts::{SIGBUS, SIGHUP, SIGINT, SIGTERM};
 
 use crate::exit::Exit;
 
@@ -22,6 +24,7 @@ use crate::exit::Exit;
 pub struct Interrupt {
     flag: Arc<AtomicBool>,
     terminated: Arc<AtomicBool>,
+    hung_up: Arc<AtomicBool>,
 }
 
 impl Interrupt {
@@ -35,9 +38,12 @@ impl Interrupt {
         self.flag.load(Ordering::Relaxed)
     }
 
-    /// The exit code for a run that was interrupted: 143 after SIGTERM, else 130.
+    /// The exit code for a run that was interrupted: 129 after SIGHUP, 143 after SIGTERM,
+    /// else 130.
     pub fn exit(&self) -> Exit {
-        if self.terminated.load(Ordering::Relaxed) {
+        if self.hung_up.load(Ordering::Relaxed) {
+            Exit::HungUp
+        } else if self.terminated.load(Ordering::Relaxed) {
             Exit::Terminated
         } else {
             Exit::Interrupted
@@ -45,22 +51,32 @@ impl Interrupt {
     }
 }
 
-/// Catches SIGINT and SIGTERM for a command that watches the returned flag (commands that
+/// Catches SIGINT, SIGTERM and SIGHUP for a command that watches the returned flag (commands that
 /// do not keep the default: the first signal ends them).
 pub fn interrupt() -> Result<Interrupt> {
     let flag = Arc::new(AtomicBool::new(false));
     let terminated = Arc::new(AtomicBool::new(false));
+    let hung_up = Arc::new(AtomicBool::new(false));
     let register = || -> std::io::Result<()> {
-        for (signal, code) in [(SIGINT, Exit::Interrupted), (SIGTERM, Exit::Terminated)] {
+        for (signal, code) in [
+            (SIGINT, Exit::Interrupted),
+            (SIGTERM, Exit::Terminated),
+            (SIGHUP, Exit::HungUp),
+        ] {
             // A second signal, with the flag already set, ends the process at once.
             signal_hook::flag::register_conditional_shutdown(signal, code as i32, flag.clone())?;
             signal_hook::flag::register(signal, flag.clone())?;
         }
         signal_hook::flag::register(SIGTERM, terminated.clone())?;
+        signal_hook::flag::register(SIGHUP, hung_up.clone())?;
         Ok(())
     };
     register().context("installing the signal handlers")?;
-    Ok(Interrupt { flag, terminated })
+    Ok(Interrupt {
+        flag,
+        terminated,
+        hung_up,
+    })
 }
 
 /// Catches SIGBUS, which a memory-mapped input file that shrinks raises.
@@ -93,7 +109,7 @@ static READING: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
 
 /// Records that `path` is being read, so that a SIGBUS can name it.
 pub fn reading(path: &Path) {
-    let text = crate::exit::escape_controls(&path.display().to_string());
+    let text = crate::exit::shown(path);
     if let Ok(c) = CString::new(text) {
         READING.store(c.into_raw(), Ordering::Release);
     }

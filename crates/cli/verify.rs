@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, Context, Result};
 use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::GpuEngine;
 use gsi_core::pcsr::group_of;
@@ -359,8 +359,14 @@ fn generated_cases(
 
 pub fn run(args: VerifyArgs) -> Result<Exit> {
     let timeout = seconds("--timeout", args.timeout)?;
+    // The engine's advice (another --engine) does not apply: verify has no such flag.
     let mut gpu =
-        GpuEngine::open(&engine_config(args.device)?).context("gsi verify needs a GPU")?;
+        GpuEngine::open(&engine_config(EngineKind::Gpu, args.device)?).map_err(|err| {
+            anyhow!(
+                "gsi verify needs a GPU, whose answers it checks against the CPU engine's: {err}; \
+                 without one, `gsi match --engine cpu` answers queries"
+            )
+        })?;
     println!("gsi verify: GPU {}", gpu.describe());
     let mut tally = Tally::default();
     let generated = args
@@ -372,7 +378,7 @@ pub fn run(args: VerifyArgs) -> Result<Exit> {
         // The data graph on the CPU engine; the GPU engine above is checked against it.
         let cpu_only = EngineChoice {
             kind: EngineKind::Cpu,
-            config: engine_config(args.device)?,
+            config: engine_config(EngineKind::Cpu, args.device)?,
             devices: None,
             threads: None,
             index: index_options()?,

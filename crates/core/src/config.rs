@@ -76,19 +76,3 @@ impl Default for EngineConfig {
         }
     }
 }
-
-/// Where compiled kernels are kept, given the environment's `GSI_CACHE_DIR`,
-/// `XDG_CACHE_HOME` and `HOME` (the caller reads them: this crate reads no environment):
-/// `$GSI_CACHE_DIR`, else `$XDG_CACHE_HOME/gsi`, else `~/.cache/gsi`, each with `kernels`
-/// below it.
-pub fn kernel_cache_dir(
-    gsi_cache_dir: Option<std::ffi::OsString>,
-    xdg_cache_home: Option<std::ffi::OsString>,
-    home: Option<std::ffi::OsString>,
-) -> Option<PathBuf> {
-    let base = gsi_cache_dir
-        .map(PathBuf::from)
-        .or_else(|| xdg_cache_home.map(|d| PathBuf::from(d).join("gsi")))
-        .or_else(|| home.map(|h| PathBuf::from(h).join(".cache/gsi")))?;
-    Some(base.join("kernels"))
-}

@@ -88,10 +88,7 @@ impl DataIndex {
     /// [`Error::GraphTooLarge`] when one edge-label partition has 2^32 or more neighbour
     /// entries, which PCSR's 32-bit offsets cannot address.
     pub fn build_with(graph: Graph, options: IndexOptions) -> Result<DataIndex> {
-        let mut edge_label_counts: HashMap<EdgeLabel, usize> = HashMap::new();
-        for (_, _, l) in graph.edge_iter() {
-            *edge_label_counts.entry(l).or_default() += 1;
-        }
+        let edge_label_counts = edge_label_counts(&graph);
         let per_direction = if graph.is_directed() { 1 } else { 2 };
         if let Some((&l, &count)) = edge_label_counts
             .iter()
@@ -217,6 +214,15 @@ impl DataIndex {
             pcsr_column_index,
         }
     }
+}
+
+/// The number of edges of each label.
+pub fn edge_label_counts(graph: &Graph) -> HashMap<EdgeLabel, usize> {
+    let mut counts: HashMap<EdgeLabel, usize> = HashMap::new();
+    for (_, _, l) in graph.edge_iter() {
+        *counts.entry(l).or_default() += 1;
+    }
+    counts
 }
 
 #[cfg(test)]

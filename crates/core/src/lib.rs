@@ -19,6 +19,7 @@ mod error;
 pub mod estimate;
 pub mod index;
 mod join;
+pub mod kernel_cache;
 pub mod memory;
 pub mod options;
 pub mod pcsr;

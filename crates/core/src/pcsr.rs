@@ -439,6 +439,35 @@ impl PcsrSet {
         })
     }
 
+    /// Whether the partitions list exactly `graph`'s neighbours of each vertex, label and
+    /// direction (a saved index: a file whose checksums hold may still disagree with its
+    /// graph). Each partition holds as many vertices as have such edges and each of those
+    /// finds its list, so no other vertex is listed.
+    ///
+    /// # Errors
+    /// Which part disagrees.
+    pub fn check(&self, graph: &Graph) -> Result<(), String> {
+        let expected = rows_per_key(graph);
+        let counts = self.partitions.iter().map(Pcsr::vertex_count);
+        if !self.keys.iter().eq(expected.keys()) || !counts.eq(expected.values().copied()) {
+            return Err("its partitions list other vertices than the graph's edges".into());
+        }
+        let wrong = (0..graph.vertex_count() as VertexId)
+            .into_par_iter()
+            .find_any(|&v| {
+                graph.directions().iter().any(|&direction| {
+                    runs(graph, v, direction)
+                        .any(|(l, list)| self.neighbors(v, l, direction) != list)
+                })
+            });
+        match wrong {
+            Some(v) => Err(format!(
+                "the neighbours of vertex {v} differ from the graph's"
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// Index of the partition of `label` read in `direction`, if any edge has that label.
     pub fn partition_index(&self, label: EdgeLabel, direction: Direction) -> Option<usize> {
         let key = (label, direction.stored(self.directed));

@@ -3,7 +3,6 @@
 //! the file it was read from, then the index: edge-label counts, the signature table
 //! (Sec. 3.2) and every PCSR partition (Sec. 4), each checked as it is read.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -12,7 +11,7 @@ use gsi_graph::{Direction, Graph};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::index::{DataIndex, IndexOptions};
+use crate::index::{edge_label_counts, DataIndex, IndexOptions};
 use crate::pcsr::{Pcsr, PcsrLayout, PcsrSet};
 use crate::signature::SignatureTable;
 
@@ -144,23 +143,29 @@ fn restore_index(graph: Graph, from: &mut Reader) -> Result<DataIndex> {
         .ok()
         .and_then(|l| LAYOUTS.get(l).copied())
         .ok_or_else(|| damaged(from, "names an unknown PCSR layout".into()))?;
+    // What a matcher trusts is checked against the graph, not only against its checksums.
     let counts = from.vec::<[u64; 2]>("edge.counts")?;
-    let edge_label_counts: HashMap<u32, usize> = counts
+    let edge_label_counts = edge_label_counts(&graph);
+    let mut expected: Vec<[u64; 2]> = edge_label_counts
         .iter()
-        .filter_map(|&[l, c]| Some((u32::try_from(l).ok()?, usize::try_from(c).ok()?)))
+        .map(|(&l, &c)| [u64::from(l), c as u64])
         .collect();
-    let total = counts
-        .iter()
-        .try_fold(0u64, |sum, &[_, c]| sum.checked_add(c));
-    if edge_label_counts.len() != counts.len() || total != Some(graph.edge_count() as u64) {
+    expected.sort_unstable();
+    if counts != expected {
         return Err(damaged(
             from,
-            "counts another number of edges than the graph has".into(),
+            "counts the edges of each label otherwise than the graph".into(),
         ));
     }
     let n = graph.vertex_count();
     let signatures = SignatureTable::from_parts(n, from.section("signatures")?)
         .map_err(|p| damaged(from, format!("has a wrong signature table: {p}")))?;
+    if signatures.words() != SignatureTable::build(&graph).words() {
+        return Err(damaged(
+            from,
+            "has a signature table that disagrees with its graph".into(),
+        ));
+    }
     let keys = from.vec::<[u32; 2]>("pcsr.keys")?;
     let hashed = from.vec::<u32>("pcsr.hashed")?;
     if hashed.len() != keys.len() {
@@ -194,6 +199,7 @@ fn restore_index(graph: Graph, from: &mut Reader) -> Result<DataIndex> {
         .into_iter()
         .unzip();
     let pcsr = PcsrSet::from_parts(graph.is_directed(), partition_keys, partitions)
+        .and_then(|pcsr| pcsr.check(&graph).map(|()| pcsr))
         .map_err(|p| damaged(from, format!("has a wrong PCSR: {p}")))?;
     Ok(DataIndex::from_parts(
         graph,

@@ -133,16 +133,24 @@ impl LineGraph {
                 limit: max_edges,
             });
         }
-        // Each edge once, from its lower endpoint; `incident[v]` lists the line vertices at v.
+        // Each edge once, from its lower endpoint, in the order `--output` documents: by lower
+        // endpoint, then higher, then label. `incident[v]` lists the line vertices at v.
         let mut edges = Vec::with_capacity(graph.edge_count());
         let mut labels = Vec::with_capacity(graph.edge_count());
         let mut incident: Vec<Vec<VertexId>> = vec![Vec::new(); n];
+        let mut higher: Vec<(VertexId, EdgeLabel)> = Vec::new();
         for u in 0..n as VertexId {
             let (neighbors, edge_labels) = graph.edges(u, direction);
-            for (&v, &label) in neighbors.iter().zip(edge_labels) {
-                if v < u {
-                    continue;
-                }
+            higher.clear();
+            higher.extend(
+                neighbors
+                    .iter()
+                    .zip(edge_labels)
+                    .filter(|&(&v, _)| v >= u)
+                    .map(|(&v, &label)| (v, label)),
+            );
+            higher.sort_unstable();
+            for &(v, label) in &higher {
                 let id = edges.len() as VertexId;
                 let (a, b) = (graph.label(u), graph.label(v));
                 labels.push(label_of((label, a.min(b), a.max(b))));
@@ -240,6 +248,14 @@ mod tests {
         assert_eq!(line.graph.label(1), query((8, 11, 12)));
         // A label the data lacks gets a number of its own.
         assert!(query((9, 10, 11)) >= 2);
+    }
+
+    #[test]
+    fn line_vertices_follow_the_edges_by_endpoints_then_label() {
+        let g = graph(&[0, 1, 1], &[(0, 2, 0), (0, 1, 3), (0, 1, 1), (1, 2, 0)]);
+        let line = LineGraph::of(&g, |(l, _, _)| l, false, 100).unwrap();
+        assert_eq!(line.edges, vec![[0, 1], [0, 1], [0, 2], [1, 2]]);
+        assert_eq!(line.graph.vertex_labels(), &[1, 3, 0, 0]);
     }
 
     #[test]

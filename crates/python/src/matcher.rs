@@ -287,13 +287,15 @@ fn memory_size(limit: &Bound<'_, PyAny>) -> PyResult<usize> {
     Ok(usize::try_from(bytes).unwrap_or(usize::MAX))
 }
 
-/// Where compiled kernels are kept ([`gsi_core::config::kernel_cache_dir`]).
+/// Where compiled kernels are kept ([`gsi_core::kernel_cache::kernel_cache_dir`]); nowhere
+/// when no safe absolute folder is named.
 fn kernel_cache_dir() -> Option<PathBuf> {
-    gsi_core::config::kernel_cache_dir(
+    gsi_core::kernel_cache::kernel_cache_dir(
         std::env::var_os("GSI_CACHE_DIR"),
         std::env::var_os("XDG_CACHE_HOME"),
         std::env::var_os("HOME"),
     )
+    .ok()
 }
 
 /// `report` as `explain`'s dictionary; query vertices by index, labels as codes.

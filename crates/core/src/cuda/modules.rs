@@ -13,6 +13,7 @@ use gsi_kernels::{Kernel, KernelModule};
 
 use super::launch;
 use crate::error::{driver, Error, Result};
+use crate::kernel_cache;
 
 /// A build of the kernels: the standard one, or the wide one for plans wider than
 /// [`launch::MAX_WIDTH`], whose join kernels read a row where it lies in the table instead of
@@ -131,27 +132,17 @@ pub fn cached_cubin(
         nvrtc_version(),
     )
         .hash(&mut hasher);
-    let file = cache.map(|d| {
-        d.join(format!(
-            "{}-{arch}-{:016x}.cubin",
-            module.file_name(),
-            hasher.finish()
-        ))
-    });
-    if let Some(bytes) = file.as_ref().and_then(|f| std::fs::read(f).ok()) {
+    let name = format!(
+        "{}-{arch}-{:016x}.cubin",
+        module.file_name(),
+        hasher.finish()
+    );
+    if let Some(bytes) = cache.and_then(|dir| kernel_cache::read(dir, &name)) {
         return Ok(bytes);
     }
     let cubin = compile_cubin(module, arch, build)?;
-    if let Some(file) = file {
-        let tmp = file.with_extension(format!("tmp{}", std::process::id()));
-        let written = file
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| std::fs::write(&tmp, &cubin))
-            .and_then(|()| std::fs::rename(&tmp, &file));
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
+    if let Some(dir) = cache {
+        let _ = kernel_cache::write(dir, &name, &cubin);
     }
     Ok(cubin)
 }

@@ -126,6 +126,31 @@ pub fn write_graphs<'a>(
     graphs: impl IntoIterator<Item = &'a Graph>,
     format: Format,
 ) -> Result<()> {
+    let file = AtomicFile::create(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut out = io::BufWriter::with_capacity(1 << 16, file);
+    write_graphs_to(path, graphs, format, &mut out)?;
+    let write = |source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = out.into_inner().map_err(|e| write(e.into_error()))?;
+    file.commit().map_err(write)
+}
+
+/// Writes graphs to `out` as [`write_graphs`] writes them to a file; `path` names `out` in
+/// errors (`-` for standard output).
+///
+/// # Errors
+/// As [`write_graphs`].
+pub fn write_graphs_to<'a>(
+    path: &Path,
+    graphs: impl IntoIterator<Item = &'a Graph>,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<()> {
     let invalid = |message: String| Error::Invalid {
         path: path.to_path_buf(),
         message,
@@ -142,27 +167,22 @@ pub fn write_graphs<'a>(
             graphs.len()
         )));
     }
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = AtomicFile::create(path).map_err(io)?;
-    let write = |source| Error::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut out = io::BufWriter::with_capacity(1 << 16, file);
     match format {
-        Format::SunLuo => write_sunluo(graphs[0], &mut out),
-        _ => write_gsi_all(graphs, &mut out),
+        Format::SunLuo => write_sunluo(graphs[0], &mut *out),
+        _ => write_gsi_all(graphs, &mut *out),
     }
-    .map_err(|e| match e.kind() {
+    .and_then(|()| out.flush())
+    .map_err(|source| match source.kind() {
         // A graph the format cannot hold is the input's matter.
-        io::ErrorKind::InvalidData => io(e),
-        _ => write(e),
-    })?;
-    let file = out.into_inner().map_err(|e| write(e.into_error()))?;
-    file.commit().map_err(write)
+        io::ErrorKind::InvalidData => Error::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        _ => Error::Write {
+            path: path.to_path_buf(),
+            source,
+        },
+    })
 }
 
 /// Writes one `vertex name` line per vertex: the dense id gsi uses, then the original id or

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::{Reader, Writer};
 use crate::formats::{Dictionary, Format, LabelNames, LoadedGraph, SkippedEdges, VertexNames};
 use crate::graph::{Csr, LabelSets};
-use crate::{Graph, Result};
+use crate::{Graph, Result, VertexId};
 
 /// What a graph's file said beside the graph; a [`LoadedGraph`] without its graph.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -229,11 +229,37 @@ fn check_graph(graph: &Graph, n: u64) -> std::result::Result<(), String> {
     };
     check_csr(&graph.out, n, entries).map_err(|p| format!("out-adjacency {p}"))?;
     if graph.directed {
-        check_csr(&graph.inc, n, entries).map_err(|p| format!("in-adjacency {p}"))
+        check_csr(&graph.inc, n, entries).map_err(|p| format!("in-adjacency {p}"))?;
+        check_mirrored(&graph.out, &graph.inc)
+            .map_err(|v| format!("in-adjacency disagrees with its out-adjacency at vertex {v}"))
     } else if graph.inc != Csr::default() {
         Err("is undirected but has an in-adjacency".into())
     } else {
-        Ok(())
+        check_mirrored(&graph.out, &graph.out)
+            .map_err(|v| format!("lists an edge at vertex {v} that its other end lacks"))
+    }
+}
+
+/// Whether each entry `v -l-> w` of `csr` has its mirror `w <-l- v` in `mirror` (of as many
+/// entries, rows without repeats: then the mirrors are all of `mirror`); else a vertex whose
+/// entry has none.
+fn check_mirrored(csr: &Csr, mirror: &Csr) -> std::result::Result<(), usize> {
+    let mirrored = |v: usize| {
+        (csr.offsets[v]..csr.offsets[v + 1]).all(|i| {
+            let (w, label) = (csr.neighbors[i] as usize, csr.labels[i]);
+            let back = mirror.offsets[w]..mirror.offsets[w + 1];
+            let (labels, neighbors) = (&mirror.labels[back.clone()], &mirror.neighbors[back]);
+            let run =
+                labels.partition_point(|&l| l < label)..labels.partition_point(|&l| l <= label);
+            neighbors[run].binary_search(&(v as VertexId)).is_ok()
+        })
+    };
+    match (0..csr.offsets.len() - 1)
+        .into_par_iter()
+        .find_any(|&v| !mirrored(v))
+    {
+        Some(v) => Err(v),
+        None => Ok(()),
     }
 }
 

@@ -239,11 +239,10 @@ class Matcher:
         """
         semantics = _semantics(homomorphism, induced, edge_isomorphism)
         if edge_isomorphism:
-            _, matcher, line, query_edges = self._line_query(Q)
+            # The line graph's vertices are the query's edges in ascending order already.
+            _, matcher, line, _ = self._line_query(Q)
             rows = matcher.match_array(line, _check_limit(limit), semantics, timeout)
-            # Columns from the line graph's order (by edge label) to ascending edges.
-            ascending = np.lexsort((query_edges[:, 1], query_edges[:, 0]))
-            return self._lines[2][rows[:, ascending]]
+            return self._lines[2][rows]
         _, native = self._query(Q)
         return self._native.match_array(native, _check_limit(limit), semantics, timeout)
 
