@@ -1637,3 +1637,76 @@ fn semantics_option_matches_edge_isomorphisms() {
     assert_ne!(run.code, Some(0), "{run:#?}");
     assert!(run.stderr.contains("undirected"), "{run:#?}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// The GPU libraries.
+
+/// A libcuda and a libnvrtc that load but lack every function: `auto` (in `match`, `bench`,
+/// `verify` and the demo) says why it uses the CPU and answers; `--engine gpu` is an error.
+/// Neither panics.
+#[test]
+fn cuda_libraries_that_lack_their_functions_mean_no_gpu_not_a_panic() {
+    let dir = TestDir::new();
+    let empty = dir.write("empty.c", "");
+    std::fs::create_dir(dir.path("libs")).unwrap();
+    for library in ["libcuda.so", "libnvrtc.so"] {
+        let built = std::process::Command::new("cc")
+            .arg("-shared")
+            .arg("-o")
+            .arg(dir.path("libs").join(library))
+            .arg(&empty)
+            .status();
+        if !built.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: no C compiler (cc) to build an empty shared library");
+            return;
+        }
+    }
+    let libs = dir.path("libs");
+    let env = [("LD_LIBRARY_PATH", libs.as_os_str())];
+    dir.write_spec("k4.graph", &clique(false, 4, 0));
+    dir.write("triangle.graph", TRIANGLE);
+    let reason = "lacks the function cuInit";
+
+    let auto = dir
+        .gsi_env(
+            &env,
+            [
+                "match",
+                "--engine",
+                "auto",
+                "--json",
+                "--data",
+                "k4.graph",
+                "--query",
+                "triangle.graph",
+            ],
+        )
+        .ok();
+    assert_eq!(auto.json().queries[0].matches, 24, "{auto:#?}");
+    assert!(auto.stderr.contains(reason), "{auto:#?}");
+    for args in [
+        &["demo"][..],
+        &["verify", "--generated", "1"],
+        &["bench", "--data", "k4.graph", "--query", "triangle.graph"],
+    ] {
+        let run = dir.gsi_env(&env, args);
+        run.no_panic();
+        assert!(run.stderr.contains(reason), "{args:?}: {run:#?}");
+    }
+
+    let gpu = dir.gsi_env(
+        &env,
+        [
+            "match",
+            "--engine",
+            "gpu",
+            "--data",
+            "k4.graph",
+            "--query",
+            "triangle.graph",
+        ],
+    );
+    gpu.no_panic();
+    assert_ne!(gpu.code, Some(0), "{gpu:#?}");
+    assert!(gpu.stderr.contains(reason), "{gpu:#?}");
+}
