@@ -1710,3 +1710,47 @@ fn cuda_libraries_that_lack_their_functions_mean_no_gpu_not_a_panic() {
     assert_ne!(gpu.code, Some(0), "{gpu:#?}");
     assert!(gpu.stderr.contains(reason), "{gpu:#?}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Query folders and inputs without an end.
+
+/// In a query folder, a FIFO (which would block), a link to `/dev/zero` (which never ends),
+/// a dangling link and a subfolder are passed over, each named with its reason; a device given
+/// as the query is read only up to the memory budget, and the error names both.
+#[test]
+fn query_folders_take_regular_files_and_inputs_stop_at_the_memory_budget() {
+    let dir = TestDir::new();
+    dir.write_spec("k4.graph", &clique(false, 4, 0));
+    dir.write("q/triangle.graph", TRIANGLE);
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path("q/fifo.graph"))
+        .status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    std::os::unix::fs::symlink("/dev/zero", dir.path("q/zero.graph")).unwrap();
+    std::os::unix::fs::symlink("nowhere", dir.path("q/gone.graph")).unwrap();
+    std::fs::create_dir(dir.path("q/sub")).unwrap();
+    let run = dir.match_files("k4.graph", &["q"], &["--json"]).ok();
+    let json = run.json();
+    assert_eq!(json.queries.len(), 1, "{run:#?}");
+    assert_eq!(json.queries[0].matches, 24, "{run:#?}");
+    for said in [
+        "fifo.graph (not a regular file)",
+        "zero.graph (not a regular file)",
+        "gone.graph (a dangling link)",
+        "sub (a folder)",
+    ] {
+        assert!(run.stderr.contains(said), "{said}: {run:#?}");
+    }
+
+    let run = dir.match_files("k4.graph", &["/dev/zero"], &["--memory-limit", "1MiB"]);
+    run.no_panic();
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(
+        run.stderr
+            .contains("/dev/zero: more than 1048576 bytes to hold in memory (--memory-limit 1MiB)"),
+        "{run:#?}"
+    );
+}

@@ -8,7 +8,7 @@ use gsi_core::signature::FilterTests;
 use gsi_core::{
     EngineConfig, EngineKind, IndexOptions, JoinOrder, MatchOptions, PcsrLayout, Semantics, Share,
 };
-use gsi_graph::formats::{Format, ReadOptions};
+use gsi_graph::formats::{Format, MemoryBound, ReadOptions};
 
 use crate::exit::input_error;
 use crate::flags::{
@@ -79,12 +79,12 @@ impl MatchConfig {
             return Err(input_error("--limit 0: expected at least one match".into()));
         }
         matching.options.limit = args.limit;
-        let read = read_options(&args.read)?;
+        let read = read_options(&args.read, budget_bound(&args.matching, &matching))?;
         Ok(MatchConfig {
             query_read: query_read_options(&read, args.query_format),
-            read,
             engine: engine_choice(&args.engine)?,
-            queries: QueryFiles::expand(&args.query, args.query_format.is_none())?,
+            queries: QueryFiles::expand(&args.query, sniff(args.query_format, &read))?,
+            read,
             data: args.data,
             matching,
             output: args.output,
@@ -117,13 +117,14 @@ impl BenchConfig {
         if args.repeat == 0 {
             return Err(input_error("--repeat 0: expected at least one run".into()));
         }
-        let read = read_options(&args.read)?;
+        let matching = matching(&args.matching)?;
+        let read = read_options(&args.read, budget_bound(&args.matching, &matching))?;
         Ok(BenchConfig {
             query_read: query_read_options(&read, args.query_format),
+            queries: QueryFiles::expand(&args.query, sniff(args.query_format, &read))?,
             read,
-            matching: matching(&args.matching)?,
+            matching,
             engine: engine_choice(&args.engine)?,
-            queries: QueryFiles::expand(&args.query, args.query_format.is_none())?,
             data: args.data,
             repeat: args.repeat,
             warmup: args.warmup,
@@ -423,7 +424,7 @@ fn kernel_cache_dir() -> Option<PathBuf> {
 
 /// How to read the data graph: `--format`, `--directed` and `--vertex-labels`, which only a
 /// SNAP edge list can use.
-pub fn read_options(args: &ReadArgs) -> Result<ReadOptions> {
+pub fn read_options(args: &ReadArgs, memory: MemoryBound) -> Result<ReadOptions> {
     if let (Some(labels), false) = (
         &args.vertex_labels,
         matches!(args.format, Format::Auto | Format::Snap),
@@ -438,7 +439,39 @@ pub fn read_options(args: &ReadArgs) -> Result<ReadOptions> {
         format: args.format,
         directed: args.directed,
         vertex_labels: args.vertex_labels.clone(),
+        memory: Some(memory),
     })
+}
+
+/// The most bytes of one input held in memory for a command with `--memory-limit`: the
+/// memory budget.
+fn budget_bound(args: &MatchingArgs, matching: &Matching) -> MemoryBound {
+    MemoryBound {
+        bytes: matching.options.memory_budget as u64,
+        source: match &args.memory_limit {
+            Some(text) => format!("--memory-limit {text}"),
+            None => {
+                "the memory budget, half of what this process may use; raise it with --memory-limit"
+                    .into()
+            }
+        },
+    }
+}
+
+/// The most bytes of one input held in memory for a command without a memory budget: what
+/// this process may use.
+pub fn process_bound() -> MemoryBound {
+    let limit = crate::memory::process_limit();
+    MemoryBound {
+        bytes: limit.bytes,
+        source: format!("what this process may use, {limit}"),
+    }
+}
+
+/// The bound within which a folder's files are read to pass over those that fit no format:
+/// `None` (not read) where the query format is named.
+pub fn sniff(query_format: Option<Format>, read: &ReadOptions) -> Option<&MemoryBound> {
+    query_format.map_or(read.memory.as_ref(), |_| None)
 }
 
 /// How to read query files: in `--query-format`, by default the data's format where that is
@@ -452,6 +485,7 @@ pub fn query_read_options(data: &ReadOptions, query_format: Option<Format>) -> R
         format,
         directed: data.directed,
         vertex_labels: None,
+        memory: data.memory.clone(),
     }
 }
 
@@ -516,11 +550,11 @@ mod tests {
     #[test]
     fn vertex_labels_need_snap_or_auto() {
         for format in [Format::Auto, Format::Snap] {
-            let read = read_options(&read_args(format, true)).unwrap();
+            let read = read_options(&read_args(format, true), process_bound()).unwrap();
             assert_eq!(read.vertex_labels, Some(PathBuf::from("labels.txt")));
         }
         for format in [Format::SunLuo, Format::Gsi, Format::NTriples] {
-            let err = read_options(&read_args(format, true)).unwrap_err();
+            let err = read_options(&read_args(format, true), process_bound()).unwrap_err();
             let text = err.to_string();
             assert!(
                 text.contains("--vertex-labels") && text.contains("--format"),
@@ -530,7 +564,7 @@ mod tests {
                 crate::exit::Exit::of_error(&err),
                 crate::exit::Exit::BadInput
             );
-            assert!(read_options(&read_args(format, false)).is_ok());
+            assert!(read_options(&read_args(format, false), process_bound()).is_ok());
         }
     }
 
@@ -545,7 +579,8 @@ mod tests {
             (Format::Snap, Some(Format::Gsi), Format::Gsi),
         ];
         for (data, asked, expected) in cases {
-            let read = read_options(&read_args(data, data == Format::Snap)).unwrap();
+            let read =
+                read_options(&read_args(data, data == Format::Snap), process_bound()).unwrap();
             let query = query_read_options(&read, asked);
             assert_eq!(query.format, expected, "{data} {asked:?}");
             assert_eq!(query.vertex_labels, None);

@@ -72,22 +72,32 @@ impl Compression {
     }
 }
 
+/// The most bytes of one input held in memory (read from a pipe or a device, or
+/// decompressed), and what set that bound, for the message that names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryBound {
+    /// Bytes.
+    pub bytes: u64,
+    /// What set the bound, such as `--memory-limit 1GiB`.
+    pub source: String,
+}
+
 impl FileBytes {
-    /// The bytes of `path` (`-`: standard input), decompressed when compressed.
+    /// The bytes of `path` (`-`: standard input), decompressed when compressed; what is held
+    /// in memory stays within `memory` (a regular file is mapped, not held).
     ///
     /// # Errors
-    /// The file cannot be opened or read, is a directory, or does not decompress.
-    pub(crate) fn open(path: &Path) -> Result<FileBytes> {
+    /// The file cannot be opened or read, is a directory, does not decompress, or holds more
+    /// than `memory` allows.
+    pub(crate) fn open(path: &Path, memory: Option<&MemoryBound>) -> Result<FileBytes> {
         let io = |source| Error::Io {
             path: path.to_path_buf(),
             source,
         };
         let raw = if is_stdin(path) {
-            let mut bytes = Vec::new();
-            io::stdin().lock().read_to_end(&mut bytes).map_err(io)?;
-            FileBytes::Read(bytes)
+            FileBytes::Read(read_within(path, io::stdin().lock(), memory)?)
         } else {
-            let mut file = File::open(path).map_err(io)?;
+            let file = File::open(path).map_err(io)?;
             let meta = file.metadata().map_err(io)?;
             if meta.is_dir() {
                 return Err(Error::Invalid {
@@ -103,11 +113,11 @@ impl FileBytes {
                     Ok(map) => FileBytes::Mapped(map),
                     // Some files say they are regular but cannot be mapped (kernel attribute
                     // files): read them instead.
-                    Err(_) => FileBytes::Read(read_all(&mut file).map_err(io)?),
+                    Err(_) => FileBytes::Read(read_within(path, file, memory)?),
                 }
             } else {
                 // Pipes, process substitutions, devices, and files that report no size.
-                FileBytes::Read(read_all(&mut file).map_err(io)?)
+                FileBytes::Read(read_within(path, file, memory)?)
             }
         };
         match Compression::of(raw.as_slice()) {
@@ -146,10 +156,24 @@ impl FileBytes {
     }
 }
 
-fn read_all(file: &mut File) -> io::Result<Vec<u8>> {
+/// Reads `reader` to its end, refusing more than `memory` allows.
+fn read_within(path: &Path, reader: impl Read, memory: Option<&MemoryBound>) -> Result<Vec<u8>> {
+    let most = memory.map_or(u64::MAX, |m| m.bytes);
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    Ok(bytes)
+    reader
+        .take(most.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    match memory {
+        Some(bound) if bytes.len() as u64 > bound.bytes => Err(Error::TooLarge {
+            path: path.to_path_buf(),
+            bound: bound.clone(),
+        }),
+        _ => Ok(bytes),
+    }
 }
 
 #[cfg(test)]
@@ -193,13 +217,13 @@ mod tests {
             // A misleading name: the content decides.
             let path = dir.path().join(format!("g.{}", compression.name()));
             std::fs::write(&path, compressed(compression)).unwrap();
-            let bytes = FileBytes::open(&path).unwrap();
+            let bytes = FileBytes::open(&path, None).unwrap();
             assert_eq!(bytes.as_slice(), TEXT, "{compression:?}");
         }
         let plain = dir.path().join("plain.gz");
         std::fs::write(&plain, TEXT).unwrap();
         assert!(matches!(
-            FileBytes::open(&plain).unwrap(),
+            FileBytes::open(&plain, None).unwrap(),
             FileBytes::Mapped(_)
         ));
     }
@@ -211,7 +235,7 @@ mod tests {
         let mut bytes = compressed(Compression::Gzip);
         bytes.truncate(bytes.len() / 2);
         std::fs::write(&path, bytes).unwrap();
-        let err = FileBytes::open(&path).err().unwrap().to_string();
+        let err = FileBytes::open(&path, None).err().unwrap().to_string();
         assert!(err.contains("the gzip data does not decompress"), "{err}");
     }
 }

@@ -34,6 +34,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 pub use atomic::AtomicFile;
+pub use input::MemoryBound;
 pub use labels::{LabelKind, LabelNames, TranslatedQuery, UnknownLabel};
 pub use names::{Dictionary, VertexName, VertexNames};
 
@@ -119,6 +120,8 @@ pub struct ReadOptions {
     pub directed: bool,
     /// A file of `id label` lines giving vertex labels by original id; only for SNAP.
     pub vertex_labels: Option<PathBuf>,
+    /// The most bytes of one input held in memory; `None`: no bound.
+    pub memory: Option<MemoryBound>,
 }
 
 /// Edges a reader dropped without complaint: repeats and self-loops are common in SNAP and
@@ -193,6 +196,7 @@ pub fn read_graph(path: &Path, format: Format, directed: bool) -> Result<Graph> 
         format,
         directed,
         vertex_labels: None,
+        memory: None,
     };
     load_graph(path, &options).map(|loaded| loaded.graph)
 }
@@ -219,7 +223,7 @@ pub fn load_graph(path: &Path, options: &ReadOptions) -> Result<LoadedGraph> {
 /// The file (or the vertex-label file) cannot be read, is not text or does not follow the
 /// format; a vertex-label file was given for a format other than SNAP.
 pub fn read_graphs(path: &Path, options: &ReadOptions) -> Result<Vec<LoadedGraph>> {
-    let file = FileBytes::open(path)?;
+    let file = FileBytes::open(path, options.memory.as_ref())?;
     let bytes = file.as_slice();
     let format = match options.format {
         Format::Auto => detect(path, bytes)?,
@@ -248,7 +252,7 @@ pub fn read_graphs(path: &Path, options: &ReadOptions) -> Result<Vec<LoadedGraph
             .collect(),
         Format::Snap => {
             let labels = match &options.vertex_labels {
-                Some(p) => Some((p.as_path(), FileBytes::open(p)?)),
+                Some(p) => Some((p.as_path(), FileBytes::open(p, options.memory.as_ref())?)),
                 None => None,
             };
             let labels = labels.as_ref().map(|(p, b)| (*p, b.as_slice()));
@@ -263,9 +267,9 @@ pub fn read_graphs(path: &Path, options: &ReadOptions) -> Result<Vec<LoadedGraph
 /// words (ids or names) with an optional integer label are a SNAP edge.
 ///
 /// # Errors
-/// The file cannot be read, is empty, or its first line fits no format.
-pub fn detect_format(path: &Path) -> Result<Format> {
-    let bytes = FileBytes::open(path)?;
+/// The file cannot be read (within `memory`), is empty, or its first line fits no format.
+pub fn detect_format(path: &Path, memory: Option<&MemoryBound>) -> Result<Format> {
+    let bytes = FileBytes::open(path, memory)?;
     detect(path, bytes.as_slice())
 }
 
@@ -480,7 +484,7 @@ mod tests {
         ];
         for (i, (text, format, edges)) in cases.into_iter().enumerate() {
             let path = file(&dir, &format!("g{i}"), text);
-            assert_eq!(detect_format(&path).unwrap(), format, "{text:?}");
+            assert_eq!(detect_format(&path, None).unwrap(), format, "{text:?}");
             let loaded = load_graph(&path, &ReadOptions::default()).unwrap();
             assert_eq!(loaded.format, format);
             assert_eq!(loaded.graph.edge_count(), edges);
@@ -503,7 +507,7 @@ mod tests {
             ("7\n", "cannot tell the file's format"),
         ] {
             let path = file(&dir, "bad", text);
-            let msg = detect_format(&path).unwrap_err().to_string();
+            let msg = detect_format(&path, None).unwrap_err().to_string();
             assert!(msg.contains(expected), "{text:?}: got `{msg}`");
             let msg = read_graph(&path, Format::Auto, false)
                 .unwrap_err()
@@ -546,6 +550,7 @@ mod tests {
             format: Format::Auto,
             directed: false,
             vertex_labels: Some(labels.clone()),
+            memory: None,
         };
         let loaded = load_graph(&snap, &options).unwrap();
         assert_eq!(loaded.graph.vertex_labels(), &[4, 0]);
