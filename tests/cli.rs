@@ -1754,3 +1754,71 @@ fn query_folders_take_regular_files_and_inputs_stop_at_the_memory_budget() {
         "{run:#?}"
     );
 }
+
+/// Bytes no text file holds, the same on every run.
+fn noise(len: usize) -> Vec<u8> {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(bytes).unwrap();
+    gz.finish().unwrap()
+}
+
+/// Compressed input is inflated as it is read: past the memory budget it stops, with a
+/// message naming the file and the bound; binary data (inflated, or through standard input)
+/// is refused within its first kilobytes; bytes after the gzip stream are named as such.
+#[test]
+fn compressed_and_piped_input_is_checked_as_it_is_read() {
+    let dir = TestDir::new();
+    dir.write_spec("k4.graph", &clique(false, 4, 0));
+    // 64 MiB of blank lines in 64 KiB.
+    dir.write("blank.graph.gz", gzip(&vec![b'\n'; 64 << 20]));
+    let run = dir.match_files("k4.graph", &["blank.graph.gz"], &["--memory-limit", "1MiB"]);
+    run.no_panic();
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(
+        run.stderr.contains(
+            "blank.graph.gz: more than 1048576 bytes to hold in memory (--memory-limit 1MiB)"
+        ),
+        "{run:#?}"
+    );
+
+    let binary = "not text (a NUL byte or invalid UTF-8 in its first 8 KiB)";
+    dir.write("noise.gz", gzip(&noise(4 << 20)));
+    let run = dir.gsi(["info", "noise.gz"]);
+    run.no_panic();
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(run.stderr.contains(binary), "{run:#?}");
+    let noise_file = dir.write("noise.bin", noise(4 << 20));
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gsi"))
+        .args(["info", "-"])
+        .stdin(std::fs::File::open(noise_file).unwrap())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(binary), "{stderr}");
+
+    let mut trailing = gzip(TRIANGLE.as_bytes());
+    trailing.extend_from_slice(b"garbage\n");
+    dir.write("trailing.gz", trailing);
+    let run = dir.gsi(["info", "trailing.gz"]);
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(
+        run.stderr.contains(
+            "the gzip data does not decompress: trailing data after the compressed stream"
+        ),
+        "{run:#?}"
+    );
+}

@@ -458,13 +458,13 @@ fn budget_bound(args: &MatchingArgs, matching: &Matching) -> MemoryBound {
     }
 }
 
-/// The most bytes of one input held in memory for a command without a memory budget: what
-/// this process may use.
+/// The most bytes of one input held in memory for a command without a memory budget: half
+/// of what this process may use, as the default budget (the graph built needs the rest).
 pub fn process_bound() -> MemoryBound {
     let limit = crate::memory::process_limit();
     MemoryBound {
-        bytes: limit.bytes,
-        source: format!("what this process may use, {limit}"),
+        bytes: limit.bytes / 2,
+        source: format!("half of what this process may use, {limit}"),
     }
 }
 
