@@ -1822,3 +1822,57 @@ fn compressed_and_piped_input_is_checked_as_it_is_read() {
         "{run:#?}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Queries that cannot fit.
+
+/// A query with more vertices of a label than the data graph has cannot match injectively:
+/// the answer is 0 at once, with a note, where the search would run to its timeout; under
+/// homomorphism it matches as before. Counts against the brute force, or by pigeonhole.
+#[test]
+fn a_query_with_more_vertices_of_a_label_than_the_data_answers_0_at_once() {
+    let dir = TestDir::new();
+    let data = Spec::new(false, vec![0, 0, 0, 1, 1])
+        .edge(0, 1, 0)
+        .edge(1, 2, 0)
+        .edge(2, 3, 0)
+        .edge(3, 4, 0);
+    dir.write_spec("data.graph", &data);
+    let small = Spec::new(false, vec![0; 4]).edge(0, 1, 0);
+    dir.write_spec("small.graph", &small);
+    for (semantics, homomorphism) in [("isomorphism", false), ("homomorphism", true)] {
+        let run = dir
+            .match_files(
+                "data.graph",
+                &["small.graph"],
+                &["--json", "--semantics", semantics],
+            )
+            .ok();
+        let expected = brute::count(&small.graph(), &data.graph(), homomorphism);
+        assert_eq!(run.json().queries[0].matches, expected, "{semantics}");
+        let note = run
+            .stderr
+            .contains("4 vertices of label 0 and the data graph 3");
+        assert_eq!(note, !homomorphism, "{semantics}: {run:#?}");
+    }
+    // 40 isolated vertices of label 0 over 39: no injective match, but every partial one of
+    // up to 39 vertices would be tried.
+    let mut labels = vec![0; 39];
+    labels.push(1);
+    dir.write_spec("wide.graph", &Spec::new(false, labels));
+    dir.write_spec("forty.graph", &Spec::new(false, vec![0; 40]));
+    let run = dir
+        .match_files(
+            "wide.graph",
+            &["forty.graph"],
+            &["--json", "--timeout", "60"],
+        )
+        .ok();
+    let query = &run.json().queries[0];
+    assert_eq!((query.matches, query.complete), (0, true), "{run:#?}");
+    assert!(
+        run.stderr
+            .contains("the query has 40 vertices of label 0 and the data graph 39: no match"),
+        "{run:#?}"
+    );
+}

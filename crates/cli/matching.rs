@@ -161,7 +161,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                 break;
             }
             if hints {
-                for hint in query.hints(reader.index) {
+                for hint in query.hints(reader.index, cfg.matching.options.semantics.injective()) {
                     bar.suspend(|| eprintln!("gsi: {hint}"));
                 }
             }
