@@ -1876,3 +1876,31 @@ fn a_query_with_more_vertices_of_a_label_than_the_data_answers_0_at_once() {
         "{run:#?}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Partitions.
+
+/// A share count with a large prime factor is planned as fast as any other: each of these
+/// finishes well inside its timeout (the grid of 2^31 - 1 shares once took 20 s).
+#[test]
+fn large_share_counts_plan_at_once_whatever_their_factors() {
+    let dir = TestDir::new();
+    dir.write_spec("k5.graph", &clique(false, 5, 0));
+    dir.write("triangle.graph", TRIANGLE);
+    for count in ["2147483647", "2147483648", "4294967295"] {
+        for index in ["0", "1"] {
+            let partition = format!("{index}/{count}");
+            let run = dir
+                .match_files(
+                    "k5.graph",
+                    &["triangle.graph"],
+                    &["--json", "--timeout", "5", "--partition", &partition],
+                )
+                .ok();
+            let query = &run.json().queries[0];
+            assert_eq!(query.status, "ok", "{partition}: {run:#?}");
+            // Milliseconds, against seconds per grid before: a margin no machine's load eats.
+            assert!(run.wall.as_secs() < 5, "{partition}: {run:#?}");
+        }
+    }
+}
