@@ -9,7 +9,9 @@ use proptest::test_runner::{Config, RngSeed, TestRunner};
 
 use crate::brute;
 use crate::oracle::{self, Shape};
-use crate::util::{assert_valid_matches, clique, output_rows, path, read_sunluo, Spec, TestDir};
+use crate::util::{
+    assert_valid_matches, clique, output_rows, path, read_sunluo, Run, Spec, TestDir,
+};
 
 // ---------------------------------------------------------------------------------------------
 // The demo.
@@ -1641,27 +1643,36 @@ fn semantics_option_matches_edge_isomorphisms() {
 // ---------------------------------------------------------------------------------------------
 // The GPU libraries.
 
+/// A folder holding a libcuda.so and a libnvrtc.so without any function, built with `cc`:
+/// on `LD_LIBRARY_PATH`, no GPU is usable, whatever the machine has. `None` without `cc`.
+fn cuda_libraries_without_functions(dir: &TestDir) -> Option<std::path::PathBuf> {
+    let empty = dir.write("empty.c", "");
+    let libs = dir.path("libs");
+    std::fs::create_dir(&libs).unwrap();
+    for library in ["libcuda.so", "libnvrtc.so"] {
+        let built = std::process::Command::new("cc")
+            .arg("-shared")
+            .arg("-o")
+            .arg(libs.join(library))
+            .arg(&empty)
+            .status();
+        if !built.is_ok_and(|s| s.success()) {
+            return None;
+        }
+    }
+    Some(libs)
+}
+
 /// A libcuda and a libnvrtc that load but lack every function: `auto` (in `match`, `bench`,
 /// `verify` and the demo) says why it uses the CPU and answers; `--engine gpu` is an error.
 /// Neither panics.
 #[test]
 fn cuda_libraries_that_lack_their_functions_mean_no_gpu_not_a_panic() {
     let dir = TestDir::new();
-    let empty = dir.write("empty.c", "");
-    std::fs::create_dir(dir.path("libs")).unwrap();
-    for library in ["libcuda.so", "libnvrtc.so"] {
-        let built = std::process::Command::new("cc")
-            .arg("-shared")
-            .arg("-o")
-            .arg(dir.path("libs").join(library))
-            .arg(&empty)
-            .status();
-        if !built.is_ok_and(|s| s.success()) {
-            eprintln!("skipped: no C compiler (cc) to build an empty shared library");
-            return;
-        }
-    }
-    let libs = dir.path("libs");
+    let Some(libs) = cuda_libraries_without_functions(&dir) else {
+        eprintln!("skipped: no C compiler (cc) to build an empty shared library");
+        return;
+    };
     let env = [("LD_LIBRARY_PATH", libs.as_os_str())];
     dir.write_spec("k4.graph", &clique(false, 4, 0));
     dir.write("triangle.graph", TRIANGLE);
@@ -1715,8 +1726,9 @@ fn cuda_libraries_that_lack_their_functions_mean_no_gpu_not_a_panic() {
 // Query folders and inputs without an end.
 
 /// In a query folder, a FIFO (which would block), a link to `/dev/zero` (which never ends),
-/// a dangling link and a subfolder are passed over, each named with its reason; a device given
-/// as the query is read only up to the memory budget, and the error names both.
+/// a dangling link and a subfolder are passed over, each named with its reason; /dev/zero given
+/// as the query is refused as binary, and standard input is read only up to the memory
+/// budget, the error naming both.
 #[test]
 fn query_folders_take_regular_files_and_inputs_stop_at_the_memory_budget() {
     let dir = TestDir::new();
@@ -1745,13 +1757,25 @@ fn query_folders_take_regular_files_and_inputs_stop_at_the_memory_budget() {
         assert!(run.stderr.contains(said), "{said}: {run:#?}");
     }
 
-    let run = dir.match_files("k4.graph", &["/dev/zero"], &["--memory-limit", "1MiB"]);
+    // Given as the query, /dev/zero is refused within its first kilobytes.
+    let run = dir.match_files("k4.graph", &["/dev/zero"], &[]);
     run.no_panic();
     assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(run.stderr.contains("/dev/zero: not text"), "{run:#?}");
+    // Text on standard input is read up to the memory budget.
+    let comments = dir.write("comments.txt", "# a comment\n".repeat(200_000));
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gsi"))
+        .args(["match", "--engine", "cpu", "--memory-limit", "1MiB"])
+        .args(["--data", "k4.graph", "--query", "-"])
+        .current_dir(dir.path(""))
+        .stdin(std::fs::File::open(comments).unwrap())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
-        run.stderr
-            .contains("/dev/zero: more than 1048576 bytes to hold in memory (--memory-limit 1MiB)"),
-        "{run:#?}"
+        stderr.contains("-: more than 1048576 bytes to hold in memory (--memory-limit 1MiB)"),
+        "{stderr}"
     );
 }
 
@@ -1902,5 +1926,112 @@ fn large_share_counts_plan_at_once_whatever_their_factors() {
             // Milliseconds, against seconds per grid before: a margin no machine's load eats.
             assert!(run.wall.as_secs() < 5, "{partition}: {run:#?}");
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages that say what is wrong.
+
+/// Each of these once had a message that misled: it now names the problem.
+#[test]
+fn unclear_messages_name_the_problem() {
+    let dir = TestDir::new();
+    dir.write_spec("k4.graph", &clique(false, 4, 0));
+    dir.write("triangle.graph", TRIANGLE);
+    let refused = |run: Run, says: &str| {
+        run.no_panic();
+        assert_eq!(run.code, Some(2), "{says}: {run:#?}");
+        assert!(run.stderr.contains(says), "{says}: {run:#?}");
+    };
+    // A saved index given as a query.
+    dir.gsi(["index", "k4.graph", "-o", "k4.gsidx"]).ok();
+    refused(
+        dir.match_files("k4.graph", &["k4.gsidx"], &[]),
+        "a saved index (made by gsi index), which holds a data graph and cannot be a query",
+    );
+    // CR line endings.
+    dir.write("cr.graph", TRIANGLE.replace('\n', "\r"));
+    refused(
+        dir.gsi(["info", "cr.graph"]),
+        "cr.graph:1: the lines end in a carriage return alone (CR line endings)",
+    );
+    // Comments only.
+    dir.write("comments.graph", "# a graph\n# to come\n");
+    refused(
+        dir.gsi(["info", "comments.graph"]),
+        "the file holds only comments and blank lines",
+    );
+    // A Sun–Luo file read as SNAP.
+    refused(
+        dir.gsi(["info", "--format", "snap", "triangle.graph"]),
+        "(the file looks like sunluo: --format auto reads it)",
+    );
+    // Standard input twice.
+    refused(
+        dir.gsi(["match", "--data", "-", "--query", "-"]),
+        "standard input can be read only once",
+    );
+    // Environment variables out of range.
+    for (name, value, says) in [
+        (
+            "GSI_AUTO_GPU_ROWS",
+            "nan",
+            "GSI_AUTO_GPU_ROWS=nan: expected a number of rows",
+        ),
+        (
+            "GSI_GPU_PCSR_LIMIT",
+            "-5",
+            "GSI_GPU_PCSR_LIMIT=-5: expected a number of bytes",
+        ),
+    ] {
+        let run = dir.gsi_env(
+            &[(name, std::ffi::OsStr::new(value))],
+            ["match", "--data", "k4.graph", "--query", "triangle.graph"],
+        );
+        refused(run, says);
+    }
+    // Swapped --data and --query: the hint first, the missing labels few.
+    let labels: Vec<u32> = (0..20).collect();
+    dir.write_spec("many.graph", &Spec::new(false, labels));
+    let run = dir.match_files("triangle.graph", &["many.graph"], &[]).ok();
+    let hints: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("many.graph:"))
+        .collect();
+    assert!(
+        hints[0].contains("were --data and --query swapped?"),
+        "{run:#?}"
+    );
+    assert!(
+        hints[1].ends_with("vertex label 5 and 14 more: no match"),
+        "{run:#?}"
+    );
+    // --devices without a GPU: `auto` runs on the CPU and says why, `gpu` refuses.
+    let Some(libs) = cuda_libraries_without_functions(&dir) else {
+        eprintln!("skipped: no C compiler (cc) to build an empty shared library");
+        return;
+    };
+    let env = [("LD_LIBRARY_PATH", libs.as_os_str())];
+    for devices in ["all", "99"] {
+        let args = |engine| {
+            [
+                "match",
+                "--engine",
+                engine,
+                "--devices",
+                devices,
+                "--data",
+                "k4.graph",
+                "--query",
+                "triangle.graph",
+            ]
+        };
+        let auto = dir.gsi_env(&env, args("auto")).ok();
+        assert!(auto.stderr.contains("using the CPU engine"), "{auto:#?}");
+        let gpu = dir.gsi_env(&env, args("gpu"));
+        gpu.no_panic();
+        assert_ne!(gpu.code, Some(0), "{gpu:#?}");
+        assert!(gpu.stderr.contains("lacks the function cuInit"), "{gpu:#?}");
     }
 }

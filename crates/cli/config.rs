@@ -74,6 +74,7 @@ pub struct EngineChoice {
 
 impl MatchConfig {
     pub fn from_args(args: MatchArgs) -> Result<MatchConfig> {
+        one_standard_input(&args.data, &args.query)?;
         let mut matching = matching(&args.matching)?;
         if args.limit == Some(0) {
             return Err(input_error("--limit 0: expected at least one match".into()));
@@ -117,6 +118,7 @@ impl BenchConfig {
         if args.repeat == 0 {
             return Err(input_error("--repeat 0: expected at least one run".into()));
         }
+        one_standard_input(&args.data, &args.query)?;
         let matching = matching(&args.matching)?;
         let read = read_options(&args.read, budget_bound(&args.matching, &matching))?;
         Ok(BenchConfig {
@@ -132,6 +134,17 @@ impl BenchConfig {
             quiet: args.quiet,
         })
     }
+}
+
+/// Refuses standard input (`-`) as both the data graph and a query: it can be read once.
+pub fn one_standard_input(data: &std::path::Path, queries: &[PathBuf]) -> Result<()> {
+    let stdin = |p: &std::path::Path| p.as_os_str() == "-";
+    if stdin(data) && queries.iter().any(|q| stdin(q)) {
+        return Err(input_error(
+            "--data - and --query -: standard input can be read only once; give one of them as a file".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Checks `--timeout`, `--memory-limit` and the semantics.
@@ -368,14 +381,16 @@ pub fn index_options() -> Result<IndexOptions> {
 /// The engines' setup for GPU `device`: the library's measured defaults, with the
 /// environment's overrides (README, "Environment").
 pub fn engine_config(device: usize) -> Result<EngineConfig> {
-    let number = |name: &str| -> Result<Option<f64>> {
-        match std::env::var(name) {
-            Err(_) => Ok(None),
-            Ok(text) => text
-                .trim()
-                .parse::<f64>()
-                .map(Some)
-                .map_err(|_| input_error(format!("{name}={text}: expected a number"))),
+    // A number in `range`, or an error naming the variable and `expected`.
+    let number = |name: &str, range: std::ops::RangeInclusive<f64>, expected: &str| {
+        let text = match std::env::var(name) {
+            Err(std::env::VarError::NotPresent) => return Ok(None),
+            Err(std::env::VarError::NotUnicode(text)) => text.to_string_lossy().into_owned(),
+            Ok(text) => text,
+        };
+        match text.trim().parse::<f64>() {
+            Ok(n) if range.contains(&n) => Ok(Some(n)),
+            _ => Err(input_error(format!("{name}={text}: expected {expected}"))),
         }
     };
     let mut config = EngineConfig {
@@ -383,18 +398,19 @@ pub fn engine_config(device: usize) -> Result<EngineConfig> {
         kernel_cache: kernel_cache_dir(),
         ..EngineConfig::default()
     };
-    if let Some(rows) = number("GSI_AUTO_GPU_ROWS")? {
+    let any = 0.0..=f64::MAX;
+    if let Some(rows) = number(
+        "GSI_AUTO_GPU_ROWS",
+        any.clone(),
+        "a number of rows, 0 or more",
+    )? {
         config.auto_gpu_join_min_rows = rows;
     }
-    if let Some(bytes) = number("GSI_GPU_PCSR_LIMIT")? {
+    if let Some(bytes) = number("GSI_GPU_PCSR_LIMIT", any, "a number of bytes, 0 or more")? {
         config.resident_index_limit = Some(bytes as usize);
     }
-    if let Some(bytes) = number("GSI_UPLOAD_STAGE_BYTES")? {
-        if !(4096.0..=f64::from(u32::MAX)).contains(&bytes) {
-            return Err(input_error(format!(
-                "GSI_UPLOAD_STAGE_BYTES={bytes}: expected 4096 to 4294967295 bytes"
-            )));
-        }
+    let stage = 4096.0..=f64::from(u32::MAX);
+    if let Some(bytes) = number("GSI_UPLOAD_STAGE_BYTES", stage, "4096 to 4294967295 bytes")? {
         config.upload_stage_bytes = bytes as usize;
     }
     if let Some(text) = std::env::var_os("GSI_LIST_INDEX") {

@@ -8,7 +8,10 @@ use gsi_core::DataIndex;
 use gsi_graph::formats::{
     read_graphs, LabelNames, LoadedGraph, ReadOptions, SkippedEdges, UnknownLabel,
 };
+use gsi_graph::saved::is_saved_index;
 use gsi_graph::Graph;
+
+use crate::exit::input_error;
 
 /// One query to answer: its name, and its graph or why it could not be read.
 pub struct Query {
@@ -121,6 +124,12 @@ pub fn query_name(path: &Path, index: usize, count: usize) -> String {
 /// graph's label names); a file that cannot be read gives one query that failed.
 pub fn read_query_file(path: &Path, options: &ReadOptions, data_labels: &LabelNames) -> Vec<Query> {
     let name = path.display().to_string();
+    if is_saved_index(path) {
+        let err = input_error(format!(
+            "reading query {name}: this is a saved index (made by gsi index), which holds a data graph and cannot be a query; give the query's text file"
+        ));
+        return vec![Query::failed(name, err)];
+    }
     match read_graphs(path, options) {
         Ok(graphs) if graphs.is_empty() => {
             let err = anyhow!("reading query {name}: the file holds no graph");

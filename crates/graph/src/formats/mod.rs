@@ -226,7 +226,13 @@ pub fn read_graphs(path: &Path, options: &ReadOptions) -> Result<Vec<LoadedGraph
     let file = FileBytes::open(path, options.memory.as_ref())?;
     let bytes = file.as_slice();
     let format = match options.format {
-        Format::Auto => detect(path, bytes)?,
+        Format::Auto => match detect(path, bytes) {
+            Ok(format) => format,
+            Err(err) => {
+                cr_line_endings(path, bytes)?;
+                return Err(err);
+            }
+        },
         f => f,
     };
     if let (Some(labels), false) = (&options.vertex_labels, format == Format::Snap) {
@@ -238,6 +244,23 @@ pub fn read_graphs(path: &Path, options: &ReadOptions) -> Result<Vec<LoadedGraph
             ),
         });
     }
+    if format != Format::NTriples {
+        cr_line_endings(path, bytes)?;
+    }
+    parse_as(&file, path, format, options).map_err(|err| match options.format {
+        Format::Auto => err,
+        named => with_format_hint(err, path, bytes, named),
+    })
+}
+
+/// The graphs of `file` (at `path`) read as `format`.
+fn parse_as(
+    file: &FileBytes,
+    path: &Path,
+    format: Format,
+    options: &ReadOptions,
+) -> Result<Vec<LoadedGraph>> {
+    let bytes = file.as_slice();
     let directed = options.directed;
     Ok(match format {
         Format::Auto | Format::SunLuo => {
@@ -260,6 +283,49 @@ pub fn read_graphs(path: &Path, options: &ReadOptions) -> Result<Vec<LoadedGraph
         }
         Format::NTriples => vec![ntriples::parse(path, bytes)?],
     })
+}
+
+/// `err`, the error of reading `path` as the `named` format, with a hint where the file
+/// looks like another format.
+fn with_format_hint(err: Error, path: &Path, bytes: &[u8], named: Format) -> Error {
+    let seen = match detect(path, bytes) {
+        Ok(seen) if seen != named => seen,
+        _ => return err,
+    };
+    let hint = format!("the file looks like {seen}: --format auto reads it");
+    match err {
+        Error::Parse {
+            path: at,
+            line,
+            message,
+        } if at == path => Error::Parse {
+            path: at,
+            line,
+            message: format!("{message} ({hint})"),
+        },
+        Error::Invalid { path: at, message } if at == path => Error::Invalid {
+            path: at,
+            message: format!("{message} ({hint})"),
+        },
+        err => err,
+    }
+}
+
+/// An error naming CR line endings when the first line is text with a carriage return before
+/// its end: the readers other than N-Triples (which takes any run of CR and LF) end lines at
+/// LF.
+fn cr_line_endings(path: &Path, bytes: &[u8]) -> Result<()> {
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    let first = first.strip_suffix(b"\r").unwrap_or(first);
+    let text = std::str::from_utf8(first).is_ok_and(|t| !t.contains('\0'));
+    if text && first.contains(&b'\r') {
+        return Err(Error::Parse {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "the lines end in a carriage return alone (CR line endings): convert them to LF, e.g. with `tr '\\r' '\\n'`".into(),
+        });
+    }
+    Ok(())
 }
 
 /// Tells the format of `path` from its first line that is neither blank nor a `#` comment:
@@ -302,7 +368,7 @@ fn detect(path: &Path, bytes: &[u8]) -> Result<Format> {
             }
         };
     }
-    Err(empty(path, "a graph"))
+    Err(empty(path, bytes, "a graph"))
 }
 
 /// The label slot of a vertex no `v` line has declared yet.
@@ -377,11 +443,16 @@ pub(crate) fn check_claim(
     Ok(())
 }
 
-/// The error for a file with nothing but blank lines (and comments where allowed).
-pub(crate) fn empty(path: &Path, expected: &str) -> Error {
+/// The error for a file (`bytes`) with nothing but blank lines (and comments where allowed).
+pub(crate) fn empty(path: &Path, bytes: &[u8], expected: &str) -> Error {
+    let what = if bytes.iter().all(u8::is_ascii_whitespace) {
+        "the file is empty"
+    } else {
+        "the file holds only comments and blank lines"
+    };
     Error::Invalid {
         path: path.to_path_buf(),
-        message: format!("the file is empty: expected {expected}"),
+        message: format!("{what}: expected {expected}"),
     }
 }
 
@@ -495,7 +566,10 @@ mod tests {
         }
         for (text, expected) in [
             ("", "the file is empty: expected a graph"),
-            ("# only a comment\n\n", "the file is empty"),
+            (
+                "# only a comment\n\n",
+                "the file holds only comments and blank lines: expected a graph",
+            ),
             (
                 "1 2 3 4\n",
                 ":1: cannot tell the file's format from `1 2 3 4`",
