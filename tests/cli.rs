@@ -9,7 +9,9 @@ use proptest::test_runner::{Config, RngSeed, TestRunner};
 
 use crate::brute;
 use crate::oracle::{self, Shape};
-use crate::util::{assert_valid_matches, clique, output_rows, path, read_sunluo, Spec, TestDir};
+use crate::util::{
+    assert_valid_matches, clique, output_rows, path, read_sunluo, Run, Spec, TestDir,
+};
 
 // ---------------------------------------------------------------------------------------------
 // The demo.
@@ -1636,4 +1638,400 @@ fn semantics_option_matches_edge_isomorphisms() {
     );
     assert_ne!(run.code, Some(0), "{run:#?}");
     assert!(run.stderr.contains("undirected"), "{run:#?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The GPU libraries.
+
+/// A folder holding a libcuda.so and a libnvrtc.so without any function, built with `cc`:
+/// on `LD_LIBRARY_PATH`, no GPU is usable, whatever the machine has. `None` without `cc`.
+fn cuda_libraries_without_functions(dir: &TestDir) -> Option<std::path::PathBuf> {
+    let empty = dir.write("empty.c", "");
+    let libs = dir.path("libs");
+    std::fs::create_dir(&libs).unwrap();
+    for library in ["libcuda.so", "libnvrtc.so"] {
+        let built = std::process::Command::new("cc")
+            .arg("-shared")
+            .arg("-o")
+            .arg(libs.join(library))
+            .arg(&empty)
+            .status();
+        if !built.is_ok_and(|s| s.success()) {
+            return None;
+        }
+    }
+    Some(libs)
+}
+
+/// A libcuda and a libnvrtc that load but lack every function: `auto` (in `match`, `bench`,
+/// `verify` and the demo) says why it uses the CPU and answers; `--engine gpu` is an error.
+/// Neither panics.
+#[test]
+fn cuda_libraries_that_lack_their_functions_mean_no_gpu_not_a_panic() {
+    let dir = TestDir::new();
+    let Some(libs) = cuda_libraries_without_functions(&dir) else {
+        eprintln!("skipped: no C compiler (cc) to build an empty shared library");
+        return;
+    };
+    let env = [("LD_LIBRARY_PATH", libs.as_os_str())];
+    dir.write_spec("k4.graph", &clique(false, 4, 0));
+    dir.write("triangle.graph", TRIANGLE);
+    let reason = "lacks the function cuInit";
+
+    let auto = dir
+        .gsi_env(
+            &env,
+            [
+                "match",
+                "--engine",
+                "auto",
+                "--json",
+                "--data",
+                "k4.graph",
+                "--query",
+                "triangle.graph",
+            ],
+        )
+        .ok();
+    assert_eq!(auto.json().queries[0].matches, 24, "{auto:#?}");
+    assert!(auto.stderr.contains(reason), "{auto:#?}");
+    for args in [
+        &["demo"][..],
+        &["verify", "--generated", "1"],
+        &["bench", "--data", "k4.graph", "--query", "triangle.graph"],
+    ] {
+        let run = dir.gsi_env(&env, args);
+        run.no_panic();
+        assert!(run.stderr.contains(reason), "{args:?}: {run:#?}");
+    }
+
+    let gpu = dir.gsi_env(
+        &env,
+        [
+            "match",
+            "--engine",
+            "gpu",
+            "--data",
+            "k4.graph",
+            "--query",
+            "triangle.graph",
+        ],
+    );
+    gpu.no_panic();
+    assert_ne!(gpu.code, Some(0), "{gpu:#?}");
+    assert!(gpu.stderr.contains(reason), "{gpu:#?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Query folders and inputs without an end.
+
+/// In a query folder, a FIFO (which would block), a link to `/dev/zero` (which never ends),
+/// a dangling link and a subfolder are passed over, each named with its reason; /dev/zero given
+/// as the query is refused as binary, and standard input is read only up to the memory
+/// budget, the error naming both.
+#[test]
+fn query_folders_take_regular_files_and_inputs_stop_at_the_memory_budget() {
+    let dir = TestDir::new();
+    dir.write_spec("k4.graph", &clique(false, 4, 0));
+    dir.write("q/triangle.graph", TRIANGLE);
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path("q/fifo.graph"))
+        .status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    std::os::unix::fs::symlink("/dev/zero", dir.path("q/zero.graph")).unwrap();
+    std::os::unix::fs::symlink("nowhere", dir.path("q/gone.graph")).unwrap();
+    std::fs::create_dir(dir.path("q/sub")).unwrap();
+    let run = dir.match_files("k4.graph", &["q"], &["--json"]).ok();
+    let json = run.json();
+    assert_eq!(json.queries.len(), 1, "{run:#?}");
+    assert_eq!(json.queries[0].matches, 24, "{run:#?}");
+    for said in [
+        "fifo.graph (not a regular file)",
+        "zero.graph (not a regular file)",
+        "gone.graph (a dangling link)",
+        "sub (a folder)",
+    ] {
+        assert!(run.stderr.contains(said), "{said}: {run:#?}");
+    }
+
+    // Given as the query, /dev/zero is refused within its first kilobytes.
+    let run = dir.match_files("k4.graph", &["/dev/zero"], &[]);
+    run.no_panic();
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(run.stderr.contains("/dev/zero: not text"), "{run:#?}");
+    // Text on standard input is read up to the memory budget.
+    let comments = dir.write("comments.txt", "# a comment\n".repeat(200_000));
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gsi"))
+        .args(["match", "--engine", "cpu", "--memory-limit", "1MiB"])
+        .args(["--data", "k4.graph", "--query", "-"])
+        .current_dir(dir.path(""))
+        .stdin(std::fs::File::open(comments).unwrap())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("-: more than 1048576 bytes to hold in memory (--memory-limit 1MiB)"),
+        "{stderr}"
+    );
+}
+
+/// Bytes no text file holds, the same on every run.
+fn noise(len: usize) -> Vec<u8> {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(bytes).unwrap();
+    gz.finish().unwrap()
+}
+
+/// Compressed input is inflated as it is read: past the memory budget it stops, with a
+/// message naming the file and the bound; binary data (inflated, or through standard input)
+/// is refused within its first kilobytes; bytes after the gzip stream are named as such.
+#[test]
+fn compressed_and_piped_input_is_checked_as_it_is_read() {
+    let dir = TestDir::new();
+    dir.write_spec("k4.graph", &clique(false, 4, 0));
+    // 64 MiB of blank lines in 64 KiB.
+    dir.write("blank.graph.gz", gzip(&vec![b'\n'; 64 << 20]));
+    let run = dir.match_files("k4.graph", &["blank.graph.gz"], &["--memory-limit", "1MiB"]);
+    run.no_panic();
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(
+        run.stderr.contains(
+            "blank.graph.gz: more than 1048576 bytes to hold in memory (--memory-limit 1MiB)"
+        ),
+        "{run:#?}"
+    );
+
+    let binary = "not text (a NUL byte or invalid UTF-8 in its first 8 KiB)";
+    dir.write("noise.gz", gzip(&noise(4 << 20)));
+    let run = dir.gsi(["info", "noise.gz"]);
+    run.no_panic();
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(run.stderr.contains(binary), "{run:#?}");
+    let noise_file = dir.write("noise.bin", noise(4 << 20));
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gsi"))
+        .args(["info", "-"])
+        .stdin(std::fs::File::open(noise_file).unwrap())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(binary), "{stderr}");
+
+    let mut trailing = gzip(TRIANGLE.as_bytes());
+    trailing.extend_from_slice(b"garbage\n");
+    dir.write("trailing.gz", trailing);
+    let run = dir.gsi(["info", "trailing.gz"]);
+    assert_eq!(run.code, Some(2), "{run:#?}");
+    assert!(
+        run.stderr.contains(
+            "the gzip data does not decompress: trailing data after the compressed stream"
+        ),
+        "{run:#?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Queries that cannot fit.
+
+/// A query with more vertices of a label than the data graph has cannot match injectively:
+/// the answer is 0 at once, with a note, where the search would run to its timeout; under
+/// homomorphism it matches as before. Counts against the brute force, or by pigeonhole.
+#[test]
+fn a_query_with_more_vertices_of_a_label_than_the_data_answers_0_at_once() {
+    let dir = TestDir::new();
+    let data = Spec::new(false, vec![0, 0, 0, 1, 1])
+        .edge(0, 1, 0)
+        .edge(1, 2, 0)
+        .edge(2, 3, 0)
+        .edge(3, 4, 0);
+    dir.write_spec("data.graph", &data);
+    let small = Spec::new(false, vec![0; 4]).edge(0, 1, 0);
+    dir.write_spec("small.graph", &small);
+    for (semantics, homomorphism) in [("isomorphism", false), ("homomorphism", true)] {
+        let run = dir
+            .match_files(
+                "data.graph",
+                &["small.graph"],
+                &["--json", "--semantics", semantics],
+            )
+            .ok();
+        let expected = brute::count(&small.graph(), &data.graph(), homomorphism);
+        assert_eq!(run.json().queries[0].matches, expected, "{semantics}");
+        let note = run
+            .stderr
+            .contains("4 vertices of label 0 and the data graph 3");
+        assert_eq!(note, !homomorphism, "{semantics}: {run:#?}");
+    }
+    // 40 isolated vertices of label 0 over 39: no injective match, but every partial one of
+    // up to 39 vertices would be tried.
+    let mut labels = vec![0; 39];
+    labels.push(1);
+    dir.write_spec("wide.graph", &Spec::new(false, labels));
+    dir.write_spec("forty.graph", &Spec::new(false, vec![0; 40]));
+    let run = dir
+        .match_files(
+            "wide.graph",
+            &["forty.graph"],
+            &["--json", "--timeout", "60"],
+        )
+        .ok();
+    let query = &run.json().queries[0];
+    assert_eq!((query.matches, query.complete), (0, true), "{run:#?}");
+    assert!(
+        run.stderr
+            .contains("the query has 40 vertices of label 0 and the data graph 39: no match"),
+        "{run:#?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Partitions.
+
+/// A share count with a large prime factor is planned as fast as any other: each of these
+/// finishes well inside its timeout (the grid of 2^31 - 1 shares once took 20 s).
+#[test]
+fn large_share_counts_plan_at_once_whatever_their_factors() {
+    let dir = TestDir::new();
+    dir.write_spec("k5.graph", &clique(false, 5, 0));
+    dir.write("triangle.graph", TRIANGLE);
+    for count in ["2147483647", "2147483648", "4294967295"] {
+        for index in ["0", "1"] {
+            let partition = format!("{index}/{count}");
+            let run = dir
+                .match_files(
+                    "k5.graph",
+                    &["triangle.graph"],
+                    &["--json", "--timeout", "5", "--partition", &partition],
+                )
+                .ok();
+            let query = &run.json().queries[0];
+            assert_eq!(query.status, "ok", "{partition}: {run:#?}");
+            // Milliseconds, against seconds per grid before: a margin no machine's load eats.
+            assert!(run.wall.as_secs() < 5, "{partition}: {run:#?}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages that say what is wrong.
+
+/// Each of these once had a message that misled: it now names the problem.
+#[test]
+fn unclear_messages_name_the_problem() {
+    let dir = TestDir::new();
+    dir.write_spec("k4.graph", &clique(false, 4, 0));
+    dir.write("triangle.graph", TRIANGLE);
+    let refused = |run: Run, says: &str| {
+        run.no_panic();
+        assert_eq!(run.code, Some(2), "{says}: {run:#?}");
+        assert!(run.stderr.contains(says), "{says}: {run:#?}");
+    };
+    // A saved index given as a query.
+    dir.gsi(["index", "k4.graph", "-o", "k4.gsidx"]).ok();
+    refused(
+        dir.match_files("k4.graph", &["k4.gsidx"], &[]),
+        "a saved index (made by gsi index), which holds a data graph and cannot be a query",
+    );
+    // CR line endings.
+    dir.write("cr.graph", TRIANGLE.replace('\n', "\r"));
+    refused(
+        dir.gsi(["info", "cr.graph"]),
+        "cr.graph:1: the lines end in a carriage return alone (CR line endings)",
+    );
+    // Comments only.
+    dir.write("comments.graph", "# a graph\n# to come\n");
+    refused(
+        dir.gsi(["info", "comments.graph"]),
+        "the file holds only comments and blank lines",
+    );
+    // A Sun–Luo file read as SNAP.
+    refused(
+        dir.gsi(["info", "--format", "snap", "triangle.graph"]),
+        "(the file looks like sunluo: --format auto reads it)",
+    );
+    // Standard input twice.
+    refused(
+        dir.gsi(["match", "--data", "-", "--query", "-"]),
+        "standard input can be read only once",
+    );
+    // Environment variables out of range.
+    for (name, value, says) in [
+        (
+            "GSI_AUTO_GPU_ROWS",
+            "nan",
+            "GSI_AUTO_GPU_ROWS=nan: expected a number of rows",
+        ),
+        (
+            "GSI_GPU_PCSR_LIMIT",
+            "-5",
+            "GSI_GPU_PCSR_LIMIT=-5: expected a number of bytes",
+        ),
+    ] {
+        let run = dir.gsi_env(
+            &[(name, std::ffi::OsStr::new(value))],
+            ["match", "--data", "k4.graph", "--query", "triangle.graph"],
+        );
+        refused(run, says);
+    }
+    // Swapped --data and --query: the hint first, the missing labels few.
+    let labels: Vec<u32> = (0..20).collect();
+    dir.write_spec("many.graph", &Spec::new(false, labels));
+    let run = dir.match_files("triangle.graph", &["many.graph"], &[]).ok();
+    let hints: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("many.graph:"))
+        .collect();
+    assert!(
+        hints[0].contains("were --data and --query swapped?"),
+        "{run:#?}"
+    );
+    assert!(
+        hints[1].ends_with("vertex label 5 and 14 more: no match"),
+        "{run:#?}"
+    );
+    // --devices without a GPU: `auto` runs on the CPU and says why, `gpu` refuses.
+    let Some(libs) = cuda_libraries_without_functions(&dir) else {
+        eprintln!("skipped: no C compiler (cc) to build an empty shared library");
+        return;
+    };
+    let env = [("LD_LIBRARY_PATH", libs.as_os_str())];
+    for devices in ["all", "99"] {
+        let args = |engine| {
+            [
+                "match",
+                "--engine",
+                engine,
+                "--devices",
+                devices,
+                "--data",
+                "k4.graph",
+                "--query",
+                "triangle.graph",
+            ]
+        };
+        let auto = dir.gsi_env(&env, args("auto")).ok();
+        assert!(auto.stderr.contains("using the CPU engine"), "{auto:#?}");
+        let gpu = dir.gsi_env(&env, args("gpu"));
+        gpu.no_panic();
+        assert_ne!(gpu.code, Some(0), "{gpu:#?}");
+        assert!(gpu.stderr.contains("lacks the function cuInit"), "{gpu:#?}");
+    }
 }

@@ -23,7 +23,8 @@ mod util;
 
 use std::path::{Path, PathBuf};
 
-use gsi_core::cuda::modules::{compile_cubin, nvrtc_present, Build};
+use gsi_core::cuda::libraries::check_nvrtc;
+use gsi_core::cuda::modules::{compile_cubin, Build};
 use gsi_core::cuda::GpuEngine;
 use gsi_core::EngineConfig;
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -93,8 +94,7 @@ fn main() {
         .map(|e| format!("the GPU engine cannot run: {e}"));
     let on_gpu = Needs::new(gpu_missing, "GSI_REQUIRE_GPU");
     let nvrtc = Needs::new(
-        (!nvrtc_present())
-            .then(|| "libnvrtc cannot be loaded (is it on LD_LIBRARY_PATH?)".to_string()),
+        check_nvrtc().err().map(|reason| reason.to_string()),
         "GSI_REQUIRE_NVRTC",
     );
     for (what, needs) in [("data", &data), ("gpu", &on_gpu), ("kernels", &nvrtc)] {

@@ -221,6 +221,16 @@ impl TestDir {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        self.gsi_env(&[], args)
+    }
+
+    /// Runs the built `gsi` with `args` and the environment variables `env` set, in this
+    /// directory.
+    pub fn gsi_env<I, S>(&self, env: &[(&str, &OsStr)], args: I) -> Run
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         let args: Vec<String> = args
             .into_iter()
             .map(|a| a.as_ref().to_string_lossy().into_owned())
@@ -228,6 +238,7 @@ impl TestDir {
         let started = Instant::now();
         let output = Command::new(env!("CARGO_BIN_EXE_gsi"))
             .args(&args)
+            .envs(env.iter().copied())
             .current_dir(self.dir.path())
             .output()
             .expect("run gsi");

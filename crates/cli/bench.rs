@@ -360,7 +360,7 @@ pub fn run(mut cfg: BenchConfig) -> Result<Exit> {
             break;
         }
         if !cfg.quiet {
-            for hint in query.hints(&session.index) {
+            for hint in query.hints(&session.index, cfg.matching.options.semantics.injective()) {
                 bar.suspend(|| eprintln!("gsi: {hint}"));
             }
         }

@@ -8,7 +8,7 @@ use gsi_core::signature::FilterTests;
 use gsi_core::{
     EngineConfig, EngineKind, IndexOptions, JoinOrder, MatchOptions, PcsrLayout, Semantics, Share,
 };
-use gsi_graph::formats::{Format, ReadOptions};
+use gsi_graph::formats::{Format, MemoryBound, ReadOptions};
 
 use crate::exit::input_error;
 use crate::flags::{
@@ -74,17 +74,18 @@ pub struct EngineChoice {
 
 impl MatchConfig {
     pub fn from_args(args: MatchArgs) -> Result<MatchConfig> {
+        one_standard_input(&args.data, &args.query)?;
         let mut matching = matching(&args.matching)?;
         if args.limit == Some(0) {
             return Err(input_error("--limit 0: expected at least one match".into()));
         }
         matching.options.limit = args.limit;
-        let read = read_options(&args.read)?;
+        let read = read_options(&args.read, budget_bound(&args.matching, &matching))?;
         Ok(MatchConfig {
             query_read: query_read_options(&read, args.query_format),
-            read,
             engine: engine_choice(&args.engine)?,
-            queries: QueryFiles::expand(&args.query, args.query_format.is_none())?,
+            queries: QueryFiles::expand(&args.query, sniff(args.query_format, &read))?,
+            read,
             data: args.data,
             matching,
             output: args.output,
@@ -117,13 +118,15 @@ impl BenchConfig {
         if args.repeat == 0 {
             return Err(input_error("--repeat 0: expected at least one run".into()));
         }
-        let read = read_options(&args.read)?;
+        one_standard_input(&args.data, &args.query)?;
+        let matching = matching(&args.matching)?;
+        let read = read_options(&args.read, budget_bound(&args.matching, &matching))?;
         Ok(BenchConfig {
             query_read: query_read_options(&read, args.query_format),
+            queries: QueryFiles::expand(&args.query, sniff(args.query_format, &read))?,
             read,
-            matching: matching(&args.matching)?,
+            matching,
             engine: engine_choice(&args.engine)?,
-            queries: QueryFiles::expand(&args.query, args.query_format.is_none())?,
             data: args.data,
             repeat: args.repeat,
             warmup: args.warmup,
@@ -131,6 +134,17 @@ impl BenchConfig {
             quiet: args.quiet,
         })
     }
+}
+
+/// Refuses standard input (`-`) as both the data graph and a query: it can be read once.
+pub fn one_standard_input(data: &std::path::Path, queries: &[PathBuf]) -> Result<()> {
+    let stdin = |p: &std::path::Path| p.as_os_str() == "-";
+    if stdin(data) && queries.iter().any(|q| stdin(q)) {
+        return Err(input_error(
+            "--data - and --query -: standard input can be read only once; give one of them as a file".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Checks `--timeout`, `--memory-limit` and the semantics.
@@ -367,14 +381,16 @@ pub fn index_options() -> Result<IndexOptions> {
 /// The setup of engines of `kind` for GPU `device`: the library's measured defaults, with
 /// the environment's overrides (README, "Environment").
 pub fn engine_config(kind: EngineKind, device: usize) -> Result<EngineConfig> {
-    let number = |name: &str| -> Result<Option<f64>> {
-        match std::env::var(name) {
-            Err(_) => Ok(None),
-            Ok(text) => text
-                .trim()
-                .parse::<f64>()
-                .map(Some)
-                .map_err(|_| input_error(format!("{name}={text}: expected a number"))),
+    // A number in `range`, or an error naming the variable and `expected`.
+    let number = |name: &str, range: std::ops::RangeInclusive<f64>, expected: &str| {
+        let text = match std::env::var(name) {
+            Err(std::env::VarError::NotPresent) => return Ok(None),
+            Err(std::env::VarError::NotUnicode(text)) => text.to_string_lossy().into_owned(),
+            Ok(text) => text,
+        };
+        match text.trim().parse::<f64>() {
+            Ok(n) if range.contains(&n) => Ok(Some(n)),
+            _ => Err(input_error(format!("{name}={text}: expected {expected}"))),
         }
     };
     let mut config = EngineConfig {
@@ -382,18 +398,19 @@ pub fn engine_config(kind: EngineKind, device: usize) -> Result<EngineConfig> {
         kernel_cache: kernel_cache_dir(kind),
         ..EngineConfig::default()
     };
-    if let Some(rows) = number("GSI_AUTO_GPU_ROWS")? {
+    let any = 0.0..=f64::MAX;
+    if let Some(rows) = number(
+        "GSI_AUTO_GPU_ROWS",
+        any.clone(),
+        "a number of rows, 0 or more",
+    )? {
         config.auto_gpu_join_min_rows = rows;
     }
-    if let Some(bytes) = number("GSI_GPU_PCSR_LIMIT")? {
+    if let Some(bytes) = number("GSI_GPU_PCSR_LIMIT", any, "a number of bytes, 0 or more")? {
         config.resident_index_limit = Some(bytes as usize);
     }
-    if let Some(bytes) = number("GSI_UPLOAD_STAGE_BYTES")? {
-        if !(4096.0..=f64::from(u32::MAX)).contains(&bytes) {
-            return Err(input_error(format!(
-                "GSI_UPLOAD_STAGE_BYTES={bytes}: expected 4096 to 4294967295 bytes"
-            )));
-        }
+    let stage = 4096.0..=f64::from(u32::MAX);
+    if let Some(bytes) = number("GSI_UPLOAD_STAGE_BYTES", stage, "4096 to 4294967295 bytes")? {
         config.upload_stage_bytes = bytes as usize;
     }
     if let Some(text) = std::env::var_os("GSI_LIST_INDEX") {
@@ -430,7 +447,7 @@ fn kernel_cache_dir(kind: EngineKind) -> Option<PathBuf> {
 
 /// How to read the data graph: `--format`, `--directed` and `--vertex-labels`, which only a
 /// SNAP edge list can use.
-pub fn read_options(args: &ReadArgs) -> Result<ReadOptions> {
+pub fn read_options(args: &ReadArgs, memory: MemoryBound) -> Result<ReadOptions> {
     if let (Some(labels), false) = (
         &args.vertex_labels,
         matches!(args.format, Format::Auto | Format::Snap),
@@ -445,7 +462,39 @@ pub fn read_options(args: &ReadArgs) -> Result<ReadOptions> {
         format: args.format,
         directed: args.directed,
         vertex_labels: args.vertex_labels.clone(),
+        memory: Some(memory),
     })
+}
+
+/// The most bytes of one input held in memory for a command with `--memory-limit`: the
+/// memory budget.
+fn budget_bound(args: &MatchingArgs, matching: &Matching) -> MemoryBound {
+    MemoryBound {
+        bytes: matching.options.memory_budget as u64,
+        source: match &args.memory_limit {
+            Some(text) => format!("--memory-limit {text}"),
+            None => {
+                "the memory budget, half of what this process may use; raise it with --memory-limit"
+                    .into()
+            }
+        },
+    }
+}
+
+/// The most bytes of one input held in memory for a command without a memory budget: half
+/// of what this process may use, as the default budget (the graph built needs the rest).
+pub fn process_bound() -> MemoryBound {
+    let limit = crate::memory::process_limit();
+    MemoryBound {
+        bytes: limit.bytes / 2,
+        source: format!("half of what this process may use, {limit}"),
+    }
+}
+
+/// The bound within which a folder's files are read to pass over those that fit no format:
+/// `None` (not read) where the query format is named.
+pub fn sniff(query_format: Option<Format>, read: &ReadOptions) -> Option<&MemoryBound> {
+    query_format.map_or(read.memory.as_ref(), |_| None)
 }
 
 /// How to read query files: in `--query-format`, by default the data's format where that is
@@ -459,6 +508,7 @@ pub fn query_read_options(data: &ReadOptions, query_format: Option<Format>) -> R
         format,
         directed: data.directed,
         vertex_labels: None,
+        memory: data.memory.clone(),
     }
 }
 
@@ -523,11 +573,11 @@ mod tests {
     #[test]
     fn vertex_labels_need_snap_or_auto() {
         for format in [Format::Auto, Format::Snap] {
-            let read = read_options(&read_args(format, true)).unwrap();
+            let read = read_options(&read_args(format, true), process_bound()).unwrap();
             assert_eq!(read.vertex_labels, Some(PathBuf::from("labels.txt")));
         }
         for format in [Format::SunLuo, Format::Gsi, Format::NTriples] {
-            let err = read_options(&read_args(format, true)).unwrap_err();
+            let err = read_options(&read_args(format, true), process_bound()).unwrap_err();
             let text = err.to_string();
             assert!(
                 text.contains("--vertex-labels") && text.contains("--format"),
@@ -537,7 +587,7 @@ mod tests {
                 crate::exit::Exit::of_error(&err),
                 crate::exit::Exit::BadInput
             );
-            assert!(read_options(&read_args(format, false)).is_ok());
+            assert!(read_options(&read_args(format, false), process_bound()).is_ok());
         }
     }
 
@@ -552,7 +602,8 @@ mod tests {
             (Format::Snap, Some(Format::Gsi), Format::Gsi),
         ];
         for (data, asked, expected) in cases {
-            let read = read_options(&read_args(data, data == Format::Snap)).unwrap();
+            let read =
+                read_options(&read_args(data, data == Format::Snap), process_bound()).unwrap();
             let query = query_read_options(&read, asked);
             assert_eq!(query.format, expected, "{data} {asked:?}");
             assert_eq!(query.vertex_labels, None);

@@ -9,7 +9,7 @@ use gsi_graph::formats::write::{write_dictionary, write_vertex_names};
 use gsi_graph::formats::{AtomicFile, Format, LoadedGraph, ReadOptions};
 use indicatif::ProgressBar;
 
-use crate::config::read_options;
+use crate::config::{process_bound, read_options};
 use crate::exit::input_error;
 use crate::exit::Exit;
 use crate::flags::ConvertArgs;
@@ -117,7 +117,7 @@ pub fn convert(
 }
 
 pub fn run(args: ConvertArgs) -> Result<Exit> {
-    let read = read_options(&args.read)?;
+    let read = read_options(&args.read, process_bound())?;
     let notes = !args.quiet;
     let spinner = progress::spinner(progress::wanted(args.quiet), String::new());
     let started = Instant::now();
@@ -222,6 +222,7 @@ mod tests {
                 format: Format::Auto,
                 directed,
                 vertex_labels: None,
+                memory: None,
             };
             let gsi = dir.path().join(format!("g{case}.gsi"));
             let back = dir.path().join(format!("g{case}.back.graph"));

@@ -11,7 +11,7 @@ use gsi_graph::formats::Format;
 
 use crate::output::{output_name, write_graph_text};
 
-use crate::config::read_options;
+use crate::config::{process_bound, read_options};
 use crate::exit::input_error;
 use crate::exit::Exit;
 use crate::flags::{GenerateCommand, GenerateGraphArgs, GenerateQueriesArgs};
@@ -127,7 +127,7 @@ pub fn write_queries(
 }
 
 fn run_queries(args: GenerateQueriesArgs) -> Result<Exit> {
-    let read = read_options(&args.read)?;
+    let read = read_options(&args.read, process_bound())?;
     let started = Instant::now();
     let spinner = progress::spinner(progress::wanted(args.quiet), String::new());
     let (file, _) = load::read_one(&args.data, &read, "data graph", &spinner, !args.quiet)?;

@@ -6,14 +6,14 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use gsi_core::{SavedIndex, SourceFile};
 
-use crate::config::{index_options, read_options};
+use crate::config::{index_options, process_bound, read_options};
 use crate::exit::{input_error, Exit};
 use crate::flags::IndexArgs;
 use crate::output::is_stdout;
 use crate::{load, progress};
 
 pub fn run(args: IndexArgs) -> Result<Exit> {
-    let read = read_options(&args.read)?;
+    let read = read_options(&args.read, process_bound())?;
     let options = index_options()?;
     if is_stdout(&args.output) {
         return Err(input_error(

@@ -9,7 +9,7 @@ use gsi_graph::formats::{Dictionary, Format, VertexNames};
 use gsi_graph::{Direction, Graph, VertexId};
 use serde::Serialize;
 
-use crate::config::{index_options, read_options};
+use crate::config::{index_options, process_bound, read_options};
 use crate::exit::Exit;
 use crate::flags::InfoArgs;
 use crate::output::ms;
@@ -409,7 +409,7 @@ pub fn write_text(out: &mut impl Write, info: &Info) -> io::Result<()> {
 }
 
 pub fn run(args: InfoArgs) -> Result<Exit> {
-    let read = read_options(&args.read)?;
+    let read = read_options(&args.read, process_bound())?;
     let options = index_options()?;
     let spinner = progress::spinner(progress::wanted(args.quiet), String::new());
     // Dropped edges are part of the description; the note on stderr would repeat it.

@@ -189,7 +189,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                 continue;
             }
             if hints {
-                for hint in query.hints(reader.index) {
+                for hint in query.hints(reader.index, cfg.matching.options.semantics.injective()) {
                     bar.suspend(|| eprintln!("gsi: {hint}"));
                 }
             }

@@ -8,9 +8,10 @@ use gsi_core::DataIndex;
 use gsi_graph::formats::{
     read_graphs, LabelNames, LoadedGraph, ReadOptions, SkippedEdges, UnknownLabel,
 };
+use gsi_graph::saved::is_saved_index;
 use gsi_graph::Graph;
 
-use crate::exit::shown;
+use crate::exit::{input_error, shown};
 
 /// One query to answer: its name, and its graph or why it could not be read.
 pub struct Query {
@@ -48,24 +49,26 @@ impl Query {
         }
     }
 
-    /// What the user should hear of before the answer, when the query looks like a mistake:
-    /// labels the data graph lacks (the answer is then 0), a query larger than the data graph
-    /// (swapped `--data` and `--query`?), edges its reader dropped. The answer stays exact.
-    pub fn hints(&self, data: &DataIndex) -> Vec<String> {
+    /// What the user should hear of before the answer, when the query looks like a mistake
+    /// or plainly has no match: a query larger than the data graph (swapped `--data` and
+    /// `--query`?), labels the data graph lacks (a few named), more vertices of a label than
+    /// the data graph has under an `injective` semantics (answered 0 at once), edges its
+    /// reader dropped. The answer stays exact.
+    pub fn hints(&self, data: &DataIndex, injective: bool) -> Vec<String> {
         let name = &self.name;
         let mut hints = Vec::new();
-        if !self.unknown_labels.is_empty() {
-            let names: Vec<String> = self.unknown_labels.iter().map(|u| u.to_string()).collect();
+        let query = self.graph.as_ref().ok();
+        let (q, d) = (
+            query.map_or(0, Graph::vertex_count),
+            data.graph().vertex_count(),
+        );
+        if q > d {
             hints.push(format!(
-                "{name}: the data graph has no {}: no match",
-                names.join(", ")
+                "{name}: the query has more vertices ({q}) than the data graph ({d}): were --data and --query swapped?"
             ));
         }
-        let Ok(query) = &self.graph else {
-            return hints;
-        };
-        if self.unknown_labels.is_empty() {
-            let mut missing: Vec<String> = Vec::new();
+        let mut missing: Vec<String> = self.unknown_labels.iter().map(|u| u.to_string()).collect();
+        if let (Some(query), true) = (query, missing.is_empty()) {
             let mut vertex: Vec<u32> = (0..query.vertex_count() as u32)
                 .flat_map(|u| query.labels_of(u).iter().copied())
                 .filter(|&l| data.vertices_with_label(l).is_empty())
@@ -79,23 +82,32 @@ impl Query {
                     .filter(|&&l| data.edge_label_count(l) == 0)
                     .map(|l| format!("edge label {l}")),
             );
-            if !missing.is_empty() {
-                hints.push(format!(
-                    "{name}: the data graph has no {}: no match",
-                    missing.join(", ")
-                ));
-            }
         }
-        let (q, d) = (query.vertex_count(), data.graph().vertex_count());
-        if q > d {
+        if !missing.is_empty() {
             hints.push(format!(
-                "{name}: the query has more vertices ({q}) than the data graph ({d}): were --data and --query swapped?"
+                "{name}: the data graph has no {}: no match",
+                few(&missing)
             ));
+        }
+        if let (Some(query), true, true) = (query, injective, missing.is_empty() && q <= d) {
+            if let Some(misfit) = gsi_core::fit::misfit(query, data) {
+                hints.push(format!("{name}: {misfit}: no match"));
+            }
         }
         if !self.skipped.is_empty() {
             hints.push(format!("{name}: {} in the query", self.skipped));
         }
         hints
+    }
+}
+
+/// The first few of `items`, and how many more there are.
+fn few(items: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let shown = items[..items.len().min(SHOWN)].join(", ");
+    match items.len().checked_sub(SHOWN) {
+        Some(more) if more > 0 => format!("{shown} and {more} more"),
+        _ => shown,
     }
 }
 
@@ -112,6 +124,12 @@ pub fn query_name(path: &Path, index: usize, count: usize) -> String {
 /// graph's label names); a file that cannot be read gives one query that failed.
 pub fn read_query_file(path: &Path, options: &ReadOptions, data_labels: &LabelNames) -> Vec<Query> {
     let name = shown(path);
+    if is_saved_index(path) {
+        let err = input_error(format!(
+            "reading query {name}: this is a saved index (made by gsi index), which holds a data graph and cannot be a query; give the query's text file"
+        ));
+        return vec![Query::failed(name, err)];
+    }
     match read_graphs(path, options) {
         Ok(graphs) if graphs.is_empty() => {
             let err = anyhow!("reading query {name}: the file holds no graph");

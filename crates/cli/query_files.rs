@@ -1,13 +1,14 @@
 //! Query paths to query files: a file as given (`-` is standard input), a folder's files in
 //! natural order (`q_2` before `q_10`). In a folder, what is plainly not a query graph is
-//! passed over and said so — hidden files, editor backups, subfolders, and (unless the query
-//! format is named) files whose content fits no graph format — so that one `README.md` does
-//! not fail a run of a thousand queries.
+//! passed over and said so — hidden files, editor backups, subfolders, dangling links, what is
+//! not a regular file (a FIFO would block, a device never end), and (unless the query format
+//! is named) files whose content fits no graph format — so that one `README.md` does not fail
+//! a run of a thousand queries.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use gsi_graph::formats::detect_format;
+use gsi_graph::formats::{detect_format, MemoryBound};
 
 use crate::exit::input_error;
 
@@ -19,12 +20,12 @@ pub struct QueryFiles {
 }
 
 impl QueryFiles {
-    /// Expands `paths`; `sniff` reads each file of a folder to pass over those that fit no
-    /// format (when the query format is not named).
+    /// Expands `paths`; with `sniff`, each file of a folder is read (within that bound) to
+    /// pass over those that fit no format (when the query format is not named).
     ///
     /// # Errors
     /// A path that does not exist, a folder that cannot be read or holds no query file.
-    pub fn expand(paths: &[PathBuf], sniff: bool) -> Result<QueryFiles> {
+    pub fn expand(paths: &[PathBuf], sniff: Option<&MemoryBound>) -> Result<QueryFiles> {
         let mut found = QueryFiles::default();
         for path in paths {
             found.expand_one(path, sniff)?;
@@ -32,7 +33,7 @@ impl QueryFiles {
         Ok(found)
     }
 
-    fn expand_one(&mut self, path: &Path, sniff: bool) -> Result<()> {
+    fn expand_one(&mut self, path: &Path, sniff: Option<&MemoryBound>) -> Result<()> {
         if path.as_os_str() == "-" {
             self.files.push(path.to_path_buf());
             return Ok(());
@@ -107,14 +108,24 @@ impl QueryFiles {
     }
 }
 
-/// Why a folder's entry is not taken as a query, if it is not.
-fn passed_over(path: &Path, sniff: bool) -> Option<&'static str> {
+/// Why a folder's entry is not taken as a query, if it is not. Links are followed.
+fn passed_over(path: &Path, sniff: Option<&MemoryBound>) -> Option<&'static str> {
     let name = path.file_name()?.to_string_lossy();
     if name.starts_with('.') {
         return Some("hidden");
     }
-    if path.is_dir() {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Some(if path.is_symlink() {
+            "a dangling link"
+        } else {
+            "unreadable"
+        });
+    };
+    if meta.is_dir() {
         return Some("a folder");
+    }
+    if !meta.is_file() {
+        return Some("not a regular file");
     }
     let backup = name.ends_with('~')
         || (name.starts_with('#') && name.ends_with('#'))
@@ -124,7 +135,7 @@ fn passed_over(path: &Path, sniff: bool) -> Option<&'static str> {
     if backup {
         return Some("a backup");
     }
-    if sniff && detect_format(path).is_err() {
+    if sniff.is_some() && detect_format(path, sniff).is_err() {
         return Some("not a graph");
     }
     None
@@ -184,26 +195,55 @@ mod tests {
         )
         .unwrap();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
-        let found = QueryFiles::expand(&[dir.path().to_path_buf()], true).unwrap();
+        // Reading a FIFO would block, and a device might never end.
+        let fifo = std::ffi::CString::new(
+            dir.path()
+                .join("q_5.graph")
+                .into_os_string()
+                .into_encoded_bytes(),
+        )
+        .unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("q_6.graph")).unwrap();
+        std::os::unix::fs::symlink("nowhere", dir.path().join("q_7.graph")).unwrap();
+        std::os::unix::fs::symlink("q_2.graph", dir.path().join("q_8.graph")).unwrap();
+        let bound = MemoryBound {
+            bytes: 1 << 20,
+            source: "a test".into(),
+        };
+        let found = QueryFiles::expand(&[dir.path().to_path_buf()], Some(&bound)).unwrap();
         let names: Vec<String> = found
             .files
             .iter()
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
-        assert_eq!(names, ["q_2.graph", "q_10.graph"]);
+        assert_eq!(names, ["q_2.graph", "q_8.graph", "q_10.graph"]);
         let notes = found.notes();
         assert_eq!(notes.len(), 1);
-        assert!(notes[0].contains("passed over 5 files"), "{}", notes[0]);
+        assert!(notes[0].contains("passed over 8 files"), "{}", notes[0]);
+        for (name, why) in [
+            ("q_5.graph", "not a regular file"),
+            ("q_6.graph", "not a regular file"),
+            ("q_7.graph", "a dangling link"),
+            ("sub", "a folder"),
+        ] {
+            let (_, said) = found
+                .skipped
+                .iter()
+                .find(|(p, _)| p.ends_with(name))
+                .unwrap();
+            assert_eq!(*said, why, "{name}");
+        }
         assert!(notes[0].contains("README.md (not a graph)"), "{}", notes[0]);
         assert!(notes[0].contains("q_1.graph~ (a backup)"), "{}", notes[0]);
-        assert!(notes[0].contains("sub (a folder)"), "{}", notes[0]);
         // A named query format reads every file as that format: only names decide.
-        let named = QueryFiles::expand(&[dir.path().to_path_buf()], false).unwrap();
-        assert_eq!(named.files.len(), 3);
+        let named = QueryFiles::expand(&[dir.path().to_path_buf()], None).unwrap();
+        assert_eq!(named.files.len(), 4);
         // A file named directly is taken as it is.
         let readme = dir.path().join("README.md");
         assert_eq!(
-            QueryFiles::expand(std::slice::from_ref(&readme), true)
+            QueryFiles::expand(std::slice::from_ref(&readme), Some(&bound))
                 .unwrap()
                 .files,
             vec![readme]

@@ -94,8 +94,17 @@ impl Session {
     ) -> Result<Session> {
         start_threads(choice.threads)?;
         let ordinals = match &choice.devices {
-            Some(devices) => devices.ordinals()?,
             None => vec![choice.config.device],
+            Some(devices) => match devices.ordinals() {
+                Ok(list) if !list.is_empty() => list,
+                // Without GPUs `auto` runs on the CPU, and its notice says why.
+                _ if choice.kind == EngineKind::Auto => vec![choice.config.device],
+                Ok(_) => {
+                    return Err(gsi_core::Error::NoGpu(gsi_core::NoGpu::NoDevice))
+                        .context("--devices all")
+                }
+                Err(err) => return Err(err),
+            },
         };
         let mut engines = Vec::with_capacity(ordinals.len());
         for &device in &ordinals {

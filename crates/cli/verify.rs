@@ -15,7 +15,8 @@ use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySp
 use gsi_graph::{Graph, GraphBuilder, VertexId};
 
 use crate::config::{
-    engine_config, index_options, query_read_options, read_options, seconds, EngineChoice,
+    engine_config, index_options, one_standard_input, process_bound, query_read_options,
+    read_options, seconds, sniff, EngineChoice,
 };
 use crate::exit::Exit;
 use crate::flags::VerifyArgs;
@@ -374,7 +375,8 @@ pub fn run(args: VerifyArgs) -> Result<Exit> {
         .unwrap_or(if args.data.is_some() { 0 } else { 48 });
     generated_cases(&mut tally, &mut gpu, generated, args.seed, timeout)?;
     if let Some(data_path) = &args.data {
-        let read = read_options(&args.read)?;
+        one_standard_input(data_path, &args.query)?;
+        let read = read_options(&args.read, process_bound())?;
         // The data graph on the CPU engine; the GPU engine above is checked against it.
         let cpu_only = EngineChoice {
             kind: EngineKind::Cpu,
@@ -389,7 +391,7 @@ pub fn run(args: VerifyArgs) -> Result<Exit> {
         };
         let session = Session::open(data_path, &read, &cpu_only, show, false)?;
         let index = &session.index;
-        let queries = QueryFiles::expand(&args.query, args.query_format.is_none())?;
+        let queries = QueryFiles::expand(&args.query, sniff(args.query_format, &read))?;
         let files = queries.files;
         let mut semantics = vec![Semantics::Isomorphism];
         if args.homomorphism {

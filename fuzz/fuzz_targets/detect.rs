@@ -17,6 +17,7 @@ fuzz_target!(|data: &[u8]| {
         format: Format::Auto,
         directed: flag & 1 == 1,
         vertex_labels: None,
+        memory: None,
     };
     let _ = read_graphs(&path, &options);
     let _ = std::fs::remove_file(&path);

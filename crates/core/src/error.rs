@@ -10,6 +10,13 @@ pub enum NoGpu {
     NoDriver,
     /// `libnvrtc` cannot be loaded.
     NoNvrtc,
+    /// `libcuda` or `libnvrtc` loads but lacks a function gsi calls.
+    MissingFunction {
+        /// The library.
+        library: &'static str,
+        /// The first function it lacks.
+        function: &'static str,
+    },
     /// The driver cannot list its devices.
     CannotList(String),
     /// The driver lists no device.
@@ -35,6 +42,10 @@ impl fmt::Display for NoGpu {
         match self {
             NoGpu::NoDriver => f.write_str("no NVIDIA driver found (libcuda.so could not be loaded)"),
             NoGpu::NoNvrtc => f.write_str("NVRTC not found (libnvrtc.so could not be loaded); install the CUDA runtime compiler, e.g. `pip install nvidia-cuda-nvrtc`, and add its lib folder to LD_LIBRARY_PATH"),
+            NoGpu::MissingFunction { library, function } => write!(
+                f,
+                "the {library}.so found lacks the function {function}: it is not a usable CUDA library (check LD_LIBRARY_PATH)"
+            ),
             NoGpu::CannotList(message) => write!(f, "the NVIDIA driver cannot list devices: {message}"),
             NoGpu::NoDevice => f.write_str("the NVIDIA driver reports no GPU"),
             NoGpu::NoSuchDevice { ordinal, count } => write!(

@@ -17,6 +17,7 @@ pub mod cuda;
 pub mod engine;
 mod error;
 pub mod estimate;
+pub mod fit;
 pub mod index;
 mod join;
 pub mod kernel_cache;

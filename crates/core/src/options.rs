@@ -230,19 +230,21 @@ impl Share {
 
     /// The grid's sides, as even as `count`'s divisors allow, largest last: 64 shares are
     /// 4 × 4 × 4, 8 are 2 × 2 × 2, 12 are 2 × 2 × 3 and a prime number p of them 1 × 1 × p.
+    /// Each side but the last is sought among the numbers up to a root of what is left (at
+    /// most 46,341 of them), the last is what is left: the time does not grow with `count`.
     pub fn grid(self) -> [u32; AXES] {
         let mut sides = [1; AXES];
         let mut rest = self.count;
-        for (axis, side) in sides.iter_mut().enumerate() {
+        for (axis, side) in sides.iter_mut().enumerate().take(AXES - 1) {
             let left = (AXES - axis) as u32;
             *side = (1..=rest)
-                .take_while(|s| s.pow(left) <= rest)
+                .take_while(|&s| u64::from(s).pow(left) <= u64::from(rest))
                 .filter(|&s| rest.is_multiple_of(s))
                 .last()
                 .unwrap_or(1);
             rest /= *side;
         }
-        sides[AXES - 1] *= rest;
+        sides[AXES - 1] = rest;
         sides
     }
 
@@ -519,6 +521,13 @@ mod tests {
         assert_eq!(grid(12), [2, 2, 3]);
         assert_eq!(grid(64), [4, 4, 4]);
         assert_eq!(grid(18), [2, 3, 3]);
+        // Large counts: a prime, a power of two, the largest.
+        assert_eq!(grid(2_147_483_647), [1, 1, 2_147_483_647]);
+        assert_eq!(grid(1 << 31), [1 << 10, 1 << 10, 1 << 11]);
+        assert_eq!(grid(u32::MAX), [1285, 51, 65_537]);
+        for count in 1..2000 {
+            assert_eq!(grid(count).iter().product::<u32>(), count);
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::cpu::CpuEngine;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::estimate::plan_on_host;
+use crate::fit::misfit;
 use crate::index::DataIndex;
 use crate::options::{JoinOrder, JoinPaths, MatchOptions, Semantics, Share, Status, AXES};
 use crate::plan::{Plan, Strategy};
@@ -72,6 +73,8 @@ pub struct Planned {
     planning: Duration,
     /// Whether the plan was made for a count (leaves multiplied) rather than a listing.
     counting: bool,
+    /// False when the query cannot match at all ([`misfit`]): the join answers 0 at once.
+    fits: bool,
 }
 
 /// Filters `query` on `engine` and plans its join (leaves postponed only when `counting`).
@@ -87,6 +90,9 @@ pub(crate) fn plan_query(
     }
     if query.is_directed() != data.graph().is_directed() {
         return Err(Error::DirectionMismatch);
+    }
+    if options.semantics.injective() && misfit(query, data).is_some() {
+        return Ok(Planned::without_match(query, data, counting));
     }
     let started = Instant::now();
     let mut candidates = engine.filter(query, data, options)?;
@@ -130,6 +136,7 @@ pub(crate) fn plan_query(
         filter: filtered - started,
         planning: filtered.elapsed(),
         counting,
+        fits: true,
     })
 }
 
@@ -184,6 +191,21 @@ fn to_host<'c>(
 }
 
 impl Planned {
+    /// A query that cannot match: no candidates, no filtering, and a plan over empty sets.
+    fn without_match(query: &Graph, data: &DataIndex, counting: bool) -> Planned {
+        let started = Instant::now();
+        let n = query.vertex_count();
+        let plan = Plan::with_strategy(query, &vec![0; n], data, false, Strategy::Paper, &|| false);
+        Planned {
+            candidates: Candidates::Host(CandidateSets::from_lists(vec![Vec::new(); n], 0)),
+            plan,
+            filter: Duration::ZERO,
+            planning: started.elapsed(),
+            counting,
+            fits: false,
+        }
+    }
+
     /// Whether the plan counts (its leaves multiplied) rather than lists.
     pub(crate) fn counts(&self) -> bool {
         self.counting
@@ -221,6 +243,9 @@ impl Planned {
         share: Option<Share>,
         sink: &mut dyn MatchSink,
     ) -> Result<MatchReport> {
+        if !self.fits {
+            return Ok(self.report());
+        }
         let started = Instant::now();
         let shared;
         let candidates = match share {

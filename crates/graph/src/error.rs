@@ -41,6 +41,14 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// The input holds more bytes than may be held in memory.
+    #[error("{}: more than {} bytes to hold in memory ({})", path.display(), bound.bytes, bound.source)]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The bound it exceeds.
+        bound: crate::formats::MemoryBound,
+    },
     /// The same edge was given twice.
     #[error("duplicate edge {from} -- {to} with label {label}")]
     DuplicateEdge {

@@ -193,6 +193,7 @@ impl PyGraph {
                 format,
                 directed,
                 vertex_labels: None,
+                memory: None,
             };
             let mut graphs = read_graphs(&path, &options).map_err(ReadError::Graph)?;
             if graphs.len() != 1 {

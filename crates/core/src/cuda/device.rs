@@ -1,18 +1,17 @@
-//! Finding and opening a GPU. cudarc panics when libcuda or libnvrtc is missing, so both are
-//! probed first and their absence becomes an ordinary error with a reason.
+//! Finding and opening a GPU, once `libraries` found libcuda and libnvrtc usable.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cudarc::driver::{
-    sys as driver_sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr,
-    PinnedHostSlice,
+    CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr, PinnedHostSlice,
 };
 use gsi_kernels::Kernel;
 use rayon::prelude::*;
 
 use super::launch::MAX_WIDTH;
-use super::modules::{nvrtc_present, Build, Kernels};
+use super::libraries::{check_driver, check_nvrtc};
+use super::modules::{Build, Kernels};
 use crate::error::{driver, Error, NoGpu, Result};
 
 /// Copies words `start..start + out.len()` of the concatenation of `parts` into `out`, in
@@ -45,16 +44,10 @@ fn gather(parts: &[&[u32]], start: usize, out: &mut [u32]) {
 /// Why no GPU can be used, or `Ok` when the libraries are there.
 ///
 /// # Errors
-/// The library that is missing.
+/// The library that is missing or lacks a function gsi calls.
 pub fn probe() -> std::result::Result<(), NoGpu> {
-    // SAFETY: only tries to open the library.
-    if !unsafe { driver_sys::is_culib_present() } {
-        return Err(NoGpu::NoDriver);
-    }
-    if !nvrtc_present() {
-        return Err(NoGpu::NoNvrtc);
-    }
-    Ok(())
+    check_driver()?;
+    check_nvrtc()
 }
 
 /// How many GPUs the driver lists.

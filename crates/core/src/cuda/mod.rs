@@ -12,6 +12,7 @@ mod filter;
 mod index;
 mod join;
 pub mod launch;
+pub mod libraries;
 pub mod modules;
 mod scan;
 

@@ -12,6 +12,7 @@ use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys, Ptx};
 use gsi_kernels::{Kernel, KernelModule};
 
 use super::launch;
+use super::libraries::check_nvrtc;
 use crate::error::{driver, Error, Result};
 use crate::kernel_cache;
 
@@ -46,12 +47,6 @@ fn compile_error(module: KernelModule, log: String) -> Error {
     }
 }
 
-/// Whether NVRTC can be loaded (cudarc panics on first use otherwise).
-pub fn nvrtc_present() -> bool {
-    // SAFETY: only tries to open the library.
-    unsafe { nvrtc_sys::is_culib_present() }
-}
-
 /// NVRTC's version, as (major, minor).
 fn nvrtc_version() -> (i32, i32) {
     let (mut major, mut minor) = (0, 0);
@@ -65,12 +60,7 @@ fn nvrtc_version() -> (i32, i32) {
 /// # Errors
 /// [`Error::Compile`] with NVRTC's log when the source does not compile.
 pub fn compile_cubin(module: KernelModule, arch: &str, build: Build) -> Result<Vec<u8>> {
-    if !nvrtc_present() {
-        return Err(compile_error(
-            module,
-            "NVRTC (libnvrtc) is not installed".into(),
-        ));
-    }
+    check_nvrtc().map_err(|reason| compile_error(module, reason.to_string()))?;
     let source = CString::new(module.source()).expect("kernel sources hold no NUL");
     let name = CString::new(module.file_name()).expect("no NUL");
     let mut options = launch::defines(build);

@@ -35,7 +35,7 @@ pub fn parse(path: &Path, bytes: &[u8], directed: bool) -> Result<Vec<Graph>> {
     // The first `t # K` line.
     let mut header = loop {
         let Some((line, text)) = lines.next_line()? else {
-            return Err(empty(path, "a graph header such as `t # 0`"));
+            return Err(empty(path, bytes, "a graph header such as `t # 0`"));
         };
         let mut fields = Fields::new(text, line, path);
         match fields.word() {

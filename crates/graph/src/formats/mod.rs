@@ -34,6 +34,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 pub use atomic::AtomicFile;
+pub use input::MemoryBound;
 pub use labels::{LabelKind, LabelNames, TranslatedQuery, UnknownLabel};
 pub use names::{Dictionary, VertexName, VertexNames};
 
@@ -119,6 +120,8 @@ pub struct ReadOptions {
     pub directed: bool,
     /// A file of `id label` lines giving vertex labels by original id; only for SNAP.
     pub vertex_labels: Option<PathBuf>,
+    /// The most bytes of one input held in memory; `None`: no bound.
+    pub memory: Option<MemoryBound>,
 }
 
 /// Edges a reader dropped without complaint: repeats and self-loops are common in SNAP and
@@ -193,6 +196,7 @@ pub fn read_graph(path: &Path, format: Format, directed: bool) -> Result<Graph> 
         format,
         directed,
         vertex_labels: None,
+        memory: None,
     };
     load_graph(path, &options).map(|loaded| loaded.graph)
 }
@@ -219,10 +223,16 @@ pub fn load_graph(path: &Path, options: &ReadOptions) -> Result<LoadedGraph> {
 /// The file (or the vertex-label file) cannot be read, is not text or does not follow the
 /// format; a vertex-label file was given for a format other than SNAP.
 pub fn read_graphs(path: &Path, options: &ReadOptions) -> Result<Vec<LoadedGraph>> {
-    let file = FileBytes::open(path)?;
+    let file = FileBytes::open(path, options.memory.as_ref())?;
     let bytes = file.as_slice();
     let format = match options.format {
-        Format::Auto => detect(path, bytes)?,
+        Format::Auto => match detect(path, bytes) {
+            Ok(format) => format,
+            Err(err) => {
+                cr_line_endings(path, bytes)?;
+                return Err(err);
+            }
+        },
         f => f,
     };
     if let (Some(labels), false) = (&options.vertex_labels, format == Format::Snap) {
@@ -234,6 +244,23 @@ pub fn read_graphs(path: &Path, options: &ReadOptions) -> Result<Vec<LoadedGraph
             ),
         });
     }
+    if format != Format::NTriples {
+        cr_line_endings(path, bytes)?;
+    }
+    parse_as(&file, path, format, options).map_err(|err| match options.format {
+        Format::Auto => err,
+        named => with_format_hint(err, path, bytes, named),
+    })
+}
+
+/// The graphs of `file` (at `path`) read as `format`.
+fn parse_as(
+    file: &FileBytes,
+    path: &Path,
+    format: Format,
+    options: &ReadOptions,
+) -> Result<Vec<LoadedGraph>> {
+    let bytes = file.as_slice();
     let directed = options.directed;
     Ok(match format {
         Format::Auto | Format::SunLuo => {
@@ -248,7 +275,7 @@ pub fn read_graphs(path: &Path, options: &ReadOptions) -> Result<Vec<LoadedGraph
             .collect(),
         Format::Snap => {
             let labels = match &options.vertex_labels {
-                Some(p) => Some((p.as_path(), FileBytes::open(p)?)),
+                Some(p) => Some((p.as_path(), FileBytes::open(p, options.memory.as_ref())?)),
                 None => None,
             };
             let labels = labels.as_ref().map(|(p, b)| (*p, b.as_slice()));
@@ -258,14 +285,57 @@ pub fn read_graphs(path: &Path, options: &ReadOptions) -> Result<Vec<LoadedGraph
     })
 }
 
+/// `err`, the error of reading `path` as the `named` format, with a hint where the file
+/// looks like another format.
+fn with_format_hint(err: Error, path: &Path, bytes: &[u8], named: Format) -> Error {
+    let seen = match detect(path, bytes) {
+        Ok(seen) if seen != named => seen,
+        _ => return err,
+    };
+    let hint = format!("the file looks like {seen}: --format auto reads it");
+    match err {
+        Error::Parse {
+            path: at,
+            line,
+            message,
+        } if at == path => Error::Parse {
+            path: at,
+            line,
+            message: format!("{message} ({hint})"),
+        },
+        Error::Invalid { path: at, message } if at == path => Error::Invalid {
+            path: at,
+            message: format!("{message} ({hint})"),
+        },
+        err => err,
+    }
+}
+
+/// An error naming CR line endings when the first line is text with a carriage return before
+/// its end: the readers other than N-Triples (which takes any run of CR and LF) end lines at
+/// LF.
+fn cr_line_endings(path: &Path, bytes: &[u8]) -> Result<()> {
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    let first = first.strip_suffix(b"\r").unwrap_or(first);
+    let text = std::str::from_utf8(first).is_ok_and(|t| !t.contains('\0'));
+    if text && first.contains(&b'\r') {
+        return Err(Error::Parse {
+            path: path.to_path_buf(),
+            line: 1,
+            message: "the lines end in a carriage return alone (CR line endings): convert them to LF, e.g. with `tr '\\r' '\\n'`".into(),
+        });
+    }
+    Ok(())
+}
+
 /// Tells the format of `path` from its first line that is neither blank nor a `#` comment:
 /// `t N M` is Sun–Luo, `t # K` is GSI, a line starting with `<` or `_:` is N-Triples, and two
 /// words (ids or names) with an optional integer label are a SNAP edge.
 ///
 /// # Errors
-/// The file cannot be read, is empty, or its first line fits no format.
-pub fn detect_format(path: &Path) -> Result<Format> {
-    let bytes = FileBytes::open(path)?;
+/// The file cannot be read (within `memory`), is empty, or its first line fits no format.
+pub fn detect_format(path: &Path, memory: Option<&MemoryBound>) -> Result<Format> {
+    let bytes = FileBytes::open(path, memory)?;
     detect(path, bytes.as_slice())
 }
 
@@ -298,7 +368,7 @@ fn detect(path: &Path, bytes: &[u8]) -> Result<Format> {
             }
         };
     }
-    Err(empty(path, "a graph"))
+    Err(empty(path, bytes, "a graph"))
 }
 
 /// The label slot of a vertex no `v` line has declared yet.
@@ -373,11 +443,16 @@ pub(crate) fn check_claim(
     Ok(())
 }
 
-/// The error for a file with nothing but blank lines (and comments where allowed).
-pub(crate) fn empty(path: &Path, expected: &str) -> Error {
+/// The error for a file (`bytes`) with nothing but blank lines (and comments where allowed).
+pub(crate) fn empty(path: &Path, bytes: &[u8], expected: &str) -> Error {
+    let what = if bytes.iter().all(u8::is_ascii_whitespace) {
+        "the file is empty"
+    } else {
+        "the file holds only comments and blank lines"
+    };
     Error::Invalid {
         path: path.to_path_buf(),
-        message: format!("the file is empty: expected {expected}"),
+        message: format!("{what}: expected {expected}"),
     }
 }
 
@@ -480,7 +555,7 @@ mod tests {
         ];
         for (i, (text, format, edges)) in cases.into_iter().enumerate() {
             let path = file(&dir, &format!("g{i}"), text);
-            assert_eq!(detect_format(&path).unwrap(), format, "{text:?}");
+            assert_eq!(detect_format(&path, None).unwrap(), format, "{text:?}");
             let loaded = load_graph(&path, &ReadOptions::default()).unwrap();
             assert_eq!(loaded.format, format);
             assert_eq!(loaded.graph.edge_count(), edges);
@@ -491,7 +566,10 @@ mod tests {
         }
         for (text, expected) in [
             ("", "the file is empty: expected a graph"),
-            ("# only a comment\n\n", "the file is empty"),
+            (
+                "# only a comment\n\n",
+                "the file holds only comments and blank lines: expected a graph",
+            ),
             (
                 "1 2 3 4\n",
                 ":1: cannot tell the file's format from `1 2 3 4`",
@@ -503,7 +581,7 @@ mod tests {
             ("7\n", "cannot tell the file's format"),
         ] {
             let path = file(&dir, "bad", text);
-            let msg = detect_format(&path).unwrap_err().to_string();
+            let msg = detect_format(&path, None).unwrap_err().to_string();
             assert!(msg.contains(expected), "{text:?}: got `{msg}`");
             let msg = read_graph(&path, Format::Auto, false)
                 .unwrap_err()
@@ -546,6 +624,7 @@ mod tests {
             format: Format::Auto,
             directed: false,
             vertex_labels: Some(labels.clone()),
+            memory: None,
         };
         let loaded = load_graph(&snap, &options).unwrap();
         assert_eq!(loaded.graph.vertex_labels(), &[4, 0]);

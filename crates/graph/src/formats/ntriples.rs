@@ -103,7 +103,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedGraph> {
         }
     }
     if !any_line {
-        return Err(empty(path, "triples `<s> <p> <o> .`"));
+        return Err(empty(path, bytes, "triples `<s> <p> <o> .`"));
     }
     edges.par_sort_unstable();
     let before = edges.len();

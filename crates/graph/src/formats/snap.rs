@@ -201,7 +201,7 @@ pub fn parse(
         });
     }
     if !any_line {
-        return Err(empty(path, "edges `u v [label]`"));
+        return Err(empty(path, bytes, "edges `u v [label]`"));
     }
     edges.par_sort_unstable();
     let before = edges.len();

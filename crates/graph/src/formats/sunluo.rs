@@ -55,7 +55,7 @@ fn parse_in_chunks(
     // Header.
     let (header_line, vertex_total, edge_total) = loop {
         let Some((line, text)) = lines.next_line()? else {
-            return Err(empty(path, "a graph header such as `t N M`"));
+            return Err(empty(path, bytes, "a graph header such as `t N M`"));
         };
         let mut fields = Fields::new(text, line, path);
         match fields.word() {
