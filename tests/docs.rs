@@ -22,10 +22,11 @@ fn files(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The text of every Rust and CUDA source of the crates.
+/// The text of every Rust, CUDA and Python source of the crates.
 struct Sources {
     rust: String,
     cuda: String,
+    python: String,
 }
 
 impl Sources {
@@ -42,6 +43,7 @@ impl Sources {
         Sources {
             rust: read(&[".rs"]),
             cuda: read(&[".cu", ".cuh"]),
+            python: read(&[".py"]),
         }
     }
 
@@ -59,6 +61,7 @@ impl Sources {
         ["struct", "enum", "trait", "type"]
             .iter()
             .any(|kind| Self::has_word(&self.rust, &format!("{kind} {name}")))
+            || Self::has_word(&self.python, &format!("class {name}"))
     }
 
     /// A function or a field of that name.
