@@ -835,19 +835,9 @@ impl fmt::Display for Plan {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use gsi_graph::GraphBuilder;
-
+mod tests {
     use super::*;
-
-    /// A small graph from its labels and (source, target, label) edges.
-    pub(crate) fn graph(directed: bool, labels: &[u32], edges: &[(u32, u32, u32)]) -> Graph {
-        let mut b = GraphBuilder::with_vertices(directed, labels.to_vec());
-        for &(s, t, l) in edges {
-            b.add_edge(s, t, l).unwrap();
-        }
-        b.build().unwrap()
-    }
+    use crate::testing::graph;
 
     #[test]
     fn the_two_core_keeps_cycles_and_drops_the_trees_beside_them() {

@@ -12,8 +12,8 @@ use super::index::DeviceIndex;
 use super::launch::per_element;
 use super::scan::exclusive_scan;
 use crate::error::{driver, Result};
-use crate::options::Semantics;
-use crate::signature::{FilterTests, QuerySignatures};
+use crate::options::{FilterTests, Semantics};
+use crate::signature::QuerySignatures;
 
 /// How `gsi_filter_signatures` checks labels (`LABEL_TEST_*` in `filter.cu`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

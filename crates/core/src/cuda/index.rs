@@ -11,26 +11,11 @@ use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 use rayon::prelude::*;
 
 use super::device::Device;
+use crate::config::ListIndex;
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
 use crate::pcsr::{PartitionKey, Pcsr, GROUP_WORDS};
 use crate::plan::Plan;
-
-/// How the device finds a vertex's list in a partition: through the paper's PCSR (Sec. 4),
-/// or, to measure PCSR against the others of the paper's comparison, through a plain CSR (for
-/// every vertex of the graph, in every partition, the start and end of its list: two words)
-/// or the compressed representation CR (the partition's vertices sorted and found by binary
-/// search, then their lists' starts and ends). Every layout reads the same column index.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ListIndex {
-    /// PCSR groups of 128 bytes, found by hashing (one transaction a lookup, nearly always).
-    #[default]
-    Pcsr,
-    /// Plain CSR: `2 |V|` words a partition.
-    Csr,
-    /// CR: `3 |V(D)|` words a partition, a binary search a lookup.
-    Cr,
-}
 
 impl ListIndex {
     /// The kernels' number for it (`LIST_INDEX_*` in `prelude.cuh`).

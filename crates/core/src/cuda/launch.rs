@@ -3,7 +3,6 @@
 
 use cudarc::driver::LaunchConfig;
 
-use super::modules::Build;
 use crate::pcsr::{EMPTY_SLOT, GROUP_WORDS, KEYS_PER_GROUP, NO_GROUP};
 use crate::plan::{MAX_LEAF_GROUP, MAX_LEAF_LINKS};
 use crate::signature::SIGNATURE_WORDS;
@@ -12,7 +11,7 @@ use crate::signature::SIGNATURE_WORDS;
 pub const BLOCK_SIZE: u32 = 256;
 /// Widest intermediate table whose rows the standard build keeps in shared memory, and most
 /// edge tests a step of `gsi_join_rows` makes at once; wider plans take the wide build
-/// ([`Build::Wide`]), and a step with more tests makes them one pass each.
+/// (`WIDE_TABLES`), and a step with more tests makes them one pass each.
 pub const MAX_WIDTH: usize = 128;
 /// Widest table, and most lists a row reads, of `gsi_join_rows_narrow` (eight lanes per row
 /// keep 32 rows of a block in shared memory).
@@ -69,13 +68,13 @@ pub mod small {
     }
 }
 
-/// The NVRTC `-D` options of `build`: launch shape, signature width, the PCSR group layout,
-/// the largest leaf group, the depth-first counters, the small join's state and whether
-/// tables are wide.
-pub fn defines(build: Build) -> Vec<String> {
+/// The NVRTC `-D` options of a build, wide or not: launch shape, signature width, the PCSR
+/// group layout, the largest leaf group, the depth-first counters, the small join's state and
+/// whether tables are wide.
+pub fn defines(wide_tables: bool) -> Vec<String> {
     let key_words = 2 * KEYS_PER_GROUP;
     [
-        ("WIDE_TABLES", u32::from(build == Build::Wide).to_string()),
+        ("WIDE_TABLES", u32::from(wide_tables).to_string()),
         ("BLOCK_SIZE", BLOCK_SIZE.to_string()),
         ("MAX_WIDTH", MAX_WIDTH.to_string()),
         ("NARROW_MAX_WIDTH", NARROW_MAX_WIDTH.to_string()),
