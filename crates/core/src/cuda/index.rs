@@ -6,11 +6,12 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use cudarc::driver::{CudaSlice, DeviceRepr};
+use cudarc::driver::CudaSlice;
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 use rayon::prelude::*;
 
 use super::device::Device;
+use super::join::layout::Link;
 use crate::config::ListIndex;
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
@@ -84,47 +85,6 @@ impl ListIndex {
         }
     }
 }
-
-/// A partition as a kernel reads it (`struct Link` in `prelude.cuh`): the table column whose
-/// vertex's neighbours are read, and where the partition lies in the concatenated arrays.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Link {
-    /// Column of the intermediate table.
-    pub column: u32,
-    /// First group of the partition (with [`ListIndex::Csr`] or [`ListIndex::Cr`]: first
-    /// word).
-    pub group_base: u32,
-    /// Groups that the partition's vertices hash to (0: no edge has this label); with CSR the
-    /// graph's vertices, with CR the partition's.
-    pub group_count: u32,
-    /// First column-index entry of the partition.
-    pub ci_base: u32,
-    /// [`ListIndex::code`].
-    pub list_index: u32,
-}
-
-// SAFETY: `Link` is `repr(C)`, five u32, the layout of the kernels' `struct Link`.
-unsafe impl DeviceRepr for Link {}
-
-/// 32-bit words of a [`Link`].
-const LINK_WORDS: usize = 5;
-
-impl Link {
-    /// The link as the kernels read it from a word array: every field, in order.
-    pub fn words(&self) -> [u32; LINK_WORDS] {
-        [
-            self.column,
-            self.group_base,
-            self.group_count,
-            self.ci_base,
-            self.list_index,
-        ]
-    }
-}
-
-// A packed link is the kernels' `struct Link`, field for field.
-const _: () = assert!(std::mem::size_of::<Link>() == 4 * LINK_WORDS);
 
 /// Where a partition lies in concatenated arrays, and its longest list.
 #[derive(Clone, Copy, Debug)]
