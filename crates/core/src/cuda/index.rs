@@ -19,15 +19,6 @@ use crate::pcsr::{PartitionKey, Pcsr, GROUP_WORDS};
 use crate::plan::Plan;
 
 impl ListIndex {
-    /// The kernels' number for it (`LIST_INDEX_*` in `prelude.cuh`).
-    fn code(self) -> u32 {
-        match self {
-            ListIndex::Pcsr => 0,
-            ListIndex::Csr => 1,
-            ListIndex::Cr => 2,
-        }
-    }
-
     /// The words that locate the lists of `pcsr`, a partition of a graph of `vertices`
     /// vertices, and the count the kernels read beside them: PCSR's groups and its hashed
     /// groups; CSR's pairs of every vertex and the vertex count; CR's sorted vertices, then

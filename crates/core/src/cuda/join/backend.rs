@@ -8,14 +8,14 @@ use cudarc::driver::{CudaSlice, CudaView};
 use super::device_plan::PlanOnDevice;
 use super::kernels::{
     join_bounds, join_link, join_permute, join_refilter, join_rows, join_small, leaf_counts,
-    Balance, DepthFirstArgs, Keep, LeafSuffixArgs, LoneLeafCounts, Place, RowPaths, RowsOutput,
+    Balance, DepthFirstArgs, LeafSuffixArgs, LoneLeafCounts, Place, RowPaths, RowsOutput,
     SmallState, StepArgs, Tests,
 };
-use super::layout::{DepthStep, Link, NO_COUNTS};
+use super::layout::{DepthStep, Link};
 use crate::cuda::candidates::DeviceCandidates;
 use crate::cuda::device::Device;
 use crate::cuda::index::DevicePcsr;
-use crate::cuda::launch::{MAX_WIDTH, NARROW_MAX_WIDTH};
+use crate::cuda::launch::{Keep, MAX_WIDTH, NARROW_MAX_WIDTH, NO_COUNTS};
 use crate::cuda::scan::exclusive_scan;
 use crate::error::{driver, Result};
 use crate::join::{BufferLayout, FilledBuffers, JoinBackend, SmallEnd, SmallSteps};

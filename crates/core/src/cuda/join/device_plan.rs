@@ -5,8 +5,9 @@ use std::ops::Range;
 
 use cudarc::driver::{CudaSlice, CudaView};
 
-use super::layout::{DepthStep, LeafGroupOnDevice, LeafTermOnDevice, Link, ABOVE};
+use super::layout::{DepthStep, LeafGroupOnDevice, LeafTermOnDevice, Link};
 use crate::cuda::device::Device;
+use crate::cuda::launch::ABOVE;
 use crate::error::Result;
 use crate::plan::Plan;
 

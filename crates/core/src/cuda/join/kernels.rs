@@ -9,7 +9,7 @@ use super::layout::{DepthStep, LeafGroupOnDevice, LeafTermOnDevice, Link};
 use crate::cuda::candidates::DeviceCandidates;
 use crate::cuda::device::Device;
 use crate::cuda::index::DevicePcsr;
-use crate::cuda::launch::{per_element, warp_per_row, BLOCK_SIZE};
+use crate::cuda::launch::{per_element, warp_per_row, Keep, BLOCK_SIZE};
 use crate::error::{driver, Result};
 
 /// Threads per multiprocessor of a depth-first launch (the most an H100's keeps resident).
@@ -154,17 +154,6 @@ impl Balance {
 pub(super) enum Tests {
     All,
     FirstEdge,
-}
-
-/// What `gsi_join_refilter` keeps of a row's buffer (`KEEP_*` in `join.cu`).
-#[derive(Clone, Copy)]
-pub(super) enum Keep {
-    /// The elements in the list of a linking edge.
-    Linked = 0,
-    /// Those not in it (an absent edge of induced matching).
-    Unlinked = 1,
-    /// Those not in the row (the subtraction).
-    Unmatched = 2,
 }
 
 /// `gsi_join_refilter`: warp per row; keeps of each row's buffer what `keep` says, against

@@ -1,5 +1,6 @@
 //! The records the join kernels read, as their `repr(C)` structs (`Link`, `DepthStep`,
-//! `LeafGroup`, `LeafTerm`) packed into 32-bit words, and the codes inside them.
+//! `LeafGroup`, `LeafTerm`) packed into 32-bit words, and where their fields lie, which the
+//! kernels check against their own structs.
 
 use cudarc::driver::DeviceRepr;
 
@@ -43,10 +44,6 @@ impl Link {
 
 // A packed link is the kernels' `struct Link`, field for field.
 const _: () = assert!(std::mem::size_of::<Link>() == 4 * LINK_WORDS);
-
-/// The flag of an order bound that keeps a step's match above its column's (`ABOVE` in
-/// `prelude.cuh`).
-pub(super) const ABOVE: u32 = 1 << 31;
 
 /// One step as `gsi_join_depth_first` and `gsi_join_small` read it (`struct DepthStep` in
 /// `join.cu`).
@@ -139,12 +136,84 @@ impl LeafTermOnDevice {
     }
 }
 
-/// A group without precomputed counts (`NO_COUNTS` in `join.cu`).
-pub(super) const NO_COUNTS: u32 = u32::MAX;
+/// The `-D` names and values of a record's layout: `GSI_<RECORD>_BYTES`, then
+/// `GSI_<RECORD>_<FIELD>_OFFSET` for each of `fields`, which must be all of them in order.
+macro_rules! record_layout {
+    ($record:literal, $type:ty, [$($field:ident),+]) => {
+        std::iter::once((
+            format!("GSI_{}_BYTES", $record),
+            std::mem::size_of::<$type>(),
+        ))
+        .chain([$((
+            format!("GSI_{}_{}_OFFSET", $record, stringify!($field).to_uppercase()),
+            std::mem::offset_of!($type, $field),
+        )),+])
+    };
+}
+
+/// The size and field offsets of every record the kernels read, as `-D` names (with the
+/// kernels' struct names) and values in bytes: the kernels' `static_assert`s compare them with
+/// their structs, so that a record changed on one side only fails to compile.
+pub(in crate::cuda) fn record_defines() -> Vec<(String, usize)> {
+    record_layout!(
+        "LINK",
+        Link,
+        [column, group_base, group_count, ci_base, list_index]
+    )
+    .chain(record_layout!(
+        "DEPTH_STEP",
+        DepthStep,
+        [
+            vertex,
+            links_from,
+            link_count,
+            absent_count,
+            has_first,
+            candidates_from,
+            candidate_count,
+            order_bounds_from,
+            order_bound_count,
+            max_bound
+        ]
+    ))
+    .chain(record_layout!(
+        "LEAF_GROUP",
+        LeafGroupOnDevice,
+        [members_from, member_count, terms_from, term_count]
+    ))
+    .chain(record_layout!(
+        "LEAF_TERM",
+        LeafTermOnDevice,
+        [coefficient, blocks_from, block_count]
+    ))
+    .collect()
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_field_of_every_record_is_told_to_the_kernels() {
+        // Records of 32-bit fields: the offsets told must be 0, 4, 8, ... up to the size, so
+        // that a field added to a struct but not to `record_defines` fails here.
+        let defines = record_defines();
+        let sizes: Vec<&(String, usize)> = defines
+            .iter()
+            .filter(|(n, _)| n.ends_with("_BYTES"))
+            .collect();
+        assert_eq!(sizes.len(), 4);
+        for (size_name, bytes) in sizes {
+            let record = size_name.trim_end_matches("BYTES");
+            let offsets: Vec<usize> = defines
+                .iter()
+                .filter(|(n, _)| n.starts_with(record) && n.ends_with("_OFFSET"))
+                .map(|&(_, at)| at)
+                .collect();
+            let expected: Vec<usize> = (0..*bytes).step_by(4).collect();
+            assert_eq!(offsets, expected, "{size_name}");
+        }
+    }
 
     #[test]
     fn a_depth_step_is_uploaded_whole() {
