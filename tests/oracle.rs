@@ -6,8 +6,8 @@ use std::ops::RangeInclusive;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gsi_core::cpu::CpuEngine;
+use gsi_core::options::FilterTests;
 use gsi_core::options::REFINE_ROUNDS;
-use gsi_core::signature::FilterTests;
 use gsi_core::{
     find_matches, CountOnly, DataIndex, JoinOrder, MatchOptions, MatchReport, MatchSink, Semantics,
     Status,

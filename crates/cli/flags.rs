@@ -803,7 +803,7 @@ pub struct MatchingArgs {
 
     /// For tests and measurements: estimated partial matches from which a query's join order
     /// is chosen by sampling (`0`: every query).
-    #[arg(long, value_name = "N", hide = true, default_value_t = gsi_core::estimate::HEAVY_QUERY_WORK)]
+    #[arg(long, value_name = "N", hide = true, default_value_t = gsi_core::options::HEAVY_QUERY_WORK)]
     pub heavy_work: f64,
 }
 

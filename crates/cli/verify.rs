@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context, Result};
 use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::GpuEngine;
+use gsi_core::options::FilterTests;
 use gsi_core::pcsr::group_of;
-use gsi_core::signature::FilterTests;
 use gsi_core::{
     find_matches, CollectMatches, DataIndex, Engine, EngineKind, IndexOptions, JoinOrder,
     MatchOptions, PcsrLayout, Semantics, Status,

@@ -7,12 +7,11 @@
 
 use gsi_graph::{Graph, VertexId};
 
-use crate::candidates::Candidates;
 use crate::config::EngineConfig;
 use crate::cpu::filter::rarest_label_vertices;
 use crate::cpu::CpuEngine;
 use crate::cuda::GpuEngine;
-use crate::engine::{Engine, Notice};
+use crate::engine::{Candidates, Engine, Notice};
 use crate::error::Result;
 use crate::index::DataIndex;
 use crate::options::{JoinOutcome, MatchOptions};

@@ -2,18 +2,11 @@
 //! sorted list (to start the join and to size buffers) and a bitset over the data vertices (so
 //! that the join tests membership in one read, Sec. 5 "GPU-friendly Set Operation").
 //!
-//! [`Candidates`] is the value a filter returns and a join takes: it says where the sets live,
-//! and [`Candidates::to_host`] / [`CandidateSets::to_device`] move them, so that the filter of
-//! one engine can feed the join of the other.
-
-use std::borrow::Cow;
+//! These are the sets in host memory; [`crate::Candidates`] says where a filter left them,
+//! and the GPU engine moves them to and from its device (`cuda/candidates.rs`).
 
 use fixedbitset::FixedBitSet;
 use gsi_graph::VertexId;
-
-use crate::cuda::candidates::DeviceCandidates;
-use crate::cuda::device::Device;
-use crate::error::{driver, Result};
 
 /// C(u) for every query vertex u, in host memory.
 #[derive(Clone, Debug)]
@@ -102,82 +95,14 @@ impl CandidateSets {
         self.lists.iter().map(Vec::len).collect()
     }
 
-    /// A copy on `device`.
-    ///
-    /// # Errors
-    /// The device cannot hold or take the copy.
-    pub fn to_device(&self, device: &Device) -> Result<DeviceCandidates> {
-        let vertex_count = self.bits.first().map_or(0, FixedBitSet::len);
-        let words = vertex_count.div_ceil(32).max(1);
-        let mut bits = vec![0u32; words * self.lists.len()];
-        let mut lists = Vec::new();
-        let mut starts = vec![0u32];
-        for (u, list) in self.lists.iter().enumerate() {
-            for &v in list {
-                bits[u * words + v as usize / 32] |= 1 << (v % 32);
-            }
-            lists.extend_from_slice(list);
-            starts.push(lists.len() as u32);
-        }
-        Ok(DeviceCandidates {
-            stream: device.stream.clone(),
-            vertex_count,
-            bits: device.upload(&bits, "candidate bitsets")?,
-            words,
-            lists: device.upload(&lists, "candidate lists")?,
-            starts,
-        })
-    }
-}
-
-/// Candidate sets where a filter computed them.
-pub enum Candidates {
-    /// In host memory (the CPU filter).
-    Host(CandidateSets),
-    /// In device memory (the GPU filter).
-    Device(DeviceCandidates),
-}
-
-impl Candidates {
-    /// |C(u)| for every u (no copy from the device: the list starts are on the host).
-    pub fn sizes(&self) -> Vec<usize> {
-        match self {
-            Candidates::Host(sets) => sets.sizes(),
-            Candidates::Device(sets) => sets.sizes(),
-        }
+    /// C(u) as a sorted list, for every u in turn.
+    pub fn lists(&self) -> impl ExactSizeIterator<Item = &[VertexId]> {
+        self.lists.iter().map(Vec::as_slice)
     }
 
-    /// Whether some C(u) is empty, so that the query has no match.
-    pub fn any_empty(&self) -> bool {
-        self.sizes().contains(&0)
-    }
-
-    /// The sets in host memory: these, or a copy read back from the device.
-    ///
-    /// # Errors
-    /// The copy from the device fails.
-    pub fn to_host(&self) -> Result<Cow<'_, CandidateSets>> {
-        let sets = match self {
-            Candidates::Host(sets) => return Ok(Cow::Borrowed(sets)),
-            Candidates::Device(sets) => sets,
-        };
-        let total = *sets.starts.last().unwrap_or(&0) as usize;
-        let all = if total == 0 {
-            Vec::new()
-        } else {
-            sets.stream
-                .clone_dtoh(&sets.lists.slice(0..total))
-                .map_err(driver("reading candidate lists"))?
-        };
-        let lists = sets
-            .starts
-            .windows(2)
-            .map(|w| all[w[0] as usize..w[1] as usize].to_vec())
-            .collect();
-        Ok(Cow::Owned(CandidateSets::from_lists(
-            lists,
-            sets.vertex_count,
-        )))
+    /// Data vertices the bitsets cover.
+    pub fn vertex_count(&self) -> usize {
+        self.bits.first().map_or(0, FixedBitSet::len)
     }
 }
 

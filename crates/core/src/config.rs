@@ -36,6 +36,22 @@ pub const RESIDENT_INDEX_SHARE: f64 = 0.5;
 /// costs more) and 141-156 ms with 8 MiB (more stages; docs/BENCHMARKS.md).
 pub const UPLOAD_STAGE_BYTES: usize = 16 << 20;
 
+/// How the device finds a vertex's list in a partition: through the paper's PCSR (Sec. 4),
+/// or, to measure PCSR against the others of the paper's comparison, through a plain CSR (for
+/// every vertex of the graph, in every partition, the start and end of its list: two words)
+/// or the compressed representation CR (the partition's vertices sorted and found by binary
+/// search, then their lists' starts and ends). Every layout reads the same column index.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ListIndex {
+    /// PCSR groups of 128 bytes, found by hashing (one transaction a lookup, nearly always).
+    #[default]
+    Pcsr,
+    /// Plain CSR: `2 |V|` words a partition.
+    Csr,
+    /// CR: `3 |V(D)|` words a partition, a binary search a lookup.
+    Cr,
+}
+
 /// How the engines are set up.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineConfig {
@@ -58,7 +74,7 @@ pub struct EngineConfig {
     /// eighth of it are copied directly.
     pub upload_stage_bytes: usize,
     /// How the GPU finds a vertex's list in a partition (PCSR; CSR and CR to measure it).
-    pub list_index: crate::cuda::ListIndex,
+    pub list_index: ListIndex,
 }
 
 impl Default for EngineConfig {
@@ -72,7 +88,7 @@ impl Default for EngineConfig {
             auto_gpu_join_min_steps: GPU_JOIN_MIN_STEPS,
             kernel_cache: None,
             upload_stage_bytes: UPLOAD_STAGE_BYTES,
-            list_index: crate::cuda::ListIndex::Pcsr,
+            list_index: ListIndex::Pcsr,
         }
     }
 }

@@ -5,14 +5,51 @@
 //! engine can feed the join of another (as `auto` does). An engine may keep caches, such as
 //! the GPU engine's copy of the index on its device.
 
+use std::borrow::Cow;
+
 use gsi_graph::Graph;
 
-use crate::candidates::Candidates;
+use crate::candidates::CandidateSets;
+use crate::cuda::candidates::DeviceCandidates;
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
 use crate::options::{JoinOutcome, MatchOptions};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
+
+/// Candidate sets where a filter computed them: the value a filter returns and a join takes.
+pub enum Candidates {
+    /// In host memory (the CPU filter).
+    Host(CandidateSets),
+    /// In device memory (the GPU filter).
+    Device(DeviceCandidates),
+}
+
+impl Candidates {
+    /// |C(u)| for every u (no copy from the device: the list starts are on the host).
+    pub fn sizes(&self) -> Vec<usize> {
+        match self {
+            Candidates::Host(sets) => sets.sizes(),
+            Candidates::Device(sets) => sets.sizes(),
+        }
+    }
+
+    /// Whether some C(u) is empty, so that the query has no match.
+    pub fn any_empty(&self) -> bool {
+        self.sizes().contains(&0)
+    }
+
+    /// The sets in host memory: these, or a copy read back from the device.
+    ///
+    /// # Errors
+    /// The copy from the device fails.
+    pub fn to_host(&self) -> Result<Cow<'_, CandidateSets>> {
+        match self {
+            Candidates::Host(sets) => Ok(Cow::Borrowed(sets)),
+            Candidates::Device(sets) => Ok(Cow::Owned(sets.download()?)),
+        }
+    }
+}
 
 /// Something an engine did that the user should hear of; its `Display` is the sentence the
 /// front ends print.

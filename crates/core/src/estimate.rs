@@ -4,12 +4,14 @@
 //! Random walks down a plan (WanderJoin, Li et al., SIGMOD 2016) estimate without bias how
 //! many partial matches each step produces, so a few candidate orders are sampled and the one
 //! with the least estimated work is run.
+//!
+//! A walk needs of a join only Algorithm 3 for one partial match ([`RowExtender`]); the
+//! caller hands in the join that gives it ([`JoinForWalks`]), so the planner names no engine.
 
 use gsi_graph::{Graph, VertexId};
 use rayon::prelude::*;
 
 use crate::candidates::CandidateSets;
-use crate::cpu::join::CpuJoin;
 use crate::index::DataIndex;
 use crate::options::{JoinOrder, MatchOptions};
 use crate::plan::{two_core, Plan, Strategy};
@@ -25,12 +27,29 @@ const WALKS: usize = 128;
 /// walks for each of four orders (yeast's query_dense_8_37: 1.0 ms planning with 128, against
 /// a 0.35 ms join).
 const LIGHT_SAMPLING_WORK: f64 = 1e5;
-/// Estimated partial matches of Algorithm 2's plan from which a query counts as heavy. Below
-/// it the join takes well under a millisecond, less than sampling other orders would (about
-/// 1 ms on one core for yeast's 8-vertex queries).
-pub const HEAVY_QUERY_WORK: f64 = 1e4;
 
-/// The plan to run for `query` over `sets`, which are refined first ([`crate::refine`]).
+/// Algorithm 3 for one partial match of one plan: what a walk asks of a join.
+pub trait RowExtender {
+    /// The extensions of `row`, a partial match of the plan's columns before `step`, at
+    /// `step`: written to the front of `buf` (grown as needed); returns how many.
+    fn extend_row(&self, step: usize, row: &[VertexId], buf: &mut Vec<VertexId>) -> usize;
+}
+
+/// The join whose extensions the walks sample: it makes the [`RowExtender`] of each plan
+/// sampled.
+pub trait JoinForWalks: Sync {
+    /// The extender of `plan` over `sets` under `options`.
+    fn extender<'a>(
+        &self,
+        plan: &'a Plan,
+        sets: &'a CandidateSets,
+        data: &'a DataIndex,
+        options: &'a MatchOptions,
+    ) -> Box<dyn RowExtender + 'a>;
+}
+
+/// The plan to run for `query` over `sets`, which are refined first ([`crate::refine`]);
+/// `join` extends the walks' partial matches.
 ///
 /// With [`JoinOrder::Sampled`], a light query (Algorithm 2's plan estimated under
 /// `options.heavy_query_work` partial matches by a few walks) runs Algorithm 2's plan; a
@@ -45,6 +64,7 @@ pub(crate) fn plan_on_host(
     data: &DataIndex,
     options: &MatchOptions,
     postpone_leaves: bool,
+    join: &dyn JoinForWalks,
 ) -> Plan {
     let keep = |mut plan: Plan, reason: String| {
         plan.choice.kept_because = Some(reason);
@@ -68,6 +88,7 @@ pub(crate) fn plan_on_host(
             sets,
             data,
             options,
+            join,
         };
         let work = sampler.work(&paper, FIRST_WALKS);
         if !worth_planning(query, sets, data, work) {
@@ -97,6 +118,7 @@ pub(crate) fn plan_on_host(
                 sets,
                 data,
                 options,
+                join,
             };
             let (mut paper, work) = match unrefined {
                 Some(walked) if !shrank => walked,
@@ -204,18 +226,19 @@ struct Sampler<'a> {
     sets: &'a CandidateSets,
     data: &'a DataIndex,
     options: &'a MatchOptions,
+    join: &'a dyn JoinForWalks,
 }
 
 impl Sampler<'_> {
     /// The estimated work of `plan` from `walks` random walks: the partial matches of every
     /// step before the leaf suffix, plus, for each row at the suffix, one extension set per
     /// member. A walk from a random candidate of the first step takes at each step a random
-    /// extension of its partial match (Algorithm 3 for one row, as the CPU join computes it);
+    /// extension of its partial match (Algorithm 3 for one row, as the join computes it);
     /// the product of the extension counts along the way, times the step's count, estimates
     /// the step's partial matches without bias. Walks are seeded alike, so a plan is chosen
     /// the same way every time.
     fn work(&self, plan: &Plan, walks: usize) -> f64 {
-        let join = CpuJoin::new(plan, self.sets, self.data, self.options);
+        let join = self.join.extender(plan, self.sets, self.data, self.options);
         let width = plan.width();
         let from = plan.leaves.from.min(width);
         let mut row: Vec<VertexId> = Vec::with_capacity(width);
@@ -232,7 +255,7 @@ impl Sampler<'_> {
             row.clear();
             let mut weight = 1.0;
             for step in 0..from {
-                let n = join.row_extensions(step, &row, &mut buf, None);
+                let n = join.extend_row(step, &row, &mut buf);
                 total += weight * n as f64;
                 if n == 0 {
                     break;
@@ -266,8 +289,53 @@ mod tests {
     use gsi_graph::GraphBuilder;
 
     use super::*;
-    use crate::candidates::CandidateSets;
     use crate::options::Semantics;
+
+    /// Extensions by definition, independent of the engines' joins: the candidates of the
+    /// step's vertex that are neighbours, in the data graph, of every linked column's match
+    /// and, when injective, in no column.
+    struct ByDefinition;
+
+    struct Defined<'a> {
+        plan: &'a Plan,
+        sets: &'a CandidateSets,
+        data: &'a DataIndex,
+        injective: bool,
+    }
+
+    impl JoinForWalks for ByDefinition {
+        fn extender<'a>(
+            &self,
+            plan: &'a Plan,
+            sets: &'a CandidateSets,
+            data: &'a DataIndex,
+            options: &'a MatchOptions,
+        ) -> Box<dyn RowExtender + 'a> {
+            Box::new(Defined {
+                plan,
+                sets,
+                data,
+                injective: options.semantics.injective(),
+            })
+        }
+    }
+
+    impl RowExtender for Defined<'_> {
+        fn extend_row(&self, step: usize, row: &[VertexId], buf: &mut Vec<VertexId>) -> usize {
+            let st = &self.plan.steps[step];
+            let graph = self.data.graph();
+            buf.clear();
+            buf.extend(self.sets.list(st.vertex).iter().filter(|x| {
+                !(self.injective && row.contains(x))
+                    && st.links().all(|e| {
+                        graph
+                            .neighbors(row[e.column], e.label, e.direction)
+                            .contains(x)
+                    })
+            }));
+            buf.len()
+        }
+    }
 
     fn clique(n: u32) -> Graph {
         let mut b = GraphBuilder::with_vertices(false, vec![0; n as usize]);
@@ -302,6 +370,7 @@ mod tests {
             sets: &sets,
             data: &data,
             options: &isomorphism,
+            join: &ByDefinition,
         };
         assert_eq!(sampler.work(&plan, 7), (6 + 30 + 120) as f64);
         let homomorphism = MatchOptions {
@@ -329,7 +398,14 @@ mod tests {
         };
         for heavy_query_work in [1e9, 0.0, 1.0] {
             let mut sets = CandidateSets::from_lists(vec![all.clone(); 3], 6);
-            let plan = plan_on_host(&query, &mut sets, &data, &options(heavy_query_work), false);
+            let plan = plan_on_host(
+                &query,
+                &mut sets,
+                &data,
+                &options(heavy_query_work),
+                false,
+                &ByDefinition,
+            );
             assert_eq!(
                 plan.choice.estimated_work,
                 Some(156.0),
@@ -339,7 +415,14 @@ mod tests {
         }
         // One edge, 6 + 30 partial matches: too light to refine ([`TRIVIAL_WORK`]).
         let mut sets = CandidateSets::from_lists(vec![all.clone(); 2], 6);
-        let plan = plan_on_host(&path(2), &mut sets, &data, &options(1e4), false);
+        let plan = plan_on_host(
+            &path(2),
+            &mut sets,
+            &data,
+            &options(1e4),
+            false,
+            &ByDefinition,
+        );
         assert_eq!(
             plan.choice.kept_because.as_deref(),
             Some("light, or costlier to refine than to join")
@@ -351,7 +434,7 @@ mod tests {
             ..MatchOptions::default()
         };
         let mut sets = CandidateSets::from_lists(vec![all.clone(); 3], 6);
-        let plan = plan_on_host(&query, &mut sets, &data, &options, false);
+        let plan = plan_on_host(&query, &mut sets, &data, &options, false, &ByDefinition);
         assert_eq!(plan.choice.estimated_work, None);
         assert_eq!(plan.expected_rows(), plan.estimated_rows);
     }

@@ -33,13 +33,14 @@ pub mod signature;
 pub mod sink;
 pub mod spread;
 pub mod symmetry;
+#[cfg(test)]
+mod testing;
 pub mod verify;
 
 pub use auto::AutoEngine;
-pub use candidates::{CandidateSets, Candidates};
-pub use config::EngineConfig;
-pub use cuda::ListIndex;
-pub use engine::{Engine, Notice};
+pub use candidates::CandidateSets;
+pub use config::{EngineConfig, ListIndex};
+pub use engine::{Candidates, Engine, Notice};
 pub use error::{Error, NoGpu, Result};
 pub use index::{DataIndex, IndexBytes, IndexOptions};
 pub use options::{JoinOrder, JoinOutcome, MatchOptions, Semantics, Share, Status};

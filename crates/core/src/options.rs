@@ -28,6 +28,17 @@ impl Semantics {
     }
 }
 
+/// What the filter tests a candidate on: the paper's signature (Sec. 3.2), or its label and
+/// degrees only (the filter of GpSM and GunrockSM, for the paper's filtering experiment).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FilterTests {
+    /// Label, degrees and the neighbourhood's signature bits.
+    #[default]
+    Signature,
+    /// Label and degrees.
+    LabelAndDegree,
+}
+
 /// How one query is run.
 #[derive(Clone, Debug)]
 pub struct MatchOptions {
@@ -35,7 +46,7 @@ pub struct MatchOptions {
     pub semantics: Semantics,
     /// What the filter tests: the signature, or label and degree only (a switch for the
     /// paper's filtering experiment).
-    pub filter: crate::signature::FilterTests,
+    pub filter: FilterTests,
     /// Under induced matching, the data edge labels whose absence is tested between two
     /// matched vertices where the query has no edge of that label between theirs; `None`:
     /// every label of the data graph. (Edge isomorphism needs only its line graphs' two,
@@ -172,6 +183,11 @@ pub const LEAF_COUNTS_FROM: usize = 32;
 /// (yeast and gowalla-shaped, 8 to 32 vertices), few enough to bound a pass that does not.
 pub const REFINE_ROUNDS: usize = 4;
 
+/// Estimated partial matches of Algorithm 2's plan from which a query counts as heavy. Below
+/// it the join takes well under a millisecond, less than sampling other orders would (about
+/// 1 ms on one core for yeast's 8-vertex queries).
+pub const HEAVY_QUERY_WORK: f64 = 1e4;
+
 /// How the join order is chosen ([`crate::plan::Plan::with_strategy`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum JoinOrder {
@@ -292,7 +308,7 @@ impl Default for MatchOptions {
     fn default() -> MatchOptions {
         MatchOptions {
             semantics: Semantics::Isomorphism,
-            filter: crate::signature::FilterTests::Signature,
+            filter: FilterTests::Signature,
             absent_labels: None,
             limit: None,
             deadline: None,
@@ -316,7 +332,7 @@ impl Default for MatchOptions {
             leaf_counts_from: Some(LEAF_COUNTS_FROM),
             narrow_rows_up_to: Some(NARROW_ROWS_UP_TO),
             small_steps_up_to: Some(SMALL_STEPS_UP_TO),
-            heavy_query_work: crate::estimate::HEAVY_QUERY_WORK,
+            heavy_query_work: HEAVY_QUERY_WORK,
         }
     }
 }

@@ -318,7 +318,7 @@ impl Pcsr {
 
     /// Every vertex of the partition with where its list lies in the column index, `(v,
     /// start, end)`, in group order (for the device's other layouts,
-    /// [`crate::cuda::ListIndex`]).
+    /// [`crate::config::ListIndex`]).
     pub fn lists(&self) -> impl Iterator<Item = (VertexId, u32, u32)> + '_ {
         self.groups.chunks_exact(GROUP_WORDS).flat_map(|group| {
             (0..KEYS_PER_GROUP)

@@ -4,9 +4,9 @@ use std::time::{Duration, Instant};
 
 use gsi_graph::Graph;
 
-use crate::candidates::{CandidateSets, Candidates};
+use crate::candidates::CandidateSets;
 use crate::cpu::CpuEngine;
-use crate::engine::Engine;
+use crate::engine::{Candidates, Engine};
 use crate::error::{Error, Result};
 use crate::estimate::plan_on_host;
 use crate::fit::misfit;
@@ -102,7 +102,7 @@ pub(crate) fn plan_query(
     let induced = options.semantics == Semantics::Induced;
     let postpone = options.postpone_leaves && counting && !induced;
     let mut plan = match to_host(&mut candidates, query, data, options)? {
-        Some(sets) => plan_on_host(query, sets, data, options, postpone),
+        Some(sets) => plan_on_host(query, sets, data, options, postpone, &CpuEngine),
         None => Plan::with_strategy(
             query,
             &candidates.sizes(),

@@ -16,7 +16,7 @@
 use gsi_graph::{Buffer, Direction, EdgeLabel, Graph, VertexId, VertexLabel};
 use rayon::prelude::*;
 
-use crate::options::Semantics;
+use crate::options::{FilterTests, Semantics};
 
 /// Bits in a signature (the paper's N).
 pub const SIGNATURE_BITS: usize = 512;
@@ -112,17 +112,6 @@ pub struct QuerySignatures {
     /// isomorphism (an injective match needs that many distinct edges), else 0. An
     /// undirected graph keeps only out-edges, so `in` is 0 there.
     pub min_degrees: Vec<[u32; 2]>,
-}
-
-/// What the filter tests a candidate on: the paper's signature (Sec. 3.2), or its label and
-/// degrees only (the filter of GpSM and GunrockSM, for the paper's filtering experiment).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum FilterTests {
-    /// Label, degrees and the neighbourhood's signature bits.
-    #[default]
-    Signature,
-    /// Label and degrees.
-    LabelAndDegree,
 }
 
 impl QuerySignatures {

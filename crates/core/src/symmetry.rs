@@ -412,7 +412,7 @@ mod tests {
     use std::collections::HashSet;
 
     use super::*;
-    use crate::plan::tests::graph;
+    use crate::testing::graph;
 
     /// Every permutation of 0..n that keeps `query`'s labels and edges, by brute force.
     fn automorphisms(query: &Graph) -> Vec<Vec<u32>> {

@@ -2,13 +2,11 @@
 // check, for every query vertex against every data vertex; then the candidate lists.
 // Host wrappers: gsi-core cuda/filter.rs.
 
-// How the label is checked (gsi-core cuda/filter.rs, LabelTest): word 0 of both signatures
+// How the label is checked (gsi-core cuda/launch.rs, LabelTest): word 0 of both signatures
 // equal; or, where vertices carry several labels (the paper's Sec. 7.2), the query vertex's
 // sorted labels all among the data vertex's, which are its one label (word 0) or its sorted
-// set in `labels` from `label_offsets[v]`.
-#define LABEL_TEST_WORD 0u
-#define LABEL_TEST_SETS_IN_ONE 1u
-#define LABEL_TEST_SETS_IN_SETS 2u
+// set in `labels` from `label_offsets[v]`: LABEL_TEST_WORD, LABEL_TEST_SETS_IN_ONE and
+// LABEL_TEST_SETS_IN_SETS, from the host.
 
 // Whether every one of the `count` sorted labels at `want` is in the sorted `own[0..own_count)`.
 __device__ __forceinline__ bool contains_all(const u32* own, u32 own_count, const u32* want,

@@ -652,10 +652,8 @@ extern "C" __global__ void gsi_join_pieces_close(
 
 // What gsi_join_refilter keeps of a row's buffer: the elements in the list of the row's
 // linking edge, those not in it (an absent edge of induced matching), or those not in the row
-// (the subtraction of injective semantics).
-#define KEEP_LINKED 0u
-#define KEEP_UNLINKED 1u
-#define KEEP_UNMATCHED 2u
+// (the subtraction of injective semantics): KEEP_LINKED, KEEP_UNLINKED and KEEP_UNMATCHED, from
+// the host.
 
 // Warp per row (grid-stride): one set operation of a step done on its own, as the paper's
 // naive baseline does (Sec. 5, "GPU-friendly set operations"): the row's buffer (placed as
@@ -773,6 +771,17 @@ struct DepthStep {
     u32 order_bound_count;
     u32 max_bound;  // the longest list a row of the step can draw from
 };
+static_assert(sizeof(DepthStep) == GSI_DEPTH_STEP_BYTES, "struct DepthStep differs from the host's");
+static_assert(field_offset(&DepthStep::vertex) == GSI_DEPTH_STEP_VERTEX_OFFSET, "DepthStep::vertex is not at the host's offset");
+static_assert(field_offset(&DepthStep::links_from) == GSI_DEPTH_STEP_LINKS_FROM_OFFSET, "DepthStep::links_from is not at the host's offset");
+static_assert(field_offset(&DepthStep::link_count) == GSI_DEPTH_STEP_LINK_COUNT_OFFSET, "DepthStep::link_count is not at the host's offset");
+static_assert(field_offset(&DepthStep::absent_count) == GSI_DEPTH_STEP_ABSENT_COUNT_OFFSET, "DepthStep::absent_count is not at the host's offset");
+static_assert(field_offset(&DepthStep::has_first) == GSI_DEPTH_STEP_HAS_FIRST_OFFSET, "DepthStep::has_first is not at the host's offset");
+static_assert(field_offset(&DepthStep::candidates_from) == GSI_DEPTH_STEP_CANDIDATES_FROM_OFFSET, "DepthStep::candidates_from is not at the host's offset");
+static_assert(field_offset(&DepthStep::candidate_count) == GSI_DEPTH_STEP_CANDIDATE_COUNT_OFFSET, "DepthStep::candidate_count is not at the host's offset");
+static_assert(field_offset(&DepthStep::order_bounds_from) == GSI_DEPTH_STEP_ORDER_BOUNDS_FROM_OFFSET, "DepthStep::order_bounds_from is not at the host's offset");
+static_assert(field_offset(&DepthStep::order_bound_count) == GSI_DEPTH_STEP_ORDER_BOUND_COUNT_OFFSET, "DepthStep::order_bound_count is not at the host's offset");
+static_assert(field_offset(&DepthStep::max_bound) == GSI_DEPTH_STEP_MAX_BOUND_OFFSET, "DepthStep::max_bound is not at the host's offset");
 
 // Nanoseconds of the GPU's global timer.
 __device__ __forceinline__ u64 global_ns() {
@@ -792,11 +801,21 @@ struct LeafGroup {
     u32 terms_from;
     u32 term_count;
 };
+static_assert(sizeof(LeafGroup) == GSI_LEAF_GROUP_BYTES, "struct LeafGroup differs from the host's");
+static_assert(field_offset(&LeafGroup::members_from) == GSI_LEAF_GROUP_MEMBERS_FROM_OFFSET, "LeafGroup::members_from is not at the host's offset");
+static_assert(field_offset(&LeafGroup::member_count) == GSI_LEAF_GROUP_MEMBER_COUNT_OFFSET, "LeafGroup::member_count is not at the host's offset");
+static_assert(field_offset(&LeafGroup::terms_from) == GSI_LEAF_GROUP_TERMS_FROM_OFFSET, "LeafGroup::terms_from is not at the host's offset");
+static_assert(field_offset(&LeafGroup::term_count) == GSI_LEAF_GROUP_TERM_COUNT_OFFSET, "LeafGroup::term_count is not at the host's offset");
+
 struct LeafTerm {
     int coefficient;
     u32 blocks_from;
     u32 block_count;
 };
+static_assert(sizeof(LeafTerm) == GSI_LEAF_TERM_BYTES, "struct LeafTerm differs from the host's");
+static_assert(field_offset(&LeafTerm::coefficient) == GSI_LEAF_TERM_COEFFICIENT_OFFSET, "LeafTerm::coefficient is not at the host's offset");
+static_assert(field_offset(&LeafTerm::blocks_from) == GSI_LEAF_TERM_BLOCKS_FROM_OFFSET, "LeafTerm::blocks_from is not at the host's offset");
+static_assert(field_offset(&LeafTerm::block_count) == GSI_LEAF_TERM_BLOCK_COUNT_OFFSET, "LeafTerm::block_count is not at the host's offset");
 
 #ifndef MAX_LEAF_GROUP
 #error "MAX_LEAF_GROUP must be defined by the host"
@@ -805,8 +824,7 @@ struct LeafTerm {
 #error "MAX_LEAF_LINKS must be defined by the host"
 #endif
 
-// A group without precomputed counts.
-#define NO_COUNTS 0xffffffffu
+// A group without precomputed counts: NO_COUNTS, from the host.
 
 // The leaf suffix as the kernels that count it read it: its groups, their members and terms,
 // and the lone leaves' counts (counts_at null, or per group NO_COUNTS or where its counts

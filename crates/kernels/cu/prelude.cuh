@@ -1,7 +1,9 @@
 // Shared definitions of gsi's kernels. NVRTC sees no headers: the host prepends this text to
-// every .cu file. Launch shapes and layout constants come from the host as -D options, made
-// from the Rust constants they mirror (gsi-core's cuda/launch.rs lists them), so the two
-// sides cannot disagree.
+// every .cu file. Launch shapes, layout constants and codes come from the host as -D options,
+// made from the Rust constants they mirror (gsi-core's cuda/launch.rs lists them), so the two
+// sides cannot disagree; so do the size and field offsets of every struct the host fills,
+// which the static_asserts after each struct check (GSI_<STRUCT>_BYTES and
+// GSI_<STRUCT>_<FIELD>_OFFSET, from gsi-core's cuda/join/layout.rs).
 
 typedef unsigned int u32;
 typedef unsigned long long u64;
@@ -31,6 +33,25 @@ typedef unsigned long long u64;
 #define WARP_SIZE 32
 #define WARPS_PER_BLOCK (BLOCK_SIZE / WARP_SIZE)
 
+// Where a field of a struct of 32-bit fields lies, in bytes, as a constant expression: the
+// word set in the struct that has only this field set (NVRTC has no offsetof).
+template <typename T, typename F>
+__device__ constexpr u32 field_offset(F T::*field) {
+    static_assert(sizeof(T) % 4 == 0, "a struct of 32-bit fields");
+    T record{};
+    record.*field = 1;
+    struct Words {
+        u32 w[sizeof(T) / 4];
+    };
+    const Words words = __builtin_bit_cast(Words, record);
+    for (u32 i = 0; i < sizeof(T) / 4; ++i) {
+        if (words.w[i] != 0) {
+            return 4 * i;
+        }
+    }
+    return ~0u;
+}
+
 // One PCSR partition as a step reads it: the matched column whose neighbours are read, where
 // the partition's groups start in the concatenated group array, how many groups it has, and
 // where its column index starts in the concatenated column-index array.
@@ -41,14 +62,18 @@ struct Link {
     u32 ci_base;
     u32 list_index;
 };
+static_assert(sizeof(Link) == GSI_LINK_BYTES, "struct Link differs from the host's");
+static_assert(field_offset(&Link::column) == GSI_LINK_COLUMN_OFFSET, "Link::column is not at the host's offset");
+static_assert(field_offset(&Link::group_base) == GSI_LINK_GROUP_BASE_OFFSET, "Link::group_base is not at the host's offset");
+static_assert(field_offset(&Link::group_count) == GSI_LINK_GROUP_COUNT_OFFSET, "Link::group_count is not at the host's offset");
+static_assert(field_offset(&Link::ci_base) == GSI_LINK_CI_BASE_OFFSET, "Link::ci_base is not at the host's offset");
+static_assert(field_offset(&Link::list_index) == GSI_LINK_LIST_INDEX_OFFSET, "Link::list_index is not at the host's offset");
 
-// How a partition's lists are found (gsi-core's cuda::index::ListIndex): PCSR groups, or, to
+// How a partition's lists are found (gsi-core's ListIndex): PCSR groups, or, to
 // measure PCSR against them, a plain CSR (from word group_base, a start and an end for each
 // of the group_count vertices of the graph) or CR (from word group_base, the partition's
-// group_count vertices sorted, then a start and an end for each).
-#define LIST_INDEX_PCSR 0u
-#define LIST_INDEX_CSR 1u
-#define LIST_INDEX_CR 2u
+// group_count vertices sorted, then a start and an end for each): LIST_INDEX_PCSR,
+// LIST_INDEX_CSR and LIST_INDEX_CR, from the host.
 
 // N(v, l) through plain CSR or CR, by one lane on its own.
 __device__ __forceinline__ void list_locate(const u32* __restrict__ groups, Link link, u32 v,
@@ -161,9 +186,8 @@ __device__ __forceinline__ u32 sorted_lower_bound(const u32* __restrict__ a, u32
 }
 
 // Order bounds, from symmetry breaking (gsi-core symmetry.rs): a step's match must lie above
-// the matches of some earlier columns and below others'. A bound is a column, with ABOVE set
-// for "above".
-#define ABOVE 0x80000000u
+// the matches of some earlier columns and below others'. A bound is a column, with ABOVE (from
+// the host) set for "above".
 
 // Cuts the sorted list a[*begin, *end) to its part that keeps a step's `count` order bounds,
 // given the row's earlier matches.

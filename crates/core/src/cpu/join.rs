@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use crate::candidates::CandidateSets;
 use crate::cpu::local::{positions, LocalCandidates};
 use crate::error::Result;
+use crate::estimate::RowExtender;
 use crate::index::DataIndex;
 use crate::join::{intersect_in_place, BufferLayout, FilledBuffers, JoinBackend};
 use crate::options::MatchOptions;
@@ -166,7 +167,7 @@ impl<'a> CpuJoin<'a> {
 
     /// Algorithm 3 for one partial match: the extensions of `row` at `step` into `buf`
     /// (grown as needed); returns how many. `conflicts` as in [`CpuJoin::extensions`].
-    pub(crate) fn row_extensions(
+    fn row_extensions(
         &self,
         step: usize,
         row: &[VertexId],
@@ -188,6 +189,12 @@ impl<'a> CpuJoin<'a> {
         } else {
             (0..n).into_par_iter().map(f).collect()
         }
+    }
+}
+
+impl RowExtender for CpuJoin<'_> {
+    fn extend_row(&self, step: usize, row: &[VertexId], buf: &mut Vec<VertexId>) -> usize {
+        self.row_extensions(step, row, buf, None)
     }
 }
 

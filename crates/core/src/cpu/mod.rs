@@ -7,9 +7,10 @@ mod local;
 
 use gsi_graph::Graph;
 
-use crate::candidates::Candidates;
-use crate::engine::Engine;
+use crate::candidates::CandidateSets;
+use crate::engine::{Candidates, Engine};
 use crate::error::Result;
+use crate::estimate::{JoinForWalks, RowExtender};
 use crate::index::DataIndex;
 use crate::options::{JoinOutcome, MatchOptions};
 use crate::plan::Plan;
@@ -48,5 +49,18 @@ impl Engine for CpuEngine {
             sink,
             "cpu",
         )
+    }
+}
+
+/// The planner's walks extend rows as this engine's join does.
+impl JoinForWalks for CpuEngine {
+    fn extender<'a>(
+        &self,
+        plan: &'a Plan,
+        sets: &'a CandidateSets,
+        data: &'a DataIndex,
+        options: &'a MatchOptions,
+    ) -> Box<dyn RowExtender + 'a> {
+        Box::new(join::CpuJoin::new(plan, sets, data, options))
     }
 }

@@ -9,22 +9,11 @@ use gsi_kernels::Kernel;
 use super::candidates::DeviceCandidates;
 use super::device::Device;
 use super::index::DeviceIndex;
-use super::launch::per_element;
+use super::launch::{per_element, LabelTest};
 use super::scan::exclusive_scan;
 use crate::error::{driver, Result};
-use crate::options::Semantics;
-use crate::signature::{FilterTests, QuerySignatures};
-
-/// How `gsi_filter_signatures` checks labels (`LABEL_TEST_*` in `filter.cu`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum LabelTest {
-    /// One label a vertex on both sides: the signatures' first words are equal.
-    Word = 0,
-    /// Query vertices of several labels, data vertices of one.
-    SetsInOne = 1,
-    /// Data vertices of several labels: each query label among the data vertex's.
-    SetsInSets = 2,
-}
+use crate::options::{FilterTests, Semantics};
+use crate::signature::QuerySignatures;
 
 /// The query side of `gsi_filter_signatures`.
 struct QueryOnDevice<'a> {

@@ -6,42 +6,19 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use cudarc::driver::{CudaSlice, DeviceRepr};
+use cudarc::driver::CudaSlice;
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 use rayon::prelude::*;
 
 use super::device::Device;
+use super::join::layout::Link;
+use crate::config::ListIndex;
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
 use crate::pcsr::{PartitionKey, Pcsr, GROUP_WORDS};
 use crate::plan::Plan;
 
-/// How the device finds a vertex's list in a partition: through the paper's PCSR (Sec. 4),
-/// or, to measure PCSR against the others of the paper's comparison, through a plain CSR (for
-/// every vertex of the graph, in every partition, the start and end of its list: two words)
-/// or the compressed representation CR (the partition's vertices sorted and found by binary
-/// search, then their lists' starts and ends). Every layout reads the same column index.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ListIndex {
-    /// PCSR groups of 128 bytes, found by hashing (one transaction a lookup, nearly always).
-    #[default]
-    Pcsr,
-    /// Plain CSR: `2 |V|` words a partition.
-    Csr,
-    /// CR: `3 |V(D)|` words a partition, a binary search a lookup.
-    Cr,
-}
-
 impl ListIndex {
-    /// The kernels' number for it (`LIST_INDEX_*` in `prelude.cuh`).
-    fn code(self) -> u32 {
-        match self {
-            ListIndex::Pcsr => 0,
-            ListIndex::Csr => 1,
-            ListIndex::Cr => 2,
-        }
-    }
-
     /// The words that locate the lists of `pcsr`, a partition of a graph of `vertices`
     /// vertices, and the count the kernels read beside them: PCSR's groups and its hashed
     /// groups; CSR's pairs of every vertex and the vertex count; CR's sorted vertices, then
@@ -99,47 +76,6 @@ impl ListIndex {
         }
     }
 }
-
-/// A partition as a kernel reads it (`struct Link` in `prelude.cuh`): the table column whose
-/// vertex's neighbours are read, and where the partition lies in the concatenated arrays.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Link {
-    /// Column of the intermediate table.
-    pub column: u32,
-    /// First group of the partition (with [`ListIndex::Csr`] or [`ListIndex::Cr`]: first
-    /// word).
-    pub group_base: u32,
-    /// Groups that the partition's vertices hash to (0: no edge has this label); with CSR the
-    /// graph's vertices, with CR the partition's.
-    pub group_count: u32,
-    /// First column-index entry of the partition.
-    pub ci_base: u32,
-    /// [`ListIndex::code`].
-    pub list_index: u32,
-}
-
-// SAFETY: `Link` is `repr(C)`, five u32, the layout of the kernels' `struct Link`.
-unsafe impl DeviceRepr for Link {}
-
-/// 32-bit words of a [`Link`].
-const LINK_WORDS: usize = 5;
-
-impl Link {
-    /// The link as the kernels read it from a word array: every field, in order.
-    pub fn words(&self) -> [u32; LINK_WORDS] {
-        [
-            self.column,
-            self.group_base,
-            self.group_count,
-            self.ci_base,
-            self.list_index,
-        ]
-    }
-}
-
-// A packed link is the kernels' `struct Link`, field for field.
-const _: () = assert!(std::mem::size_of::<Link>() == 4 * LINK_WORDS);
 
 /// Where a partition lies in concatenated arrays, and its longest list.
 #[derive(Clone, Copy, Debug)]

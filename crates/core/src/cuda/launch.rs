@@ -3,7 +3,8 @@
 
 use cudarc::driver::LaunchConfig;
 
-use super::modules::Build;
+use super::join::layout;
+use crate::config::ListIndex;
 use crate::pcsr::{EMPTY_SLOT, GROUP_WORDS, KEYS_PER_GROUP, NO_GROUP};
 use crate::plan::{MAX_LEAF_GROUP, MAX_LEAF_LINKS};
 use crate::signature::SIGNATURE_WORDS;
@@ -12,7 +13,7 @@ use crate::signature::SIGNATURE_WORDS;
 pub const BLOCK_SIZE: u32 = 256;
 /// Widest intermediate table whose rows the standard build keeps in shared memory, and most
 /// edge tests a step of `gsi_join_rows` makes at once; wider plans take the wide build
-/// ([`Build::Wide`]), and a step with more tests makes them one pass each.
+/// (`WIDE_TABLES`), and a step with more tests makes them one pass each.
 pub const MAX_WIDTH: usize = 128;
 /// Widest table, and most lists a row reads, of `gsi_join_rows_narrow` (eight lanes per row
 /// keep 32 rows of a block in shared memory).
@@ -69,13 +70,53 @@ pub mod small {
     }
 }
 
-/// The NVRTC `-D` options of `build`: launch shape, signature width, the PCSR group layout,
-/// the largest leaf group, the depth-first counters, the small join's state and whether
-/// tables are wide.
-pub fn defines(build: Build) -> Vec<String> {
+/// The flag of an order bound that keeps a step's match above its column's (`ABOVE`).
+pub(crate) const ABOVE: u32 = 1 << 31;
+
+/// A leaf group without precomputed counts (`NO_COUNTS`).
+pub(crate) const NO_COUNTS: u32 = u32::MAX;
+
+/// What `gsi_join_refilter` keeps of a row's buffer (`KEEP_*`).
+#[derive(Clone, Copy)]
+pub(crate) enum Keep {
+    /// The elements in the list of a linking edge.
+    Linked = 0,
+    /// Those not in it (an absent edge of induced matching).
+    Unlinked = 1,
+    /// Those not in the row (the subtraction).
+    Unmatched = 2,
+}
+
+/// How `gsi_filter_signatures` checks labels (`LABEL_TEST_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LabelTest {
+    /// One label a vertex on both sides: the signatures' first words are equal.
+    Word = 0,
+    /// Query vertices of several labels, data vertices of one.
+    SetsInOne = 1,
+    /// Data vertices of several labels: each query label among the data vertex's.
+    SetsInSets = 2,
+}
+
+impl ListIndex {
+    /// The kernels' number for it (`LIST_INDEX_*`).
+    pub(crate) fn code(self) -> u32 {
+        match self {
+            ListIndex::Pcsr => 0,
+            ListIndex::Csr => 1,
+            ListIndex::Cr => 2,
+        }
+    }
+}
+
+/// The NVRTC `-D` options of a build, wide or not: launch shape, signature width, the PCSR
+/// group layout, the largest leaf group, the depth-first counters, the small join's state,
+/// whether tables are wide, the codes above, and the layout of every record the kernels read
+/// ([`layout::record_defines`]), which the kernels check with `static_assert`s.
+pub fn defines(wide_tables: bool) -> Vec<String> {
     let key_words = 2 * KEYS_PER_GROUP;
     [
-        ("WIDE_TABLES", u32::from(build == Build::Wide).to_string()),
+        ("WIDE_TABLES", u32::from(wide_tables).to_string()),
         ("BLOCK_SIZE", BLOCK_SIZE.to_string()),
         ("MAX_WIDTH", MAX_WIDTH.to_string()),
         ("NARROW_MAX_WIDTH", NARROW_MAX_WIDTH.to_string()),
@@ -102,9 +143,31 @@ pub fn defines(build: Build) -> Vec<String> {
         ("SMALL_ARRIVED", small::ARRIVED.to_string()),
         ("SMALL_GENERATION", small::GENERATION.to_string()),
         ("SMALL_MADE", small::MADE.to_string()),
+        ("ABOVE", format!("{ABOVE:#x}u")),
+        ("NO_COUNTS", format!("{NO_COUNTS:#x}u")),
+        ("KEEP_LINKED", format!("{}u", Keep::Linked as u32)),
+        ("KEEP_UNLINKED", format!("{}u", Keep::Unlinked as u32)),
+        ("KEEP_UNMATCHED", format!("{}u", Keep::Unmatched as u32)),
+        ("LABEL_TEST_WORD", format!("{}u", LabelTest::Word as u32)),
+        (
+            "LABEL_TEST_SETS_IN_ONE",
+            format!("{}u", LabelTest::SetsInOne as u32),
+        ),
+        (
+            "LABEL_TEST_SETS_IN_SETS",
+            format!("{}u", LabelTest::SetsInSets as u32),
+        ),
+        ("LIST_INDEX_PCSR", format!("{}u", ListIndex::Pcsr.code())),
+        ("LIST_INDEX_CSR", format!("{}u", ListIndex::Csr.code())),
+        ("LIST_INDEX_CR", format!("{}u", ListIndex::Cr.code())),
     ]
     .into_iter()
     .map(|(name, value)| format!("-D{name}={value}"))
+    .chain(
+        layout::record_defines()
+            .into_iter()
+            .map(|(name, bytes)| format!("-D{name}={bytes}")),
+    )
     .collect()
 }
 

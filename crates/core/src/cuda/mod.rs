@@ -19,12 +19,11 @@ mod scan;
 use gsi_graph::Graph;
 
 pub use device::{device_count, probe, Device};
-pub use index::ListIndex;
 
+use self::candidates::DeviceCandidates;
 use self::index::DeviceIndex;
-use crate::candidates::Candidates;
-use crate::config::{EngineConfig, RESIDENT_INDEX_SHARE};
-use crate::engine::{Engine, Notice};
+use crate::config::{EngineConfig, ListIndex, RESIDENT_INDEX_SHARE};
+use crate::engine::{Candidates, Engine, Notice};
 use crate::error::Result;
 use crate::index::DataIndex;
 use crate::options::{JoinOutcome, MatchOptions};
@@ -39,7 +38,7 @@ pub struct GpuEngine {
     /// Bytes of PCSR kept resident; `None`: a share of the free memory.
     resident_limit: Option<usize>,
     /// How the partitions' lists are found on the device.
-    list_index: index::ListIndex,
+    list_index: ListIndex,
     /// The index of the last data graph prepared, on the device.
     index: Option<DeviceIndex>,
 }
@@ -165,7 +164,7 @@ impl Engine for GpuEngine {
         let sets = match candidates {
             Candidates::Device(sets) => sets,
             Candidates::Host(sets) => {
-                uploaded = sets.to_device(&self.device)?;
+                uploaded = DeviceCandidates::upload(sets, &self.device)?;
                 &uploaded
             }
         };

@@ -63,7 +63,7 @@ pub fn compile_cubin(module: KernelModule, arch: &str, build: Build) -> Result<V
     check_nvrtc().map_err(|reason| compile_error(module, reason.to_string()))?;
     let source = CString::new(module.source()).expect("kernel sources hold no NUL");
     let name = CString::new(module.file_name()).expect("no NUL");
-    let mut options = launch::defines(build);
+    let mut options = launch::defines(build == Build::Wide);
     options.push(format!("--gpu-architecture={arch}"));
     options.push("--std=c++17".into());
     let prog = nvrtc::create_program(&source, Some(&name))
@@ -118,7 +118,7 @@ pub fn cached_cubin(
     (
         module.source(),
         arch,
-        launch::defines(build),
+        launch::defines(build == Build::Wide),
         nvrtc_version(),
     )
         .hash(&mut hasher);

@@ -1,0 +1,178 @@
+//! The GPU backend's counts without tables: the leaf suffix's products and the depth-first
+//! count.
+
+use std::ops::Range;
+
+use super::backend::{DeviceTable, GpuJoin, DEPTH_FIRST_TASKS, LIMITED_SLICE};
+use super::kernels::{
+    depth_first_grid, join_depth_first, join_leaf_product, DepthFirstArgs, DepthFirstState,
+    LeafSuffixArgs,
+};
+use crate::cuda::launch::BLOCK_SIZE;
+use crate::error::{driver, Result};
+
+impl GpuJoin<'_> {
+    /// Counts the leaf suffix's matches for `rows` of a table at the suffix's first step.
+    pub(super) fn count_leaf_products(
+        &mut self,
+        step: usize,
+        table: &DeviceTable,
+        rows: Range<usize>,
+    ) -> Result<u64> {
+        if self.lone_leaves.is_none() {
+            self.lone_leaves = self.lone_leaf_counts()?;
+        }
+        let mut total = self
+            .device
+            .stream
+            .alloc_zeros::<u64>(1)
+            .map_err(driver("allocating the match counter"))?;
+        join_leaf_product(
+            self.device,
+            self.pcsr,
+            &self.view(table, rows.clone(), step),
+            rows.len() as u32,
+            step as u32,
+            &self.on_device,
+            self.candidates,
+            self.injective,
+            &LeafSuffixArgs::new(&self.on_device, self.lone_leaves.as_ref()),
+            &mut total,
+            self.narrow(step, &(step..self.plan.width())),
+        )?;
+        let found = self
+            .device
+            .stream
+            .clone_dtoh(&total)
+            .map_err(driver("reading the match count"))?;
+        Ok(found[0])
+    }
+
+    /// Counts the matches extending `rows` through every remaining step, depth-first (the leaf
+    /// suffix as products), in launches that each take new work for `options.depth_first_slice`;
+    /// between launches the stop conditions and `enough` are looked at, and the tasks left in
+    /// the pool are moved to its front for the next launch.
+    pub(super) fn count_depth_first(
+        &mut self,
+        step: usize,
+        table: &DeviceTable,
+        rows: Range<usize>,
+        enough: Option<u64>,
+    ) -> Result<u64> {
+        use crate::cuda::launch::depth_first::{ABANDONED, COUNTERS, HEAD, NEXT_ROW, TAIL};
+        if self.plan.leaves.from < self.plan.width() && self.lone_leaves.is_none() {
+            self.lone_leaves = self.lone_leaf_counts()?;
+        }
+        let count = rows.len();
+        let view = self.view(table, rows, step);
+        let links = self.on_device.links();
+        let steps = self.on_device.steps();
+        let order_bounds = self.on_device.order_bounds();
+        let leaves = LeafSuffixArgs::new(&self.on_device, self.lone_leaves.as_ref());
+        let total_links = links.len() as u32;
+        let grid = depth_first_grid(self.device);
+        let warps = grid.grid_dim.0 as usize * (BLOCK_SIZE as usize / 32);
+        let width = self.plan.width();
+        // A task: its level word, read and mask, then up to `width` columns; whole 128-byte
+        // lines.
+        let task_words = (3 + width).next_multiple_of(32);
+        let capacity = DEPTH_FIRST_TASKS as usize;
+        let stream = &self.device.stream;
+        let zeros = |what: &str, n: usize| {
+            stream
+                .alloc_zeros::<u32>(n.max(1))
+                .map_err(driver(format!("allocating {what}")))
+        };
+        let mut state = DepthFirstState {
+            ranges: zeros("the depth-first ranges", warps * total_links as usize * 2)?,
+            tasks: zeros("the depth-first pool", capacity * task_words)?,
+            spare: None,
+            task_words: task_words as u32,
+            capacity: capacity as u32,
+            counters: zeros("the depth-first counters", COUNTERS)?,
+            total: stream
+                .alloc_zeros::<u64>(1)
+                .map_err(driver("allocating the match counter"))?,
+        };
+        let args = DepthFirstArgs {
+            first_step: step as u32,
+            width: width as u32,
+            leaves_from: self.plan.leaves.from as u32,
+            links: &links,
+            total_links,
+            steps: &steps,
+            order_bounds: &order_bounds,
+            candidates: self.candidates,
+            words: self.candidates.words as u32,
+            injective: self.injective,
+        };
+        loop {
+            let deadline_ns = self.options.deadline.map_or(u64::MAX, |d| {
+                d.saturating_duration_since(std::time::Instant::now())
+                    .as_nanos() as u64
+            });
+            // With a limit, the count is looked at soon: K matches are often found at once.
+            let slice = match enough {
+                Some(_) => self.options.depth_first_slice.min(LIMITED_SLICE),
+                None => self.options.depth_first_slice,
+            };
+            let slice_ns = slice.as_nanos().max(1) as u64;
+            join_depth_first(
+                self.device,
+                self.pcsr,
+                &view,
+                count as u32,
+                &args,
+                &leaves,
+                &mut state,
+                slice_ns,
+                deadline_ns,
+            )?;
+            let counters = stream
+                .clone_dtoh(&state.counters)
+                .map_err(driver("reading the depth-first counters"))?;
+            let total = stream
+                .clone_dtoh(&state.total)
+                .map_err(driver("reading the match count"))?[0];
+            let (head, tail) = (counters[HEAD] as usize, counters[TAIL] as usize);
+            let rows_left = (counters[NEXT_ROW] as usize) < count;
+            if counters[ABANDONED] != 0
+                || (!rows_left && head >= tail)
+                || self.options.stop().is_some()
+                || enough.is_some_and(|k| total >= k)
+            {
+                return Ok(total);
+            }
+            if head > 0 {
+                // The waiting tasks to the front of a spare buffer whose rest is zero (not yet
+                // written).
+                let spare = match &mut state.spare {
+                    Some(spare) => {
+                        stream
+                            .memset_zeros(spare)
+                            .map_err(driver("clearing the depth-first pool"))?;
+                        spare
+                    }
+                    None => state
+                        .spare
+                        .insert(zeros("the depth-first pool", capacity * task_words)?),
+                };
+                if tail > head {
+                    stream
+                        .memcpy_dtod(
+                            &state.tasks.slice(head * task_words..tail * task_words),
+                            &mut spare.slice_mut(0..(tail - head) * task_words),
+                        )
+                        .map_err(driver("moving the depth-first pool"))?;
+                }
+                std::mem::swap(&mut state.tasks, spare);
+            }
+            let mut next = [0u32; COUNTERS];
+            next[NEXT_ROW] = counters[NEXT_ROW].min(count as u32);
+            next[TAIL] = (tail - head) as u32;
+            stream
+                .memcpy_htod(&next, &mut state.counters)
+                .map_err(driver("resetting the depth-first counters"))?;
+        }
+    }
+}

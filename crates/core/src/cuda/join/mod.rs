@@ -1,0 +1,12 @@
+//! The joining phase on the GPU, the host side of `join.cu`: typed wrappers of its kernels
+//! (`kernels.rs`), the records they read (`layout.rs`) and the plan made of them on the
+//! device (`device_plan.rs`), and the GPU's side of the join driver (`crate::join`), which
+//! keeps tables and buffers in device memory (`backend.rs`, with its counts in `counts.rs`).
+
+mod backend;
+mod counts;
+mod device_plan;
+mod kernels;
+pub(super) mod layout;
+
+pub(crate) use backend::GpuJoin;
