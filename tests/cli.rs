@@ -2035,3 +2035,28 @@ fn unclear_messages_name_the_problem() {
         assert!(gpu.stderr.contains("lacks the function cuInit"), "{gpu:#?}");
     }
 }
+
+/// `--explain` says which of the query's own vertices each `uI` of the plan is, where the
+/// query file names them (issue 31); a Sun–Luo query, whose vertices are numbers, gets no
+/// such line.
+#[test]
+fn issue_31_explain_names_the_querys_own_vertices() {
+    let dir = TestDir::new();
+    dir.write(
+        "people.txt",
+        "alice bob\nbob carol\ncarol alice\ncarol dave\n",
+    );
+    dir.write("q.txt", "x y\ny z\n");
+    let run = dir.match_files("people.txt", &["q.txt"], &["--format", "snap", "--explain"]);
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert!(
+        run.stdout
+            .contains("  query vertices: u0 = x, u1 = y, u2 = z\n"),
+        "{}",
+        run.stdout
+    );
+    dir.write_spec("k.graph", &clique(false, 4, 0));
+    dir.write_spec("p.graph", &path(false, 3, 0));
+    let run = dir.match_files("k.graph", &["p.graph"], &["--explain"]);
+    assert!(!run.stdout.contains("query vertices"), "{}", run.stdout);
+}

@@ -183,7 +183,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                 let report = Err(format!("{name}: not run: {why}"));
                 summary.queries += 1;
                 summary.errors += 1;
-                let record = QueryJson::of(name, &report, Duration::ZERO, Duration::ZERO, false);
+                let record = QueryJson::of(name, &report, Duration::ZERO, Duration::ZERO, None);
                 bar.suspend(|| printer.query(&record))?;
                 bar.inc(1);
                 continue;
@@ -193,6 +193,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                     bar.suspend(|| eprintln!("gsi: {hint}"));
                 }
             }
+            let legend = cfg.explain.then(|| query.legend());
             let name = query.name;
             let output_before = file_sink.as_ref().map_or(Duration::ZERO, |s| s.elapsed);
             let result = query.graph.and_then(|graph| {
@@ -257,7 +258,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
             };
             summary.queries += 1;
             times.push(elapsed);
-            let record = QueryJson::of(name, &report, elapsed, output_time, cfg.explain);
+            let record = QueryJson::of(name, &report, elapsed, output_time, legend);
             bar.suspend(|| printer.query(&record))?;
             bar.inc(1);
             started = Instant::now();

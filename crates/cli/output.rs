@@ -46,13 +46,14 @@ pub struct QueryJson {
 
 impl QueryJson {
     /// The record of query `query`: its report or error, its time and the part of that
-    /// spent writing matches; the plan when `explain`.
+    /// spent writing matches; the plan when `explain` is given, followed by what it holds
+    /// (which query vertex each `uI` is, where the query names them).
     pub fn of(
         query: String,
         report: &Result<MatchReport, String>,
         elapsed: Duration,
         output_time: Duration,
-        explain: bool,
+        explain: Option<Option<String>>,
     ) -> QueryJson {
         let ok = report.as_ref().ok();
         let times = ok.map(|r| r.times).unwrap_or_default();
@@ -77,8 +78,8 @@ impl QueryJson {
             estimated_rows: ok.map_or(0.0, |r| r.estimated_rows),
             error: report.as_ref().err().cloned(),
             plan: ok
-                .filter(|_| explain)
-                .map(|r| format!("{}{}", r.plan, r.paths)),
+                .zip(explain)
+                .map(|(r, legend)| format!("{}{}{}", r.plan, legend.unwrap_or_default(), r.paths)),
         }
     }
 }

@@ -6,12 +6,12 @@ use std::path::Path;
 use anyhow::{anyhow, Result};
 use gsi_core::DataIndex;
 use gsi_graph::formats::{
-    read_graphs, LabelNames, LoadedGraph, ReadOptions, SkippedEdges, UnknownLabel,
+    read_graphs, LabelNames, LoadedGraph, ReadOptions, SkippedEdges, UnknownLabel, VertexNames,
 };
 use gsi_graph::saved::is_saved_index;
 use gsi_graph::Graph;
 
-use crate::exit::{input_error, shown};
+use crate::exit::{escape_controls, input_error, shown};
 
 /// One query to answer: its name, and its graph or why it could not be read.
 pub struct Query {
@@ -21,6 +21,8 @@ pub struct Query {
     pub unknown_labels: Vec<UnknownLabel>,
     /// Repeated edges and self-loops its reader dropped.
     pub skipped: SkippedEdges,
+    /// The names its file gave its vertices (SNAP ids, RDF terms), if any.
+    pub vertex_names: Option<VertexNames>,
 }
 
 impl Query {
@@ -30,7 +32,25 @@ impl Query {
             graph: Err(err),
             unknown_labels: Vec::new(),
             skipped: SkippedEdges::default(),
+            vertex_names: None,
         }
+    }
+
+    /// For `--explain`: which of the query's own vertices each `uI` of the plan is, where its
+    /// file names them (`u0 = alice, u1 = bob`), escaped as every printed name is.
+    pub fn legend(&self) -> Option<String> {
+        let names = self.vertex_names.as_ref()?;
+        let n = self.graph.as_ref().ok()?.vertex_count();
+        let pairs: Vec<String> = (0..n as u32)
+            .map(|u| match names.name(u) {
+                Some(name) => format!("u{u} = {name}"),
+                None => format!("u{u}"),
+            })
+            .collect();
+        Some(format!(
+            "  query vertices: {}\n",
+            escape_controls(&pairs.join(", "))
+        ))
     }
 
     /// The query of `loaded`, its labels in the numbering of `data_labels`.
@@ -41,6 +61,7 @@ impl Query {
                 graph: Ok(t.graph),
                 unknown_labels: t.unknown,
                 skipped: loaded.skipped,
+                vertex_names: loaded.names,
             },
             Err(err) => {
                 let err = anyhow::Error::new(err).context(format!("reading query {name}"));

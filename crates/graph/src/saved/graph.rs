@@ -254,7 +254,11 @@ fn check_mirrored(csr: &Csr, mirror: &Csr) -> std::result::Result<(), ()> {
                 (csr.offsets[v]..csr.offsets[v + 1])
                     .map(|i| {
                         let (w, label) = (u64::from(csr.neighbors[i]), u64::from(csr.labels[i]));
-                        let (from, to) = if forward { (v as u64, w) } else { (w, v as u64) };
+                        let (from, to) = if forward {
+                            (v as u64, w)
+                        } else {
+                            (w, v as u64)
+                        };
                         entry_hash(key, from, to, label)
                     })
                     .fold(0u64, u64::wrapping_add)
