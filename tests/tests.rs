@@ -2,6 +2,7 @@
 //!
 //! - `brute`: an obviously correct brute-force matcher, the oracle for small graphs.
 //! - `oracle`: property tests on random labelled graphs against the brute force and `vf2`.
+//! - `pinned`: query vertices pinned to one data vertex each, against the brute force.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
 //! - `regression`: one test per defect found, named after its issue.
 //! - `docs`: the names the code maps of `docs/` give exist.
@@ -15,6 +16,7 @@ mod cli;
 mod docs;
 mod listing;
 mod oracle;
+mod pinned;
 mod regression;
 mod saved;
 mod util;
