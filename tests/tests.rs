@@ -3,6 +3,7 @@
 //! - `brute`: an obviously correct brute-force matcher, the oracle for small graphs.
 //! - `oracle`: property tests on random labelled graphs against the brute force and `vf2`.
 //! - `pinned`: query vertices pinned to one data vertex each, against the brute force.
+//! - `sparql`: `gsi sparql` as a user runs it.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
 //! - `regression`: one test per defect found, named after its issue.
 //! - `docs`: the names the code maps of `docs/` give exist.
@@ -19,4 +20,5 @@ mod oracle;
 mod pinned;
 mod regression;
 mod saved;
+mod sparql;
 mod util;
