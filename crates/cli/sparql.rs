@@ -107,7 +107,7 @@ pub fn run(args: SparqlArgs) -> Result<Exit> {
     let engine = session.engines[0].as_mut();
     let options = MatchOptions::default();
     let count = writer.is_none();
-    let n = answer(&query, data, engine, &options, writer).map_err(sparql_error)?;
+    let n = answer(&query, &data, engine, &options, writer).map_err(sparql_error)?;
     if count {
         writeln!(stdout.lock(), "{n}")?;
     }

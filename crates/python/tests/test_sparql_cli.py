@@ -39,17 +39,35 @@ def literal(rng: random.Random) -> str:
     return rng.choice([f'"s{k}"', f'"s{k}"@en', f'"{k}"^^<{XSD}integer>'])
 
 
+def spellings(term: str) -> list[str]:
+    """Ways N-Triples may write `term` (as `literal` makes it): escaped, the language tag in
+    capitals, a string's datatype written out."""
+    value, _, rest = term[1:].partition('"')
+    if rest == "@en":
+        return [term, f'"{value}"@EN']
+    if rest:
+        return [term]
+    return [term, f'"\\u0073{value[1:]}"', f'"{value}"^^<{XSD}string>']
+
+
 def random_data(rng: random.Random) -> str:
     """Triples over 8 resources and 3 blank nodes, 3 predicates between them, 2 to literals
-    and 3 classes. Each blank node names itself through <http://d/id>, so that solutions
-    can be compared although Oxigraph renames blank nodes."""
+    (each spelled one of its ways) and 3 classes. Each blank node names itself through
+    <http://d/id>, so that solutions can be compared although Oxigraph renames blank
+    nodes."""
     nodes = [f"<http://d/r{i}>" for i in range(8)] + [f"_:b{i}" for i in range(3)]
+    spelled: dict[str, str] = {}
+
+    def literal_spelled() -> str:
+        term = literal(rng)
+        return spelled.setdefault(term, rng.choice(spellings(term)))
+
     lines = set()
     for _ in range(rng.randint(20, 50)):
         s, o = rng.sample(nodes, 2)
         lines.add(f"{s} <http://d/p{rng.randrange(3)}> {o} .")
     for _ in range(rng.randint(3, 12)):
-        lines.add(f"{rng.choice(nodes)} <http://d/l{rng.randrange(2)}> {literal(rng)} .")
+        lines.add(f"{rng.choice(nodes)} <http://d/l{rng.randrange(2)}> {literal_spelled()} .")
     for node in nodes:
         for c in rng.sample(range(3), rng.choice([0, 0, 1, 2])):
             lines.add(f"{node} {RDF_TYPE} <http://d/C{c}> .")
@@ -252,6 +270,31 @@ def test_constructs_outside_the_fragment_are_refused(
     assert done.returncode == 2
     assert done.stdout == ""
     assert construct in done.stderr
+
+
+def test_constants_find_terms_the_data_spells_otherwise(gsi_binary: Path, tmp_path: Path) -> None:
+    data = (
+        '<http://d/a> <http://d/l> "\\u0073x" .\n'
+        '<http://d/b> <http://d/l> "y"@EN-gb .\n'
+        f'<http://d/c> <http://d/l> "z"^^<{XSD}string> .\n'
+        "<http://d/d> <http://d/l> <http://d/\\u0065> .\n"
+    )
+    path = tmp_path / "d.nt"
+    path.write_text(data)
+    store = oxigraph_store(data)
+    for constant in ['"sx"', '"y"@en-GB', '"z"', "<http://d/e>"]:
+        query = f"SELECT ?s {{ ?s <http://d/l> {constant} }}"
+        expected = oxigraph_solutions(store, query, ["s"])
+        assert sum(expected.values()) == 1, query
+        assert gsi_solutions(gsi_binary, path, query)[1] == expected, query
+
+
+def test_data_spelling_one_term_two_ways_is_refused(gsi_binary: Path, tmp_path: Path) -> None:
+    path = tmp_path / "d.nt"
+    path.write_text('<http://d/a> <http://d/l> "ab" .\n<http://d/b> <http://d/l> "a\\u0062" .\n')
+    done = run_gsi(gsi_binary, path, "SELECT * { ?x <http://d/l> ?y }")
+    assert done.returncode == 2
+    assert "spells one term two ways" in done.stderr
 
 
 def test_data_with_a_triple_from_a_term_to_itself_is_refused(

@@ -16,9 +16,9 @@ use crate::bgp::{QueryGraph, Terms};
 use crate::error::{Error, Result};
 use crate::parse::{Form, Query};
 use crate::results::ResultsWriter;
+use crate::spelling::TermIndex;
 
 /// An indexed N-Triples graph, ready for queries.
-#[derive(Clone, Copy)]
 pub struct RdfData<'d> {
     pub index: &'d DataIndex,
     pub terms: Terms<'d>,
@@ -28,9 +28,9 @@ impl<'d> RdfData<'d> {
     /// The data of `index`, whose file gave `names`, `labels` and dropped `skipped`.
     ///
     /// # Errors
-    /// [`Error::Data`] for a graph not read from N-Triples, or one whose file held triples
-    /// from a term to itself: gsi's graphs drop them, and matches that need them would be
-    /// missing.
+    /// [`Error::Data`] for a graph not read from N-Triples, one whose file held triples from
+    /// a term to itself (gsi's graphs drop them, and matches that need them would be
+    /// missing), or one whose file spelled a term two ways ([`Terms::of`]).
     pub fn new(
         index: &'d DataIndex,
         names: Option<&'d VertexNames>,
@@ -66,12 +66,12 @@ impl<'d> RdfData<'d> {
 /// writer's failures.
 pub fn answer<W: Write>(
     query: &Query,
-    data: RdfData<'_>,
+    data: &RdfData<'_>,
     engine: &mut dyn Engine,
     options: &MatchOptions,
     mut output: Option<ResultsWriter<W>>,
 ) -> Result<u64> {
-    let bgp = QueryGraph::build(&query.patterns, data.terms)?;
+    let bgp = QueryGraph::build(&query.patterns, &data.terms)?;
     let mut options = MatchOptions {
         semantics: Semantics::Homomorphism,
         pinned: bgp.pinned.clone(),
@@ -132,7 +132,7 @@ pub fn answer<W: Write>(
             let mut sink = Solutions {
                 columns,
                 names: &names,
-                vertices: &data.terms,
+                vertices: &data.terms.vertices,
                 seen: distinct.then(HashSet::new),
                 skip: query.offset,
                 left: query.limit,
@@ -153,7 +153,7 @@ pub fn answer<W: Write>(
 /// The number of matches of the BGP (up to `options.limit`).
 fn count(
     bgp: &QueryGraph,
-    data: RdfData<'_>,
+    data: &RdfData<'_>,
     engine: &mut dyn Engine,
     options: &MatchOptions,
 ) -> Result<u64> {
@@ -168,7 +168,7 @@ fn count(
 /// Hands every match of the BGP to `sink`.
 fn matches<W: Write>(
     bgp: &QueryGraph,
-    data: RdfData<'_>,
+    data: &RdfData<'_>,
     engine: &mut dyn Engine,
     options: &MatchOptions,
     sink: &mut Solutions<'_, W>,
@@ -188,7 +188,7 @@ struct Solutions<'s, W: Write> {
     /// The query vertex of each projected variable (`None`: unbound).
     columns: Vec<Option<usize>>,
     names: &'s [&'s str],
-    vertices: &'s Terms<'s>,
+    vertices: &'s TermIndex<'s>,
     /// Projected solutions seen, under `DISTINCT`.
     seen: Option<HashSet<Vec<Option<VertexId>>>>,
     /// Solutions still to skip (`OFFSET`).
@@ -220,7 +220,7 @@ impl<W: Write> Solutions<'_, W> {
         if let Some(output) = &mut self.output {
             let terms: Vec<Option<&str>> = projected
                 .iter()
-                .map(|v| v.and_then(|v| self.vertices.vertices.name(v)))
+                .map(|v| v.and_then(|v| self.vertices.name(v)))
                 .collect();
             output.solution(self.names, &terms)?;
         }
@@ -280,7 +280,7 @@ mod tests {
         let writer = format.map(|f| ResultsWriter::new(f, &query.form, &mut out).unwrap());
         let n = answer(
             &query,
-            data,
+            &data,
             &mut CpuEngine,
             &MatchOptions::default(),
             writer,

@@ -6,40 +6,43 @@
 //! with a constant `C` gives `s` the label of `C` in the data's class dictionary. Every query
 //! vertex also carries label 0, which every data vertex has, so an untyped one matches any
 //! vertex. Whatever the data lacks (a predicate, a class, a constant) and a triple from a term
-//! to itself (the data keeps no such triple) leave the query without solutions.
+//! to itself (the data keeps no such triple) leave the query without solutions. Terms are
+//! found as RDF compares them ([`TermIndex`]).
 
 use std::collections::HashMap;
 
 use gsi_graph::formats::{Dictionary, LabelNames};
 use gsi_graph::{EdgeLabel, Graph, GraphBuilder, VertexId, VertexLabel};
-use oxrdf::vocab::{rdf, xsd};
+use oxrdf::vocab::rdf;
 use spargebra::term::{NamedNodePattern, TermPattern, TriplePattern};
 
 use crate::error::{Error, Result};
 use crate::parse::Variable;
+use crate::spelling::TermIndex;
 
 /// The data a BGP is translated for: its vertices' terms and its label dictionaries.
-#[derive(Clone, Copy)]
+#[derive(Clone, Debug)]
 pub struct Terms<'d> {
-    /// Every data vertex's term, as the N-Triples file wrote it.
-    pub vertices: &'d Dictionary,
+    /// Every data vertex's term.
+    pub vertices: TermIndex<'d>,
     /// The predicates (edge labels).
-    pub predicates: &'d Dictionary,
+    pub predicates: TermIndex<'d>,
     /// The classes (vertex labels from 1).
-    pub classes: &'d Dictionary,
+    pub classes: TermIndex<'d>,
 }
 
 impl<'d> Terms<'d> {
     /// The dictionaries of an N-Triples graph.
     ///
     /// # Errors
-    /// [`Error::Data`] when `labels` are not those of RDF (another format's graph).
+    /// [`Error::Data`] when `labels` are not those of RDF (another format's graph), or when
+    /// the file spelled one term two ways ([`TermIndex::new`]).
     pub fn of(vertices: &'d Dictionary, labels: &'d LabelNames) -> Result<Terms<'d>> {
         match (&labels.edge, &labels.vertex) {
             (Some(predicates), Some(classes)) => Ok(Terms {
-                vertices,
-                predicates,
-                classes,
+                vertices: TermIndex::new(vertices, "term")?,
+                predicates: TermIndex::new(predicates, "predicate")?,
+                classes: TermIndex::new(classes, "class")?,
             }),
             _ => Err(Error::Data(
                 "the data graph has no RDF predicates and classes".into(),
@@ -76,7 +79,7 @@ impl QueryGraph {
     /// # Errors
     /// [`Error::Unsupported`] for `rdf:type` with a variable or blank class, or a predicate
     /// that is a variable.
-    pub fn build(patterns: &[TriplePattern], data: Terms<'_>) -> Result<QueryGraph> {
+    pub fn build(patterns: &[TriplePattern], data: &Terms<'_>) -> Result<QueryGraph> {
         let mut nodes: HashMap<Node, usize> = HashMap::new();
         let mut labels: Vec<(usize, VertexLabel)> = Vec::new();
         let mut edges: Vec<(VertexId, VertexId, EdgeLabel)> = Vec::new();
@@ -119,7 +122,7 @@ impl QueryGraph {
                     variables.insert(name, u);
                 }
                 Node::Blank(_) => {}
-                Node::Constant(term) => match find_term(data.vertices, &term) {
+                Node::Constant(term) => match data.vertices.id(&term) {
                     Some(v) => pinned.push((u, v)),
                     None => solvable = false,
                 },
@@ -170,16 +173,6 @@ fn vertex(nodes: &mut HashMap<Node, usize>, term: &TermPattern) -> usize {
     *nodes.entry(node).or_insert(next)
 }
 
-/// The data vertex of a constant: its N-Triples spelling, or for a plain string also the
-/// spelling with its datatype written out, which names the same term.
-fn find_term(vertices: &Dictionary, term: &str) -> Option<VertexId> {
-    vertices.id(term).or_else(|| {
-        term.ends_with('"')
-            .then(|| vertices.id(&format!("{term}^^<{}>", xsd::STRING.as_str())))
-            .flatten()
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -205,7 +198,7 @@ mod tests {
         };
         let terms = Terms::of(vertices, &loaded.labels)?;
         let query = parse(&format!("PREFIX : <http://ex/> SELECT * {{ {bgp} }}"))?;
-        QueryGraph::build(&query.patterns, terms)
+        QueryGraph::build(&query.patterns, &terms)
     }
 
     #[test]

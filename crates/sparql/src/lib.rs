@@ -13,6 +13,7 @@ pub mod bgp;
 mod error;
 pub mod parse;
 pub mod results;
+pub mod spelling;
 
 pub use answer::{answer, RdfData};
 pub use error::{Error, Result};
