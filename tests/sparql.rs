@@ -64,7 +64,7 @@ fn refusals_name_the_problem_and_exit_2() {
         "<http://ex/a> <http://ex/knows> <http://ex/a> .\n",
     );
     dir.write("g.graph", "t 2 1\nv 0 0 1\nv 1 0 1\ne 0 1 0\n");
-    let cases: [(&str, &[&str], &str); 5] = [
+    let cases: [(&str, &[&str], &str); 6] = [
         (
             "d.nt",
             &[
@@ -84,6 +84,11 @@ fn refusals_name_the_problem_and_exit_2() {
             "loop.nt",
             &["-e", KNOWS],
             "1 triples whose subject is their object",
+        ),
+        (
+            "d.nt",
+            &["-e", KNOWS, "--devices", "0,1"],
+            "--devices 0,1: gsi sparql",
         ),
     ];
     for (data, args, message) in cases {

@@ -85,6 +85,11 @@ pub fn run(args: SparqlArgs) -> Result<Exit> {
         .then(|| ResultsWriter::new(format, &query.form, BufWriter::new(stdout.lock())))
         .transpose()
         .map_err(sparql_error)?;
+    if let Some(devices) = &args.engine.devices {
+        return Err(input_error(format!(
+            "--devices {devices}: gsi sparql answers a query on one GPU; choose it with --device"
+        )));
+    }
     let engine = engine_choice(&args.engine)?;
     let show = Show {
         progress: progress::wanted(args.quiet),
