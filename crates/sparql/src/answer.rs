@@ -80,7 +80,7 @@ pub fn answer<W: Write>(
     match &query.form {
         Form::Ask => {
             let answer = query.limit != Some(0) && {
-                options.limit = Some(query.offset as u64 + 1);
+                options.limit = Some(query.offset.saturating_add(1) as u64);
                 count(&bgp, data, engine, &options)? > query.offset as u64
             };
             if let Some(output) = output {
@@ -113,8 +113,10 @@ pub fn answer<W: Write>(
                 }
                 return Ok(0);
             }
+            // Without DISTINCT, each match is a solution: the join may stop after these.
+            let matches_wanted = query.limit.map(|l| query.offset.saturating_add(l) as u64);
             if output.is_none() && !distinct {
-                options.limit = query.limit.map(|l| (query.offset + l) as u64);
+                options.limit = matches_wanted;
                 let n = count(&bgp, data, engine, &options)?.saturating_sub(query.offset as u64);
                 return Ok(query.limit.map_or(n, |l| n.min(l as u64)));
             }
@@ -124,7 +126,7 @@ pub fn answer<W: Write>(
             if *distinct {
                 options.interrupt = query.limit.map(|_| stop.clone());
             } else {
-                options.limit = query.limit.map(|l| (query.offset + l) as u64);
+                options.limit = matches_wanted;
             }
             if let Some(output) = &mut output {
                 output.start(&names)?;
@@ -317,6 +319,20 @@ mod tests {
             1
         );
         assert_eq!(count("SELECT ?x { ?x :knows ?y } LIMIT 0"), 0);
+        // The largest offset does not wrap around.
+        let far = usize::MAX;
+        assert_eq!(
+            count(&format!(
+                "SELECT ?x {{ ?x :knows ?y }} LIMIT 2 OFFSET {far}"
+            )),
+            0
+        );
+        assert_eq!(count(&format!("ASK {{ ?x :knows ?y }} OFFSET {far}")), 0);
+        let (json, n) = run(
+            &format!("SELECT ?x {{ ?x :knows ?y }} LIMIT 2 OFFSET {far}"),
+            Some(ResultsFormat::Json),
+        );
+        assert_eq!((json.matches("\"x\":").count(), n), (0, 0));
         assert_eq!(count("SELECT ?y { :a :knows ?y }"), 2);
         assert_eq!(count("SELECT ?y { ?y a :Person . ?x :knows ?y }"), 1);
         assert_eq!(count("SELECT ?y { ?y a :Robot }"), 0);
