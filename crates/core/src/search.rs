@@ -109,10 +109,12 @@ pub(crate) fn plan_query(
     };
     // Matches in classes of the query's automorphisms: injective ones only, and all of them
     // wanted (a limit wants the first few, found as well without), and not for a query
-    // already out of time (the join stops at once).
+    // already out of time (the join stops at once), nor with pins (they tell automorphic
+    // vertices apart).
     if options.symmetry
         && options.semantics.injective()
         && options.limit.is_none()
+        && options.pinned.is_empty()
         && options.stop().is_none()
     {
         let max_images = if counting { u64::MAX } else { MAX_IMAGES };
