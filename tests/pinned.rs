@@ -18,7 +18,8 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
-
+    /// Counted breadth-first to the end, depth-first at once and as the engine chooses, with
+    /// and without leaves counted as products; and listed.
     #[test]
     fn pinned_matches_agree_with_brute_force(
         data in graph(DIRECTED_MULTI, 1..=10),
@@ -43,9 +44,14 @@ proptest! {
 
         let index = DataIndex::build(d.clone()).expect("index");
         let options = MatchOptions { semantics, pinned, ..MatchOptions::default() };
-        let counted = gsi(&q, &index, &options, &mut CountOnly);
-        prop_assert_eq!(counted.status, Status::Complete);
-        prop_assert_eq!(counted.count, expected.len() as u64);
+        for (depth_first_rows, postpone_leaves) in
+            [(Some(usize::MAX), false), (Some(0), true), (None, true)]
+        {
+            let options = MatchOptions { depth_first_rows, postpone_leaves, ..options.clone() };
+            let counted = gsi(&q, &index, &options, &mut CountOnly);
+            prop_assert_eq!(counted.status, Status::Complete);
+            prop_assert_eq!(counted.count, expected.len() as u64);
+        }
         let mut listed = Collect::default();
         gsi(&q, &index, &options, &mut listed);
         listed.rows.sort();
