@@ -2,6 +2,8 @@
 //!
 //! - `brute`: an obviously correct brute-force matcher, the oracle for small graphs.
 //! - `oracle`: property tests on random labelled graphs against the brute force and `vf2`.
+//! - `pinned`: query vertices pinned to one data vertex each, against the brute force.
+//! - `sparql`: `gsi sparql` as a user runs it.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
 //! - `regression`: one test per defect found, named after its issue.
 //! - `docs`: the names the code maps of `docs/` give exist.
@@ -15,6 +17,8 @@ mod cli;
 mod docs;
 mod listing;
 mod oracle;
+mod pinned;
 mod regression;
 mod saved;
+mod sparql;
 mod util;

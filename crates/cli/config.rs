@@ -265,6 +265,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             narrow_rows_up_to,
             small_steps_up_to,
             heavy_query_work: args.heavy_work,
+            pinned: Vec::new(),
         },
         timeout,
         edges: args.semantics == Some(SemanticsArg::EdgeIsomorphism),

@@ -85,6 +85,12 @@ pub enum Command {
     /// Prints one line per mismatch and ends with `N passed, M failed`; exits 1 on any
     /// mismatch.
     Verify(VerifyArgs),
+    /// Answer a SPARQL query over RDF data (N-Triples or a saved index of it).
+    ///
+    /// The query is one basic graph pattern under SELECT (projection, `*`, DISTINCT, REDUCED,
+    /// LIMIT, OFFSET), ASK or `SELECT (COUNT(*) AS ?n)`, matched by homomorphism with bag
+    /// semantics; anything else is refused by name. Results are written as they are found.
+    Sparql(crate::sparql::SparqlArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
     ///
     /// For bash: `gsi completions bash > ~/.local/share/bash-completion/completions/gsi`.

@@ -20,6 +20,7 @@ mod queries;
 mod query_files;
 mod session;
 mod signals;
+mod sparql;
 mod system;
 mod verify;
 
@@ -68,6 +69,7 @@ fn run() -> Result<Exit> {
         Some(Command::Convert(args)) => convert::run(args),
         Some(Command::Generate(args)) => generate::run(args.what),
         Some(Command::Verify(args)) => verify::run(args),
+        Some(Command::Sparql(args)) => sparql::run(args),
         Some(Command::Completions(args)) => {
             let mut command = Cli::command();
             clap_complete::generate(args.shell, &mut command, "gsi", &mut std::io::stdout());

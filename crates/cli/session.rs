@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use gsi_core::{DataIndex, Engine, EngineConfig, EngineKind};
-use gsi_graph::formats::{LabelNames, ReadOptions, VertexNames};
+use gsi_graph::formats::{LabelNames, ReadOptions, SkippedEdges, VertexNames};
 use gsi_graph::line::{LineGraph, LineLabels};
 use gsi_graph::VertexId;
 
@@ -61,7 +61,9 @@ pub struct Session {
     /// The names the data file gave its vertices (SNAP ids, RDF terms), if any.
     pub names: Option<VertexNames>,
     /// The names the data file gave its labels, through which queries are read.
-    labels: LabelNames,
+    pub labels: LabelNames,
+    /// Edges the data file's reader dropped.
+    pub skipped: SkippedEdges,
     pub load_time: Duration,
     pub index_time: Duration,
     /// Time to ready the index on the device; `None` for the CPU engine.
@@ -180,6 +182,7 @@ impl Session {
             index,
             names: facts.names,
             labels: facts.labels,
+            skipped: facts.skipped,
             load_time,
             index_time,
             upload_time,

@@ -132,6 +132,9 @@ pub struct MatchOptions {
     /// Counts one match per class of the query's automorphisms and multiplies (isomorphism
     /// without a limit, [`crate::symmetry`]); off for tests and measurements.
     pub symmetry: bool,
+    /// Query vertices fixed to one data vertex each, `(u, v)`: C(u) keeps only `v`, if the
+    /// filter let it in (a SPARQL constant). Applied right after filtering.
+    pub pinned: Vec<(usize, VertexId)>,
 }
 
 /// Longest list of a step whose rows the GPU joins with eight lanes each by default.
@@ -333,6 +336,7 @@ impl Default for MatchOptions {
             narrow_rows_up_to: Some(NARROW_ROWS_UP_TO),
             small_steps_up_to: Some(SMALL_STEPS_UP_TO),
             heavy_query_work: HEAVY_QUERY_WORK,
+            pinned: Vec::new(),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use gsi_graph::Graph;
+use gsi_graph::{Graph, VertexId};
 
 use crate::candidates::CandidateSets;
 use crate::cpu::CpuEngine;
@@ -96,6 +96,7 @@ pub(crate) fn plan_query(
     }
     let started = Instant::now();
     let mut candidates = engine.filter(query, data, options)?;
+    pin(&mut candidates, &options.pinned)?;
     let filtered = Instant::now();
     // Leaves are multiplied only in a count, and not when induced (two leaves must then not
     // be adjacent: their matches are no longer independent).
@@ -114,10 +115,12 @@ pub(crate) fn plan_query(
     };
     // Matches in classes of the query's automorphisms: injective ones only, and all of them
     // wanted (a limit wants the first few, found as well without), and not for a query
-    // already out of time (the join stops at once).
+    // already out of time (the join stops at once), nor with pins (they tell automorphic
+    // vertices apart).
     if options.symmetry
         && options.semantics.injective()
         && options.limit.is_none()
+        && options.pinned.is_empty()
         && options.stop().is_none()
     {
         let max_images = if counting { u64::MAX } else { MAX_IMAGES };
@@ -138,6 +141,24 @@ pub(crate) fn plan_query(
         counting,
         fits: true,
     })
+}
+
+/// Cuts C(u) to `v` alone, or to nothing where the filter left `v` out, for each `(u, v)` of
+/// `pinned`; candidates on a device are brought to the host first (the join moves them back).
+fn pin(candidates: &mut Candidates, pinned: &[(usize, VertexId)]) -> Result<()> {
+    if pinned.is_empty() {
+        return Ok(());
+    }
+    if let Candidates::Device(_) = candidates {
+        *candidates = Candidates::Host(candidates.to_host()?.into_owned());
+    }
+    let Candidates::Host(sets) = candidates else {
+        unreachable!("brought to the host above")
+    };
+    for &(u, v) in pinned {
+        sets.retain(u, |w| w == v);
+    }
+    Ok(())
 }
 
 /// Filters `query` with the CPU engine's filter and plans its join on the host, where its

@@ -1,0 +1,129 @@
+//! `gsi sparql`: a SPARQL query answered over an N-Triples graph (gsi-sparql does the work).
+
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use gsi_core::MatchOptions;
+use gsi_graph::formats::{Format, ReadOptions};
+use gsi_sparql::results::ResultsWriter;
+use gsi_sparql::{answer, RdfData, ResultsFormat};
+
+use crate::config::engine_choice;
+use crate::exit::{input_error, Exit};
+use crate::flags::EngineArgs;
+use crate::progress;
+use crate::session::{Session, Show};
+
+/// `gsi sparql` (documented on `Command::Sparql`).
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  gsi sparql --data people.nt -e 'SELECT ?x ?y WHERE { ?x <http://ex/knows> ?y }'\n  gsi sparql --data people.gsidx --query q.rq --results tsv\n  gsi sparql --data people.nt.gz -e 'ASK { ?x a <http://ex/Person> }'"
+)]
+#[command(group = clap::ArgGroup::new("text").required(true).args(["query", "expression"]))]
+pub struct SparqlArgs {
+    /// The data: N-Triples (plain or compressed) or a saved index of it.
+    #[arg(long, short = 'd', value_name = "FILE", help_heading = "Input")]
+    pub data: PathBuf,
+
+    /// A file holding the query.
+    #[arg(long, short = 'q', value_name = "FILE", help_heading = "Input")]
+    pub query: Option<PathBuf>,
+
+    /// The query itself.
+    #[arg(
+        short = 'e',
+        long = "expression",
+        value_name = "QUERY",
+        help_heading = "Input"
+    )]
+    pub expression: Option<String>,
+
+    /// The results' format: the W3C's SPARQL 1.1 Query Results JSON, TSV or CSV.
+    #[arg(long, value_enum, default_value_t = ResultsArg::Json, help_heading = "Output")]
+    pub results: ResultsArg,
+
+    /// Print only the number: of solutions for SELECT, the count for COUNT(*), 1 or 0 for ASK.
+    #[arg(long, help_heading = "Output")]
+    pub count: bool,
+
+    #[command(flatten)]
+    pub engine: EngineArgs,
+
+    /// Print no progress and no notes on stderr.
+    #[arg(long, help_heading = "Output")]
+    pub quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ResultsArg {
+    /// SPARQL 1.1 Query Results JSON.
+    Json,
+    /// Tab-separated, terms in N-Triples syntax.
+    Tsv,
+    /// Comma-separated, IRIs and literals' values bare.
+    Csv,
+}
+
+pub fn run(args: SparqlArgs) -> Result<Exit> {
+    let text = match (&args.query, &args.expression) {
+        (Some(path), _) => std::fs::read_to_string(path)
+            .map_err(|e| input_error(format!("reading query {}: {e}", path.display())))?,
+        (None, Some(text)) => text.clone(),
+        (None, None) => unreachable!("clap requires --query or -e"),
+    };
+    // The query is checked before the data is loaded.
+    let query = gsi_sparql::parse(&text).map_err(sparql_error)?;
+    let format = match args.results {
+        ResultsArg::Json => ResultsFormat::Json,
+        ResultsArg::Tsv => ResultsFormat::Tsv,
+        ResultsArg::Csv => ResultsFormat::Csv,
+    };
+    let stdout = std::io::stdout();
+    let writer = (!args.count)
+        .then(|| ResultsWriter::new(format, &query.form, BufWriter::new(stdout.lock())))
+        .transpose()
+        .map_err(sparql_error)?;
+    if let Some(devices) = &args.engine.devices {
+        return Err(input_error(format!(
+            "--devices {devices}: gsi sparql answers a query on one GPU; choose it with --device"
+        )));
+    }
+    let engine = engine_choice(&args.engine)?;
+    let show = Show {
+        progress: progress::wanted(args.quiet),
+        notes: !args.quiet,
+    };
+    let read = ReadOptions {
+        format: Format::Auto,
+        directed: true,
+        vertex_labels: None,
+    };
+    let mut session = Session::open(&args.data, &read, &engine, show, false)?;
+    let data = RdfData::new(
+        &session.index,
+        session.names.as_ref(),
+        &session.labels,
+        &session.skipped,
+    )
+    .map_err(sparql_error)
+    .with_context(|| format!("data {}", args.data.display()))?;
+    let engine = session.engines[0].as_mut();
+    let options = MatchOptions::default();
+    let count = writer.is_none();
+    let n = answer(&query, &data, engine, &options, writer).map_err(sparql_error)?;
+    if count {
+        writeln!(stdout.lock(), "{n}")?;
+    }
+    Ok(Exit::Success)
+}
+
+/// gsi-sparql's errors: the user's query, data or format are bad input (exit code 2).
+fn sparql_error(err: gsi_sparql::Error) -> anyhow::Error {
+    match err {
+        gsi_sparql::Error::Match(core) => core.into(),
+        err if err.is_input() => input_error(err.to_string()),
+        err => err.into(),
+    }
+}

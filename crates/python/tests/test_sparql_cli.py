@@ -1,0 +1,309 @@
+"""`gsi sparql` against Oxigraph: random RDF graphs and random basic graph patterns (stars,
+chains, cycles; constants, blank nodes, `a`, literals, DISTINCT, LIMIT, COUNT(*), ASK), the
+multisets of solutions compared. The binary is $GSI_BINARY (which must then exist), else
+target/release/gsi (skipped where it is not built)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+pyoxigraph = pytest.importorskip("pyoxigraph")
+
+REPO = Path(__file__).resolve().parents[3]
+GIVEN = os.environ.get("GSI_BINARY")
+GSI = Path(GIVEN) if GIVEN else REPO / "target" / "release" / "gsi"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+ID = "<http://d/id>"
+
+
+@pytest.fixture(scope="module")
+def gsi_binary() -> Path:
+    if not GSI.is_file():
+        missing = f"the gsi binary is not at {GSI}"
+        if GIVEN:
+            pytest.fail(f"GSI_BINARY is set, but {missing}")
+        pytest.skip(f"{missing} (cargo build --release, or set GSI_BINARY)")
+    return GSI
+
+
+def literal(rng: random.Random) -> str:
+    k = rng.randrange(4)
+    return rng.choice([f'"s{k}"', f'"s{k}"@en', f'"{k}"^^<{XSD}integer>'])
+
+
+def spellings(term: str) -> list[str]:
+    """Ways N-Triples may write `term` (as `literal` makes it): escaped, the language tag in
+    capitals, a string's datatype written out."""
+    value, _, rest = term[1:].partition('"')
+    if rest == "@en":
+        return [term, f'"{value}"@EN']
+    if rest:
+        return [term]
+    return [term, f'"\\u0073{value[1:]}"', f'"{value}"^^<{XSD}string>']
+
+
+def random_data(rng: random.Random) -> str:
+    """Triples over 8 resources and 3 blank nodes, 3 predicates between them, 2 to literals
+    (each spelled one of its ways) and 3 classes. Each blank node names itself through
+    <http://d/id>, so that solutions can be compared although Oxigraph renames blank
+    nodes."""
+    nodes = [f"<http://d/r{i}>" for i in range(8)] + [f"_:b{i}" for i in range(3)]
+    spelled: dict[str, str] = {}
+
+    def literal_spelled() -> str:
+        term = literal(rng)
+        return spelled.setdefault(term, rng.choice(spellings(term)))
+
+    lines = set()
+    for _ in range(rng.randint(20, 50)):
+        s, o = rng.sample(nodes, 2)
+        lines.add(f"{s} <http://d/p{rng.randrange(3)}> {o} .")
+    for _ in range(rng.randint(3, 12)):
+        lines.add(f"{rng.choice(nodes)} <http://d/l{rng.randrange(2)}> {literal_spelled()} .")
+    for node in nodes:
+        for c in rng.sample(range(3), rng.choice([0, 0, 1, 2])):
+            lines.add(f"{node} {RDF_TYPE} <http://d/C{c}> .")
+    for i in range(3):
+        lines.add(f'_:b{i} {ID} "b{i}" .')
+    return "\n".join(sorted(lines)) + "\n"
+
+
+def random_bgp(rng: random.Random) -> tuple[str, list[str]]:
+    """A star, chain or cycle over 1 to 4 terms (variables, some blank or constant), with
+    literal constants and classes on the side; and its variables."""
+    n = rng.randint(1, 4)
+    terms = []
+    for i in range(n):
+        r = rng.random()
+        terms.append(
+            f"<http://d/r{rng.randrange(8)}>" if r < 0.12 else f"_:q{i}" if r < 0.25 else f"?v{i}"
+        )
+    shape = rng.choice(["star", "chain", "cycle"])
+    edges = [(0, i) for i in range(1, n)] if shape == "star" else [(i, i + 1) for i in range(n - 1)]
+    if shape == "cycle" and n >= 2:
+        edges.append((n - 1, 0))
+    triples = []
+    for a, b in edges:
+        if rng.random() < 0.5:
+            a, b = b, a
+        triples.append(f"{terms[a]} <http://d/p{rng.randrange(3)}> {terms[b]} .")
+    for i in range(n):
+        if rng.random() < 0.3:
+            triples.append(f"{terms[i]} a <http://d/C{rng.randrange(3)}> .")
+        if rng.random() < 0.2:
+            obj = literal(rng) if rng.random() < 0.5 else f"?w{i}"
+            triples.append(f"{terms[i]} <http://d/l{rng.randrange(2)}> {obj} .")
+    if not triples:
+        triples.append(f"{terms[0]} <http://d/p{rng.randrange(3)}> ?w .")
+    rng.shuffle(triples)
+    text = " ".join(triples)
+    variables = sorted({w.rstrip(".") for w in text.split() if w.startswith("?")})
+    return text, variables
+
+
+def oxigraph_store(data: str):
+    store = pyoxigraph.Store()
+    store.load(data.encode(), format=pyoxigraph.RdfFormat.N_TRIPLES)
+    return store
+
+
+def blank_names(store) -> dict[str, str]:
+    return {row["b"].value: row["i"].value for row in store.query(f"SELECT ?b ?i {{ ?b {ID} ?i }}")}
+
+
+def oxigraph_term(term, blanks: dict[str, str]) -> tuple:
+    if isinstance(term, pyoxigraph.NamedNode):
+        return ("uri", term.value)
+    if isinstance(term, pyoxigraph.BlankNode):
+        return ("bnode", blanks[term.value])
+    return ("literal", term.value, term.language or "", term.datatype.value)
+
+
+def json_term(term: dict) -> tuple:
+    if term["type"] == "literal":
+        lang = term.get("xml:lang", "")
+        default = (
+            XSD + "string" if not lang else "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+        )
+        return ("literal", term["value"], lang, term.get("datatype", default))
+    return (term["type"], term["value"])
+
+
+def oxigraph_solutions(store, query: str, variables: list[str]) -> Counter:
+    blanks = blank_names(store)
+    rows = []
+    for solution in store.query(query):
+        rows.append(
+            tuple(
+                oxigraph_term(solution[v], blanks) if solution[v] is not None else None
+                for v in variables
+            )
+        )
+    return Counter(rows)
+
+
+def run_gsi(binary: Path, data: Path, query: str, *extra: str) -> subprocess.CompletedProcess:
+    """`gsi sparql` on the CPU; its output decoded as it was written (CSV's CRLF kept)."""
+    done = subprocess.run(
+        [
+            str(binary),
+            "sparql",
+            "--data",
+            str(data),
+            "-e",
+            query,
+            "--engine",
+            "cpu",
+            "--quiet",
+            *extra,
+        ],
+        check=False,
+        capture_output=True,
+        timeout=60,
+    )
+    done.stdout, done.stderr = done.stdout.decode(), done.stderr.decode()
+    return done
+
+
+def gsi_solutions(binary: Path, data: Path, query: str) -> tuple[list[str], Counter]:
+    done = run_gsi(binary, data, query)
+    assert done.returncode == 0, f"{query}\n{done.stderr}"
+    results = json.loads(done.stdout)
+    variables = results["head"]["vars"]
+    rows = [
+        tuple(json_term(b[v]) if v in b else None for v in variables)
+        for b in results["results"]["bindings"]
+    ]
+    return variables, Counter(rows)
+
+
+def test_random_bgps_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> None:
+    rng = random.Random(20261127)
+    checked = 0
+    for round_ in range(12):
+        data = random_data(rng)
+        path = tmp_path / f"d{round_}.nt"
+        path.write_text(data)
+        store = oxigraph_store(data)
+        for _ in range(12):
+            bgp, variables = random_bgp(rng)
+            where = f"WHERE {{ {bgp} }}"
+            projected = (
+                variables
+                if rng.random() < 0.5 or not variables
+                else sorted(rng.sample(variables, rng.randint(1, len(variables))))
+            )
+            select = " ".join(f"?{v[1:]}" for v in projected) or "*"
+            distinct = "DISTINCT " if rng.random() < 0.3 else ""
+            query = f"SELECT {distinct}{select} {where}"
+            names = [v[1:] for v in projected]
+            expected = oxigraph_solutions(store, query, names)
+            got_vars, found = gsi_solutions(gsi_binary, path, query)
+            assert got_vars == names, query
+            assert found == expected, f"{query}\n{data}"
+
+            count = run_gsi(gsi_binary, path, query, "--count")
+            assert count.stdout.strip() == str(sum(expected.values())), query
+            counted = oxigraph_solutions(store, f"SELECT (COUNT(*) AS ?n) {where}", ["n"])
+            _, found_count = gsi_solutions(gsi_binary, path, f"SELECT (COUNT(*) AS ?n) {where}")
+            assert found_count == counted, query
+            asked = run_gsi(gsi_binary, path, f"ASK {where}")
+            assert json.loads(asked.stdout)["boolean"] == bool(store.query(f"ASK {where}")), query
+
+            # LIMIT and OFFSET without ORDER BY: any such many of the solutions.
+            limit, offset = rng.randint(1, 4), rng.randint(0, 2)
+            _, sliced = gsi_solutions(gsi_binary, path, f"{query} LIMIT {limit} OFFSET {offset}")
+            total = sum(expected.values())
+            assert sum(sliced.values()) == max(0, min(limit, total - offset)), query
+            assert not sliced - expected, query
+            checked += 1
+    assert checked == 144
+
+
+def test_csv_and_tsv_rows_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> None:
+    data = (
+        "<http://d/a> <http://d/p> <http://d/b> .\n"
+        '<http://d/a> <http://d/name> "x, \\"y\\""@en .\n'
+        '<http://d/b> <http://d/name> "7"^^<http://www.w3.org/2001/XMLSchema#integer> .\n'
+        "<http://d/b> <http://d/p> <http://d/c> .\n"
+    )
+    path = tmp_path / "d.nt"
+    path.write_text(data)
+    store = oxigraph_store(data)
+    query = "SELECT ?s ?o { ?s <http://d/name> ?o }"
+    csv = run_gsi(gsi_binary, path, query, "--results", "csv")
+    assert csv.returncode == 0, csv.stderr
+    expected = store.query(query).serialize(format=pyoxigraph.QueryResultsFormat.CSV).decode()
+    assert sorted(csv.stdout.split("\r\n")) == sorted(expected.split("\r\n"))
+    tsv = run_gsi(gsi_binary, path, query, "--results", "tsv")
+    assert tsv.stdout.splitlines()[0] == "?s\t?o"
+    rows = {tuple(line.split("\t")) for line in tsv.stdout.splitlines()[1:]}
+    assert rows == {
+        ("<http://d/a>", '"x, \\"y\\""@en'),
+        ("<http://d/b>", '"7"^^<http://www.w3.org/2001/XMLSchema#integer>'),
+    }
+
+
+@pytest.mark.parametrize(
+    "query,construct",
+    [
+        ("SELECT * { ?x <http://d/p> ?y OPTIONAL { ?y <http://d/p> ?z } }", "OPTIONAL"),
+        ("SELECT * { { ?x <http://d/p> ?y } UNION { ?y <http://d/p> ?x } }", "UNION"),
+        ("SELECT * { ?x <http://d/p>* ?y }", "a property path"),
+        ("SELECT * { ?x ?p ?y }", "a variable predicate"),
+    ],
+)
+def test_constructs_outside_the_fragment_are_refused(
+    gsi_binary: Path, tmp_path: Path, query: str, construct: str
+) -> None:
+    path = tmp_path / "d.nt"
+    path.write_text("<http://d/a> <http://d/p> <http://d/b> .\n")
+    done = run_gsi(gsi_binary, path, query)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert construct in done.stderr
+
+
+def test_constants_find_terms_the_data_spells_otherwise(gsi_binary: Path, tmp_path: Path) -> None:
+    data = (
+        '<http://d/a> <http://d/l> "\\u0073x" .\n'
+        '<http://d/b> <http://d/l> "y"@EN-gb .\n'
+        f'<http://d/c> <http://d/l> "z"^^<{XSD}string> .\n'
+        "<http://d/d> <http://d/l> <http://d/\\u0065> .\n"
+    )
+    path = tmp_path / "d.nt"
+    path.write_text(data)
+    store = oxigraph_store(data)
+    for constant in ['"sx"', '"y"@en-GB', '"z"', "<http://d/e>"]:
+        query = f"SELECT ?s {{ ?s <http://d/l> {constant} }}"
+        expected = oxigraph_solutions(store, query, ["s"])
+        assert sum(expected.values()) == 1, query
+        assert gsi_solutions(gsi_binary, path, query)[1] == expected, query
+
+
+def test_data_spelling_one_term_two_ways_is_refused(gsi_binary: Path, tmp_path: Path) -> None:
+    path = tmp_path / "d.nt"
+    path.write_text('<http://d/a> <http://d/l> "ab" .\n<http://d/b> <http://d/l> "a\\u0062" .\n')
+    done = run_gsi(gsi_binary, path, "SELECT * { ?x <http://d/l> ?y }")
+    assert done.returncode == 2
+    assert "spells one term two ways" in done.stderr
+
+
+def test_data_with_a_triple_from_a_term_to_itself_is_refused(
+    gsi_binary: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "d.nt"
+    path.write_text(
+        "<http://d/a> <http://d/p> <http://d/a> .\n<http://d/a> <http://d/p> <http://d/b> .\n"
+    )
+    done = run_gsi(gsi_binary, path, "SELECT * { ?x <http://d/p> ?y }")
+    assert done.returncode == 2
+    assert "subject is their object" in done.stderr

@@ -1,0 +1,368 @@
+//! One query answered: its BGP matched by homomorphism, each match a solution (blank nodes
+//! and constants included, so that multiplicities are SPARQL's), then projected, made
+//! distinct where asked, sliced and written as it comes.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use gsi_core::{find_matches, CountOnly, DataIndex, Engine, MatchOptions, MatchSink, Semantics};
+use gsi_graph::formats::{LabelNames, SkippedEdges, VertexNames};
+use gsi_graph::VertexId;
+use oxrdf::vocab::xsd;
+
+use crate::bgp::{QueryGraph, Terms};
+use crate::error::{Error, Result};
+use crate::parse::{Form, Query};
+use crate::results::ResultsWriter;
+use crate::spelling::TermIndex;
+
+/// An indexed N-Triples graph, ready for queries.
+pub struct RdfData<'d> {
+    pub index: &'d DataIndex,
+    pub terms: Terms<'d>,
+}
+
+impl<'d> RdfData<'d> {
+    /// The data of `index`, whose file gave `names`, `labels` and dropped `skipped`.
+    ///
+    /// # Errors
+    /// [`Error::Data`] for a graph not read from N-Triples, one whose file held triples from
+    /// a term to itself (gsi's graphs drop them, and matches that need them would be
+    /// missing), or one whose file spelled a term two ways ([`Terms::of`]).
+    pub fn new(
+        index: &'d DataIndex,
+        names: Option<&'d VertexNames>,
+        labels: &'d LabelNames,
+        skipped: &SkippedEdges,
+    ) -> Result<RdfData<'d>> {
+        let Some(VertexNames::Terms(vertices)) = names else {
+            return Err(Error::Data(
+                "the data graph is not RDF: gsi sparql reads N-Triples or a saved index of it"
+                    .into(),
+            ));
+        };
+        if skipped.self_loops > 0 {
+            return Err(Error::Data(format!(
+                "the data holds {} triples whose subject is their object, which gsi's graphs cannot hold: SPARQL answers over it could miss solutions",
+                skipped.self_loops
+            )));
+        }
+        Ok(RdfData {
+            index,
+            terms: Terms::of(vertices, labels)?,
+        })
+    }
+}
+
+/// Answers `query` over `data` with `engine`, writing its results to `output` if given, and
+/// returns its number: the solutions of a `SELECT`, the count of a `COUNT(*)`, 1 or 0 for an
+/// `ASK`. `options` are taken as they are, but for the semantics (homomorphism) and the
+/// limit.
+///
+/// # Errors
+/// [`Error::Unsupported`] for a triple pattern outside the fragment; the matcher's and the
+/// writer's failures.
+pub fn answer<W: Write>(
+    query: &Query,
+    data: &RdfData<'_>,
+    engine: &mut dyn Engine,
+    options: &MatchOptions,
+    mut output: Option<ResultsWriter<W>>,
+) -> Result<u64> {
+    let bgp = QueryGraph::build(&query.patterns, &data.terms)?;
+    let mut options = MatchOptions {
+        semantics: Semantics::Homomorphism,
+        pinned: bgp.pinned.clone(),
+        ..options.clone()
+    };
+    match &query.form {
+        Form::Ask => {
+            let answer = query.limit != Some(0) && {
+                options.limit = Some(query.offset.saturating_add(1) as u64);
+                count(&bgp, data, engine, &options)? > query.offset as u64
+            };
+            if let Some(output) = output {
+                output.boolean(answer)?;
+            }
+            Ok(u64::from(answer))
+        }
+        Form::Count { variable } => {
+            let n = count(&bgp, data, engine, &options)?;
+            if let Some(mut output) = output {
+                let name = [variable.as_str()];
+                output.start(&name)?;
+                if query.offset == 0 && query.limit != Some(0) {
+                    let term = format!("\"{n}\"^^<{}>", xsd::INTEGER.as_str());
+                    output.solution(&name, &[Some(&term)])?;
+                }
+                output.finish()?;
+            }
+            Ok(n)
+        }
+        Form::Select {
+            variables,
+            distinct,
+        } => {
+            if query.limit == Some(0) {
+                if let Some(mut output) = output.take() {
+                    let names: Vec<&str> = variables.iter().map(|v| v.as_str()).collect();
+                    output.start(&names)?;
+                    output.finish()?;
+                }
+                return Ok(0);
+            }
+            // Without DISTINCT, each match is a solution: the join may stop after these.
+            let matches_wanted = query.limit.map(|l| query.offset.saturating_add(l) as u64);
+            if output.is_none() && !distinct {
+                options.limit = matches_wanted;
+                let n = count(&bgp, data, engine, &options)?.saturating_sub(query.offset as u64);
+                return Ok(query.limit.map_or(n, |l| n.min(l as u64)));
+            }
+            let columns = variables.iter().map(|v| bgp.vertex_of(v)).collect();
+            let names: Vec<&str> = variables.iter().map(|v| v.as_str()).collect();
+            let stop = Arc::new(AtomicBool::new(false));
+            if *distinct {
+                options.interrupt = query.limit.map(|_| stop.clone());
+            } else {
+                options.limit = matches_wanted;
+            }
+            if let Some(output) = &mut output {
+                output.start(&names)?;
+            }
+            let mut sink = Solutions {
+                columns,
+                names: &names,
+                vertices: &data.terms.vertices,
+                seen: distinct.then(HashSet::new),
+                skip: query.offset,
+                left: query.limit,
+                output: output.as_mut(),
+                stop,
+                count: 0,
+            };
+            matches(&bgp, data, engine, &options, &mut sink)?;
+            let n = sink.count;
+            if let Some(output) = output {
+                output.finish()?;
+            }
+            Ok(n)
+        }
+    }
+}
+
+/// The number of matches of the BGP (up to `options.limit`).
+fn count(
+    bgp: &QueryGraph,
+    data: &RdfData<'_>,
+    engine: &mut dyn Engine,
+    options: &MatchOptions,
+) -> Result<u64> {
+    match &bgp.graph {
+        None => Ok(0),
+        // The empty BGP has one solution, binding nothing.
+        Some(_) if bgp.vertex_count() == 0 => Ok(1),
+        Some(graph) => Ok(find_matches(engine, graph, data.index, options, &mut CountOnly)?.count),
+    }
+}
+
+/// Hands every match of the BGP to `sink`.
+fn matches<W: Write>(
+    bgp: &QueryGraph,
+    data: &RdfData<'_>,
+    engine: &mut dyn Engine,
+    options: &MatchOptions,
+    sink: &mut Solutions<'_, W>,
+) -> Result<()> {
+    match &bgp.graph {
+        None => Ok(()),
+        Some(_) if bgp.vertex_count() == 0 => Ok(sink.take(&[])?),
+        Some(graph) => {
+            find_matches(engine, graph, data.index, options, sink)?;
+            Ok(())
+        }
+    }
+}
+
+/// Matches to solutions: projected, made distinct where asked, sliced, written.
+struct Solutions<'s, W: Write> {
+    /// The query vertex of each projected variable (`None`: unbound).
+    columns: Vec<Option<usize>>,
+    names: &'s [&'s str],
+    vertices: &'s TermIndex<'s>,
+    /// Projected solutions seen, under `DISTINCT`.
+    seen: Option<HashSet<Vec<Option<VertexId>>>>,
+    /// Solutions still to skip (`OFFSET`).
+    skip: usize,
+    /// Solutions still to give (`LIMIT`).
+    left: Option<usize>,
+    output: Option<&'s mut ResultsWriter<W>>,
+    /// Set once the limit is reached, to stop the join.
+    stop: Arc<AtomicBool>,
+    count: u64,
+}
+
+impl<W: Write> Solutions<'_, W> {
+    fn take(&mut self, row: &[VertexId]) -> std::io::Result<()> {
+        if self.left == Some(0) {
+            return Ok(());
+        }
+        let projected: Vec<Option<VertexId>> =
+            self.columns.iter().map(|c| c.map(|u| row[u])).collect();
+        if let Some(seen) = &mut self.seen {
+            if !seen.insert(projected.clone()) {
+                return Ok(());
+            }
+        }
+        if self.skip > 0 {
+            self.skip -= 1;
+            return Ok(());
+        }
+        if let Some(output) = &mut self.output {
+            let terms: Vec<Option<&str>> = projected
+                .iter()
+                .map(|v| v.and_then(|v| self.vertices.name(v)))
+                .collect();
+            output.solution(self.names, &terms)?;
+        }
+        self.count += 1;
+        if let Some(left) = &mut self.left {
+            *left -= 1;
+            if *left == 0 {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> MatchSink for Solutions<'_, W> {
+    fn wants_matches(&self) -> bool {
+        true
+    }
+
+    fn matches(&mut self, rows: &[VertexId], width: usize) -> gsi_core::Result<()> {
+        for row in rows.chunks_exact(width.max(1)) {
+            self.take(row)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use gsi_core::cpu::CpuEngine;
+    use gsi_graph::formats::ntriples;
+    use gsi_graph::saved::GraphFacts;
+
+    use super::*;
+    use crate::parse::parse;
+    use crate::results::ResultsFormat;
+
+    /// a knows b and c, b knows c; a and b are people.
+    const DATA: &str = r#"<http://ex/a> <http://ex/knows> <http://ex/b> .
+<http://ex/a> <http://ex/knows> <http://ex/c> .
+<http://ex/b> <http://ex/knows> <http://ex/c> .
+<http://ex/a> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://ex/Person> .
+<http://ex/b> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://ex/Person> .
+"#;
+
+    /// The results of `query` over [`DATA`] in `format`, and the number `answer` returned.
+    fn run(query: &str, format: Option<ResultsFormat>) -> (String, u64) {
+        let loaded = ntriples::parse(Path::new("d.nt"), DATA.as_bytes()).unwrap();
+        let (graph, facts) = GraphFacts::split(loaded);
+        let index = DataIndex::build(graph).unwrap();
+        let data =
+            RdfData::new(&index, facts.names.as_ref(), &facts.labels, &facts.skipped).unwrap();
+        let query = parse(&format!("PREFIX : <http://ex/> {query}")).unwrap();
+        let mut out = Vec::new();
+        let writer = format.map(|f| ResultsWriter::new(f, &query.form, &mut out).unwrap());
+        let n = answer(
+            &query,
+            &data,
+            &mut CpuEngine,
+            &MatchOptions::default(),
+            writer,
+        )
+        .unwrap();
+        (String::from_utf8(out).unwrap(), n)
+    }
+
+    fn count(query: &str) -> u64 {
+        run(query, None).1
+    }
+
+    #[test]
+    fn solutions_are_a_bag_unless_distinct() {
+        assert_eq!(count("SELECT ?x { ?x :knows ?y }"), 3);
+        assert_eq!(count("SELECT DISTINCT ?x { ?x :knows ?y }"), 2);
+        assert_eq!(count("SELECT (COUNT(*) AS ?n) { ?x :knows ?y }"), 3);
+        // A blank node counts its bindings as a variable does.
+        assert_eq!(count("SELECT ?x { ?x :knows _:y }"), 3);
+        // Homomorphism: ?y and ?z may bind one vertex.
+        assert_eq!(count("SELECT * { ?x :knows ?y . ?x :knows ?z }"), 5);
+        assert_eq!(
+            count("SELECT * { ?x :knows ?y . ?y :knows ?z . ?x :knows ?z }"),
+            1
+        );
+    }
+
+    #[test]
+    fn slices_constants_and_classes() {
+        assert_eq!(count("SELECT ?x { ?x :knows ?y } LIMIT 2"), 2);
+        assert_eq!(count("SELECT ?x { ?x :knows ?y } LIMIT 2 OFFSET 2"), 1);
+        assert_eq!(
+            count("SELECT DISTINCT ?x { ?x :knows ?y } LIMIT 5 OFFSET 1"),
+            1
+        );
+        assert_eq!(count("SELECT ?x { ?x :knows ?y } LIMIT 0"), 0);
+        // The largest offset does not wrap around.
+        let far = usize::MAX;
+        assert_eq!(
+            count(&format!(
+                "SELECT ?x {{ ?x :knows ?y }} LIMIT 2 OFFSET {far}"
+            )),
+            0
+        );
+        assert_eq!(count(&format!("ASK {{ ?x :knows ?y }} OFFSET {far}")), 0);
+        let (json, n) = run(
+            &format!("SELECT ?x {{ ?x :knows ?y }} LIMIT 2 OFFSET {far}"),
+            Some(ResultsFormat::Json),
+        );
+        assert_eq!((json.matches("\"x\":").count(), n), (0, 0));
+        assert_eq!(count("SELECT ?y { :a :knows ?y }"), 2);
+        assert_eq!(count("SELECT ?y { ?y a :Person . ?x :knows ?y }"), 1);
+        assert_eq!(count("SELECT ?y { ?y a :Robot }"), 0);
+        assert_eq!(count("SELECT * { :a :knows :c }"), 1);
+        assert_eq!(count("SELECT * { :c :knows :a }"), 0);
+        assert_eq!(count("ASK { :b :knows ?y }"), 1);
+        assert_eq!(count("ASK { :c :knows ?y }"), 0);
+        assert_eq!(count("SELECT * {}"), 1);
+    }
+
+    #[test]
+    fn results_are_written_in_each_format() {
+        let query = "SELECT ?y ?z { :b :knows ?y }";
+        let (json, _) = run(query, Some(ResultsFormat::Json));
+        assert_eq!(
+            json,
+            r#"{"head":{"vars":["y","z"]},"results":{"bindings":[{"y":{"type":"uri","value":"http://ex/c"}}]}}"#
+                .to_owned()
+                + "\n"
+        );
+        let (tsv, _) = run(query, Some(ResultsFormat::Tsv));
+        assert_eq!(tsv, "?y\t?z\n<http://ex/c>\t\n");
+        let (csv, _) = run(query, Some(ResultsFormat::Csv));
+        assert_eq!(csv, "y,z\r\nhttp://ex/c,\r\n");
+        let (count, _) = run(
+            "SELECT (COUNT(*) AS ?n) { ?x :knows ?y }",
+            Some(ResultsFormat::Json),
+        );
+        assert!(count.contains(r#"{"n":{"datatype":"http://www.w3.org/2001/XMLSchema#integer","type":"literal","value":"3"}}"#), "{count}");
+        let (ask, _) = run("ASK { :a :knows ?y }", Some(ResultsFormat::Json));
+        assert_eq!(ask, "{\"head\":{},\"boolean\":true}\n");
+    }
+}

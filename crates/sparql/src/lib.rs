@@ -1,0 +1,21 @@
+//! gsi-sparql: SPARQL basic graph patterns answered by gsi's subgraph matcher.
+//!
+//! A query is parsed by spargebra and cut down to the fragment gsi answers ([`parse`]): one
+//! basic graph pattern (BGP) under `SELECT`, `ASK` or `SELECT (COUNT(*) AS ?n)`. Its BGP
+//! becomes a query graph in the data graph's numbering ([`bgp`]): variables and blank nodes
+//! are query vertices, constants are query vertices pinned to their data vertex, predicates
+//! are edge labels and `rdf:type` with a constant class is a vertex label. The matcher finds
+//! its homomorphisms, which are the BGP's solutions with their multiplicities, and
+//! [`answer`] writes them in the W3C result formats as they come ([`results`]).
+
+pub mod answer;
+pub mod bgp;
+mod error;
+pub mod parse;
+pub mod results;
+pub mod spelling;
+
+pub use answer::{answer, RdfData};
+pub use error::{Error, Result};
+pub use parse::{parse, Form, Query};
+pub use results::ResultsFormat;

@@ -1,0 +1,309 @@
+//! SPARQL text to the fragment gsi answers: spargebra parses, and this module keeps a query
+//! only if its algebra is one basic graph pattern under the solution modifiers gsi applies,
+//! naming the first construct it meets that is not.
+
+use spargebra::algebra::{AggregateExpression, Expression, GraphPattern};
+use spargebra::term::{NamedNodePattern, TriplePattern};
+use spargebra::SparqlParser;
+
+use crate::error::{Error, Result};
+
+pub use spargebra::term::Variable;
+
+/// What a query asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// The solutions, projected on `variables` (under `DISTINCT`, each once).
+    Select {
+        variables: Vec<Variable>,
+        distinct: bool,
+    },
+    /// Whether there is a solution.
+    Ask,
+    /// `SELECT (COUNT(*) AS ?variable)`: one solution, the number of the BGP's solutions.
+    Count { variable: Variable },
+}
+
+/// A query of the fragment: its form, its BGP and its slice of the solutions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Query {
+    pub form: Form,
+    /// The triple patterns of the one BGP (a `{ }` group: none).
+    pub patterns: Vec<TriplePattern>,
+    /// `OFFSET`: solutions skipped.
+    pub offset: usize,
+    /// `LIMIT`: solutions kept at most.
+    pub limit: Option<usize>,
+}
+
+/// Parses `text` and checks that it is in the fragment.
+///
+/// # Errors
+/// [`Error::Syntax`] for text that is not SPARQL, [`Error::Unsupported`] naming a construct
+/// outside the fragment.
+pub fn parse(text: &str) -> Result<Query> {
+    let query = SparqlParser::new()
+        .parse_query(text)
+        .map_err(|e| Error::Syntax(e.to_string()))?;
+    let (pattern, ask) = match query {
+        spargebra::Query::Select {
+            dataset, pattern, ..
+        } => (no_dataset(dataset.is_some(), pattern)?, false),
+        spargebra::Query::Ask {
+            dataset, pattern, ..
+        } => (no_dataset(dataset.is_some(), pattern)?, true),
+        spargebra::Query::Construct { .. } => return Err(unsupported("CONSTRUCT")),
+        spargebra::Query::Describe { .. } => return Err(unsupported("DESCRIBE")),
+    };
+    let (offset, limit, pattern) = match pattern {
+        GraphPattern::Slice {
+            inner,
+            start,
+            length,
+        } => (start, length, *inner),
+        other => (0, None, other),
+    };
+    let (form, patterns) = match (select(pattern)?, ask) {
+        ((Form::Select { .. }, patterns), true) => (Form::Ask, patterns),
+        (_, true) => return Err(unsupported("an aggregate in ASK")),
+        (selected, false) => selected,
+    };
+    Ok(Query {
+        form,
+        patterns,
+        offset,
+        limit,
+    })
+}
+
+fn unsupported(construct: &str) -> Error {
+    Error::Unsupported(construct.to_string())
+}
+
+fn no_dataset(dataset: bool, pattern: GraphPattern) -> Result<GraphPattern> {
+    if dataset {
+        return Err(unsupported("FROM"));
+    }
+    Ok(pattern)
+}
+
+/// A `SELECT`'s (or an `ASK`'s) form and BGP: `[DISTINCT|REDUCED] Project(BGP)` or the
+/// count of a BGP.
+fn select(pattern: GraphPattern) -> Result<(Form, Vec<TriplePattern>)> {
+    let (distinct, pattern) = match pattern {
+        GraphPattern::Distinct { inner } => (true, *inner),
+        // REDUCED allows duplicates to be kept: all of them are.
+        GraphPattern::Reduced { inner } => (false, *inner),
+        other => (false, other),
+    };
+    let GraphPattern::Project { inner, variables } = pattern else {
+        return Err(unsupported(construct(&pattern)));
+    };
+    match *inner {
+        GraphPattern::Extend {
+            inner,
+            variable,
+            expression,
+        } => {
+            let patterns = count(*inner, &expression)?;
+            if variables != [variable.clone()] {
+                return Err(unsupported("a projection beside COUNT(*)"));
+            }
+            Ok((Form::Count { variable }, patterns))
+        }
+        GraphPattern::Group { .. } => Err(unsupported("GROUP BY")),
+        inner => Ok((
+            Form::Select {
+                variables,
+                distinct,
+            },
+            bgp(inner)?,
+        )),
+    }
+}
+
+/// The BGP of `Group(BGP, [], [COUNT(*)])` whose aggregate is `expression`.
+fn count(pattern: GraphPattern, expression: &Expression) -> Result<Vec<TriplePattern>> {
+    let GraphPattern::Group {
+        inner,
+        variables,
+        aggregates,
+    } = pattern
+    else {
+        return Err(unsupported("BIND or an expression in SELECT"));
+    };
+    if !variables.is_empty() {
+        return Err(unsupported("GROUP BY"));
+    }
+    match aggregates.as_slice() {
+        [(name, AggregateExpression::CountSolutions { distinct: false })]
+            if *expression == Expression::Variable(name.clone()) =>
+        {
+            bgp(*inner)
+        }
+        [(_, AggregateExpression::CountSolutions { distinct: true })] => {
+            Err(unsupported("COUNT(DISTINCT *)"))
+        }
+        _ => Err(unsupported("an aggregate other than COUNT(*)")),
+    }
+}
+
+/// The triple patterns of one BGP; groups joined without anything between them are one BGP.
+fn bgp(pattern: GraphPattern) -> Result<Vec<TriplePattern>> {
+    match pattern {
+        GraphPattern::Bgp { patterns } => {
+            for pattern in &patterns {
+                if let NamedNodePattern::Variable(_) = pattern.predicate {
+                    return Err(unsupported("a variable predicate"));
+                }
+            }
+            Ok(patterns)
+        }
+        GraphPattern::Join { left, right } => {
+            let mut patterns = bgp(*left)?;
+            patterns.extend(bgp(*right)?);
+            Ok(patterns)
+        }
+        other => Err(unsupported(construct(&other))),
+    }
+}
+
+/// The SPARQL keyword of an algebra node outside the fragment.
+fn construct(pattern: &GraphPattern) -> &'static str {
+    match pattern {
+        GraphPattern::Bgp { .. } | GraphPattern::Join { .. } => "a nested group",
+        GraphPattern::Path { .. } => "a property path",
+        GraphPattern::LeftJoin { .. } => "OPTIONAL",
+        GraphPattern::Filter { .. } => "FILTER",
+        GraphPattern::Union { .. } => "UNION",
+        GraphPattern::Graph { .. } => "GRAPH",
+        GraphPattern::Extend { .. } => "BIND or an expression in SELECT",
+        GraphPattern::Minus { .. } => "MINUS",
+        GraphPattern::Values { .. } => "VALUES",
+        GraphPattern::OrderBy { .. } => "ORDER BY",
+        GraphPattern::Project { .. }
+        | GraphPattern::Distinct { .. }
+        | GraphPattern::Reduced { .. }
+        | GraphPattern::Slice { .. } => "a subquery",
+        GraphPattern::Group { .. } => "GROUP BY",
+        GraphPattern::Service { .. } => "SERVICE",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: &str = "PREFIX : <http://ex/> ";
+
+    fn refusal(query: &str) -> String {
+        match parse(&format!("{P}{query}")) {
+            Err(Error::Unsupported(construct)) => construct,
+            other => panic!("{query}: expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn each_construct_outside_the_fragment_is_refused_by_name() {
+        let cases = [
+            ("SELECT * { ?x :p ?y OPTIONAL { ?y :q ?z } }", "OPTIONAL"),
+            ("SELECT * { { ?x :p ?y } UNION { ?x :q ?y } }", "UNION"),
+            ("SELECT * { ?x :p ?y MINUS { ?x :q ?y } }", "MINUS"),
+            ("SELECT * { ?x :p+ ?y }", "a property path"),
+            ("SELECT * { ?x :p|:q ?y }", "a property path"),
+            ("SELECT * { ?x :p ?y FILTER(?x != ?y) }", "FILTER"),
+            ("SELECT * { GRAPH :g { ?x :p ?y } }", "GRAPH"),
+            ("SELECT * { SERVICE :s { ?x :p ?y } }", "SERVICE"),
+            (
+                "SELECT * { ?x :p ?y BIND(1 AS ?z) }",
+                "BIND or an expression in SELECT",
+            ),
+            ("SELECT * { ?x :p ?y VALUES ?x { :a } }", "VALUES"),
+            ("SELECT * { ?x :p ?y } ORDER BY ?x", "ORDER BY"),
+            (
+                "SELECT * { ?x :p ?y { SELECT ?y { ?y :q ?z } } }",
+                "a subquery",
+            ),
+            (
+                "SELECT (SUM(?y) AS ?s) { ?x :p ?y }",
+                "an aggregate other than COUNT(*)",
+            ),
+            (
+                "SELECT (COUNT(?y) AS ?s) { ?x :p ?y }",
+                "an aggregate other than COUNT(*)",
+            ),
+            (
+                "SELECT (COUNT(DISTINCT *) AS ?n) { ?x :p ?y }",
+                "COUNT(DISTINCT *)",
+            ),
+            (
+                "SELECT ?x (COUNT(*) AS ?n) { ?x :p ?y } GROUP BY ?x",
+                "GROUP BY",
+            ),
+            ("SELECT * { ?x ?p ?y }", "a variable predicate"),
+            ("SELECT * FROM :g { ?x :p ?y }", "FROM"),
+            ("CONSTRUCT { ?x :p ?y } WHERE { ?x :p ?y }", "CONSTRUCT"),
+            ("DESCRIBE :a", "DESCRIBE"),
+        ];
+        for (query, construct) in cases {
+            assert_eq!(refusal(query), construct, "{query}");
+        }
+    }
+
+    #[test]
+    fn the_message_names_the_construct_and_the_fragment() {
+        let err = parse(&format!(
+            "{P}SELECT * {{ ?x :p ?y OPTIONAL {{ ?y :q ?z }} }}"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("OPTIONAL is outside the SPARQL fragment"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn syntax_errors_are_told_apart() {
+        assert!(matches!(parse("SELECT WHERE"), Err(Error::Syntax(_))));
+    }
+
+    #[test]
+    fn the_fragment_parses_with_its_modifiers() {
+        let query = parse(&format!(
+            "{P}SELECT DISTINCT ?y {{ ?x :p ?y . ?y a :C }} LIMIT 5 OFFSET 2"
+        ))
+        .unwrap();
+        assert_eq!(
+            query.form,
+            Form::Select {
+                variables: vec![Variable::new_unchecked("y")],
+                distinct: true
+            }
+        );
+        assert_eq!(
+            (query.offset, query.limit, query.patterns.len()),
+            (2, Some(5), 2)
+        );
+
+        let count = parse(&format!("{P}SELECT (COUNT(*) AS ?n) {{ ?x :p ?y }}")).unwrap();
+        assert_eq!(
+            count.form,
+            Form::Count {
+                variable: Variable::new_unchecked("n")
+            }
+        );
+        let ask = parse(&format!("{P}ASK {{ :a :p ?y }}")).unwrap();
+        assert_eq!(ask.form, Form::Ask);
+        let reduced = parse(&format!("{P}SELECT REDUCED * {{ ?x :p ?y }}")).unwrap();
+        assert!(matches!(
+            reduced.form,
+            Form::Select {
+                distinct: false,
+                ..
+            }
+        ));
+        let empty = parse("SELECT * {}").unwrap();
+        assert!(empty.patterns.is_empty());
+    }
+}

@@ -1,0 +1,101 @@
+//! `gsi sparql` as a user runs it: data as N-Triples, compressed or a saved index; the query
+//! from a file or the command line; refusals with exit code 2. (Answers are compared with
+//! Oxigraph's in the Python tests, `test_sparql_cli.py`.)
+
+use std::io::Write;
+
+use crate::util::TestDir;
+
+/// a knows b and c, b knows c; a is a person.
+const DATA: &str = "<http://ex/a> <http://ex/knows> <http://ex/b> .
+<http://ex/a> <http://ex/knows> <http://ex/c> .
+<http://ex/b> <http://ex/knows> <http://ex/c> .
+<http://ex/a> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://ex/Person> .
+";
+
+const KNOWS: &str = "PREFIX : <http://ex/> SELECT ?y { ?x :knows ?y }";
+
+fn sparql(dir: &TestDir, data: &str, extra: &[&str]) -> crate::util::Run {
+    let mut args = vec!["sparql", "--data", data, "--engine", "cpu", "--quiet"];
+    args.extend_from_slice(extra);
+    dir.gsi(args)
+}
+
+#[test]
+fn text_compressed_and_saved_data_give_the_same_results() {
+    let dir = TestDir::new();
+    dir.write("d.nt", DATA);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(DATA.as_bytes()).unwrap();
+    dir.write("d.nt.gz", gz.finish().unwrap());
+    dir.gsi(["index", "d.nt", "-o", "d.gsidx"]).ok();
+    for data in ["d.nt", "d.nt.gz", "d.gsidx"] {
+        let run = sparql(&dir, data, &["-e", KNOWS, "--results", "tsv"]).ok();
+        let mut rows: Vec<&str> = run.stdout.lines().collect();
+        rows.sort_unstable();
+        assert_eq!(
+            rows,
+            ["<http://ex/b>", "<http://ex/c>", "<http://ex/c>", "?y"],
+            "{data}"
+        );
+    }
+}
+
+#[test]
+fn a_query_file_and_the_count() {
+    let dir = TestDir::new();
+    dir.write("d.nt", DATA);
+    dir.write(
+        "q.rq",
+        "PREFIX : <http://ex/>\nSELECT DISTINCT ?y { ?x :knows ?y }\n",
+    );
+    let run = sparql(&dir, "d.nt", &["--query", "q.rq", "--count"]).ok();
+    assert_eq!(run.stdout, "2\n");
+    let run = sparql(&dir, "d.nt", &["-e", KNOWS, "--count"]).ok();
+    assert_eq!(run.stdout, "3\n");
+}
+
+#[test]
+fn refusals_name_the_problem_and_exit_2() {
+    let dir = TestDir::new();
+    dir.write("d.nt", DATA);
+    dir.write(
+        "loop.nt",
+        "<http://ex/a> <http://ex/knows> <http://ex/a> .\n",
+    );
+    dir.write("g.graph", "t 2 1\nv 0 0 1\nv 1 0 1\ne 0 1 0\n");
+    let cases: [(&str, &[&str], &str); 6] = [
+        (
+            "d.nt",
+            &[
+                "-e",
+                "SELECT * { ?x <http://ex/knows> ?y OPTIONAL { ?y <http://ex/knows> ?z } }",
+            ],
+            "OPTIONAL is outside the SPARQL fragment",
+        ),
+        ("d.nt", &["-e", "SELECT * WHERE"], "not valid SPARQL"),
+        (
+            "missing.nt",
+            &["-e", "ASK { ?x <http://ex/knows> ?y }", "--results", "csv"],
+            "ASK results have no TSV or CSV form",
+        ),
+        ("g.graph", &["-e", KNOWS], "the data graph is not RDF"),
+        (
+            "loop.nt",
+            &["-e", KNOWS],
+            "1 triples whose subject is their object",
+        ),
+        (
+            "d.nt",
+            &["-e", KNOWS, "--devices", "0,1"],
+            "--devices 0,1: gsi sparql",
+        ),
+    ];
+    for (data, args, message) in cases {
+        let run = sparql(&dir, data, args);
+        run.no_panic();
+        assert_eq!(run.code, Some(2), "{run:#?}");
+        assert!(run.stderr.contains(message), "{run:#?}");
+        assert_eq!(run.stdout, "", "{run:#?}");
+    }
+}
