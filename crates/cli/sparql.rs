@@ -99,6 +99,7 @@ pub fn run(args: SparqlArgs) -> Result<Exit> {
         format: Format::Auto,
         directed: true,
         vertex_labels: None,
+        memory: Some(crate::config::process_bound()),
     };
     let mut session = Session::open(&args.data, &read, &engine, show, false)?;
     let data = RdfData::new(
