@@ -2060,3 +2060,48 @@ fn issue_31_explain_names_the_querys_own_vertices() {
     let run = dir.match_files("k.graph", &["p.graph"], &["--explain"]);
     assert!(!run.stdout.contains("query vertices"), "{}", run.stdout);
 }
+
+/// A Sun–Luo query may name its labels where the data graph has names for them (issue 31):
+/// SNAP data with a label file of names, a query `v 0 person 1`; against data whose labels
+/// are numbers, the names are an error that says so.
+#[test]
+fn issue_31_sunluo_queries_may_name_the_datas_labels() {
+    let dir = TestDir::new();
+    dir.write(
+        "people.txt",
+        "alice bob\nbob carol\ncarol alice\ncarol dave\n",
+    );
+    dir.write(
+        "kinds.txt",
+        "alice person\nbob person\ncarol person\ndave robot\n",
+    );
+    dir.write("q.graph", "t 2 1\nv 0 person 1\nv 1 robot 1\ne 0 1\n");
+    // The one person next to a robot: carol, with dave.
+    let run = dir.match_files(
+        "people.txt",
+        &["q.graph"],
+        &["--vertex-labels", "kinds.txt", "--output", "-"],
+    );
+    assert_eq!(run.code, Some(0), "{run:#?}");
+    assert_eq!(output_rows_named(&run.stdout), [["carol", "dave"]]);
+    // Two people next to each other: the three edges among alice, bob and carol, both ways.
+    dir.write("pp.graph", "t 2 1\nv 0 person 1\nv 1 person 1\ne 0 1\n");
+    let run = dir.match_files(
+        "people.txt",
+        &["pp.graph"],
+        &["--vertex-labels", "kinds.txt", "--json"],
+    );
+    assert_eq!(run.json().queries[0].matches, 6);
+    dir.write_spec("k.graph", &clique(false, 3, 0));
+    let run = dir.match_files("k.graph", &["q.graph"], &["--json"]);
+    let error = run.json().queries[0].error.clone().unwrap_or_default();
+    assert!(error.contains("names its vertex labels"), "{error}");
+}
+
+/// Rows of `--output -` whose vertices are names.
+fn output_rows_named(text: &str) -> Vec<Vec<&str>> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| l.split(' ').collect())
+        .collect()
+}

@@ -264,10 +264,20 @@ fn parse_as(
     let directed = options.directed;
     Ok(match format {
         Format::Auto | Format::SunLuo => {
-            vec![LoadedGraph::plain(
-                sunluo::parse_then(path, bytes, directed, &|| file.release())?,
-                Format::SunLuo,
-            )]
+            match sunluo::parse_then(path, bytes, directed, &|| file.release()) {
+                Ok(graph) => vec![LoadedGraph::plain(graph, Format::SunLuo)],
+                // Labels written as names: numbered, then read as any Sun–Luo file.
+                Err(err) => match sunluo::number_label_names(bytes) {
+                    Some((text, labels)) => {
+                        let graph = sunluo::parse(path, text.as_bytes(), directed)?;
+                        vec![LoadedGraph {
+                            labels,
+                            ..LoadedGraph::plain(graph, Format::SunLuo)
+                        }]
+                    }
+                    None => return Err(err),
+                },
+            }
         }
         Format::Gsi => gsi::parse(path, bytes, directed)?
             .into_iter()

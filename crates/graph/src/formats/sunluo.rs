@@ -8,6 +8,12 @@
 //! A vertex or an edge may carry several labels, separated by commas (`v 0 3,7 2`, `e 0 1
 //! 2,5`); an edge line still counts once, in M and in the degrees. Every count is checked:
 //! header against body, each declared degree against the edges.
+//!
+//! Labels may be names instead of numbers (`v 0 person 1`): where any vertex label of a
+//! file is not a number, its vertex labels are names, numbered from 0 in order of first
+//! appearance (its edge labels likewise, from 1: an edge without a label keeps 0), as in
+//! SNAP label files; a query's names are
+//! then looked up in the data graph's ([`crate::formats::LabelNames::translate`]).
 
 use std::path::Path;
 
@@ -15,7 +21,79 @@ use crate::formats::fields::{build_naming_lines, Fields};
 use crate::formats::{check_claim, check_counts, empty, LineSizes, Lines, UNDECLARED};
 use rayon::prelude::*;
 
+use crate::formats::names::Dictionary;
+use crate::formats::LabelNames;
 use crate::{Error, Graph, Result, VertexId};
+
+/// Where some label of `bytes` (a Sun–Luo text) is a name, not a number: the text with its
+/// names replaced by their numbers (each kind of label in order of first appearance; a kind
+/// whose labels are all numbers is kept), and the names. `None` where every label is a
+/// number, or the text is not UTF-8.
+pub fn number_label_names(bytes: &[u8]) -> Option<(String, LabelNames)> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    // The label field of a `v id labels degree` or `e u v labels` line.
+    let label_field = |line: &str| -> Option<(usize, &'static str)> {
+        let mut fields = line.split_ascii_whitespace();
+        match fields.next()? {
+            "v" => Some((2, "v")),
+            "e" => Some((3, "e")),
+            _ => None,
+        }
+    };
+    let is_number = |label: &str| !label.is_empty() && label.bytes().all(|b| b.is_ascii_digit());
+    let (mut vertex_names, mut edge_names) = (false, false);
+    for line in text.lines() {
+        if let Some((at, kind)) = label_field(line) {
+            let Some(field) = line.split_ascii_whitespace().nth(at) else {
+                continue;
+            };
+            if !field.split(',').all(is_number) {
+                match kind {
+                    "v" => vertex_names = true,
+                    _ => edge_names = true,
+                }
+            }
+        }
+    }
+    if !vertex_names && !edge_names {
+        return None;
+    }
+    // Edge names from 1: an edge line without a label keeps label 0, which names none.
+    let (mut vertex, mut edge) = (Dictionary::new(0), Dictionary::new(1));
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let named = match label_field(line) {
+            Some((at, "v")) if vertex_names => Some((at, &mut vertex)),
+            Some((at, "e")) if edge_names => Some((at, &mut edge)),
+            _ => None,
+        };
+        let Some((at, names)) = named else {
+            out.push_str(line);
+            continue;
+        };
+        let fields: Vec<&str> = line.split_ascii_whitespace().collect();
+        for (i, field) in fields.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            if i == at {
+                let numbers: Vec<String> = field
+                    .split(',')
+                    .map(|name| names.insert(name).to_string())
+                    .collect();
+                out.push_str(&numbers.join(","));
+            } else {
+                out.push_str(field);
+            }
+        }
+        out.push('\n');
+    }
+    let labels = LabelNames {
+        vertex: vertex_names.then_some(vertex),
+        edge: edge_names.then_some(edge),
+    };
+    Some((out, labels))
+}
 
 /// Parses a Sun–Luo graph from `bytes`; `path` only names the file in errors.
 ///
@@ -294,6 +372,26 @@ impl Body {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_written_as_names_are_numbered_in_order_of_first_appearance() {
+        let text = "t 3 2\nv 0 person 1\nv 1 robot,person 2\nv 2 person 1\ne 0 1 knows\ne 1 2\n";
+        let (numbered, labels) = number_label_names(text.as_bytes()).unwrap();
+        assert_eq!(
+            numbered,
+            "t 3 2\nv 0 0 1\nv 1 1,0 2\nv 2 0 1\ne 0 1 1\ne 1 2\n"
+        );
+        let vertex = labels.vertex.unwrap();
+        assert_eq!(
+            (vertex.id("person"), vertex.id("robot")),
+            (Some(0), Some(1))
+        );
+        assert_eq!(labels.edge.unwrap().id("knows"), Some(1));
+        let g = parse(Path::new("g"), numbered.as_bytes(), false).unwrap();
+        assert_eq!(g.labels_of(1), &[0, 1]);
+        // Numbers alone: nothing to do.
+        assert!(number_label_names(b"t 1 0\nv 0 7 0\n").is_none());
+    }
     use crate::Direction;
 
     fn parse_str(text: &str) -> Result<Graph> {
