@@ -243,9 +243,9 @@ fn bad_files() -> Vec<BadFile> {
         ),
         bad(
             "non-numeric label",
-            "t 2 0\nv 0 a 0\nv 1 0 0\n",
+            "t 2 0\nv 0 -1 0\nv 1 0 0\n",
             Some(2),
-            "`a`",
+            "`-1`",
         ),
         bad(
             "non-numeric edge endpoint",

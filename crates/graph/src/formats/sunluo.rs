@@ -28,7 +28,7 @@ use crate::{Error, Graph, Result, VertexId};
 /// Where some label of `bytes` (a Sun–Luo text) is a name, not a number: the text with its
 /// names replaced by their numbers (each kind of label in order of first appearance; a kind
 /// whose labels are all numbers is kept), and the names. `None` where every label is a
-/// number, or the text is not UTF-8.
+/// number, some label is neither a number nor a name, or the text is not UTF-8.
 pub fn number_label_names(bytes: &[u8]) -> Option<(String, LabelNames)> {
     let text = std::str::from_utf8(bytes).ok()?;
     // The label field of a `v id labels degree` or `e u v labels` line.
@@ -41,13 +41,27 @@ pub fn number_label_names(bytes: &[u8]) -> Option<(String, LabelNames)> {
         }
     };
     let is_number = |label: &str| !label.is_empty() && label.bytes().all(|b| b.is_ascii_digit());
+    // A name starts with a letter or `_` and holds letters, digits and `_-.:/#`: anything
+    // else (`-1`, `1.5`, a control character) stays a malformed label.
+    let is_name = |label: &str| {
+        label.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && label
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-.:/#".contains(c))
+    };
     let (mut vertex_names, mut edge_names) = (false, false);
     for line in text.lines() {
         if let Some((at, kind)) = label_field(line) {
             let Some(field) = line.split_ascii_whitespace().nth(at) else {
                 continue;
             };
-            if !field.split(',').all(is_number) {
+            for label in field.split(',') {
+                if is_number(label) {
+                    continue;
+                }
+                if !is_name(label) {
+                    return None;
+                }
                 match kind {
                     "v" => vertex_names = true,
                     _ => edge_names = true,
@@ -389,8 +403,9 @@ mod tests {
         assert_eq!(labels.edge.unwrap().id("knows"), Some(1));
         let g = parse(Path::new("g"), numbered.as_bytes(), false).unwrap();
         assert_eq!(g.labels_of(1), &[0, 1]);
-        // Numbers alone: nothing to do.
+        // Numbers alone: nothing to do; a label neither number nor name stays malformed.
         assert!(number_label_names(b"t 1 0\nv 0 7 0\n").is_none());
+        assert!(number_label_names(b"t 2 0\nv 0 a 0\nv 1 -1 0\n").is_none());
     }
     use crate::Direction;
 
