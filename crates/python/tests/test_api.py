@@ -95,7 +95,8 @@ def test_a_saved_index_is_read_indexed(tmp_path, gsi_command) -> None:
 
 def test_malformed_files_raise_format_errors_with_file_and_line(tmp_path) -> None:
     bad = tmp_path / "bad.graph"
-    bad.write_text("t 2 1\nv 0 0 1\nv 1 x 1\ne 0 1\n")
+    # `1x` is neither a number nor a name (a name starts with a letter: `v 1 x 1` is valid).
+    bad.write_text("t 2 1\nv 0 0 1\nv 1 1x 1\ne 0 1\n")
     with pytest.raises(gsi.FormatError) as caught:
         gsi.Graph.read(bad)
     err = caught.value
