@@ -193,7 +193,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                     bar.suspend(|| eprintln!("gsi: {hint}"));
                 }
             }
-            let legend = cfg.explain.then(|| query.legend());
+            let legend = cfg.explain.then(|| query.legend().unwrap_or_default());
             let name = query.name;
             let output_before = file_sink.as_ref().map_or(Duration::ZERO, |s| s.elapsed);
             let result = query.graph.and_then(|graph| {

@@ -46,14 +46,14 @@ pub struct QueryJson {
 
 impl QueryJson {
     /// The record of query `query`: its report or error, its time and the part of that
-    /// spent writing matches; the plan when `explain` is given, followed by what it holds
-    /// (which query vertex each `uI` is, where the query names them).
+    /// spent writing matches; the plan when `explain` is given, followed by its text (which
+    /// query vertex each `uI` is, where the query names them; empty where it does not).
     pub fn of(
         query: String,
         report: &Result<MatchReport, String>,
         elapsed: Duration,
         output_time: Duration,
-        explain: Option<Option<String>>,
+        explain: Option<String>,
     ) -> QueryJson {
         let ok = report.as_ref().ok();
         let times = ok.map(|r| r.times).unwrap_or_default();
@@ -79,7 +79,7 @@ impl QueryJson {
             error: report.as_ref().err().cloned(),
             plan: ok
                 .zip(explain)
-                .map(|(r, legend)| format!("{}{}{}", r.plan, legend.unwrap_or_default(), r.paths)),
+                .map(|(r, legend)| format!("{}{legend}{}", r.plan, r.paths)),
         }
     }
 }

@@ -283,15 +283,16 @@ impl MatchSink for Collect {
 
     fn matches(&mut self, rows: &[VertexId], width: usize) -> gsi_core::Result<()> {
         let bytes = (self.rows.len() + rows.len()).saturating_mul(size_of::<VertexId>());
-        let over = gsi_core::Error::MemoryLimit {
-            matches: (self.rows.len() / width.max(1)) as u64,
+        let (matches, budget) = ((self.rows.len() / width.max(1)) as u64, self.budget);
+        let over = || gsi_core::Error::MemoryLimit {
+            matches,
             bytes,
-            budget: self.budget,
+            budget,
         };
         if bytes > self.budget {
-            return Err(over);
+            return Err(over());
         }
-        self.rows.try_reserve(rows.len()).map_err(|_| over)?;
+        self.rows.try_reserve(rows.len()).map_err(|_| over())?;
         self.rows.extend_from_slice(rows);
         Ok(())
     }

@@ -31,15 +31,6 @@ use crate::{Error, Graph, Result, VertexId};
 /// number, some label is neither a number nor a name, or the text is not UTF-8.
 pub fn number_label_names(bytes: &[u8]) -> Option<(String, LabelNames)> {
     let text = std::str::from_utf8(bytes).ok()?;
-    // The label field of a `v id labels degree` or `e u v labels` line.
-    let label_field = |line: &str| -> Option<(usize, &'static str)> {
-        let mut fields = line.split_ascii_whitespace();
-        match fields.next()? {
-            "v" => Some((2, "v")),
-            "e" => Some((3, "e")),
-            _ => None,
-        }
-    };
     let is_number = |label: &str| !label.is_empty() && label.bytes().all(|b| b.is_ascii_digit());
     // A name starts with a letter or `_` and holds letters, digits and `_-.:/#`: anything
     // else (`-1`, `1.5`, a control character) stays a malformed label.
@@ -51,22 +42,21 @@ pub fn number_label_names(bytes: &[u8]) -> Option<(String, LabelNames)> {
     };
     let (mut vertex_names, mut edge_names) = (false, false);
     for line in text.lines() {
-        if let Some((at, kind)) = label_field(line) {
-            let Some(field) = line.split_ascii_whitespace().nth(at) else {
-                continue;
-            };
-            for label in field.split(',') {
-                if is_number(label) {
-                    continue;
-                }
-                if !is_name(label) {
-                    return None;
-                }
-                match kind {
-                    "v" => vertex_names = true,
-                    _ => edge_names = true,
-                }
+        let Some((of_vertex, at)) = label_field(line) else {
+            continue;
+        };
+        let Some(field) = line.split_ascii_whitespace().nth(at) else {
+            continue;
+        };
+        for label in field.split(',').filter(|label| !is_number(label)) {
+            if !is_name(label) {
+                return None;
             }
+            *(if of_vertex {
+                &mut vertex_names
+            } else {
+                &mut edge_names
+            }) = true;
         }
     }
     if !vertex_names && !edge_names {
@@ -77,8 +67,8 @@ pub fn number_label_names(bytes: &[u8]) -> Option<(String, LabelNames)> {
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
         let named = match label_field(line) {
-            Some((at, "v")) if vertex_names => Some((at, &mut vertex)),
-            Some((at, "e")) if edge_names => Some((at, &mut edge)),
+            Some((true, at)) if vertex_names => Some((at, &mut vertex)),
+            Some((false, at)) if edge_names => Some((at, &mut edge)),
             _ => None,
         };
         let Some((at, names)) = named else {
@@ -107,6 +97,16 @@ pub fn number_label_names(bytes: &[u8]) -> Option<(String, LabelNames)> {
         edge: edge_names.then_some(edge),
     };
     Some((out, labels))
+}
+
+/// Of a `v id labels degree` or `e u v labels` line: whether it is a vertex's, and where its
+/// label field is.
+fn label_field(line: &str) -> Option<(bool, usize)> {
+    match line.split_ascii_whitespace().next()? {
+        "v" => Some((true, 2)),
+        "e" => Some((false, 3)),
+        _ => None,
+    }
 }
 
 /// Parses a Sun–Luo graph from `bytes`; `path` only names the file in errors.
