@@ -2,7 +2,8 @@
 //! answers its text gives, in every format; a damaged, truncated, stale or mismatched file
 //! is refused with a message, never read into an answer.
 
-use gsi_core::{find_matches, CountOnly, DataIndex, IndexOptions, MatchOptions, PcsrLayout};
+use gsi_core::PcsrLayout;
+use gsi_core::{find_matches, CollectMatches, DataIndex, IndexOptions, MatchOptions};
 use gsi_core::{SavedIndex, Semantics};
 use gsi_graph::saved::GraphFacts;
 use gsi_graph::{Direction, VertexId};
@@ -25,30 +26,43 @@ proptest! {
         ],
         semantics in semantics(),
         paper in any::<bool>(),
+        degree_order in any::<bool>(),
     ) {
         let (q, d) = (query.graph(), data.graph());
         let pcsr_layout = if paper { PcsrLayout::Paper } else { PcsrLayout::Packed };
-        let built = DataIndex::build_with(d.clone(), IndexOptions { pcsr_layout }).expect("index");
+        let built = DataIndex::build_with(d.clone(), IndexOptions { pcsr_layout, degree_order })
+            .expect("index");
         let dir = tempfile::tempdir().expect("temporary folder");
         let path = dir.path().join("data.gsidx");
         SavedIndex { index: built, facts: GraphFacts::default(), source: None }
             .write(&path)
             .expect("written");
         let saved = SavedIndex::open(&path).expect("opened").index;
-        prop_assert_eq!(saved.graph(), &d);
+        prop_assert_eq!(&*saved.original_graph(), &d);
         prop_assert_eq!(saved.options().pcsr_layout, pcsr_layout);
+        prop_assert_eq!(saved.vertex_order().is_some(), degree_order && d.vertex_count() > 1);
+        // The PCSR holds the graph's lists in the index's numbering.
+        let inside = saved.graph();
         for v in 0..d.vertex_count() as VertexId {
             for l in d.edge_labels() {
                 for &direction in d.directions() {
-                    prop_assert_eq!(saved.pcsr().neighbors(v, l, direction), d.neighbors(v, l, direction));
+                    prop_assert_eq!(saved.pcsr().neighbors(v, l, direction), inside.neighbors(v, l, direction));
                 }
             }
         }
         let options = MatchOptions { semantics, ..MatchOptions::default() };
-        let report = find_matches(&mut gsi_core::cpu::CpuEngine, &q, &saved, &options, &mut CountOnly)
+        // Listed, the matches name the graph's own vertices, whatever the index's numbering.
+        let mut found = CollectMatches::default();
+        find_matches(&mut gsi_core::cpu::CpuEngine, &q, &saved, &options, &mut found)
             .expect("matched");
-        let expected = brute::count(&q, &d, semantics == Semantics::Homomorphism);
-        prop_assert_eq!(report.count, expected);
+        let mut found: Vec<Vec<VertexId>> = found.rows().map(<[VertexId]>::to_vec).collect();
+        found.sort_unstable();
+        let mut expected = match semantics {
+            Semantics::Induced => brute::induced_matches(&q, &d),
+            _ => brute::matches(&q, &d, semantics == Semantics::Homomorphism),
+        };
+        expected.sort_unstable();
+        prop_assert_eq!(found, expected);
     }
 }
 

@@ -364,7 +364,8 @@ impl Devices {
     }
 }
 
-/// How data graphs are indexed: the library's measured default, or `GSI_PCSR_LAYOUT`.
+/// How data graphs are indexed: the library's measured default, or `GSI_PCSR_LAYOUT` and
+/// `GSI_VERTEX_ORDER` (`degree`, or `given` to keep the graph's own ids inside the index).
 pub fn index_options() -> Result<IndexOptions> {
     let pcsr_layout = match std::env::var("GSI_PCSR_LAYOUT").as_deref() {
         Err(_) => PcsrLayout::default(),
@@ -376,7 +377,19 @@ pub fn index_options() -> Result<IndexOptions> {
             )))
         }
     };
-    Ok(IndexOptions { pcsr_layout })
+    let degree_order = match std::env::var("GSI_VERTEX_ORDER").as_deref() {
+        Err(_) | Ok("degree") => true,
+        Ok("given") => false,
+        Ok(other) => {
+            return Err(input_error(format!(
+                "GSI_VERTEX_ORDER={other}: expected `degree` or `given`"
+            )))
+        }
+    };
+    Ok(IndexOptions {
+        pcsr_layout,
+        degree_order,
+    })
 }
 
 /// The setup of engines of `kind` for GPU `device`: the library's measured defaults, with

@@ -135,13 +135,18 @@ impl Session {
             spinner.set_message("building the line graph");
             let started = Instant::now();
             let mut labels = LineLabels::default();
-            let built = LineGraph::of(index.graph(), |l| labels.number(l), true, LINE_EDGES_MAX)
-                .with_context(|| {
-                    format!(
-                        "--semantics edge-isomorphism: the data graph {}",
-                        data.display()
-                    )
-                })?;
+            let built = LineGraph::of(
+                &index.original_graph(),
+                |l| labels.number(l),
+                true,
+                LINE_EDGES_MAX,
+            )
+            .with_context(|| {
+                format!(
+                    "--semantics edge-isomorphism: the data graph {}",
+                    data.display()
+                )
+            })?;
             index = DataIndex::build(built.graph)?;
             index_time += started.elapsed();
             line = Some(DataEdges {

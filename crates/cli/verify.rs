@@ -332,6 +332,8 @@ fn generated_cases(
             data,
             IndexOptions {
                 pcsr_layout: layout,
+                // Both numberings: the degree order's and the graph's own.
+                degree_order: case % 2 == 0,
             },
         )?;
         let options = MatchOptions {

@@ -1,6 +1,7 @@
 //! The data graph's index, built once and shared by every query and both engines: the
 //! signature table (Sec. 3.2), PCSR per edge label (Sec. 4) and label statistics for the plan.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -9,13 +10,26 @@ use rayon::prelude::*;
 
 use crate::pcsr::{PcsrLayout, PcsrSet};
 use crate::signature::SignatureTable;
+use crate::vertex_order::VertexOrder;
 use crate::{Error, Result};
 
 /// How the index is built.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IndexOptions {
     /// Hash groups per PCSR partition.
     pub pcsr_layout: PcsrLayout,
+    /// Number the vertices by ascending degree inside the index ([`VertexOrder`]); off
+    /// (for tests and measurements), the index keeps the graph's own ids.
+    pub degree_order: bool,
+}
+
+impl Default for IndexOptions {
+    fn default() -> IndexOptions {
+        IndexOptions {
+            pcsr_layout: PcsrLayout::default(),
+            degree_order: true,
+        }
+    }
 }
 
 /// Bytes held in host memory, part by part.
@@ -59,12 +73,19 @@ impl IndexBytes {
 }
 
 /// A data graph with everything the engines read.
+///
+/// Inside, vertices may be numbered otherwise than in the graph given
+/// ([`IndexOptions::degree_order`]): [`DataIndex::graph`] and everything the engines read use
+/// the index's numbering, and matches, pins and [`DataIndex::original_graph`] the graph's own.
 #[derive(Debug)]
 pub struct DataIndex {
     /// Distinguishes indexes, so that an engine can keep a copy on its device.
     id: u64,
     options: IndexOptions,
+    /// The graph in the index's numbering.
     graph: Graph,
+    /// The graph's own ids of the index's vertices, when they differ.
+    order: Option<VertexOrder>,
     signatures: SignatureTable,
     pcsr: PcsrSet,
     /// Number of edges per edge label: the paper's freq(l).
@@ -88,6 +109,12 @@ impl DataIndex {
     /// [`Error::GraphTooLarge`] when one edge-label partition has 2^32 or more neighbour
     /// entries, which PCSR's 32-bit offsets cannot address.
     pub fn build_with(graph: Graph, options: IndexOptions) -> Result<DataIndex> {
+        let (graph, order) = if options.degree_order && graph.vertex_count() > 1 {
+            let order = VertexOrder::by_degree(&graph);
+            (graph.renumbered(order.originals()), Some(order))
+        } else {
+            (graph, None)
+        };
         let edge_label_counts = edge_label_counts(&graph);
         let per_direction = if graph.is_directed() { 1 } else { 2 };
         if let Some((&l, &count)) = edge_label_counts
@@ -105,6 +132,7 @@ impl DataIndex {
         );
         Ok(DataIndex::from_parts(
             graph,
+            order,
             options,
             signatures,
             pcsr,
@@ -112,10 +140,12 @@ impl DataIndex {
         ))
     }
 
-    /// The index of `graph` from its parts, built with `options` (a saved index); the label
-    /// lists are gathered again from the graph.
+    /// The index of `graph` (in the index's numbering, `order` giving the graph's own ids)
+    /// from its parts, built with `options` (a saved index); the label lists are gathered
+    /// again from the graph.
     pub fn from_parts(
         graph: Graph,
+        order: Option<VertexOrder>,
         options: IndexOptions,
         signatures: SignatureTable,
         pcsr: PcsrSet,
@@ -145,6 +175,7 @@ impl DataIndex {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             options,
             graph,
+            order,
             signatures,
             pcsr,
             edge_label_counts,
@@ -162,14 +193,40 @@ impl DataIndex {
         self.options
     }
 
-    /// The data graph.
+    /// The data graph in the index's numbering: what the engines read. Its vertex ids are
+    /// not the graph's own where [`DataIndex::vertex_order`] is set.
     pub fn graph(&self) -> &Graph {
         &self.graph
     }
 
-    /// The data graph, the index dropped.
+    /// The data graph with its own vertex ids (renumbered back when the index numbers
+    /// them otherwise).
+    pub fn original_graph(&self) -> Cow<'_, Graph> {
+        match &self.order {
+            Some(order) => Cow::Owned(self.graph.renumbered(&inverse(order))),
+            None => Cow::Borrowed(&self.graph),
+        }
+    }
+
+    /// The data graph with its own vertex ids, the index dropped.
     pub fn into_graph(self) -> Graph {
-        self.graph
+        match &self.order {
+            Some(order) => self.graph.renumbered(&inverse(order)),
+            None => self.graph,
+        }
+    }
+
+    /// The index's numbering of the graph's vertices, when it is not the graph's own.
+    pub fn vertex_order(&self) -> Option<&VertexOrder> {
+        self.order.as_ref()
+    }
+
+    /// The index's id of the graph's vertex `v`; `None` when the graph has no such vertex.
+    pub fn internal_id(&self, v: VertexId) -> Option<VertexId> {
+        match &self.order {
+            Some(order) => order.internal(v),
+            None => ((v as usize) < self.graph.vertex_count()).then_some(v),
+        }
     }
 
     /// Number of data edges of every edge label.
@@ -214,6 +271,13 @@ impl DataIndex {
             pcsr_column_index,
         }
     }
+}
+
+/// The order that renumbers the index's graph back to the graph's own ids.
+fn inverse(order: &VertexOrder) -> Vec<VertexId> {
+    (0..order.originals().len() as VertexId)
+        .map(|v| order.internal(v).expect("every vertex is ordered"))
+        .collect()
 }
 
 /// The number of edges of each label.

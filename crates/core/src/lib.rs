@@ -36,6 +36,7 @@ pub mod symmetry;
 #[cfg(test)]
 mod testing;
 pub mod verify;
+pub mod vertex_order;
 
 pub use auto::AutoEngine;
 pub use candidates::CandidateSets;
@@ -51,3 +52,4 @@ pub use search::{find_matches, MatchReport, PhaseTimes};
 pub use select::{open, EngineKind, Opened};
 pub use sink::{CollectMatches, CountOnly, MatchSink};
 pub use spread::find_matches_spread;
+pub use vertex_order::VertexOrder;

@@ -190,10 +190,19 @@ mod tests {
         b.build().unwrap()
     }
 
+    /// The index of `data` in the graph's own ids, which the tests' candidate sets name.
+    fn index(data: Graph) -> DataIndex {
+        let options = crate::IndexOptions {
+            degree_order: false,
+            ..crate::IndexOptions::default()
+        };
+        DataIndex::build_with(data, options).unwrap()
+    }
+
     #[test]
     fn a_candidate_without_a_candidate_neighbour_goes_and_strands_others() {
         // Data: 0(a) - 1(b) - 2(c), and 3(a) - 4(b) with 4 lacking a c neighbour.
-        let data = DataIndex::build(graph(&[0, 1, 2, 0, 1], &[(0, 1), (1, 2), (3, 4)])).unwrap();
+        let data = index(graph(&[0, 1, 2, 0, 1], &[(0, 1), (1, 2), (3, 4)]));
         // Query: a - b - c.
         let query = graph(&[0, 1, 2], &[(0, 1), (1, 2)]);
         let mut sets = CandidateSets::from_lists(vec![vec![0, 3], vec![1, 4], vec![2]], 5);
@@ -212,7 +221,7 @@ mod tests {
 
     #[test]
     fn no_round_leaves_the_sets_alone() {
-        let data = DataIndex::build(graph(&[0, 1], &[])).unwrap();
+        let data = index(graph(&[0, 1], &[]));
         let query = graph(&[0, 1], &[(0, 1)]);
         let mut sets = CandidateSets::from_lists(vec![vec![0], vec![1]], 2);
         assert_eq!(refine(&query, &data, &mut sets, 0), 0);

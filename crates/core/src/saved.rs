@@ -1,7 +1,8 @@
 //! A data graph and its index saved in one file (`gsi index GRAPH -o FILE.gsidx`) and
 //! mapped back instead of parsed and built: the graph's sections ([`gsi_graph::saved`]),
-//! the file it was read from, then the index: edge-label counts, the signature table
-//! (Sec. 3.2) and every PCSR partition (Sec. 4), each checked as it is read.
+//! the file it was read from, then the index: its vertex order, edge-label counts, the
+//! signature table (Sec. 3.2) and every PCSR partition (Sec. 4), each checked as it is read.
+//! The graph is saved in the index's numbering.
 
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -14,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::index::{edge_label_counts, DataIndex, IndexOptions};
 use crate::pcsr::{Pcsr, PcsrLayout, PcsrSet};
 use crate::signature::SignatureTable;
+use crate::vertex_order::VertexOrder;
 
 /// A data index with what its graph file said, and which file that was.
 #[derive(Debug)]
@@ -80,6 +82,10 @@ impl SavedIndex {
             .collect();
         counts.sort_unstable();
         out.section::<u64>("index", &[layout])?;
+        out.section(
+            "order",
+            index.vertex_order().map_or(&[][..], VertexOrder::originals),
+        )?;
         out.section("edge.counts", &counts)?;
         out.section("signatures", index.signatures().words())?;
         let (keys, partitions): (Vec<_>, Vec<&Pcsr>) = index.pcsr().partitions().unzip();
@@ -143,6 +149,24 @@ fn restore_index(graph: Graph, from: &mut Reader) -> Result<DataIndex> {
         .ok()
         .and_then(|l| LAYOUTS.get(l).copied())
         .ok_or_else(|| damaged(from, "names an unknown PCSR layout".into()))?;
+    let original = from.vec::<u32>("order")?;
+    let order = match original.len() {
+        0 => None,
+        _ if original.len() != graph.vertex_count() => {
+            return Err(damaged(
+                from,
+                format!(
+                    "orders {} vertices of a graph of {}",
+                    original.len(),
+                    graph.vertex_count()
+                ),
+            ))
+        }
+        _ => Some(
+            VertexOrder::from_original(original)
+                .map_err(|p| damaged(from, format!("has a wrong vertex order: {p}")))?,
+        ),
+    };
     // What a matcher trusts is checked against the graph, not only against its checksums.
     let counts = from.vec::<[u64; 2]>("edge.counts")?;
     let edge_label_counts = edge_label_counts(&graph);
@@ -201,9 +225,14 @@ fn restore_index(graph: Graph, from: &mut Reader) -> Result<DataIndex> {
     let pcsr = PcsrSet::from_parts(graph.is_directed(), partition_keys, partitions)
         .and_then(|pcsr| pcsr.check(&graph).map(|()| pcsr))
         .map_err(|p| damaged(from, format!("has a wrong PCSR: {p}")))?;
+    let options = IndexOptions {
+        pcsr_layout,
+        degree_order: order.is_some(),
+    };
     Ok(DataIndex::from_parts(
         graph,
-        IndexOptions { pcsr_layout },
+        order,
+        options,
         signatures,
         pcsr,
         edge_label_counts,

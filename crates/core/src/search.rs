@@ -13,7 +13,7 @@ use crate::fit::misfit;
 use crate::index::DataIndex;
 use crate::options::{JoinOrder, JoinPaths, MatchOptions, Semantics, Share, Status, AXES};
 use crate::plan::{Plan, Strategy};
-use crate::sink::{Images, MatchSink};
+use crate::sink::{Images, MatchSink, OriginalIds};
 use crate::symmetry::{Symmetry, MAX_IMAGES};
 
 /// Time spent in each phase of one query.
@@ -96,7 +96,7 @@ pub(crate) fn plan_query(
     }
     let started = Instant::now();
     let mut candidates = engine.filter(query, data, options)?;
-    pin(&mut candidates, &options.pinned)?;
+    pin(&mut candidates, &options.pinned, data)?;
     let filtered = Instant::now();
     // Leaves are multiplied only in a count, and not when induced (two leaves must then not
     // be adjacent: their matches are no longer independent).
@@ -143,9 +143,10 @@ pub(crate) fn plan_query(
     })
 }
 
-/// Cuts C(u) to `v` alone, or to nothing where the filter left `v` out, for each `(u, v)` of
-/// `pinned`; candidates on a device are brought to the host first (the join moves them back).
-fn pin(candidates: &mut Candidates, pinned: &[(usize, VertexId)]) -> Result<()> {
+/// Cuts C(u) to `v` alone, or to nothing where the filter left `v` out (or the graph has no
+/// `v`), for each `(u, v)` of `pinned` (`v` in the graph's own ids); candidates on a device
+/// are brought to the host first (the join moves them back).
+fn pin(candidates: &mut Candidates, pinned: &[(usize, VertexId)], data: &DataIndex) -> Result<()> {
     if pinned.is_empty() {
         return Ok(());
     }
@@ -156,7 +157,8 @@ fn pin(candidates: &mut Candidates, pinned: &[(usize, VertexId)]) -> Result<()> 
         unreachable!("brought to the host above")
     };
     for &(u, v) in pinned {
-        sets.retain(u, |w| w == v);
+        let v = data.internal_id(v);
+        sets.retain(u, |w| Some(w) == v);
     }
     Ok(())
 }
@@ -277,6 +279,15 @@ impl Planned {
             None => &self.candidates,
         };
         let cut = started.elapsed();
+        // The engines find matches in the index's vertex ids; the sink takes the graph's.
+        let mut original;
+        let sink: &mut dyn MatchSink = match data.vertex_order() {
+            Some(order) if sink.wants_matches() => {
+                original = OriginalIds::new(order, sink);
+                &mut original
+            }
+            _ => sink,
+        };
         let symmetry = &self.plan.symmetry;
         let outcome = if symmetry.is_trivial() || !sink.wants_matches() {
             engine.join(&self.plan, candidates, data, options, sink)?

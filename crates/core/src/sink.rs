@@ -4,6 +4,7 @@ use gsi_graph::VertexId;
 
 use crate::error::Result;
 use crate::symmetry::Symmetry;
+use crate::vertex_order::VertexOrder;
 
 /// Receives matches as they are found.
 pub trait MatchSink {
@@ -101,5 +102,36 @@ impl MatchSink for Images<'_> {
             self.rows.clear();
         }
         Ok(())
+    }
+}
+
+/// A sink that hands on matches in the graph's own vertex ids, the engines having found
+/// them in the index's ([`VertexOrder`]).
+pub(crate) struct OriginalIds<'s> {
+    order: &'s VertexOrder,
+    inner: &'s mut dyn MatchSink,
+    rows: Vec<VertexId>,
+}
+
+impl<'s> OriginalIds<'s> {
+    pub(crate) fn new(order: &'s VertexOrder, inner: &'s mut dyn MatchSink) -> OriginalIds<'s> {
+        OriginalIds {
+            order,
+            inner,
+            rows: Vec::new(),
+        }
+    }
+}
+
+impl MatchSink for OriginalIds<'_> {
+    fn wants_matches(&self) -> bool {
+        self.inner.wants_matches()
+    }
+
+    fn matches(&mut self, rows: &[VertexId], width: usize) -> Result<()> {
+        self.rows.clear();
+        self.rows
+            .extend(rows.iter().map(|&v| self.order.original(v)));
+        self.inner.matches(&self.rows, width)
     }
 }

@@ -15,6 +15,7 @@ mod error;
 pub mod formats;
 mod graph;
 pub mod line;
+mod renumber;
 pub mod saved;
 
 pub use buffer::Buffer;

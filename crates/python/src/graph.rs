@@ -4,6 +4,7 @@
 //! The Python class `gsi.Graph` wraps it with what Python users name things by: node ids and
 //! label values. Here vertices are `0..n` and labels are `u32` codes.
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -32,8 +33,16 @@ pub enum Held {
 }
 
 impl Held {
-    /// The graph.
-    pub fn graph(&self) -> &Graph {
+    /// The graph with its own vertex ids (an index may number them otherwise inside).
+    pub fn graph(&self) -> Cow<'_, Graph> {
+        match self {
+            Held::Plain(graph) => Cow::Borrowed(graph),
+            Held::Indexed(index) => index.original_graph(),
+        }
+    }
+
+    /// The graph as held, for what does not depend on vertex ids: sizes, directedness.
+    pub fn stored(&self) -> &Graph {
         match self {
             Held::Plain(graph) => graph,
             Held::Indexed(index) => index.graph(),
@@ -227,19 +236,19 @@ impl PyGraph {
     /// Number of vertices.
     #[getter]
     fn vertex_count(&self, py: Python<'_>) -> usize {
-        self.lock(py).graph().vertex_count()
+        self.lock(py).stored().vertex_count()
     }
 
     /// Number of edges (an undirected edge counts once).
     #[getter]
     fn edge_count(&self, py: Python<'_>) -> usize {
-        self.lock(py).graph().edge_count()
+        self.lock(py).stored().edge_count()
     }
 
     /// Whether edges have a direction.
     #[getter]
     fn directed(&self, py: Python<'_>) -> bool {
-        self.lock(py).graph().is_directed()
+        self.lock(py).stored().is_directed()
     }
 
     /// Whether the graph's index is built (by a `Matcher`, or read from a saved index).
@@ -308,7 +317,7 @@ impl PyGraph {
 
     fn __repr__(&self, py: Python<'_>) -> String {
         let held = self.lock(py);
-        let graph = held.graph();
+        let graph = held.stored();
         format!(
             "<gsi._gsi.Graph: {} vertices, {} edges, {}>",
             graph.vertex_count(),

@@ -38,7 +38,7 @@ impl PyLineGraphs {
         let held = data.held(py);
         let built = py.detach(move || {
             let mut labels = LineLabels::default();
-            LineGraph::of(held.graph(), |l| labels.number(l), true, LINE_EDGES_MAX)
+            LineGraph::of(&held.graph(), |l| labels.number(l), true, LINE_EDGES_MAX)
                 .map(|line| (labels, line))
         });
         let (labels, line) =
@@ -57,7 +57,7 @@ impl PyLineGraphs {
         nodes: Option<Bound<'py, PyAny>>,
     ) -> PyResult<(PyGraph, Bound<'py, PyArray2<u32>>)> {
         let held = query.held(py);
-        let line = LineGraph::of(held.graph(), self.labels.for_query(), false, u64::MAX)
+        let line = LineGraph::of(&held.graph(), self.labels.for_query(), false, u64::MAX)
             .map_err(|e| line_error(py, "the query", e, nodes.as_ref()))?;
         let edges = edges_array(py, &line.edges);
         Ok((PyGraph::new(Held::Plain(Arc::new(line.graph))), edges))

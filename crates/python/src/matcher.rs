@@ -122,7 +122,7 @@ impl PyMatcher {
         timeout: Option<f64>,
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
         let (mut job, timeout) = self.job(py, query, semantics, limit, timeout)?;
-        let width = job.query.graph().vertex_count();
+        let width = job.query.stored().vertex_count();
         // The memory limit is shared: half for the join's tables, half for the array.
         job.options.memory_budget = self.memory_budget / 2;
         let sink = Collect {

@@ -183,7 +183,7 @@ impl Job {
                 let engine = lent.engine.as_mut().expect("lent until dropped");
                 find_matches(
                     engine.as_mut(),
-                    self.query.graph(),
+                    &self.query.graph(),
                     &self.engines.index,
                     &self.options,
                     &mut sink,
@@ -366,7 +366,7 @@ impl MatchStream {
     /// Starts `job`, its matches in batches of about `batch` rows.
     pub fn start(job: Job, batch: usize) -> PyResult<MatchStream> {
         let (tx, rx) = mpsc::sync_channel(BATCHES_AHEAD);
-        let width = job.query.graph().vertex_count();
+        let width = job.query.stored().vertex_count();
         let interrupt = job.interrupt();
         let timeout = job.timeout;
         let sink = Batches {

@@ -96,7 +96,7 @@ impl<'a> CpuJoin<'a> {
         let list = match st.first {
             Some(e) => self
                 .data
-                .pcsr()
+                .graph()
                 .neighbors(row[e.column], e.label, e.direction),
             None => self.candidates.list(st.vertex),
         };
@@ -130,16 +130,16 @@ impl<'a> CpuJoin<'a> {
             buf[n] = x;
             n += 1;
         }
-        // Line 12: the other linking edges.
+        // Line 12: the other linking edges, each cut to the order bounds' window first.
         for e in &st.others {
             if n == 0 {
                 break;
             }
             let other = self
                 .data
-                .pcsr()
+                .graph()
                 .neighbors(row[e.column], e.label, e.direction);
-            n = intersect_in_place(&mut buf[..n], other);
+            n = intersect_in_place(&mut buf[..n], st.narrow(row, other));
         }
         if !st.absent.is_empty() {
             let mut kept = 0;
@@ -158,7 +158,7 @@ impl<'a> CpuJoin<'a> {
     fn has_no_absent_edge(&self, st: &JoinStep, row: &[VertexId], x: VertexId) -> bool {
         st.absent.iter().all(|e| {
             self.data
-                .pcsr()
+                .graph()
                 .neighbors(row[e.column], e.label, e.direction)
                 .binary_search(&x)
                 .is_err()
@@ -799,14 +799,14 @@ impl CpuJoin<'_> {
         };
         let list = self.candidates.list(st.vertex);
         let at = &mut search.position_buffers[step];
-        local.extend(self.plan, step, &search.positions[..width], list.len(), at);
-        if !st.order_bounds.is_empty() {
-            // Positions in C(u) keep the order of its vertices.
-            let window = st.window(&search.row[..width]);
-            let from = list.partition_point(|&y| y < window.start) as u32;
-            let to = list.partition_point(|&y| y < window.end) as u32;
-            at.retain(|&p| (from..to).contains(&p));
-        }
+        let window = st.window(&search.row[..width]);
+        local.extend(
+            self.plan,
+            step,
+            &search.positions[..width],
+            (list, window),
+            at,
+        );
         if self.options.semantics.injective() {
             let (used, row) = (&search.used, &search.row[..width]);
             let mut conflicts = 0;

@@ -6,12 +6,19 @@
 //!
 //! Built per query from the candidate sets, when their candidate edges fit the memory budget.
 
+use std::ops::Range;
+
 use gsi_graph::VertexId;
 
 use crate::candidates::CandidateSets;
 use crate::index::DataIndex;
 use crate::join::intersect_in_place;
 use crate::plan::{LinkEdge, Plan};
+
+/// A candidate set holding at least this share of the data vertices hardly prunes: its
+/// local lists would be nearly whole neighbour lists, read through one more indirection (an
+/// unlabelled graph's, measured on a 1 M-vertex scale-free graph: twice the time).
+const UNPRUNED_SHARE: f64 = 0.5;
 
 /// The local candidates of one linking edge: for the candidate at position p of the linked
 /// vertex, `positions[offsets[p]..offsets[p + 1]]`, ascending.
@@ -33,7 +40,8 @@ pub(crate) struct LocalCandidates {
 }
 
 impl LocalCandidates {
-    /// Builds them, unless they would take more than `budget` bytes.
+    /// Builds them, unless they would take more than `budget` bytes or the candidate sets
+    /// hardly prune ([`UNPRUNED_SHARE`]).
     pub(crate) fn build(
         plan: &Plan,
         sets: &CandidateSets,
@@ -41,6 +49,14 @@ impl LocalCandidates {
         budget: usize,
     ) -> Option<LocalCandidates> {
         let graph = data.graph();
+        let unpruned = graph.vertex_count() as f64 * UNPRUNED_SHARE;
+        if plan
+            .steps
+            .iter()
+            .all(|st| st.first.is_none() || sets.list(st.vertex).len() as f64 >= unpruned)
+        {
+            return None;
+        }
         let order = plan.order();
         let link = |u: usize, e: &LinkEdge| -> LinkLists {
             let ranks = sets.ranks(u);
@@ -82,32 +98,44 @@ impl LocalCandidates {
         Some(LocalCandidates { links })
     }
 
-    /// Into `out` (as positions in C(u) of the step's vertex u), the candidates of `step`
-    /// adjacent to every linked vertex's match, given the positions `row` of the matches of
-    /// the steps before; returns how many. A step without links takes all of C(u), of size
-    /// `all`.
+    /// Into `out` (as positions in C(u) of the step's vertex u, whose vertices `cands` are),
+    /// the candidates of `step` adjacent to every linked vertex's match and within `window`
+    /// (the vertices its order bounds leave), given the positions `row` of the matches of the
+    /// steps before; returns how many. A step without links takes the whole window.
     pub(crate) fn extend(
         &self,
         plan: &Plan,
         step: usize,
         row: &[u32],
-        all: usize,
+        (cands, window): (&[VertexId], Range<VertexId>),
         out: &mut Vec<u32>,
     ) -> usize {
         let st = &plan.steps[step];
         let lists = &self.links[step];
         out.clear();
-        let Some(first) = st.first else {
-            out.extend(0..all as u32);
-            return all;
+        // Positions follow their vertices' order, so a window of vertices is a run of each
+        // list, found by reading a few of its vertices: under a degree order the window keeps
+        // only a hub's few higher-ranked neighbours, before any intersection.
+        let within = |list: &[u32]| -> Range<usize> {
+            let from = list.partition_point(|&p| cands[p as usize] < window.start);
+            let to = list.partition_point(|&p| cands[p as usize] < window.end);
+            from..to.max(from)
         };
-        out.extend_from_slice(lists[0].of(row[first.column]));
+        let Some(first) = st.first else {
+            let from = cands.partition_point(|&v| v < window.start);
+            let to = cands.partition_point(|&v| v < window.end).max(from);
+            out.extend(from as u32..to as u32);
+            return out.len();
+        };
+        let list = lists[0].of(row[first.column]);
+        out.extend_from_slice(&list[within(list)]);
         let mut n = out.len();
         for (e, list) in st.others.iter().zip(&lists[1..]) {
             if n == 0 {
                 break;
             }
-            n = intersect_in_place(&mut out[..n], list.of(row[e.column]));
+            let list = list.of(row[e.column]);
+            n = intersect_in_place(&mut out[..n], &list[within(list)]);
         }
         out.truncate(n);
         n

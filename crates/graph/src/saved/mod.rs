@@ -36,7 +36,7 @@ pub const MAGIC: [u8; 8] = *b"GSIINDEX";
 
 /// The layout version this build writes and reads; files of another version are rejected
 /// with advice to write them again. (3: N-Triples vertices carry label 0 beside their types.)
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 const HEADER_BYTES: usize = 64;
 const SECTION_HEADER_BYTES: usize = 48;
