@@ -344,11 +344,7 @@ fn csr(n: usize, edges: &[(VertexId, VertexId, EdgeLabel)], entries: Entries) ->
         };
         return Err(Error::DuplicateEdge { from, to, label });
     }
-    Ok(Csr {
-        offsets: offsets.into(),
-        neighbors: neighbors.into(),
-        labels: labels.into(),
-    })
+    Ok(Csr::new(offsets.into(), neighbors.into(), labels.into()))
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! The graph itself: CSR adjacency with vertex and edge labels.
 
+use rayon::prelude::*;
+
 use crate::buffer::Buffer;
 
 /// Index of a vertex: dense, from 0 to `vertex_count - 1`.
@@ -58,9 +60,30 @@ pub(crate) struct Csr {
     pub(crate) offsets: Buffer<usize>,
     pub(crate) neighbors: Buffer<VertexId>,
     pub(crate) labels: Buffer<EdgeLabel>,
+    /// The label of every entry, when they all have the same: lists are then read without
+    /// looking at their labels.
+    pub(crate) only_label: Option<EdgeLabel>,
 }
 
 impl Csr {
+    /// The adjacency of these arrays (which keep the invariants above).
+    pub(crate) fn new(
+        offsets: Buffer<usize>,
+        neighbors: Buffer<VertexId>,
+        labels: Buffer<EdgeLabel>,
+    ) -> Csr {
+        let only_label = match labels.first() {
+            Some(&first) if labels.par_iter().all(|&l| l == first) => Some(first),
+            _ => None,
+        };
+        Csr {
+            offsets,
+            neighbors,
+            labels,
+            only_label,
+        }
+    }
+
     fn range(&self, v: VertexId) -> std::ops::Range<usize> {
         self.offsets[v as usize]..self.offsets[v as usize + 1]
     }
@@ -186,6 +209,13 @@ impl Graph {
 
     /// N(v, l): the sorted neighbours of `v` reached by edges labelled `label` in `direction`.
     pub fn neighbors(&self, v: VertexId, label: EdgeLabel, direction: Direction) -> &[VertexId] {
+        let csr = self.csr(direction);
+        if let Some(only) = csr.only_label {
+            return match only == label {
+                true => &csr.neighbors[csr.range(v)],
+                false => &[],
+            };
+        }
         let (neighbors, labels) = self.edges(v, direction);
         // Most lists hold one label: no search then.
         if labels.first() == Some(&label) && labels.last() == Some(&label) {

@@ -66,11 +66,7 @@ impl Graph {
                 .into_par_iter()
                 .map(|key| ((key >> 32) as EdgeLabel, key as VertexId))
                 .unzip();
-            Csr {
-                offsets: offsets.into(),
-                neighbors: neighbors.into(),
-                labels: labels.into(),
-            }
+            Csr::new(offsets.into(), neighbors.into(), labels.into())
         };
         let (out, inc) = rayon::join(|| renumber(&self.out), || renumber(&self.inc));
         Graph {

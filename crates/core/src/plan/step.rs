@@ -67,8 +67,15 @@ impl JoinStep {
             return list;
         }
         let window = self.window(row);
-        let from = list.partition_point(|&x| x < window.start);
-        let to = list.partition_point(|&x| x < window.end).max(from);
-        &list[from..to]
+        // Symmetry breaking mostly bounds one side: the other needs no search.
+        let from = match window.start {
+            0 => 0,
+            start => list.partition_point(|&x| x < start),
+        };
+        let to = match window.end {
+            VertexId::MAX => list.len(),
+            end => list.partition_point(|&x| x < end),
+        };
+        &list[from..to.max(from)]
     }
 }

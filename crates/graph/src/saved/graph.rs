@@ -140,11 +140,11 @@ impl SavedGraph for Graph {
         };
         let mut csrs = Vec::with_capacity(2);
         for name in ["out", "in"] {
-            csrs.push(Csr {
-                offsets: from.section(&format!("{name}.offsets"))?,
-                neighbors: from.section(&format!("{name}.neighbors"))?,
-                labels: from.section(&format!("{name}.labels"))?,
-            });
+            csrs.push(Csr::new(
+                from.section(&format!("{name}.offsets"))?,
+                from.section(&format!("{name}.neighbors"))?,
+                from.section(&format!("{name}.labels"))?,
+            ));
         }
         let inc = csrs.pop().expect("two adjacencies");
         let out = csrs.pop().expect("two adjacencies");
