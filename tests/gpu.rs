@@ -756,7 +756,7 @@ pub fn a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts() 
 /// Edge isomorphism on the GPU (line graphs matched induced, every count path) against the
 /// brute force from the definition, on random undirected graphs.
 pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {
-    use gsi_graph::line::{LineGraph, LineLabels};
+    use gsi_core::{DataEdges, NamedSemantics};
     let mut matched = 0;
     for case in 0..24u64 {
         let mut spec = GraphSpec::new(10 + case as usize % 6, 16, Shape::Uniform);
@@ -767,13 +767,12 @@ pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {
         let Some(queries) = dense_queries(&data, 3 + (case as usize % 2), case) else {
             continue;
         };
-        let mut labels = LineLabels::default();
-        let line = LineGraph::of(&data, |l| labels.number(l), true, u64::MAX).expect("line");
-        let index = DataIndex::build(line.graph).expect("index");
+        let data = DataIndex::build(data).expect("index");
+        let (edges, line) = DataEdges::of(&data).expect("line");
+        let index = DataIndex::build(line).expect("index");
         for query in &queries {
-            let expected = brute::edge_isomorphism_count(&query.graph, &data);
-            let q = LineGraph::of(&query.graph, labels.for_query(), false, u64::MAX)
-                .expect("a connected query");
+            let expected = brute::edge_isomorphism_count(&query.graph, data.graph());
+            let q = edges.query(&query.graph).expect("a connected query");
             for (depth_first_rows, small_steps_up_to) in [
                 (None, None),
                 (None, Some(usize::MAX)),
@@ -781,8 +780,8 @@ pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {
                 (Some(usize::MAX), None),
             ] {
                 let options = MatchOptions {
-                    semantics: Semantics::Induced,
-                    absent_labels: Some(gsi_graph::line::ABSENT_LABELS.to_vec()),
+                    semantics: NamedSemantics::EdgeIsomorphism.semantics(),
+                    absent_labels: NamedSemantics::EdgeIsomorphism.absent_labels(),
                     depth_first_rows,
                     small_steps_up_to,
                     ..MatchOptions::default()

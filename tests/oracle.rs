@@ -1150,14 +1150,14 @@ fn induced_matches_drop_those_with_extra_edges() {
 /// Edge isomorphism as `--semantics edge-isomorphism` runs it: both graphs as line graphs,
 /// matched induced. `None` when the query has no line graph (an isolated vertex).
 fn gsi_edge_isomorphisms(query: &Spec, data: &Spec, options: &MatchOptions) -> Option<u64> {
-    use gsi_graph::line::{LineGraph, LineLabels};
-    let mut labels = LineLabels::default();
-    let data = LineGraph::of(&data.graph(), |l| labels.number(l), true, u64::MAX).ok()?;
-    let query = LineGraph::of(&query.graph(), labels.for_query(), false, u64::MAX).ok()?;
-    let index = DataIndex::build(data.graph).expect("index");
+    use gsi_core::{DataEdges, NamedSemantics};
+    let data = DataIndex::build(data.graph()).expect("index");
+    let (data, line) = DataEdges::of(&data).ok()?;
+    let query = data.query(&query.graph()).ok()?;
+    let index = DataIndex::build(line).expect("index");
     let options = MatchOptions {
-        semantics: Semantics::Induced,
-        absent_labels: Some(gsi_graph::line::ABSENT_LABELS.to_vec()),
+        semantics: NamedSemantics::EdgeIsomorphism.semantics(),
+        absent_labels: NamedSemantics::EdgeIsomorphism.absent_labels(),
         ..options.clone()
     };
     let mut listed = Collect::default();
@@ -1172,7 +1172,7 @@ fn gsi_edge_isomorphisms(query: &Spec, data: &Spec, options: &MatchOptions) -> O
             row.len(),
             "a data edge used twice in {row:?}"
         );
-        assert!(row.iter().all(|&v| (v as usize) < data.edges.len()));
+        assert!(row.iter().all(|&v| (v as usize) < data.edges().len()));
     }
     Some(report.count)
 }

@@ -6,14 +6,14 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use gsi_core::options::FilterTests;
 use gsi_core::{
-    EngineConfig, EngineKind, IndexOptions, JoinOrder, MatchOptions, PcsrLayout, Semantics, Share,
+    EngineConfig, EngineKind, IndexOptions, JoinOrder, MatchOptions, NamedSemantics, PcsrLayout,
+    Semantics, Share,
 };
 use gsi_graph::formats::{Format, MemoryBound, ReadOptions};
 
 use crate::exit::input_error;
 use crate::flags::{
     BenchArgs, EngineArg, EngineArgs, FilterArg, MatchArgs, MatchingArgs, OutputIds, ReadArgs,
-    SemanticsArg,
 };
 use crate::query_files::QueryFiles;
 
@@ -219,23 +219,20 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
         args.small_steps_up_to.as_deref(),
         Some(gsi_core::options::SMALL_STEPS_UP_TO),
     )?;
+    let semantics = match args.homomorphism {
+        true => NamedSemantics::Vertices(Semantics::Homomorphism),
+        false => args
+            .semantics
+            .unwrap_or(NamedSemantics::Vertices(Semantics::Isomorphism)),
+    };
     Ok(Matching {
         options: MatchOptions {
-            // Edge isomorphism's line graphs are induced over their meeting and parallel
-            // edges only.
             filter: match args.filter {
                 FilterArg::Signature => FilterTests::Signature,
                 FilterArg::LabelDegree => FilterTests::LabelAndDegree,
             },
-            absent_labels: (args.semantics == Some(SemanticsArg::EdgeIsomorphism))
-                .then(|| gsi_graph::line::ABSENT_LABELS.to_vec()),
-            semantics: match (args.homomorphism, args.semantics) {
-                (true, _) | (_, Some(SemanticsArg::Homomorphism)) => Semantics::Homomorphism,
-                (_, Some(SemanticsArg::Induced | SemanticsArg::EdgeIsomorphism)) => {
-                    Semantics::Induced
-                }
-                _ => Semantics::Isomorphism,
-            },
+            semantics: semantics.semantics(),
+            absent_labels: semantics.absent_labels(),
             limit: None,
             deadline: None,
             memory_budget,
@@ -268,7 +265,7 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             pinned: Vec::new(),
         },
         timeout,
-        edges: args.semantics == Some(SemanticsArg::EdgeIsomorphism),
+        edges: semantics.edges(),
     })
 }
 
