@@ -45,7 +45,7 @@ proptest! {
             }
         }
         let options = MatchOptions { semantics, ..MatchOptions::default() };
-        let report = find_matches(&mut gsi_core::cpu::CpuEngine, &q, &saved, &options, &mut CountOnly)
+        let report = find_matches(&mut gsi_core::cpu::CpuEngine::default(), &q, &saved, &options, &mut CountOnly)
             .expect("matched");
         let expected = brute::count(&q, &d, semantics == Semantics::Homomorphism);
         prop_assert_eq!(report.count, expected);

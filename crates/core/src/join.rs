@@ -145,13 +145,15 @@ pub(crate) trait JoinBackend {
     /// without a table — at the last step the rows' extensions, at the plan's leaf suffix the
     /// products of [`crate::plan::LeafSuffix`], before them depth-first through every
     /// remaining step (where [`JoinBackend::depth_first_rows`] allows). May stop once it has
-    /// counted `enough`.
+    /// counted `enough`. What it holds besides the tables (say, local candidate lists) takes
+    /// a part of `budget`, the driver's bytes.
     fn count(
         &mut self,
         step: usize,
         table: &Self::Table,
         rows: Range<usize>,
         enough: Option<u64>,
+        budget: usize,
     ) -> Result<u64>;
 
     /// Whether [`JoinBackend::count`] counts the last step's extensions as they are found;
@@ -179,12 +181,14 @@ pub(crate) trait JoinBackend {
     /// every step from `step` on while the steps stay small, in one go (the GPU: one launch
     /// instead of a few per step), and counts at the last step or the leaf suffix. `None`
     /// when the backend has no such path or it is switched off
-    /// ([`MatchOptions::small_steps_up_to`]).
+    /// ([`crate::tuning::GpuTuning::small_steps_up_to`]). Its tables take a part of `budget`,
+    /// the driver's bytes.
     fn join_small(
         &mut self,
         _step: usize,
         _table: &Self::Table,
         _rows: usize,
+        _budget: usize,
     ) -> Result<Option<SmallSteps<Self::Table>>> {
         Ok(None)
     }
@@ -244,6 +248,7 @@ pub(crate) fn run<B: JoinBackend>(
         options,
         count_only,
         sink,
+        budget,
         step_budget: budget / width.max(1),
         count: 0,
         status: Status::Complete,
@@ -296,6 +301,8 @@ struct Driver<'a, B> {
     options: &'a MatchOptions,
     sink: &'a mut dyn MatchSink,
     count_only: bool,
+    /// Bytes the whole join may hold.
+    budget: usize,
     /// Bytes one step may hold.
     step_budget: usize,
     count: u64,
@@ -355,7 +362,7 @@ impl<B: JoinBackend> Driver<'_, B> {
         if !self.count_only || self.options.limit.is_some() {
             return self.extend(1, first, 0..rows);
         }
-        let Some(small) = self.backend.join_small(1, first, rows)? else {
+        let Some(small) = self.backend.join_small(1, first, rows, self.budget)? else {
             return self.extend(1, first, 0..rows);
         };
         self.small_steps = small.rows_in.len();
@@ -443,7 +450,9 @@ impl<B: JoinBackend> Driver<'_, B> {
                     .options
                     .limit
                     .map(|k| k.saturating_sub(self.count).saturating_add(1));
-                let found = self.backend.count(step, table, start..end, enough)?;
+                let found = self
+                    .backend
+                    .count(step, table, start..end, enough, self.budget)?;
                 self.count += found;
                 // A backend that stopped early counted only part: say why.
                 self.stopped();

@@ -36,6 +36,7 @@ pub mod spread;
 pub mod symmetry;
 #[cfg(test)]
 mod testing;
+pub mod tuning;
 pub mod verify;
 
 pub use auto::AutoEngine;
@@ -53,3 +54,4 @@ pub use search::{find_matches, MatchReport, PhaseTimes};
 pub use select::{open, EngineKind, Opened};
 pub use sink::{CollectMatches, CountOnly, MatchSink};
 pub use spread::find_matches_spread;
+pub use tuning::{CpuTuning, GpuTuning, Tuning};

@@ -103,7 +103,7 @@ pub(crate) fn plan_query(
     let induced = options.semantics == Semantics::Induced;
     let postpone = options.postpone_leaves && counting && !induced;
     let mut plan = match to_host(&mut candidates, query, data, options)? {
-        Some(sets) => plan_on_host(query, sets, data, options, postpone, &CpuEngine),
+        Some(sets) => plan_on_host(query, sets, data, options, postpone, &CpuEngine::default()),
         None => Plan::with_strategy(
             query,
             &candidates.sizes(),
@@ -173,7 +173,8 @@ pub fn plan_ahead(
     options: &MatchOptions,
     counting: bool,
 ) -> Option<Result<Planned>> {
-    plans_on_host(query, data).then(|| plan_query(&mut CpuEngine, query, data, options, counting))
+    plans_on_host(query, data)
+        .then(|| plan_query(&mut CpuEngine::default(), query, data, options, counting))
 }
 
 /// Candidate sets worth bringing to the host for refinement and sampling: their bitsets,
