@@ -74,17 +74,17 @@ pub struct MatchOptions {
     pub postpone_leaves: bool,
     /// Find only this share of the matches (to spread one query over processes or machines).
     pub share: Option<Share>,
-    /// Rounds of neighbourhood refinement after the signature filter ([`crate::refine`]);
+    /// Rounds of neighbourhood refinement after the signature filter ([`crate::plan::refine`]);
     /// 0 keeps the paper's candidate sets.
     pub refine_rounds: usize,
     /// How the join order is chosen.
     pub join_order: JoinOrder,
     /// Estimated partial matches from which a query counts as heavy: its join order is then
-    /// chosen by sampling under [`JoinOrder::Sampled`] ([`crate::estimate`]); 0 treats every
+    /// chosen by sampling under [`JoinOrder::Sampled`] ([`crate::plan::estimate`]); 0 treats every
     /// query so.
     pub heavy_query_work: f64,
     /// Counts one match per class of the query's automorphisms and multiplies (isomorphism
-    /// without a limit, [`crate::symmetry`]); off for tests and measurements.
+    /// without a limit, [`crate::plan::symmetry`]); off for tests and measurements.
     pub symmetry: bool,
     /// Query vertices fixed to one data vertex each, `(u, v)`: C(u) keeps only `v`, if the
     /// filter let it in (a SPARQL constant). Applied right after filtering.
@@ -112,7 +112,7 @@ pub enum JoinOrder {
     /// The query's 2-core first, then the trees hanging off it (CFL-Match's order).
     Core,
     /// Algorithm 2's order for a light query; for a heavy one, of the orders above, the one of
-    /// the least work estimated by sampling ([`crate::estimate`]).
+    /// the least work estimated by sampling ([`crate::plan::estimate`]).
     #[default]
     Sampled,
 }

@@ -8,13 +8,13 @@ use crate::candidates::CandidateSets;
 use crate::cpu::CpuEngine;
 use crate::engine::{Candidates, Engine};
 use crate::error::{Error, Result};
-use crate::estimate::plan_on_host;
 use crate::fit::misfit;
 use crate::index::DataIndex;
 use crate::options::{JoinOrder, JoinPaths, MatchOptions, Semantics, Share, Status, AXES};
+use crate::plan::estimate::plan_on_host;
+use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
 use crate::plan::{Plan, Strategy};
 use crate::sink::{Images, MatchSink};
-use crate::symmetry::{Symmetry, MAX_IMAGES};
 
 /// Time spent in each phase of one query.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -3,7 +3,7 @@
 use gsi_graph::VertexId;
 
 use crate::error::Result;
-use crate::symmetry::Symmetry;
+use crate::plan::symmetry::Symmetry;
 
 /// Receives matches as they are found.
 pub trait MatchSink {
