@@ -820,6 +820,86 @@ fn generated_graphs_of_several_labels_per_vertex_count_as_the_brute_force() {
     }
 }
 
+/// The hidden `--failing-sets-from` reaches the CPU join through the engine's tuning: `0`
+/// skips extensions by failing sets (as `--explain` says), `never` skips none, and both count
+/// as the brute force does.
+#[test]
+fn the_failing_sets_switch_tunes_the_cpu_join() {
+    let dir = TestDir::new();
+    dir.gsi([
+        "generate",
+        "graph",
+        "--vertices",
+        "60",
+        "--edges",
+        "90",
+        "--vertex-labels",
+        "2",
+        "--edge-labels",
+        "1",
+        "--seed",
+        "3",
+        "-o",
+        "g.graph",
+        "--quiet",
+    ])
+    .ok();
+    dir.gsi([
+        "generate", "queries", "--data", "g.graph", "--size", "7", "--count", "5", "--seed", "1",
+        "-o", "q", "--quiet",
+    ])
+    .ok();
+    let data = read_sunluo(&dir.path("g.graph"), false);
+    let names: Vec<String> = (1..=5)
+        .map(|i| format!("q/query_dense_7_{i}.graph"))
+        .collect();
+    let expected: Vec<u64> = names
+        .iter()
+        .map(|n| brute::count(&read_sunluo(&dir.path(n), false), &data, false))
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let explained = |from: &str| {
+        dir.match_files(
+            "g.graph",
+            &names,
+            &[
+                "--engine",
+                "cpu",
+                "--explain",
+                "--depth-first-rows",
+                "0",
+                "--failing-sets-from",
+                from,
+            ],
+        )
+        .ok()
+        .stdout
+    };
+    let with = explained("0");
+    assert!(with.contains("failing sets skipped"), "{with}");
+    let without = explained("never");
+    assert!(!without.contains("failing sets skipped"), "{without}");
+    for from in ["0", "never"] {
+        let run = dir
+            .match_files(
+                "g.graph",
+                &names,
+                &[
+                    "--json",
+                    "--engine",
+                    "cpu",
+                    "--depth-first-rows",
+                    "0",
+                    "--failing-sets-from",
+                    from,
+                ],
+            )
+            .ok();
+        let counts: Vec<u64> = run.json().queries.iter().map(|q| q.matches).collect();
+        assert_eq!(counts, expected, "--failing-sets-from {from}");
+    }
+}
+
 #[test]
 fn directed_reading_respects_direction() {
     let dir = TestDir::new();

@@ -7,8 +7,8 @@ use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::launch::MAX_WIDTH;
 use gsi_core::cuda::GpuEngine;
 use gsi_core::{
-    find_matches, CollectMatches, CountOnly, DataIndex, IndexOptions, JoinOrder, ListIndex,
-    MatchOptions, PcsrLayout, Semantics, Share,
+    find_matches, CollectMatches, CountOnly, DataIndex, Engine, GpuTuning, IndexOptions, JoinOrder,
+    ListIndex, MatchOptions, PcsrLayout, Semantics, Share, Tuning,
 };
 use gsi_generate::{
     generate_graph, generate_queries, Density, GraphSpec, Query as GeneratedQuery, QuerySpec, Shape,
@@ -18,6 +18,15 @@ use gsi_graph::{Graph, GraphBuilder};
 
 use crate::brute;
 use crate::hprd::expected_counts;
+
+/// `gpu`, its join tuned by `tuning` for the queries that follow.
+fn tuned(gpu: &mut GpuEngine, tuning: GpuTuning) -> &mut GpuEngine {
+    gpu.tune(&Tuning {
+        gpu: tuning,
+        ..Tuning::default()
+    });
+    gpu
+}
 
 /// GPU counts against the brute force on random graphs, on every join path; GPU matches
 /// against the CPU engine's.
@@ -75,36 +84,48 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
             // Every third case with a budget small enough to force chunking (and to
             // overflow the small steps' tables).
             memory_budget: if case % 3 == 1 { 2048 } else { 1 << 30 },
-            // The small steps would take the whole of these light queries: off but where
-            // tested below.
-            small_steps_up_to: None,
             ..MatchOptions::default()
+        };
+        // The small steps would take the whole of these light queries: off but where tested
+        // below.
+        let tuning = GpuTuning {
+            small_steps_up_to: None,
+            ..GpuTuning::default()
         };
         for query in &queries {
             let expected = brute::count(&query.graph, index.graph(), homomorphism);
             // As the engine chooses, depth-first at once, and breadth-first to the end.
             // Every list balanced over blocks in pieces of 32 (`Some(0)`), or none.
             let paths = [
-                (None, true, options.balance_from),
-                (Some(0), true, options.balance_from),
-                (Some(usize::MAX), true, options.balance_from),
-                (None, false, options.balance_from),
+                (None, true, tuning.balance_from),
+                (Some(0), true, tuning.balance_from),
+                (Some(usize::MAX), true, tuning.balance_from),
+                (None, false, tuning.balance_from),
                 (Some(usize::MAX), true, Some(0)),
                 (None, false, Some(0)),
                 (Some(usize::MAX), true, None),
             ];
             for (depth_first_rows, postpone_leaves, balance_from) in paths {
                 // Lone leaves' counts looked up for every row, by default, or never.
-                for leaf_counts_from in [Some(0), options.leaf_counts_from, None] {
+                for leaf_counts_from in [Some(0), tuning.leaf_counts_from, None] {
                     let options = MatchOptions {
                         depth_first_rows,
                         postpone_leaves,
-                        balance_from,
-                        leaf_counts_from,
                         ..options.clone()
                     };
-                    let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
-                        .expect("GPU engine");
+                    let tuning = GpuTuning {
+                        balance_from,
+                        leaf_counts_from,
+                        ..tuning
+                    };
+                    let report = find_matches(
+                        tuned(gpu, tuning),
+                        &query.graph,
+                        &index,
+                        &options,
+                        &mut CountOnly,
+                    )
+                    .expect("GPU engine");
                     assert_eq!(
                         report.count, expected,
                         "case {case}: GPU count, depth-first from {depth_first_rows:?} rows, \
@@ -116,18 +137,24 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
             // Every row with eight lanes (where the row fits them), or with a warp; counted
             // and listed.
             for narrow_rows_up_to in [Some(usize::MAX), None] {
-                let narrow = MatchOptions {
+                let narrow = GpuTuning {
                     narrow_rows_up_to,
                     balance_from: None,
-                    ..options.clone()
+                    ..tuning
                 };
                 for postpone_leaves in [true, false] {
                     let options = MatchOptions {
                         postpone_leaves,
-                        ..narrow.clone()
+                        ..options.clone()
                     };
-                    let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
-                        .expect("GPU engine");
+                    let report = find_matches(
+                        tuned(gpu, narrow),
+                        &query.graph,
+                        &index,
+                        &options,
+                        &mut CountOnly,
+                    )
+                    .expect("GPU engine");
                     assert_eq!(
                         report.count, expected,
                         "case {case}: GPU count, narrow rows up to {narrow_rows_up_to:?}, leaf \
@@ -136,9 +163,22 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                 }
                 let mut on_gpu = CollectMatches::default();
                 let mut on_cpu = CollectMatches::default();
-                find_matches(gpu, &query.graph, &index, &narrow, &mut on_gpu).expect("GPU");
-                find_matches(&mut CpuEngine, &query.graph, &index, &narrow, &mut on_cpu)
-                    .expect("CPU");
+                find_matches(
+                    tuned(gpu, narrow),
+                    &query.graph,
+                    &index,
+                    &options,
+                    &mut on_gpu,
+                )
+                .expect("GPU");
+                find_matches(
+                    &mut CpuEngine::default(),
+                    &query.graph,
+                    &index,
+                    &options,
+                    &mut on_cpu,
+                )
+                .expect("CPU");
                 assert_eq!(
                     on_gpu.flat(),
                     on_cpu.flat(),
@@ -151,12 +191,21 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
             for small_steps_up_to in [Some(usize::MAX), Some(64), Some(8)] {
                 for postpone_leaves in [true, false] {
                     let options = MatchOptions {
-                        small_steps_up_to,
                         postpone_leaves,
                         ..options.clone()
                     };
-                    let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
-                        .expect("GPU engine");
+                    let tuning = GpuTuning {
+                        small_steps_up_to,
+                        ..tuning
+                    };
+                    let report = find_matches(
+                        tuned(gpu, tuning),
+                        &query.graph,
+                        &index,
+                        &options,
+                        &mut CountOnly,
+                    )
+                    .expect("GPU engine");
                     assert_eq!(
                         report.count, expected,
                         "case {case}: GPU count, small steps up to {small_steps_up_to:?}, leaf \
@@ -169,12 +218,21 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
             for postpone_leaves in [true, false] {
                 let options = MatchOptions {
                     depth_first_rows: Some(0),
-                    depth_first_slice: std::time::Duration::from_micros(2),
                     postpone_leaves,
                     ..options.clone()
                 };
-                let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
-                    .expect("GPU engine");
+                let tuning = GpuTuning {
+                    depth_first_slice: std::time::Duration::from_micros(2),
+                    ..tuning
+                };
+                let report = find_matches(
+                    tuned(gpu, tuning),
+                    &query.graph,
+                    &index,
+                    &options,
+                    &mut CountOnly,
+                )
+                .expect("GPU engine");
                 assert_eq!(
                     report.count, expected,
                     "case {case}: GPU count, depth-first in launches of 2 µs, leaf products \
@@ -193,8 +251,14 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                     join_order,
                     ..options.clone()
                 };
-                let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
-                    .expect("GPU engine");
+                let report = find_matches(
+                    tuned(gpu, tuning),
+                    &query.graph,
+                    &index,
+                    &options,
+                    &mut CountOnly,
+                )
+                .expect("GPU engine");
                 assert_eq!(
                     report.count, expected,
                     "case {case}: GPU count, {join_order:?}"
@@ -206,24 +270,51 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                         share: Share::new(i, 3),
                         ..options.clone()
                     };
-                    find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
-                        .expect("GPU engine")
-                        .count
+                    find_matches(
+                        tuned(gpu, tuning),
+                        &query.graph,
+                        &index,
+                        &options,
+                        &mut CountOnly,
+                    )
+                    .expect("GPU engine")
+                    .count
                 })
                 .sum();
             assert_eq!(shares, expected, "case {case}: three shares' counts");
             let mut on_gpu = CollectMatches::default();
             let mut on_cpu = CollectMatches::default();
-            find_matches(gpu, &query.graph, &index, &options, &mut on_gpu).expect("GPU");
-            find_matches(&mut CpuEngine, &query.graph, &index, &options, &mut on_cpu).expect("CPU");
+            find_matches(
+                tuned(gpu, tuning),
+                &query.graph,
+                &index,
+                &options,
+                &mut on_gpu,
+            )
+            .expect("GPU");
+            find_matches(
+                &mut CpuEngine::default(),
+                &query.graph,
+                &index,
+                &options,
+                &mut on_cpu,
+            )
+            .expect("CPU");
             assert_eq!(on_gpu.flat(), on_cpu.flat(), "case {case}: matches");
             // Every list cut into pieces for whole blocks: the same matches, in the same order.
-            let balanced = MatchOptions {
+            let balanced = GpuTuning {
                 balance_from: Some(0),
-                ..options.clone()
+                ..tuning
             };
             let mut on_blocks = CollectMatches::default();
-            find_matches(gpu, &query.graph, &index, &balanced, &mut on_blocks).expect("GPU");
+            find_matches(
+                tuned(gpu, balanced),
+                &query.graph,
+                &index,
+                &options,
+                &mut on_blocks,
+            )
+            .expect("GPU");
             assert_eq!(
                 on_blocks.flat(),
                 on_cpu.flat(),
@@ -242,13 +333,15 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
             // row's buffer placed by a first join that counts its extensions) and with naive
             // set operations (a pass per test), with long lists in pieces (from 4) or none.
             let warp_rows = MatchOptions {
-                narrow_rows_up_to: None,
                 depth_first_rows: Some(usize::MAX),
-                balance_from: None,
                 ..options.clone()
             };
-            let with = |f: fn(&mut MatchOptions)| {
-                let mut o = warp_rows.clone();
+            let with = |f: fn(&mut GpuTuning)| {
+                let mut o = GpuTuning {
+                    narrow_rows_up_to: None,
+                    balance_from: None,
+                    ..tuning
+                };
                 f(&mut o);
                 o
             };
@@ -300,15 +393,34 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                     }),
                 ),
             ];
-            for (what, switched) in &variants {
-                let report = find_matches(gpu, &query.graph, &index, switched, &mut CountOnly)
-                    .expect("GPU engine");
+            for &(what, switched) in &variants {
+                let report = find_matches(
+                    tuned(gpu, switched),
+                    &query.graph,
+                    &index,
+                    &warp_rows,
+                    &mut CountOnly,
+                )
+                .expect("GPU engine");
                 assert_eq!(report.count, expected, "case {case}: GPU count, {what}");
                 let mut on_gpu = CollectMatches::default();
                 let mut on_cpu = CollectMatches::default();
-                find_matches(gpu, &query.graph, &index, switched, &mut on_gpu).expect("GPU");
-                find_matches(&mut CpuEngine, &query.graph, &index, switched, &mut on_cpu)
-                    .expect("CPU");
+                find_matches(
+                    tuned(gpu, switched),
+                    &query.graph,
+                    &index,
+                    &warp_rows,
+                    &mut on_gpu,
+                )
+                .expect("GPU");
+                find_matches(
+                    &mut CpuEngine::default(),
+                    &query.graph,
+                    &index,
+                    &warp_rows,
+                    &mut on_cpu,
+                )
+                .expect("CPU");
                 if switched.balance_from.is_some() && switched.two_step_output {
                     assert_eq!(
                         sorted(&on_gpu),
@@ -327,21 +439,30 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                     ..options.clone()
                 };
                 let paths = [
-                    (None, induced.balance_from, None),
-                    (Some(0), induced.balance_from, None),
+                    (None, tuning.balance_from, None),
+                    (Some(0), tuning.balance_from, None),
                     (Some(usize::MAX), Some(0), None),
-                    (None, induced.balance_from, Some(usize::MAX)),
-                    (None, induced.balance_from, Some(64)),
+                    (None, tuning.balance_from, Some(usize::MAX)),
+                    (None, tuning.balance_from, Some(64)),
                 ];
                 for (depth_first_rows, balance_from, small_steps_up_to) in paths {
                     let options = MatchOptions {
                         depth_first_rows,
-                        balance_from,
-                        small_steps_up_to,
                         ..induced.clone()
                     };
-                    let report = find_matches(gpu, &query.graph, &index, &options, &mut CountOnly)
-                        .expect("GPU engine");
+                    let tuning = GpuTuning {
+                        balance_from,
+                        small_steps_up_to,
+                        ..tuning
+                    };
+                    let report = find_matches(
+                        tuned(gpu, tuning),
+                        &query.graph,
+                        &index,
+                        &options,
+                        &mut CountOnly,
+                    )
+                    .expect("GPU engine");
                     assert_eq!(
                         report.count, expected,
                         "case {case}: induced GPU count, depth-first from {depth_first_rows:?} \
@@ -351,9 +472,22 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                 }
                 let mut on_gpu = CollectMatches::default();
                 let mut on_cpu = CollectMatches::default();
-                find_matches(gpu, &query.graph, &index, &induced, &mut on_gpu).expect("GPU");
-                find_matches(&mut CpuEngine, &query.graph, &index, &induced, &mut on_cpu)
-                    .expect("CPU");
+                find_matches(
+                    tuned(gpu, tuning),
+                    &query.graph,
+                    &index,
+                    &induced,
+                    &mut on_gpu,
+                )
+                .expect("GPU");
+                find_matches(
+                    &mut CpuEngine::default(),
+                    &query.graph,
+                    &index,
+                    &induced,
+                    &mut on_cpu,
+                )
+                .expect("CPU");
                 assert_eq!(on_gpu.flat(), on_cpu.flat(), "case {case}: induced matches");
             }
             checked += 1;
@@ -395,11 +529,20 @@ pub fn queries_wider_than_a_warp_count_as_the_formula_says(gpu: &mut GpuEngine) 
         ] {
             let options = MatchOptions {
                 depth_first_rows,
-                naive_set_operations,
                 ..MatchOptions::default()
             };
-            let report =
-                find_matches(gpu, &path(k), &index, &options, &mut CountOnly).expect("GPU engine");
+            let tuning = GpuTuning {
+                naive_set_operations,
+                ..GpuTuning::default()
+            };
+            let report = find_matches(
+                tuned(gpu, tuning),
+                &path(k),
+                &index,
+                &options,
+                &mut CountOnly,
+            )
+            .expect("GPU engine");
             assert_eq!(
                 report.count,
                 2 * u64::from(n),
@@ -407,8 +550,15 @@ pub fn queries_wider_than_a_warp_count_as_the_formula_says(gpu: &mut GpuEngine) 
             );
         }
         let mut listed = CollectMatches::default();
-        let report = find_matches(gpu, &path(k), &index, &MatchOptions::default(), &mut listed)
-            .expect("GPU engine");
+        let gpu_default = tuned(gpu, GpuTuning::default());
+        let report = find_matches(
+            gpu_default,
+            &path(k),
+            &index,
+            &MatchOptions::default(),
+            &mut listed,
+        )
+        .expect("GPU engine");
         assert_eq!(report.count, 2 * u64::from(n), "path of {k}, listed");
         let rows: Vec<&[u32]> = listed.flat().chunks(k as usize).collect();
         assert_eq!(rows.len(), 2 * n as usize, "path of {k}, rows listed");
@@ -576,19 +726,27 @@ pub fn gpu_counts_with_each_list_index_equal_the_brute_force() {
                 for query in &queries {
                     let expected = brute::count(&query.graph, index.graph(), false);
                     for (depth_first_rows, narrow_rows_up_to) in [
-                        (None, MatchOptions::default().narrow_rows_up_to),
+                        (None, GpuTuning::default().narrow_rows_up_to),
                         (Some(0), None),
                         (Some(usize::MAX), None),
                         (Some(usize::MAX), Some(usize::MAX)),
                     ] {
                         let options = MatchOptions {
                             depth_first_rows,
-                            narrow_rows_up_to,
                             ..MatchOptions::default()
                         };
-                        let report =
-                            find_matches(&mut gpu, &query.graph, &index, &options, &mut CountOnly)
-                                .expect("GPU");
+                        let tuning = GpuTuning {
+                            narrow_rows_up_to,
+                            ..GpuTuning::default()
+                        };
+                        let report = find_matches(
+                            tuned(&mut gpu, tuning),
+                            &query.graph,
+                            &index,
+                            &options,
+                            &mut CountOnly,
+                        )
+                        .expect("GPU");
                         assert_eq!(
                             report.count, expected,
                             "{list_index:?}, resident {resident_index_limit:?}, case {case}, \
@@ -679,7 +837,14 @@ pub fn gpu_counts_on_vertices_of_several_labels_equal_the_brute_force(gpu: &mut 
             let mut on_cpu = CollectMatches::default();
             let options = MatchOptions::default();
             find_matches(gpu, &query, &index, &options, &mut on_gpu).expect("GPU");
-            find_matches(&mut CpuEngine, &query, &index, &options, &mut on_cpu).expect("CPU");
+            find_matches(
+                &mut CpuEngine::default(),
+                &query,
+                &index,
+                &options,
+                &mut on_cpu,
+            )
+            .expect("CPU");
             let rows = [on_gpu, on_cpu].map(|c| {
                 let mut rows: Vec<Vec<u32>> = c.rows().map(<[u32]>::to_vec).collect();
                 rows.sort();
@@ -765,7 +930,7 @@ pub fn a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts() 
 /// Edge isomorphism on the GPU (line graphs matched induced, every count path) against the
 /// brute force from the definition, on random undirected graphs.
 pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {
-    use gsi_graph::line::{LineGraph, LineLabels};
+    use gsi_core::{DataEdges, NamedSemantics};
     let mut matched = 0;
     for case in 0..24u64 {
         let mut spec = GraphSpec::new(10 + case as usize % 6, 16, Shape::Uniform);
@@ -776,13 +941,12 @@ pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {
         let Some(queries) = dense_queries(&data, 3 + (case as usize % 2), case) else {
             continue;
         };
-        let mut labels = LineLabels::default();
-        let line = LineGraph::of(&data, |l| labels.number(l), true, u64::MAX).expect("line");
-        let index = DataIndex::build(line.graph).expect("index");
+        let data = DataIndex::build(data).expect("index");
+        let (edges, line) = DataEdges::of(&data).expect("line");
+        let index = DataIndex::build(line).expect("index");
         for query in &queries {
-            let expected = brute::edge_isomorphism_count(&query.graph, &data);
-            let q = LineGraph::of(&query.graph, labels.for_query(), false, u64::MAX)
-                .expect("a connected query");
+            let expected = brute::edge_isomorphism_count(&query.graph, data.graph());
+            let q = edges.query(&query.graph).expect("a connected query");
             for (depth_first_rows, small_steps_up_to) in [
                 (None, None),
                 (None, Some(usize::MAX)),
@@ -790,14 +954,23 @@ pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {
                 (Some(usize::MAX), None),
             ] {
                 let options = MatchOptions {
-                    semantics: Semantics::Induced,
-                    absent_labels: Some(gsi_graph::line::ABSENT_LABELS.to_vec()),
+                    semantics: NamedSemantics::EdgeIsomorphism.semantics(),
+                    absent_labels: NamedSemantics::EdgeIsomorphism.absent_labels(),
                     depth_first_rows,
-                    small_steps_up_to,
                     ..MatchOptions::default()
                 };
-                let report =
-                    find_matches(gpu, &q.graph, &index, &options, &mut CountOnly).expect("GPU");
+                let tuning = GpuTuning {
+                    small_steps_up_to,
+                    ..GpuTuning::default()
+                };
+                let report = find_matches(
+                    tuned(gpu, tuning),
+                    &q.graph,
+                    &index,
+                    &options,
+                    &mut CountOnly,
+                )
+                .expect("GPU");
                 assert_eq!(
                     report.count, expected,
                     "case {case}: edge isomorphisms, depth-first from {depth_first_rows:?}, \

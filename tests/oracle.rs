@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use gsi_core::cpu::CpuEngine;
 use gsi_core::options::FilterTests;
 use gsi_core::options::REFINE_ROUNDS;
+use gsi_core::CpuTuning;
 use gsi_core::{
     find_matches, CountOnly, DataIndex, JoinOrder, MatchOptions, MatchReport, MatchSink, Semantics,
     Status,
@@ -48,7 +49,18 @@ pub fn gsi(
     options: &MatchOptions,
     sink: &mut dyn MatchSink,
 ) -> MatchReport {
-    find_matches(&mut CpuEngine, query, data, options, sink).expect("gsi runs")
+    gsi_tuned(query, data, options, CpuTuning::default(), sink)
+}
+
+/// Runs gsi's CPU engine with its join tuned by `tuning`.
+pub fn gsi_tuned(
+    query: &Graph,
+    data: &DataIndex,
+    options: &MatchOptions,
+    tuning: CpuTuning,
+    sink: &mut dyn MatchSink,
+) -> MatchReport {
+    find_matches(&mut CpuEngine::new(tuning), query, data, options, sink).expect("gsi runs")
 }
 
 fn options(semantics: Semantics) -> MatchOptions {
@@ -278,12 +290,14 @@ fn check_against_brute(
                     depth_first_rows: Some(0),
                     join_order,
                     refine_rounds,
-                    local_candidates,
-                    failing_sets_from: failing_sets.then_some(0),
                     heavy_query_work: 0.0,
                     ..options.clone()
                 };
-                let counted = gsi(&q, &index, &options, &mut CountOnly);
+                let tuning = CpuTuning {
+                    local_candidates,
+                    failing_sets_from: failing_sets.then_some(0),
+                };
+                let counted = gsi_tuned(&q, &index, &options, tuning, &mut CountOnly);
                 prop_assert_eq!(
                     counted.count,
                     expected.len() as u64,
@@ -896,14 +910,16 @@ fn failing_sets_skip_extensions_and_keep_the_brute_force_count() {
                 let options = MatchOptions {
                     semantics,
                     depth_first_rows: Some(0),
-                    failing_sets_from: failing_sets.then_some(0),
                     postpone_leaves,
-                    local_candidates,
                     refine_rounds,
                     join_order,
                     ..MatchOptions::default()
                 };
-                let report = gsi(&q, &index, &options, &mut CountOnly);
+                let tuning = CpuTuning {
+                    local_candidates,
+                    failing_sets_from: failing_sets.then_some(0),
+                };
+                let report = gsi_tuned(&q, &index, &options, tuning, &mut CountOnly);
                 prop_assert_eq!(
                     report.count,
                     expected,
@@ -983,11 +999,13 @@ fn symmetric_queries_count_and_list_what_the_brute_force_finds() {
                 {
                     let options = MatchOptions {
                         depth_first_rows,
-                        local_candidates,
-                        failing_sets_from: failing_sets.then_some(0),
                         ..options.clone()
                     };
-                    let counted = gsi(&q, &index, &options, &mut CountOnly);
+                    let tuning = CpuTuning {
+                        local_candidates,
+                        failing_sets_from: failing_sets.then_some(0),
+                    };
+                    let counted = gsi_tuned(&q, &index, &options, tuning, &mut CountOnly);
                     prop_assert_eq!(counted.count, expected.len() as u64);
                 }
             }
@@ -1083,7 +1101,7 @@ proptest! {
         let expected = brute::count(&q, &d, semantics == Semantics::Homomorphism);
         let index = DataIndex::build(d.clone()).expect("index");
         let mut engines: Vec<Box<dyn gsi_core::Engine>> =
-            (0..engines).map(|_| Box::new(CpuEngine) as Box<dyn gsi_core::Engine>).collect();
+            (0..engines).map(|_| Box::new(CpuEngine::default()) as Box<dyn gsi_core::Engine>).collect();
         let options = MatchOptions { semantics, ..MatchOptions::default() };
         // Spread at once; after a whole run that ends at once (a zero trial); or answered
         // whole within a long trial while the other engines, planned, waited and were called
@@ -1129,13 +1147,16 @@ fn induced_matches_drop_those_with_extra_edges() {
                 let options = MatchOptions {
                     semantics: Semantics::Induced,
                     depth_first_rows,
-                    local_candidates,
                     ..MatchOptions::default()
                 };
-                let counted = gsi(&q, &index, &options, &mut CountOnly);
+                let tuning = CpuTuning {
+                    local_candidates,
+                    ..CpuTuning::default()
+                };
+                let counted = gsi_tuned(&q, &index, &options, tuning, &mut CountOnly);
                 assert_eq!(counted.count, expected.len() as u64, "{depth_first_rows:?}");
                 let mut sink = Collect::default();
-                gsi(&q, &index, &options, &mut sink);
+                gsi_tuned(&q, &index, &options, tuning, &mut sink);
                 sink.rows.sort();
                 assert_eq!(sink.rows, expected);
             }
@@ -1150,14 +1171,14 @@ fn induced_matches_drop_those_with_extra_edges() {
 /// Edge isomorphism as `--semantics edge-isomorphism` runs it: both graphs as line graphs,
 /// matched induced. `None` when the query has no line graph (an isolated vertex).
 fn gsi_edge_isomorphisms(query: &Spec, data: &Spec, options: &MatchOptions) -> Option<u64> {
-    use gsi_graph::line::{LineGraph, LineLabels};
-    let mut labels = LineLabels::default();
-    let data = LineGraph::of(&data.graph(), |l| labels.number(l), true, u64::MAX).ok()?;
-    let query = LineGraph::of(&query.graph(), labels.for_query(), false, u64::MAX).ok()?;
-    let index = DataIndex::build(data.graph).expect("index");
+    use gsi_core::{DataEdges, NamedSemantics};
+    let data = DataIndex::build(data.graph()).expect("index");
+    let (data, line) = DataEdges::of(&data).ok()?;
+    let query = data.query(&query.graph()).ok()?;
+    let index = DataIndex::build(line).expect("index");
     let options = MatchOptions {
-        semantics: Semantics::Induced,
-        absent_labels: Some(gsi_graph::line::ABSENT_LABELS.to_vec()),
+        semantics: NamedSemantics::EdgeIsomorphism.semantics(),
+        absent_labels: NamedSemantics::EdgeIsomorphism.absent_labels(),
         ..options.clone()
     };
     let mut listed = Collect::default();
@@ -1172,7 +1193,7 @@ fn gsi_edge_isomorphisms(query: &Spec, data: &Spec, options: &MatchOptions) -> O
             row.len(),
             "a data edge used twice in {row:?}"
         );
-        assert!(row.iter().all(|&v| (v as usize) < data.edges.len()));
+        assert!(row.iter().all(|&v| (v as usize) < data.edges().len()));
     }
     Some(report.count)
 }

@@ -53,7 +53,7 @@ proptest! {
         let options = MatchOptions { semantics, ..MatchOptions::default() };
         // Listed, the matches name the graph's own vertices, whatever the index's numbering.
         let mut found = CollectMatches::default();
-        find_matches(&mut gsi_core::cpu::CpuEngine, &q, &saved, &options, &mut found)
+        find_matches(&mut gsi_core::cpu::CpuEngine::default(), &q, &saved, &options, &mut found)
             .expect("matched");
         let mut found: Vec<Vec<VertexId>> = found.rows().map(<[VertexId]>::to_vec).collect();
         found.sort_unstable();

@@ -494,7 +494,7 @@ mod tests {
     #[test]
     fn runs_repeat_then_report() {
         let cfg = config(&["--repeat", "3", "--warmup", "2"]);
-        let mut engine: Vec<Box<dyn Engine>> = vec![Box::new(gsi_core::cpu::CpuEngine)];
+        let mut engine: Vec<Box<dyn Engine>> = vec![Box::new(gsi_core::cpu::CpuEngine::default())];
         let timed = bench_query(&mut engine, &path(3), &clique(6), &cfg).unwrap();
         assert_eq!(timed.times.len(), 3);
         assert_eq!(timed.phases.len(), 3);
@@ -507,7 +507,7 @@ mod tests {
     #[test]
     fn a_timeout_ends_the_query_after_one_run() {
         let cfg = config(&["--repeat", "3", "--warmup", "2", "--timeout", "0.05"]);
-        let mut engine: Vec<Box<dyn Engine>> = vec![Box::new(gsi_core::cpu::CpuEngine)];
+        let mut engine: Vec<Box<dyn Engine>> = vec![Box::new(gsi_core::cpu::CpuEngine::default())];
         let timed = bench_query(&mut engine, &path(10), &clique(60), &cfg).unwrap();
         assert_eq!(timed.times.len(), 1);
         assert_eq!(timed.status(), "timeout");

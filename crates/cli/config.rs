@@ -6,14 +6,14 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use gsi_core::options::FilterTests;
 use gsi_core::{
-    EngineConfig, EngineKind, IndexOptions, JoinOrder, MatchOptions, PcsrLayout, Semantics, Share,
+    CpuTuning, EngineConfig, EngineKind, GpuTuning, IndexOptions, JoinOrder, MatchOptions,
+    NamedSemantics, PcsrLayout, Semantics, Share, Tuning,
 };
 use gsi_graph::formats::{Format, MemoryBound, ReadOptions};
 
 use crate::exit::input_error;
 use crate::flags::{
     BenchArgs, EngineArg, EngineArgs, FilterArg, MatchArgs, MatchingArgs, OutputIds, ReadArgs,
-    SemanticsArg,
 };
 use crate::query_files::QueryFiles;
 
@@ -75,7 +75,7 @@ pub struct EngineChoice {
 impl MatchConfig {
     pub fn from_args(args: MatchArgs) -> Result<MatchConfig> {
         one_standard_input(&args.data, &args.query)?;
-        let mut matching = matching(&args.matching)?;
+        let (mut matching, tuning) = matching(&args.matching)?;
         if args.limit == Some(0) {
             return Err(input_error("--limit 0: expected at least one match".into()));
         }
@@ -83,7 +83,7 @@ impl MatchConfig {
         let read = read_options(&args.read, budget_bound(&args.matching, &matching))?;
         Ok(MatchConfig {
             query_read: query_read_options(&read, args.query_format),
-            engine: engine_choice(&args.engine)?,
+            engine: engine_choice(&args.engine, tuning)?,
             queries: QueryFiles::expand(&args.query, sniff(args.query_format, &read))?,
             read,
             data: args.data,
@@ -119,14 +119,14 @@ impl BenchConfig {
             return Err(input_error("--repeat 0: expected at least one run".into()));
         }
         one_standard_input(&args.data, &args.query)?;
-        let matching = matching(&args.matching)?;
+        let (matching, tuning) = matching(&args.matching)?;
         let read = read_options(&args.read, budget_bound(&args.matching, &matching))?;
         Ok(BenchConfig {
             query_read: query_read_options(&read, args.query_format),
             queries: QueryFiles::expand(&args.query, sniff(args.query_format, &read))?,
             read,
             matching,
-            engine: engine_choice(&args.engine)?,
+            engine: engine_choice(&args.engine, tuning)?,
             data: args.data,
             repeat: args.repeat,
             warmup: args.warmup,
@@ -147,8 +147,9 @@ pub fn one_standard_input(data: &std::path::Path, queries: &[PathBuf]) -> Result
     Ok(())
 }
 
-/// Checks `--timeout`, `--memory-limit` and the semantics.
-pub fn matching(args: &MatchingArgs) -> Result<Matching> {
+/// Checks `--timeout`, `--memory-limit`, the semantics and the hidden switches: how each
+/// query is matched, and how the engines' joins are tuned.
+pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
     let timeout = match args.timeout {
         None => None,
         Some(s) => Some(seconds("--timeout", s)?),
@@ -192,56 +193,52 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
         "failing-sets-from",
         "a number of query vertices",
         args.failing_sets_from.as_deref(),
-        gsi_core::options::FAILING_SETS_FROM,
+        gsi_core::tuning::FAILING_SETS_FROM,
     )?;
     let balance_from = from(
         "balance-from",
         args.balance_from.as_deref(),
-        Some(gsi_core::options::BALANCE_FROM),
+        Some(gsi_core::tuning::BALANCE_FROM),
     )?;
     let block_pool_from = from(
         "block-pool-from",
         args.block_pool_from.as_deref(),
-        gsi_core::options::BLOCK_POOL_FROM,
+        gsi_core::tuning::BLOCK_POOL_FROM,
     )?;
     let leaf_counts_from = from(
         "leaf-counts-from",
         args.leaf_counts_from.as_deref(),
-        Some(gsi_core::options::LEAF_COUNTS_FROM),
+        Some(gsi_core::tuning::LEAF_COUNTS_FROM),
     )?;
     let narrow_rows_up_to = from(
         "narrow-rows-up-to",
         args.narrow_rows_up_to.as_deref(),
-        Some(gsi_core::options::NARROW_ROWS_UP_TO),
+        Some(gsi_core::tuning::NARROW_ROWS_UP_TO),
     )?;
     let small_steps_up_to = from(
         "small-steps-up-to",
         args.small_steps_up_to.as_deref(),
-        Some(gsi_core::options::SMALL_STEPS_UP_TO),
+        Some(gsi_core::tuning::SMALL_STEPS_UP_TO),
     )?;
-    Ok(Matching {
+    let semantics = match args.homomorphism {
+        true => NamedSemantics::Vertices(Semantics::Homomorphism),
+        false => args
+            .semantics
+            .unwrap_or(NamedSemantics::Vertices(Semantics::Isomorphism)),
+    };
+    let matching = Matching {
         options: MatchOptions {
-            // Edge isomorphism's line graphs are induced over their meeting and parallel
-            // edges only.
             filter: match args.filter {
                 FilterArg::Signature => FilterTests::Signature,
                 FilterArg::LabelDegree => FilterTests::LabelAndDegree,
             },
-            absent_labels: (args.semantics == Some(SemanticsArg::EdgeIsomorphism))
-                .then(|| gsi_graph::line::ABSENT_LABELS.to_vec()),
-            semantics: match (args.homomorphism, args.semantics) {
-                (true, _) | (_, Some(SemanticsArg::Homomorphism)) => Semantics::Homomorphism,
-                (_, Some(SemanticsArg::Induced | SemanticsArg::EdgeIsomorphism)) => {
-                    Semantics::Induced
-                }
-                _ => Semantics::Isomorphism,
-            },
+            semantics: semantics.semantics(),
+            absent_labels: semantics.absent_labels(),
             limit: None,
             deadline: None,
             memory_budget,
             interrupt: None,
             depth_first_rows,
-            depth_first_slice: gsi_core::options::DEPTH_FIRST_SLICE,
             postpone_leaves: !args.no_leaf_products,
             share: args.partition.as_deref().map(share).transpose()?,
             refine_rounds: args.refine_rounds,
@@ -252,9 +249,20 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
                 "core" => JoinOrder::Core,
                 _ => JoinOrder::Sampled,
             },
+            symmetry: !args.no_symmetry,
+            heavy_query_work: args.heavy_work,
+            pinned: Vec::new(),
+        },
+        timeout,
+        edges: semantics.edges(),
+    };
+    let tuning = Tuning {
+        cpu: CpuTuning {
             local_candidates: !args.no_local_candidates,
             failing_sets_from,
-            symmetry: !args.no_symmetry,
+        },
+        gpu: GpuTuning {
+            depth_first_slice: gsi_core::tuning::DEPTH_FIRST_SLICE,
             balance_from,
             block_pool_from,
             duplicate_removal: args.duplicate_removal,
@@ -264,12 +272,9 @@ pub fn matching(args: &MatchingArgs) -> Result<Matching> {
             leaf_counts_from,
             narrow_rows_up_to,
             small_steps_up_to,
-            heavy_query_work: args.heavy_work,
-            pinned: Vec::new(),
         },
-        timeout,
-        edges: args.semantics == Some(SemanticsArg::EdgeIsomorphism),
-    })
+    };
+    Ok((matching, tuning))
 }
 
 /// `--partition I/K`: share I of K.
@@ -299,8 +304,8 @@ pub fn seconds(flag: &str, s: f64) -> Result<Duration> {
 /// More worker threads than this many per logical CPU only cost time.
 const THREADS_PER_CPU: usize = 4;
 
-/// Checks `--engine`, `--device` and `--threads`.
-pub fn engine_choice(args: &EngineArgs) -> Result<EngineChoice> {
+/// Checks `--engine`, `--device` and `--threads`; the engines' joins tuned by `tuning`.
+pub fn engine_choice(args: &EngineArgs, tuning: Tuning) -> Result<EngineChoice> {
     if args.threads == Some(0) {
         return Err(input_error(
             "--threads 0: expected at least one thread".into(),
@@ -322,7 +327,10 @@ pub fn engine_choice(args: &EngineArgs) -> Result<EngineChoice> {
     let kind = engine_kind(args.engine);
     Ok(EngineChoice {
         kind,
-        config: engine_config(kind, args.device)?,
+        config: EngineConfig {
+            tuning,
+            ..engine_config(kind, args.device)?
+        },
         devices,
         threads: args.threads,
         index: index_options()?,

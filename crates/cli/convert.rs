@@ -173,7 +173,9 @@ mod tests {
             .iter()
             .map(|q| {
                 let mut found = CollectMatches::default();
-                let report = find_matches(&mut CpuEngine, q, &index, &options, &mut found).unwrap();
+                let report =
+                    find_matches(&mut CpuEngine::default(), q, &index, &options, &mut found)
+                        .unwrap();
                 let mut rows: Vec<Vec<VertexId>> = found.rows().map(<[_]>::to_vec).collect();
                 rows.sort();
                 assert_eq!(rows.len() as u64, report.count);

@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use gsi_core::NamedSemantics;
 use gsi_generate::{Preset, Shape};
 use gsi_graph::formats::{Format, UnknownFormat};
 
@@ -675,8 +677,13 @@ pub struct MatchingArgs {
     /// labels, two sharing as many endpoints as their images, of the same labels;
     /// undirected graphs; `--output` lists data edges `a-b`, in the order of the query's edges
     /// by lower endpoint, then higher, then label).
-    #[arg(long, value_name = "SEMANTICS", value_enum, help_heading = "Matching")]
-    pub semantics: Option<SemanticsArg>,
+    #[arg(
+        long,
+        value_name = "SEMANTICS",
+        value_parser = semantics_names(),
+        help_heading = "Matching"
+    )]
+    pub semantics: Option<NamedSemantics>,
 
     /// Give up on a query after this many seconds (status `timeout`; the count is then the
     /// number of matches found so far).
@@ -813,18 +820,10 @@ pub struct MatchingArgs {
     pub heavy_work: f64,
 }
 
-/// The values of `--semantics`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SemanticsArg {
-    /// Distinct data vertices, every query edge kept.
-    Isomorphism,
-    /// Data vertices may repeat.
-    Homomorphism,
-    /// Isomorphism, and query non-edges map to data non-edges.
-    Induced,
-    /// Query edges map to distinct data edges, two sharing endpoints exactly as their images
-    /// do (the paper's Sec. "Extensions"; undirected graphs).
-    EdgeIsomorphism,
+/// The values of `--semantics`: gsi-core's names, each with what it means.
+fn semantics_names() -> impl TypedValueParser<Value = NamedSemantics> {
+    let names = NamedSemantics::NAMES.map(|(name, help)| PossibleValue::new(name).help(help));
+    PossibleValuesParser::new(names).try_map(|name| name.parse::<NamedSemantics>())
 }
 
 /// What the filter tests (`--filter`).

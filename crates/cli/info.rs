@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 
 use anyhow::Result;
-use gsi_core::{DataIndex, IndexOptions, PcsrLayout};
+use gsi_core::{DataIndex, IndexBytes, IndexOptions, PcsrLayout};
 use gsi_graph::formats::{Dictionary, Format, VertexNames};
 use gsi_graph::{Direction, Graph, VertexId};
 use serde::Serialize;
@@ -77,14 +77,9 @@ pub struct Info {
 /// Where the bytes of a loaded, indexed graph go.
 #[derive(Debug, Default, Serialize)]
 pub struct Memory {
-    pub csr_offsets: usize,
-    pub csr_neighbors: usize,
-    pub csr_edge_labels: usize,
-    pub vertex_labels: usize,
-    pub label_lists: usize,
-    pub signatures: usize,
-    pub pcsr_groups: usize,
-    pub pcsr_column_index: usize,
+    /// The index's parts.
+    #[serde(flatten)]
+    pub parts: IndexBytes,
     /// Every part above.
     pub host_bytes: usize,
     pub host_bytes_per_edge: f64,
@@ -213,14 +208,7 @@ fn describe(
     let bytes = index.bytes();
     let per_edge = |b: usize| b as f64 / edges.max(1) as f64;
     let memory = Memory {
-        csr_offsets: bytes.csr_offsets,
-        csr_neighbors: bytes.csr_neighbors,
-        csr_edge_labels: bytes.csr_edge_labels,
-        vertex_labels: bytes.vertex_labels,
-        label_lists: bytes.label_lists,
-        signatures: bytes.signatures,
-        pcsr_groups: bytes.pcsr_groups,
-        pcsr_column_index: bytes.pcsr_column_index,
+        parts: bytes,
         host_bytes: bytes.total(),
         host_bytes_per_edge: per_edge(bytes.total()),
         device_bytes: bytes.device(),
@@ -367,14 +355,14 @@ pub fn write_text(out: &mut impl Write, info: &Info) -> io::Result<()> {
     ];
     let m = &info.memory;
     for (key, bytes) in [
-        ("memory_csr_offsets", m.csr_offsets),
-        ("memory_csr_neighbors", m.csr_neighbors),
-        ("memory_csr_edge_labels", m.csr_edge_labels),
-        ("memory_vertex_labels", m.vertex_labels),
-        ("memory_label_lists", m.label_lists),
-        ("memory_signatures", m.signatures),
-        ("memory_pcsr_groups", m.pcsr_groups),
-        ("memory_pcsr_column_index", m.pcsr_column_index),
+        ("memory_csr_offsets", m.parts.csr_offsets),
+        ("memory_csr_neighbors", m.parts.csr_neighbors),
+        ("memory_csr_edge_labels", m.parts.csr_edge_labels),
+        ("memory_vertex_labels", m.parts.vertex_labels),
+        ("memory_label_lists", m.parts.label_lists),
+        ("memory_signatures", m.parts.signatures),
+        ("memory_pcsr_groups", m.parts.pcsr_groups),
+        ("memory_pcsr_column_index", m.parts.pcsr_column_index),
         ("memory_host_bytes", m.host_bytes),
         ("memory_device_bytes", m.device_bytes),
     ] {

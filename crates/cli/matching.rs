@@ -140,12 +140,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
     let (engines, reader) = session.split();
     let mut file_sink = match &cfg.output {
         Some(path) => Some(
-            FileSink::create(
-                path,
-                names.as_ref(),
-                reader.line.map(|l| l.edges.as_slice()),
-            )
-            .map_err(|e| {
+            FileSink::create(path, names.as_ref(), reader.line).map_err(|e| {
                 // As for every command's output: a path that cannot be created is bad usage.
                 input_error(format!("--output {}: {e}", path.display()))
             })?,

@@ -5,7 +5,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use gsi_core::{MatchReport, MatchSink};
+use gsi_core::{DataEdges, MatchReport, MatchSink};
 use gsi_graph::formats::write::{write_graphs, write_graphs_to};
 use gsi_graph::formats::{AtomicFile, Format, VertexNames};
 use gsi_graph::{Graph, VertexId};
@@ -296,7 +296,7 @@ pub struct FileSink<'a> {
     line: Vec<u8>,
     names: Option<&'a VertexNames>,
     /// Under edge isomorphism, the data edge each matched (line) vertex stands for.
-    edges: Option<&'a [[VertexId; 2]]>,
+    edges: Option<&'a DataEdges>,
     /// Time spent formatting and writing.
     pub elapsed: Duration,
 }
@@ -357,7 +357,7 @@ impl<'a> FileSink<'a> {
     pub fn create(
         path: &Path,
         names: Option<&'a VertexNames>,
-        edges: Option<&'a [[VertexId; 2]]>,
+        edges: Option<&'a DataEdges>,
     ) -> io::Result<FileSink<'a>> {
         let destination = if is_stdout(path) {
             Destination::Stdout(io::stdout())
@@ -419,7 +419,7 @@ impl MatchSink for FileSink<'_> {
                 match self.edges {
                     // A data edge: its endpoints, `a-b`.
                     Some(edges) => {
-                        let [a, b] = edges[v as usize];
+                        let [a, b] = edges.edge(v);
                         self.vertex(a)?;
                         self.line.push(b'-');
                         self.vertex(b)?;

@@ -6,10 +6,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use gsi_core::{DataIndex, Engine, EngineConfig, EngineKind};
+use gsi_core::{DataEdges, DataIndex, Engine, EngineConfig, EngineKind};
 use gsi_graph::formats::{LabelNames, ReadOptions, SkippedEdges, VertexNames};
-use gsi_graph::line::{LineGraph, LineLabels};
-use gsi_graph::VertexId;
 
 use crate::config::{start_threads, EngineChoice, Matching};
 use crate::queries::{read_query_file, Query};
@@ -72,18 +70,6 @@ pub struct Session {
     pub line: Option<DataEdges>,
 }
 
-/// What edge isomorphism keeps of the data graph: its edges, by line vertex, and the
-/// numbering of line-vertex labels that queries are read in.
-pub struct DataEdges {
-    pub edges: Vec<[VertexId; 2]>,
-    labels: LineLabels,
-    /// The data graph's own vertices.
-    vertices: usize,
-}
-
-/// Most edges of a data graph's line graph (a vertex of degree d gives d(d-1)/2).
-const LINE_EDGES_MAX: u64 = 1 << 31;
-
 impl Session {
     /// Opens the engine of `choice`, then loads, indexes and readies the data graph `data`
     /// (its line graph, for edge isomorphism, when `edges`).
@@ -131,29 +117,17 @@ impl Session {
         let (mut index, facts, mut index_time) = file.into_index(choice.index, data, &spinner)?;
         let mut line = None;
         if edges {
-            let vertices = index.graph().vertex_count();
             spinner.set_message("building the line graph");
             let started = Instant::now();
-            let mut labels = LineLabels::default();
-            let built = LineGraph::of(
-                &index.original_graph(),
-                |l| labels.number(l),
-                true,
-                LINE_EDGES_MAX,
-            )
-            .with_context(|| {
+            let (data_edges, graph) = DataEdges::of(&index).with_context(|| {
                 format!(
                     "--semantics edge-isomorphism: the data graph {}",
                     data.display()
                 )
             })?;
-            index = DataIndex::build(built.graph)?;
+            index = DataIndex::build(graph)?;
             index_time += started.elapsed();
-            line = Some(DataEdges {
-                edges: built.edges,
-                labels,
-                vertices,
-            });
+            line = Some(data_edges);
         }
         let gpus: Vec<String> = engines.iter().filter_map(|e| e.device()).collect();
         let gpu = (!gpus.is_empty()).then(|| gpus.join(", "));
@@ -199,14 +173,14 @@ impl Session {
     pub fn data_vertices(&self) -> usize {
         self.line
             .as_ref()
-            .map_or(self.index.graph().vertex_count(), |l| l.vertices)
+            .map_or(self.index.graph().vertex_count(), DataEdges::vertices)
     }
 
     /// The data graph's edges (not its line graph's).
     pub fn data_edges(&self) -> usize {
         self.line
             .as_ref()
-            .map_or(self.index.graph().edge_count(), |l| l.edges.len())
+            .map_or(self.index.graph().edge_count(), |l| l.edges().len())
     }
 
     /// The queries of the file `path` ([`QueryReader::queries`]).
@@ -261,7 +235,7 @@ impl QueryReader<'_> {
             .into_iter()
             .map(|mut query| {
                 query.graph = query.graph.and_then(|graph| {
-                    LineGraph::of(&graph, line.labels.for_query(), false, u64::MAX)
+                    line.query(&graph)
                         .map(|built| built.graph)
                         .context("--semantics edge-isomorphism")
                 });

@@ -90,7 +90,7 @@ pub fn run(args: SparqlArgs) -> Result<Exit> {
             "--devices {devices}: gsi sparql answers a query on one GPU; choose it with --device"
         )));
     }
-    let engine = engine_choice(&args.engine)?;
+    let engine = engine_choice(&args.engine, gsi_core::Tuning::default())?;
     let show = Show {
         progress: progress::wanted(args.quiet),
         notes: !args.quiet,

@@ -9,7 +9,7 @@ use gsi_core::options::FilterTests;
 use gsi_core::pcsr::group_of;
 use gsi_core::{
     find_matches, CollectMatches, DataIndex, Engine, EngineKind, IndexOptions, JoinOrder,
-    MatchOptions, PcsrLayout, Semantics, Status,
+    MatchOptions, PcsrLayout, Semantics, Status, Tuning,
 };
 use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
 use gsi_graph::{Graph, GraphBuilder, VertexId};
@@ -52,72 +52,82 @@ struct Run {
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
 const FORCED_PATHS: [(&str, ForcePath); 24] = [
-    ("depth-first", |o| o.depth_first_rows = Some(0)),
-    ("depth-first in launches of 2 µs", |o| {
+    ("depth-first", |o, _| o.depth_first_rows = Some(0)),
+    ("depth-first in launches of 2 µs", |o, t| {
         o.depth_first_rows = Some(0);
-        o.depth_first_slice = std::time::Duration::from_micros(2);
+        t.gpu.depth_first_slice = std::time::Duration::from_micros(2);
     }),
-    ("breadth-first", |o| o.depth_first_rows = Some(usize::MAX)),
-    ("without leaf products", |o| o.postpone_leaves = false),
-    ("the paper's sets and order", |o| {
+    ("breadth-first", |o, _| {
+        o.depth_first_rows = Some(usize::MAX)
+    }),
+    ("without leaf products", |o, _| o.postpone_leaves = false),
+    ("the paper's sets and order", |o, _| {
         o.refine_rounds = 0;
         o.join_order = JoinOrder::Paper;
     }),
-    ("without local candidates", |o| o.local_candidates = false),
-    ("with failing sets at every size", |o| {
-        o.failing_sets_from = Some(0)
+    ("without local candidates", |_, t| {
+        t.cpu.local_candidates = false
     }),
-    ("without failing sets", |o| o.failing_sets_from = None),
-    ("without symmetry breaking", |o| o.symmetry = false),
-    ("every list balanced over blocks", |o| {
-        o.balance_from = Some(0)
+    ("with failing sets at every size", |_, t| {
+        t.cpu.failing_sets_from = Some(0)
     }),
-    ("without load balance", |o| o.balance_from = None),
-    ("every lone leaf's count looked up", |o| {
-        o.leaf_counts_from = Some(0)
+    ("without failing sets", |_, t| {
+        t.cpu.failing_sets_from = None
     }),
-    ("every leaf list scanned", |o| o.leaf_counts_from = None),
-    ("every row with eight lanes", |o| {
-        o.narrow_rows_up_to = Some(usize::MAX)
+    ("without symmetry breaking", |o, _| o.symmetry = false),
+    ("every list balanced over blocks", |_, t| {
+        t.gpu.balance_from = Some(0)
     }),
-    ("every row with a warp", |o| o.narrow_rows_up_to = None),
-    ("every list in its block's pool", |o| {
-        o.narrow_rows_up_to = None;
-        o.block_pool_from = Some(0);
+    ("without load balance", |_, t| t.gpu.balance_from = None),
+    ("every lone leaf's count looked up", |_, t| {
+        t.gpu.leaf_counts_from = Some(0)
+    }),
+    ("every leaf list scanned", |_, t| {
+        t.gpu.leaf_counts_from = None
+    }),
+    ("every row with eight lanes", |_, t| {
+        t.gpu.narrow_rows_up_to = Some(usize::MAX)
+    }),
+    ("every row with a warp", |_, t| {
+        t.gpu.narrow_rows_up_to = None
+    }),
+    ("every list in its block's pool", |_, t| {
+        t.gpu.narrow_rows_up_to = None;
+        t.gpu.block_pool_from = Some(0);
     }),
     (
         "every row with a warp, repeated lists read once a block",
-        |o| {
-            o.narrow_rows_up_to = None;
-            o.duplicate_removal = true;
+        |_, t| {
+            t.gpu.narrow_rows_up_to = None;
+            t.gpu.duplicate_removal = true;
         },
     ),
-    ("every row with a warp, without the write cache", |o| {
-        o.narrow_rows_up_to = None;
-        o.write_cache = false;
+    ("every row with a warp, without the write cache", |_, t| {
+        t.gpu.narrow_rows_up_to = None;
+        t.gpu.write_cache = false;
     }),
-    ("the two-step output scheme", |o| {
+    ("the two-step output scheme", |o, t| {
         o.depth_first_rows = Some(usize::MAX);
-        o.two_step_output = true;
+        t.gpu.two_step_output = true;
     }),
-    ("naive set operations", |o| {
+    ("naive set operations", |o, t| {
         o.depth_first_rows = Some(usize::MAX);
-        o.naive_set_operations = true;
+        t.gpu.naive_set_operations = true;
     }),
-    ("refined and sampled", |o| o.heavy_query_work = 0.0),
-    ("label and degree filter", |o| {
+    ("refined and sampled", |o, _| o.heavy_query_work = 0.0),
+    ("label and degree filter", |o, _| {
         o.filter = FilterTests::LabelAndDegree
     }),
-    ("every step in one launch", |o| {
-        o.small_steps_up_to = Some(usize::MAX)
+    ("every step in one launch", |_, t| {
+        t.gpu.small_steps_up_to = Some(usize::MAX)
     }),
-    ("steps in one launch up to 64 entries", |o| {
-        o.small_steps_up_to = Some(64)
+    ("steps in one launch up to 64 entries", |_, t| {
+        t.gpu.small_steps_up_to = Some(64)
     }),
 ];
 
-/// Sets the options that force one path.
-type ForcePath = fn(&mut MatchOptions);
+/// Sets the options and the tuning that force one path.
+type ForcePath = fn(&mut MatchOptions, &mut Tuning);
 
 /// Runs `query` (counting on every path, then listing the first matches), each run with
 /// `timeout`.
@@ -145,11 +155,15 @@ fn run_engine(
     for (path, force) in FORCED_PATHS {
         let mut options = MatchOptions {
             deadline: deadline(),
-            small_steps_up_to: None,
             ..options.clone()
         };
-        force(&mut options);
-        let run = find_matches(engine, query, data, &options, &mut gsi_core::CountOnly)?;
+        let mut tuning = Tuning::default();
+        tuning.gpu.small_steps_up_to = None;
+        force(&mut options, &mut tuning);
+        engine.tune(&tuning);
+        let run = find_matches(engine, query, data, &options, &mut gsi_core::CountOnly);
+        engine.tune(&Tuning::default());
+        let run = run?;
         forced.push((path, run.count, run.status));
     }
     let mut collect = CollectMatches::default();
@@ -192,7 +206,13 @@ impl Tally {
         options: &MatchOptions,
         timeout: Duration,
     ) -> Result<()> {
-        let cpu = run_engine(&mut CpuEngine, query, data, options, Some(timeout))?;
+        let cpu = run_engine(
+            &mut CpuEngine::default(),
+            query,
+            data,
+            options,
+            Some(timeout),
+        )?;
         if cpu.status == Status::Timeout {
             self.skipped += 1;
             println!("skipped {name}: the CPU engine did not finish in {timeout:?}");

@@ -39,5 +39,5 @@ fuzz_target!(|data: &[u8]| {
         triangle.add_edge(a, b, 0).expect("an edge");
     }
     let query = triangle.build().expect("a triangle");
-    let _ = find_matches(&mut CpuEngine, &query, index, &MatchOptions::default(), &mut CountOnly);
+    let _ = find_matches(&mut CpuEngine::default(), &query, index, &MatchOptions::default(), &mut CountOnly);
 });

@@ -17,6 +17,7 @@ use crate::index::DataIndex;
 use crate::options::{JoinOutcome, MatchOptions};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
+use crate::tuning::Tuning;
 
 /// The per-query choice between the CPU and GPU engines.
 pub struct AutoEngine {
@@ -33,7 +34,7 @@ impl AutoEngine {
     /// Chooses between the CPU and `gpu` with the thresholds of `config`.
     pub fn new(gpu: GpuEngine, config: &EngineConfig) -> AutoEngine {
         AutoEngine {
-            cpu: CpuEngine,
+            cpu: CpuEngine::new(config.tuning.cpu),
             gpu,
             gpu_filter_min_tests: config.auto_gpu_filter_min_tests,
             gpu_join_min_rows: config.auto_gpu_join_min_rows,
@@ -46,6 +47,11 @@ impl AutoEngine {
 impl Engine for AutoEngine {
     fn device(&self) -> Option<String> {
         Some(self.gpu.describe())
+    }
+
+    fn tune(&mut self, tuning: &Tuning) {
+        self.cpu.tune(tuning);
+        self.gpu.tune(tuning);
     }
 
     fn prepare(&mut self, data: &DataIndex) -> Result<Option<Notice>> {

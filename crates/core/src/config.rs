@@ -1,8 +1,11 @@
 //! What the caller decides for the engines: which GPU, how much of its memory, the thresholds
-//! of `auto`, where compiled kernels are kept. gsi-core reads no environment variable: the
-//! binary builds this value (from flags and its own environment) and hands it over.
+//! of `auto`, where compiled kernels are kept, how the joins are tuned. gsi-core reads no
+//! environment variable: the binary builds this value (from flags and its own environment)
+//! and hands it over.
 
 use std::path::PathBuf;
+
+use crate::tuning::Tuning;
 
 /// Filter on the GPU when the query's vertices have more data vertices of their labels than
 /// this, all together. The CPU tests a vertex in about 10 ns, the GPU filter costs about
@@ -75,6 +78,8 @@ pub struct EngineConfig {
     pub upload_stage_bytes: usize,
     /// How the GPU finds a vertex's list in a partition (PCSR; CSR and CR to measure it).
     pub list_index: ListIndex,
+    /// How the engines' joins go about a query.
+    pub tuning: Tuning,
 }
 
 impl Default for EngineConfig {
@@ -89,6 +94,7 @@ impl Default for EngineConfig {
             kernel_cache: None,
             upload_stage_bytes: UPLOAD_STAGE_BYTES,
             list_index: ListIndex::Pcsr,
+            tuning: Tuning::default(),
         }
     }
 }

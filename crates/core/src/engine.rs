@@ -16,6 +16,7 @@ use crate::index::DataIndex;
 use crate::options::{JoinOutcome, MatchOptions};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
+use crate::tuning::Tuning;
 
 /// Candidate sets where a filter computed them: the value a filter returns and a join takes.
 pub enum Candidates {
@@ -92,6 +93,10 @@ pub trait Engine: Send {
     fn device(&self) -> Option<String> {
         None
     }
+
+    /// Sets how the engine's joins go about the next queries (opened with
+    /// `EngineConfig::tuning`): tests and `gsi verify` force each path so.
+    fn tune(&mut self, tuning: &Tuning);
 
     /// Readies the engine for queries on `data` (the GPU engine uploads the index); the
     /// first query does it otherwise. Returns what the user should hear of, if anything.

@@ -33,7 +33,7 @@ impl Default for IndexOptions {
 }
 
 /// Bytes held in host memory, part by part.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct IndexBytes {
     /// The graph's CSR: row offsets.
     pub csr_offsets: usize,

@@ -7,16 +7,19 @@ use std::fmt;
 
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 
+pub mod estimate;
 mod leaves;
+pub mod refine;
 mod step;
+pub mod symmetry;
 
 pub use leaves::{LeafGroup, LeafSuffix, LeafTerm, MAX_LEAF_GROUP, MAX_LEAF_LINKS};
 pub use step::{JoinStep, LinkEdge, OrderBound};
 
 use self::leaves::postponable;
+use self::refine::CandidateEdges;
+use self::symmetry::Symmetry;
 use crate::index::DataIndex;
-use crate::refine::CandidateEdges;
-use crate::symmetry::Symmetry;
 
 /// The whole join order.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,7 +59,7 @@ pub struct PlanChoice {
     /// Why no other order was tried, when none was.
     pub kept_because: Option<String>,
     /// The partial matches of this order as random walks estimated them, when walks ran
-    /// ([`crate::estimate`]); unlike [`Plan::estimated_rows`], not misled by dense regions.
+    /// ([`crate::plan::estimate`]); unlike [`Plan::estimated_rows`], not misled by dense regions.
     pub estimated_work: Option<f64>,
 }
 

@@ -8,13 +8,13 @@ use crate::candidates::CandidateSets;
 use crate::cpu::CpuEngine;
 use crate::engine::{Candidates, Engine};
 use crate::error::{Error, Result};
-use crate::estimate::plan_on_host;
 use crate::fit::misfit;
 use crate::index::DataIndex;
 use crate::options::{JoinOrder, JoinPaths, MatchOptions, Semantics, Share, Status, AXES};
+use crate::plan::estimate::plan_on_host;
+use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
 use crate::plan::{Plan, Strategy};
 use crate::sink::{Images, MatchSink, OriginalIds};
-use crate::symmetry::{Symmetry, MAX_IMAGES};
 
 /// Time spent in each phase of one query.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -103,7 +103,7 @@ pub(crate) fn plan_query(
     let induced = options.semantics == Semantics::Induced;
     let postpone = options.postpone_leaves && counting && !induced;
     let mut plan = match to_host(&mut candidates, query, data, options)? {
-        Some(sets) => plan_on_host(query, sets, data, options, postpone, &CpuEngine),
+        Some(sets) => plan_on_host(query, sets, data, options, postpone, &CpuEngine::default()),
         None => Plan::with_strategy(
             query,
             &candidates.sizes(),
@@ -175,7 +175,8 @@ pub fn plan_ahead(
     options: &MatchOptions,
     counting: bool,
 ) -> Option<Result<Planned>> {
-    plans_on_host(query, data).then(|| plan_query(&mut CpuEngine, query, data, options, counting))
+    plans_on_host(query, data)
+        .then(|| plan_query(&mut CpuEngine::default(), query, data, options, counting))
 }
 
 /// Candidate sets worth bringing to the host for refinement and sampling: their bitsets,

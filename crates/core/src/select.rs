@@ -33,11 +33,14 @@ pub struct Opened {
 /// fails for lack of a GPU but says in its notice that it runs on the CPU, and why.
 pub fn open(kind: EngineKind, config: &EngineConfig) -> Result<Opened> {
     let (engine, notice): (Box<dyn Engine>, _) = match kind {
-        EngineKind::Cpu => (Box::new(CpuEngine), None),
+        EngineKind::Cpu => (Box::new(CpuEngine::new(config.tuning.cpu)), None),
         EngineKind::Gpu => (Box::new(GpuEngine::open(config)?), None),
         EngineKind::Auto => match GpuEngine::open(config) {
             Ok(gpu) => (Box::new(AutoEngine::new(gpu, config)), None),
-            Err(err) => (Box::new(CpuEngine), Some(Notice::NoGpu(err))),
+            Err(err) => (
+                Box::new(CpuEngine::new(config.tuning.cpu)),
+                Some(Notice::NoGpu(err)),
+            ),
         },
     };
     Ok(Opened { engine, notice })

@@ -3,7 +3,7 @@
 use gsi_graph::VertexId;
 
 use crate::error::Result;
-use crate::symmetry::Symmetry;
+use crate::plan::symmetry::Symmetry;
 use crate::vertex_order::VertexOrder;
 
 /// Receives matches as they are found.

@@ -5,7 +5,8 @@
 
 use std::sync::Arc;
 
-use gsi_graph::line::{LineError, LineGraph, LineLabels};
+use gsi_core::DataEdges;
+use gsi_graph::line::LineError;
 use gsi_graph::VertexId;
 use numpy::ndarray::Array2;
 use numpy::PyArray2;
@@ -14,38 +15,31 @@ use pyo3::prelude::*;
 use crate::errors::raise;
 use crate::graph::{Held, PyGraph};
 
-/// Most edges of a data graph's line graph (a vertex of degree d gives d(d-1)/2), as for the
-/// `gsi` command.
-const LINE_EDGES_MAX: u64 = 1 << 31;
-
 /// The numbering of a data graph's line labels, for its queries' line graphs.
 #[pyclass(frozen, module = "gsi._gsi", name = "LineGraphs")]
 pub struct PyLineGraphs {
-    labels: LineLabels,
+    edges: DataEdges,
 }
 
 #[pymethods]
 impl PyLineGraphs {
-    /// The line graph of `data`, the data edge each of its vertices stands for (an `(m, 2)`
-    /// array, lower endpoint first), and the numbering its queries' line graphs use. `nodes`:
-    /// the node id of each vertex, for messages (`None`: the vertex numbers).
+    /// The line graph of `data` (indexed first, unless it is), the data edge each of its
+    /// vertices stands for (an `(m, 2)` array, lower endpoint first), and the numbering its
+    /// queries' line graphs use. `nodes`: the node id of each vertex, for messages (`None`: the
+    /// vertex numbers).
     #[staticmethod]
     fn of_data<'py>(
         py: Python<'py>,
         data: &PyGraph,
         nodes: Option<Bound<'py, PyAny>>,
     ) -> PyResult<(PyLineGraphs, PyGraph, Bound<'py, PyArray2<u32>>)> {
-        let held = data.held(py);
-        let built = py.detach(move || {
-            let mut labels = LineLabels::default();
-            LineGraph::of(&held.graph(), |l| labels.number(l), true, LINE_EDGES_MAX)
-                .map(|line| (labels, line))
-        });
-        let (labels, line) =
+        let index = data.index(py)?;
+        let built = py.detach(move || DataEdges::of(&index));
+        let (edges, line) =
             built.map_err(|e| line_error(py, "the data graph", e, nodes.as_ref()))?;
-        let edges = edges_array(py, &line.edges);
-        let graph = PyGraph::new(Held::Plain(Arc::new(line.graph)));
-        Ok((PyLineGraphs { labels }, graph, edges))
+        let array = edges_array(py, edges.edges());
+        let graph = PyGraph::new(Held::Plain(Arc::new(line)));
+        Ok((PyLineGraphs { edges }, graph, array))
     }
 
     /// The line graph of `query` (in the data graph's label codes) in the data's numbering,
@@ -57,7 +51,9 @@ impl PyLineGraphs {
         nodes: Option<Bound<'py, PyAny>>,
     ) -> PyResult<(PyGraph, Bound<'py, PyArray2<u32>>)> {
         let held = query.held(py);
-        let line = LineGraph::of(&held.graph(), self.labels.for_query(), false, u64::MAX)
+        let line = self
+            .edges
+            .query(&held.graph())
             .map_err(|e| line_error(py, "the query", e, nodes.as_ref()))?;
         let edges = edges_array(py, &line.edges);
         Ok((PyGraph::new(Held::Plain(Arc::new(line.graph))), edges))

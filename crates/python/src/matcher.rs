@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gsi_core::plan::LinkEdge;
-use gsi_core::{EngineConfig, EngineKind, MatchOptions, MatchReport, Semantics};
+use gsi_core::{EngineConfig, EngineKind, MatchOptions, MatchReport, NamedSemantics};
 use gsi_graph::Direction;
 use numpy::PyArray2;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -216,19 +216,13 @@ impl PyMatcher {
         let timeout = timeout.map(seconds).transpose()?;
         // Edge isomorphism: line graphs ([`crate::line`]) matched induced over their meeting
         // and parallel edges only.
+        let named = semantics.parse::<NamedSemantics>().map_err(|err| {
+            let names = NamedSemantics::NAMES.map(|(name, _)| format!("{name:?}"));
+            PyValueError::new_err(format!("{err}: expected one of {}", names.join(", ")))
+        })?;
         let options = MatchOptions {
-            semantics: match semantics {
-                "isomorphism" => Semantics::Isomorphism,
-                "homomorphism" => Semantics::Homomorphism,
-                "induced" | "edge-isomorphism" => Semantics::Induced,
-                other => {
-                    return Err(PyValueError::new_err(format!(
-                        "semantics={other:?}: expected \"isomorphism\", \"homomorphism\", \"induced\" or \"edge-isomorphism\""
-                    )))
-                }
-            },
-            absent_labels: (semantics == "edge-isomorphism")
-                .then(|| gsi_graph::line::ABSENT_LABELS.to_vec()),
+            semantics: named.semantics(),
+            absent_labels: named.absent_labels(),
             limit,
             // A deadline past what the clock can hold is no deadline.
             deadline: timeout.and_then(|t| Instant::now().checked_add(t)),

@@ -283,7 +283,7 @@ mod tests {
         let n = answer(
             &query,
             &data,
-            &mut CpuEngine,
+            &mut CpuEngine::default(),
             &MatchOptions::default(),
             writer,
         )

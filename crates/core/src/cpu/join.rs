@@ -11,12 +11,13 @@ use rayon::prelude::*;
 use crate::candidates::CandidateSets;
 use crate::cpu::local::{positions, LocalCandidates};
 use crate::error::Result;
-use crate::estimate::RowExtender;
 use crate::index::DataIndex;
 use crate::join::{intersect_in_place, BufferLayout, FilledBuffers, JoinBackend};
 use crate::options::MatchOptions;
+use crate::plan::estimate::RowExtender;
 use crate::plan::{JoinStep, Plan, MAX_LEAF_GROUP};
 use crate::sink::MatchSink;
+use crate::tuning::CpuTuning;
 
 /// Matches handed to the sink at once.
 const EMIT_BATCH_ROWS: usize = 1 << 14;
@@ -39,10 +40,11 @@ pub(crate) struct CpuJoin<'a> {
     candidates: &'a CandidateSets,
     data: &'a DataIndex,
     options: &'a MatchOptions,
+    tuning: CpuTuning,
     /// `order[i]`: the query vertex of column i.
     order: Vec<usize>,
     /// The depth-first count's local candidates: built at its first call, `None` inside
-    /// when they would not fit the budget (or `options.local_candidates` is off).
+    /// when they would not fit the budget (or `tuning.local_candidates` is off).
     local: Option<Option<LocalCandidates>>,
     /// Failing sets: per column, the columns its extensions depend on (itself, its links,
     /// order bounds and absent edges, and theirs in turn), as bits; `None` when failing sets
@@ -65,15 +67,17 @@ impl<'a> CpuJoin<'a> {
         candidates: &'a CandidateSets,
         data: &'a DataIndex,
         options: &'a MatchOptions,
+        tuning: CpuTuning,
     ) -> CpuJoin<'a> {
         CpuJoin {
             plan,
             candidates,
             data,
             options,
+            tuning,
             order: plan.order(),
             local: None,
-            ancestors: options
+            ancestors: tuning
                 .failing_sets_from
                 .is_some_and(|from| (from..=FailingSet::BITS as usize).contains(&plan.width()))
                 .then(|| ancestors(plan)),
@@ -462,9 +466,10 @@ impl JoinBackend for CpuJoin<'_> {
         table: &Vec<VertexId>,
         rows: Range<usize>,
         enough: Option<u64>,
+        budget: usize,
     ) -> Result<u64> {
         if self.local.is_none() {
-            let wanted = self.options.local_candidates;
+            let wanted = self.tuning.local_candidates;
             self.local = Some(
                 wanted
                     .then(|| {
@@ -472,7 +477,7 @@ impl JoinBackend for CpuJoin<'_> {
                             self.plan,
                             self.candidates,
                             self.data,
-                            self.options.memory_budget / LOCAL_BUDGET_SHARE,
+                            budget / LOCAL_BUDGET_SHARE,
                         )
                     })
                     .flatten(),

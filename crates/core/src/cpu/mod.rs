@@ -10,17 +10,31 @@ use gsi_graph::Graph;
 use crate::candidates::CandidateSets;
 use crate::engine::{Candidates, Engine};
 use crate::error::Result;
-use crate::estimate::{JoinForWalks, RowExtender};
 use crate::index::DataIndex;
 use crate::options::{JoinOutcome, MatchOptions};
+use crate::plan::estimate::{JoinForWalks, RowExtender};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
+use crate::tuning::{CpuTuning, Tuning};
 
 /// The CPU engine.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct CpuEngine;
+pub struct CpuEngine {
+    tuning: CpuTuning,
+}
+
+impl CpuEngine {
+    /// The CPU engine, its join tuned by `tuning`.
+    pub fn new(tuning: CpuTuning) -> CpuEngine {
+        CpuEngine { tuning }
+    }
+}
 
 impl Engine for CpuEngine {
+    fn tune(&mut self, tuning: &Tuning) {
+        self.tuning = tuning.cpu;
+    }
+
     fn filter(
         &mut self,
         query: &Graph,
@@ -39,7 +53,7 @@ impl Engine for CpuEngine {
         sink: &mut dyn MatchSink,
     ) -> Result<JoinOutcome> {
         let sets = candidates.to_host()?;
-        let backend = join::CpuJoin::new(plan, &sets, data, options);
+        let backend = join::CpuJoin::new(plan, &sets, data, options, self.tuning);
         crate::join::run(
             backend,
             plan,
@@ -61,6 +75,6 @@ impl JoinForWalks for CpuEngine {
         data: &'a DataIndex,
         options: &'a MatchOptions,
     ) -> Box<dyn RowExtender + 'a> {
-        Box::new(join::CpuJoin::new(plan, sets, data, options))
+        Box::new(join::CpuJoin::new(plan, sets, data, options, self.tuning))
     }
 }

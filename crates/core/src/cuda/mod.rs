@@ -29,6 +29,7 @@ use crate::index::DataIndex;
 use crate::options::{JoinOutcome, MatchOptions};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
+use crate::tuning::{GpuTuning, Tuning};
 
 /// The GPU engine.
 pub struct GpuEngine {
@@ -39,6 +40,8 @@ pub struct GpuEngine {
     resident_limit: Option<usize>,
     /// How the partitions' lists are found on the device.
     list_index: ListIndex,
+    /// How the join goes about a query.
+    tuning: GpuTuning,
     /// The index of the last data graph prepared, on the device.
     index: Option<DeviceIndex>,
 }
@@ -58,6 +61,7 @@ impl GpuEngine {
             join_share: config.device_join_share,
             resident_limit: config.resident_index_limit,
             list_index: config.list_index,
+            tuning: config.tuning.gpu,
             index: None,
         })
     }
@@ -128,6 +132,10 @@ impl Engine for GpuEngine {
         Some(self.describe())
     }
 
+    fn tune(&mut self, tuning: &Tuning) {
+        self.tuning = tuning.gpu;
+    }
+
     fn prepare(&mut self, data: &DataIndex) -> Result<Option<Notice>> {
         Ok(self.index_of(data)?.1)
     }
@@ -174,7 +182,15 @@ impl Engine for GpuEngine {
             .memory_budget
             .min((free as f64 * self.join_share) as usize);
         let listing = sink.wants_matches();
-        let backend = join::GpuJoin::new(&self.device, &pcsr, plan, sets, options, listing)?;
+        let backend = join::GpuJoin::new(
+            &self.device,
+            &pcsr,
+            plan,
+            sets,
+            options,
+            self.tuning,
+            listing,
+        )?;
         crate::join::run(backend, plan, &sets.sizes(), options, budget, sink, "gpu")
     }
 }

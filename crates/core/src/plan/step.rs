@@ -27,7 +27,7 @@ pub struct JoinStep {
     pub first: Option<LinkEdge>,
     /// The other linking edges, intersected after the first.
     pub others: Vec<LinkEdge>,
-    /// Orders the vertex's match keeps with earlier columns' ([`crate::symmetry`]).
+    /// Orders the vertex's match keeps with earlier columns' ([`crate::plan::symmetry`]).
     pub order_bounds: Vec<OrderBound>,
     /// Induced matching: edges the vertex's match must not have to earlier columns' matches,
     /// read as the links are (the match must not be in N(row[column], label, direction)).

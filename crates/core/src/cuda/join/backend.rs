@@ -22,6 +22,7 @@ use crate::join::{BufferLayout, FilledBuffers, JoinBackend, SmallEnd, SmallSteps
 use crate::options::{MatchOptions, StepBalance};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
+use crate::tuning::GpuTuning;
 
 /// Largest buffer (in u32 entries) one run may pre-allocate: keeps every offset in u32.
 const MAX_RUN_ENTRIES: usize = 1 << 31;
@@ -63,6 +64,7 @@ pub(crate) struct GpuJoin<'a> {
     /// The plan on the device.
     pub(super) on_device: PlanOnDevice,
     pub(super) options: &'a MatchOptions,
+    pub(super) tuning: GpuTuning,
     /// The pool of Sec. 6.1's load balance, made when a step's lists can first be long
     /// enough (most queries never need it).
     balance: Option<Balance>,
@@ -81,6 +83,7 @@ impl<'a> GpuJoin<'a> {
         plan: &'a Plan,
         candidates: &'a DeviceCandidates,
         options: &'a MatchOptions,
+        tuning: GpuTuning,
         listing: bool,
     ) -> Result<GpuJoin<'a>> {
         let sizes = candidates.sizes();
@@ -137,6 +140,7 @@ impl<'a> GpuJoin<'a> {
             listing,
             on_device: PlanOnDevice::upload(device, plan, &links, &depth_steps)?,
             options,
+            tuning,
             device,
             pcsr,
             plan,
@@ -147,9 +151,9 @@ impl<'a> GpuJoin<'a> {
     }
 
     /// The counts of the leaf suffix's lone leaves of one link, when
-    /// `options.leaf_counts_from` asks for them and there are any.
+    /// `tuning.leaf_counts_from` asks for them and there are any.
     pub(super) fn lone_leaf_counts(&self) -> Result<Option<LoneLeafCounts>> {
-        let Some(from) = self.options.leaf_counts_from else {
+        let Some(from) = self.tuning.leaf_counts_from else {
             return Ok(None);
         };
         let groups = &self.plan.leaves.groups;
@@ -206,12 +210,12 @@ impl<'a> GpuJoin<'a> {
         let narrow = self.narrow_step(step);
         let paths = RowPaths {
             pool_from: self
-                .options
+                .tuning
                 .block_pool_from
                 .map_or(u32::MAX, |from| u32::try_from(from).unwrap_or(u32::MAX)),
-            remove_duplicates: u32::from(self.options.duplicate_removal),
-            write_cache: u32::from(self.options.write_cache),
-            ordered_pieces: self.listing && !self.options.two_step_output,
+            remove_duplicates: u32::from(self.tuning.duplicate_removal),
+            write_cache: u32::from(self.tuning.write_cache),
+            ordered_pieces: self.listing && !self.tuning.two_step_output,
         };
         let mut args = self.step_args(step, table, rows);
         if tests == Tests::FirstEdge {
@@ -235,10 +239,10 @@ impl<'a> GpuJoin<'a> {
     }
 
     /// Whether rows of width `width` are joined through `steps` with eight lanes each: every
-    /// list of those steps short (`options.narrow_rows_up_to`), and the row and each step's
+    /// list of those steps short (`tuning.narrow_rows_up_to`), and the row and each step's
     /// lists within what the narrow kernels keep.
     pub(super) fn narrow(&self, width: usize, steps: &Range<usize>) -> bool {
-        let Some(up_to) = self.options.narrow_rows_up_to else {
+        let Some(up_to) = self.tuning.narrow_rows_up_to else {
             return false;
         };
         width <= NARROW_MAX_WIDTH
@@ -251,7 +255,7 @@ impl<'a> GpuJoin<'a> {
     /// two-step scheme counts what it will write): the first edge's alone under naive set
     /// operations, and where the step has more edge tests than a warp keeps ranges of.
     fn buffer_tests(&self, step: usize) -> Tests {
-        if self.options.naive_set_operations || !self.tests_fit(step) {
+        if self.tuning.naive_set_operations || !self.tests_fit(step) {
             Tests::FirstEdge
         } else {
             Tests::All
@@ -313,7 +317,7 @@ impl<'a> GpuJoin<'a> {
 
     /// Whether `step`'s lists can be long enough to be cut into pieces for whole blocks.
     fn over_blocks(&self, step: usize) -> bool {
-        self.options
+        self.tuning
             .balance_from
             .is_some_and(|from| self.steps[step].max_bound > from)
     }
@@ -321,7 +325,7 @@ impl<'a> GpuJoin<'a> {
     /// Takes the load-balance pool out for `step` (made at first need), when its lists can
     /// be longer than the threshold; it goes back once the step's rows are done.
     fn take_balance(&mut self, step: usize) -> Result<Option<Balance>> {
-        let Some(from) = self.options.balance_from else {
+        let Some(from) = self.tuning.balance_from else {
             return Ok(None);
         };
         if !self.over_blocks(step) {
@@ -629,7 +633,7 @@ impl JoinBackend for GpuJoin<'_> {
     ) -> Result<DeviceLayout> {
         // When every row can have the largest buffer, skip the bounds pass and its prefix sum.
         let stride = self.steps[step].max_bound;
-        let (offsets, total) = if self.options.two_step_output {
+        let (offsets, total) = if self.tuning.two_step_output {
             self.exact_offsets(step, table, &rows)?
         } else if rows.len().saturating_mul(stride) <= budget_entries {
             return Ok(DeviceLayout::Uniform {
@@ -750,10 +754,10 @@ impl JoinBackend for GpuJoin<'_> {
             over_blocks: self.over_blocks(step),
             within_blocks: warp_per_row
                 && self
-                    .options
+                    .tuning
                     .block_pool_from
                     .is_some_and(|from| s.max_bound > from),
-            duplicates_removed: warp_per_row && self.options.duplicate_removal && s.has_first,
+            duplicates_removed: warp_per_row && self.tuning.duplicate_removal && s.has_first,
         }
     }
 
@@ -762,9 +766,10 @@ impl JoinBackend for GpuJoin<'_> {
         step: usize,
         table: &DeviceTable,
         rows: usize,
+        budget: usize,
     ) -> Result<Option<SmallSteps<DeviceTable>>> {
         use crate::cuda::launch::small;
-        let Some(budget) = self.options.small_steps_up_to.filter(|_| !self.wide()) else {
+        let Some(up_to) = self.tuning.small_steps_up_to.filter(|_| !self.wide()) else {
             return Ok(None);
         };
         let width = self.plan.width();
@@ -777,12 +782,12 @@ impl JoinBackend for GpuJoin<'_> {
         } else {
             self.steps[step].max_bound
         };
-        if rows.saturating_mul(bound) > budget {
+        if rows.saturating_mul(bound) > up_to {
             return Ok(None);
         }
         let stream = &self.device.stream;
         // Both tables within half the memory budget.
-        let capacity_words = SMALL_BUFFER_WORDS.min(self.options.memory_budget / 16);
+        let capacity_words = SMALL_BUFFER_WORDS.min(budget / 16);
         let mut state = SmallState {
             buffers: [
                 self.device
@@ -891,6 +896,7 @@ impl JoinBackend for GpuJoin<'_> {
         table: &DeviceTable,
         rows: Range<usize>,
         enough: Option<u64>,
+        _budget: usize,
     ) -> Result<u64> {
         if step == self.plan.leaves.from {
             return self.count_leaf_products(step, table, rows);

@@ -49,7 +49,7 @@ impl GpuJoin<'_> {
     }
 
     /// Counts the matches extending `rows` through every remaining step, depth-first (the leaf
-    /// suffix as products), in launches that each take new work for `options.depth_first_slice`;
+    /// suffix as products), in launches that each take new work for `tuning.depth_first_slice`;
     /// between launches the stop conditions and `enough` are looked at, and the tasks left in
     /// the pool are moved to its front for the next launch.
     pub(super) fn count_depth_first(
@@ -113,8 +113,8 @@ impl GpuJoin<'_> {
             });
             // With a limit, the count is looked at soon: K matches are often found at once.
             let slice = match enough {
-                Some(_) => self.options.depth_first_slice.min(LIMITED_SLICE),
-                None => self.options.depth_first_slice,
+                Some(_) => self.tuning.depth_first_slice.min(LIMITED_SLICE),
+                None => self.tuning.depth_first_slice,
             };
             let slice_ns = slice.as_nanos().max(1) as u64;
             join_depth_first(

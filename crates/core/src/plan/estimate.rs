@@ -14,8 +14,8 @@ use rayon::prelude::*;
 use crate::candidates::CandidateSets;
 use crate::index::DataIndex;
 use crate::options::{JoinOrder, MatchOptions};
+use crate::plan::refine::{refine, CandidateEdges};
 use crate::plan::{two_core, Plan, Strategy};
-use crate::refine::{refine, CandidateEdges};
 
 /// Walks that decide whether a query is heavy enough to try other orders.
 const FIRST_WALKS: usize = 32;
@@ -48,7 +48,7 @@ pub trait JoinForWalks: Sync {
     ) -> Box<dyn RowExtender + 'a>;
 }
 
-/// The plan to run for `query` over `sets`, which are refined first ([`crate::refine`]);
+/// The plan to run for `query` over `sets`, which are refined first ([`crate::plan::refine`]);
 /// `join` extends the walks' partial matches.
 ///
 /// With [`JoinOrder::Sampled`], a light query (Algorithm 2's plan estimated under
