@@ -6,6 +6,7 @@
 //! - `sparql`: `gsi sparql` as a user runs it.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
 //! - `gmatch`: graphs written as gMatch's binary CSR, read back from its documented layout.
+//! - `patterns`: the query files of `benches/patterns` hold their patterns and count right.
 //! - `regression`: one test per defect found, named after its issue.
 //! - `docs`: the names the code maps of `docs/` give exist.
 //! - `listing`: listing matches of heavy queries streams, and stops at its timeout or SIGINT.
@@ -19,6 +20,7 @@ mod docs;
 mod gmatch;
 mod listing;
 mod oracle;
+mod patterns;
 mod pinned;
 mod regression;
 mod saved;
