@@ -5,6 +5,8 @@
 //! - `pinned`: query vertices pinned to one data vertex each, against the brute force.
 //! - `sparql`: `gsi sparql` as a user runs it.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
+//! - `gmatch`: graphs written as gMatch's binary CSR, read back from its documented layout.
+//! - `patterns`: the query files of `benches/patterns` hold their patterns and count right.
 //! - `regression`: one test per defect found, named after its issue.
 //! - `docs`: the names the code maps of `docs/` give exist.
 //! - `listing`: listing matches of heavy queries streams, and stops at its timeout or SIGINT.
@@ -15,8 +17,10 @@
 mod brute;
 mod cli;
 mod docs;
+mod gmatch;
 mod listing;
 mod oracle;
+mod patterns;
 mod pinned;
 mod regression;
 mod saved;

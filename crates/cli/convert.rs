@@ -1,19 +1,19 @@
-//! `gsi convert`: any format gsi reads to Sun–Luo or GSI text.
+//! `gsi convert`: any format gsi reads to Sun–Luo or GSI text or gMatch's binary CSR.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use gsi_graph::formats::write::{write_dictionary, write_vertex_names};
-use gsi_graph::formats::{AtomicFile, Format, LoadedGraph, ReadOptions};
+use gsi_graph::formats::write::{write_dictionary, write_vertex_names, WriteFormat};
+use gsi_graph::formats::{AtomicFile, LoadedGraph, ReadOptions};
 use indicatif::ProgressBar;
 
 use crate::config::{process_bound, read_options};
 use crate::exit::input_error;
 use crate::exit::Exit;
 use crate::flags::ConvertArgs;
-use crate::output::{is_stdout, output_name, write_graph_text};
+use crate::output::{is_stdout, output_name, refuse_binary_to_terminal, write_graph_output};
 use crate::{load, progress};
 
 /// What a conversion wrote.
@@ -64,7 +64,7 @@ fn write_maps(loaded: &LoadedGraph, output: &Path) -> Result<Vec<PathBuf>> {
 pub fn convert(
     input: &Path,
     read: &ReadOptions,
-    to: Format,
+    to: WriteFormat,
     output: &Path,
     spinner: &ProgressBar,
     notes: bool,
@@ -75,20 +75,21 @@ pub fn convert(
             output.display()
         )));
     }
+    refuse_binary_to_terminal(output, to)?;
     let graphs: Vec<LoadedGraph> = load::read_file(input, read, "input", spinner, notes)?
         .graphs
         .into_iter()
         .map(load::DataFile::into_loaded)
         .collect();
     let count = graphs.len();
-    if to == Format::SunLuo && count != 1 {
+    if to.holds_one_graph() && count != 1 {
         return Err(input_error(format!(
-            "--to sunluo: {} holds {count} graphs, but a Sun–Luo file holds one; use --to gsi",
+            "--to {to}: {} holds {count} graphs, but a {to} file holds one; use --to gsi",
             input.display()
         )));
     }
     spinner.set_message(format!("writing {}", output_name(output)));
-    write_graph_text(output, graphs.iter().map(|g| &g.graph), to)
+    write_graph_output(output, graphs.iter().map(|g| &g.graph), to)
         .with_context(|| format!("writing {}", output_name(output)))?;
     // Only readers of one graph per file give names; standard output has no file beside it.
     let maps = match graphs.as_slice() {
@@ -157,7 +158,7 @@ mod tests {
     use gsi_core::cpu::CpuEngine;
     use gsi_core::{find_matches, CollectMatches, DataIndex, MatchOptions, Semantics};
     use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
-    use gsi_graph::formats::{load_graph, write::write_graph};
+    use gsi_graph::formats::{load_graph, write::write_graph, Format};
     use gsi_graph::{Graph, VertexId};
 
     use super::*;
@@ -219,7 +220,7 @@ mod tests {
                 .map(|q| q.graph)
                 .collect();
             let original = dir.path().join(format!("g{case}.graph"));
-            write_graph(&original, &data, Format::SunLuo).unwrap();
+            write_graph(&original, &data, WriteFormat::SunLuo).unwrap();
             let read = ReadOptions {
                 format: Format::Auto,
                 directed,
@@ -228,8 +229,9 @@ mod tests {
             };
             let gsi = dir.path().join(format!("g{case}.gsi"));
             let back = dir.path().join(format!("g{case}.back.graph"));
-            convert(&original, &read, Format::Gsi, &gsi, &hidden, false).unwrap();
-            let converted = convert(&gsi, &read, Format::SunLuo, &back, &hidden, false).unwrap();
+            convert(&original, &read, WriteFormat::Gsi, &gsi, &hidden, false).unwrap();
+            let converted =
+                convert(&gsi, &read, WriteFormat::SunLuo, &back, &hidden, false).unwrap();
             assert_eq!((converted.graphs, converted.edges), (1, data.edge_count()));
             assert_eq!(load_graph(&gsi, &read).unwrap().format, Format::Gsi);
             let round = load_graph(&back, &read).unwrap();
@@ -259,7 +261,7 @@ mod tests {
         let err = convert(
             &many,
             &read,
-            Format::SunLuo,
+            WriteFormat::SunLuo,
             &dir.path().join("x"),
             &hidden,
             false,
@@ -271,10 +273,10 @@ mod tests {
             crate::exit::Exit::BadInput
         );
         let copy = dir.path().join("copy.gsi");
-        let done = convert(&many, &read, Format::Gsi, &copy, &hidden, false).unwrap();
+        let done = convert(&many, &read, WriteFormat::Gsi, &copy, &hidden, false).unwrap();
         assert_eq!((done.graphs, done.vertices, done.edges), (2, 3, 1));
         assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&many).unwrap());
-        let err = convert(&many, &read, Format::Gsi, &many, &hidden, false).unwrap_err();
+        let err = convert(&many, &read, WriteFormat::Gsi, &many, &hidden, false).unwrap_err();
         assert!(err.to_string().contains("would replace the input"), "{err}");
     }
 
@@ -288,7 +290,7 @@ mod tests {
         let done = convert(
             &snap,
             &ReadOptions::default(),
-            Format::SunLuo,
+            WriteFormat::SunLuo,
             &out,
             &hidden,
             false,

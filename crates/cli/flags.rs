@@ -181,9 +181,10 @@ pub struct ConvertArgs {
     #[command(flatten)]
     pub read: ReadArgs,
 
-    /// Format to write: `sunluo` (`t N M`, `v id label degree`, `e u v label`) or `gsi`
+    /// Format to write: `sunluo` (`t N M`, `v id label degree`, `e u v label`), `gsi`
     /// (`t # 0`, `N M maxVertexLabel maxEdgeLabel`, `v id label`, `e u v label`, `t # -1`,
-    /// labels one higher).
+    /// labels one higher) or `gmatch-csr` (gMatch's binary CSR: one undirected graph, one
+    /// label per vertex, no edge labels).
     #[arg(long, value_enum, value_name = "FORMAT", help_heading = "Output")]
     pub to: WriteFormat,
 
@@ -204,13 +205,17 @@ pub enum WriteFormat {
     Sunluo,
     /// GSI text, one or several graphs per file.
     Gsi,
+    /// gMatch's binary CSR, one undirected graph per file.
+    GmatchCsr,
 }
 
 impl WriteFormat {
-    pub fn format(self) -> Format {
+    pub fn format(self) -> gsi_graph::formats::write::WriteFormat {
+        use gsi_graph::formats::write::WriteFormat as Written;
         match self {
-            WriteFormat::Sunluo => Format::SunLuo,
-            WriteFormat::Gsi => Format::Gsi,
+            WriteFormat::Sunluo => Written::SunLuo,
+            WriteFormat::Gsi => Written::Gsi,
+            WriteFormat::GmatchCsr => Written::GmatchCsr,
         }
     }
 }

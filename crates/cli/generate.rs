@@ -6,10 +6,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
-use gsi_graph::formats::write::write_graph;
-use gsi_graph::formats::Format;
+use gsi_graph::formats::write::{write_graph, WriteFormat};
 
-use crate::output::{output_name, write_graph_text};
+use crate::output::{output_name, refuse_binary_to_terminal, write_graph_output};
 
 use crate::config::{process_bound, read_options};
 use crate::exit::input_error;
@@ -55,6 +54,10 @@ pub fn query_file_name(density: Density, size: usize, i: usize) -> String {
 
 fn run_graph(args: GenerateGraphArgs) -> Result<Exit> {
     let spec = graph_spec(&args)?;
+    // No file named: standard output.
+    let output = args.output.as_deref().unwrap_or(Path::new("-"));
+    let format = args.to.format();
+    refuse_binary_to_terminal(output, format)?;
     let limit = crate::memory::process_limit();
     if spec.estimated_bytes() > limit.bytes {
         return Err(input_error(format!(
@@ -80,11 +83,8 @@ fn run_graph(args: GenerateGraphArgs) -> Result<Exit> {
         ),
     );
     let graph = generate_graph(&spec).map_err(|e| generation_error("", e))?;
-    // No file named: standard output.
-    let output = args.output.as_deref().unwrap_or(Path::new("-"));
     spinner.set_message(format!("writing {}", output_name(output)));
-    let format = args.to.format();
-    write_graph_text(output, [&graph], format)
+    write_graph_output(output, [&graph], format)
         .with_context(|| format!("writing {}", output_name(output)))?;
     spinner.finish_and_clear();
     if !args.quiet {
@@ -119,7 +119,7 @@ pub fn write_queries(
     let mut written = Vec::with_capacity(queries.len());
     for (i, query) in queries.iter().enumerate() {
         let path = dir.join(query_file_name(spec.density, spec.vertices, i + 1));
-        write_graph(&path, &query.graph, Format::SunLuo)
+        write_graph(&path, &query.graph, WriteFormat::SunLuo)
             .with_context(|| format!("writing {}", path.display()))?;
         written.push(path);
     }
@@ -176,7 +176,7 @@ pub fn run(what: GenerateCommand) -> Result<Exit> {
 mod tests {
     use clap::Parser;
     use gsi_generate::Preset;
-    use gsi_graph::formats::read_graph;
+    use gsi_graph::formats::{read_graph, Format};
 
     use super::*;
     use crate::flags::{Cli, Command};

@@ -1,13 +1,13 @@
 //! What `gsi match` prints on stdout: a readable table, or JSON Lines with `--json`; and the
 //! sink that writes matches to `--output`.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use gsi_core::{DataEdges, MatchReport, MatchSink};
-use gsi_graph::formats::write::{write_graphs, write_graphs_to};
-use gsi_graph::formats::{AtomicFile, Format, VertexNames};
+use gsi_graph::formats::write::{write_graphs, write_graphs_to, WriteFormat};
+use gsi_graph::formats::{AtomicFile, VertexNames};
 use gsi_graph::{Graph, VertexId};
 use serde::Serialize;
 
@@ -336,11 +336,22 @@ pub fn output_name(path: &Path) -> String {
     }
 }
 
-/// Writes `graphs` as `format` text to the file `path`, or to standard output for `-`.
-pub fn write_graph_text<'a>(
+/// An error when `path` is standard output, a terminal, and `format` is binary: checked
+/// before the work of making the graph.
+pub fn refuse_binary_to_terminal(path: &Path, format: WriteFormat) -> anyhow::Result<()> {
+    if is_stdout(path) && format.is_binary() && io::stdout().is_terminal() {
+        return Err(crate::exit::input_error(format!(
+            "{format} is binary and standard output is a terminal: name a file with -o, or redirect standard output"
+        )));
+    }
+    Ok(())
+}
+
+/// Writes `graphs` as `format` to the file `path`, or to standard output for `-`.
+pub fn write_graph_output<'a>(
     path: &Path,
     graphs: impl IntoIterator<Item = &'a Graph>,
-    format: Format,
+    format: WriteFormat,
 ) -> gsi_graph::Result<()> {
     match is_stdout(path) {
         true => write_graphs_to(

@@ -8,8 +8,8 @@
 //! - [`read_graphs`] reads every graph of a file (a GSI file may hold several) together with
 //!   what the file says beyond the graph: original vertex ids (SNAP), RDF terms and label
 //!   dictionaries (N-Triples), and how many repeated edges and self-loops were dropped.
-//! - [`write`](mod@write) writes graphs as Sun–Luo or GSI text, through an [`AtomicFile`] that
-//!   replaces its target only once complete.
+//! - [`write`](mod@write) writes graphs as Sun–Luo or GSI text or as gMatch's binary CSR
+//!   ([`gmatch`]), through an [`AtomicFile`] that replaces its target only once complete.
 //!
 //! | format | vertices | labels | direction |
 //! | --- | --- | --- | --- |
@@ -20,6 +20,7 @@
 
 mod atomic;
 pub(crate) mod fields;
+pub mod gmatch;
 pub mod gsi;
 mod input;
 mod labels;

@@ -1,4 +1,5 @@
-//! Writing graphs as Sun–Luo or GSI text, and the names readers keep beside them.
+//! Writing graphs as Sun–Luo or GSI text or as gMatch's binary CSR ([`gmatch`](super::gmatch)),
+//! and the names readers keep beside them.
 //!
 //! Both writers give files that the matching reader turns back into the same [`Graph`]
 //! (read with the same `directed`). Lines are formatted in parallel, block by block, and
@@ -16,17 +17,56 @@
 //!   maxima computed over the written labels (at least 1, for graphs without vertices or
 //!   edges). Several graphs in one file are numbered `t # 0`, `t # 1`, ...
 
+use std::fmt;
 use std::io::{self, Write};
 use std::ops::Range;
 use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::formats::{AtomicFile, Dictionary, Format, VertexNames};
+use crate::formats::{gmatch, AtomicFile, Dictionary, VertexNames};
 use crate::{Direction, Error, Graph, Result, VertexId};
 
 /// Vertices formatted by one task.
 const BLOCK: usize = 1 << 14;
+
+/// The formats gsi writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WriteFormat {
+    /// Sun–Luo text, one graph per file.
+    SunLuo,
+    /// GSI text, one or several graphs per file.
+    Gsi,
+    /// gMatch's binary CSR, one undirected graph per file ([`gmatch`]).
+    GmatchCsr,
+}
+
+impl WriteFormat {
+    /// The format's name, as gsi's flags spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            WriteFormat::SunLuo => "sunluo",
+            WriteFormat::Gsi => "gsi",
+            WriteFormat::GmatchCsr => "gmatch-csr",
+        }
+    }
+
+    /// Whether a file of this format holds exactly one graph.
+    pub fn holds_one_graph(self) -> bool {
+        self != WriteFormat::Gsi
+    }
+
+    /// Whether the format is binary rather than text.
+    pub fn is_binary(self) -> bool {
+        self == WriteFormat::GmatchCsr
+    }
+}
+
+impl fmt::Display for WriteFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// Writes `graph` as Sun–Luo text.
 ///
@@ -105,26 +145,24 @@ pub fn write_gsi_all<'a, W: Write>(
     out.flush()
 }
 
-/// Writes `graph` to `path` (replacing it once complete: see [`AtomicFile`]) as Sun–Luo or
-/// GSI text.
+/// Writes `graph` to `path` (replacing it once complete: see [`AtomicFile`]) as `format`.
 ///
 /// # Errors
-/// [`Error::Io`] when the file cannot be created (or the graph does not fit the format),
-/// [`Error::Write`] when writing it fails; [`Error::Invalid`] for a format other than
-/// [`Format::SunLuo`] or [`Format::Gsi`].
-pub fn write_graph(path: &Path, graph: &Graph, format: Format) -> Result<()> {
+/// [`Error::Io`] when the file cannot be created or the graph does not fit the format,
+/// [`Error::Write`] when writing it fails.
+pub fn write_graph(path: &Path, graph: &Graph, format: WriteFormat) -> Result<()> {
     write_graphs(path, [graph], format)
 }
 
-/// Writes graphs to `path` (replacing it): as one GSI file, or as Sun–Luo text when there
-/// is exactly one graph.
+/// Writes graphs to `path` (replacing it): as one GSI file, or as a format of one graph when
+/// there is exactly one.
 ///
 /// # Errors
-/// As [`write_graph`], and [`Error::Invalid`] for several graphs in Sun–Luo format.
+/// As [`write_graph`], and [`Error::Invalid`] for several graphs in a format of one.
 pub fn write_graphs<'a>(
     path: &Path,
     graphs: impl IntoIterator<Item = &'a Graph>,
-    format: Format,
+    format: WriteFormat,
 ) -> Result<()> {
     let file = AtomicFile::create(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
@@ -148,28 +186,23 @@ pub fn write_graphs<'a>(
 pub fn write_graphs_to<'a>(
     path: &Path,
     graphs: impl IntoIterator<Item = &'a Graph>,
-    format: Format,
+    format: WriteFormat,
     out: &mut dyn Write,
 ) -> Result<()> {
-    let invalid = |message: String| Error::Invalid {
-        path: path.to_path_buf(),
-        message,
-    };
     let graphs: Vec<&Graph> = graphs.into_iter().collect();
-    if !matches!(format, Format::SunLuo | Format::Gsi) {
-        return Err(invalid(format!(
-            "cannot write {format} files: expected sunluo or gsi"
-        )));
-    }
-    if format == Format::SunLuo && graphs.len() != 1 {
-        return Err(invalid(format!(
-            "a sun–luo file holds one graph, not {}: write several graphs as gsi",
-            graphs.len()
-        )));
+    if format.holds_one_graph() && graphs.len() != 1 {
+        return Err(Error::Invalid {
+            path: path.to_path_buf(),
+            message: format!(
+                "a {format} file holds one graph, not {}: write several graphs as gsi",
+                graphs.len()
+            ),
+        });
     }
     match format {
-        Format::SunLuo => write_sunluo(graphs[0], &mut *out),
-        _ => write_gsi_all(graphs, &mut *out),
+        WriteFormat::SunLuo => write_sunluo(graphs[0], &mut *out),
+        WriteFormat::Gsi => write_gsi_all(graphs, &mut *out),
+        WriteFormat::GmatchCsr => gmatch::write_csr(graphs[0], &mut *out),
     }
     .and_then(|()| out.flush())
     .map_err(|source| match source.kind() {
@@ -339,7 +372,7 @@ fn push_number(buf: &mut Vec<u8>, mut x: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::{gsi, sunluo};
+    use crate::formats::{gsi, sunluo, Format};
     use crate::GraphBuilder;
 
     /// A small deterministic generator, so the tests need no random-number crate.
@@ -486,24 +519,27 @@ mod tests {
     fn write_graph_to_files_and_reject_what_it_cannot_write() {
         let dir = tempfile::tempdir().unwrap();
         let g = random_graph(true, 5);
-        for format in [Format::SunLuo, Format::Gsi] {
+        for (format, read) in [
+            (WriteFormat::SunLuo, Format::SunLuo),
+            (WriteFormat::Gsi, Format::Gsi),
+        ] {
             let path = dir.path().join(format!("g.{format}"));
             write_graph(&path, &g, format).unwrap();
-            assert_eq!(crate::formats::read_graph(&path, format, true).unwrap(), g);
+            assert_eq!(crate::formats::read_graph(&path, read, true).unwrap(), g);
             assert_eq!(
                 crate::formats::read_graph(&path, Format::Auto, true).unwrap(),
                 g
             );
         }
-        let path = dir.path().join("g.snap");
-        let err = write_graph(&path, &g, Format::Snap).unwrap_err();
-        assert!(err.to_string().contains("cannot write snap files"));
-        let err = write_graphs(&path, [&g, &g], Format::SunLuo).unwrap_err();
-        assert!(err.to_string().contains("holds one graph, not 2"));
-        let err = write_graph(&dir.path().join("no/such/dir"), &g, Format::Gsi).unwrap_err();
+        let path = dir.path().join("g.graph");
+        for format in [WriteFormat::SunLuo, WriteFormat::GmatchCsr] {
+            let err = write_graphs(&path, [&g, &g], format).unwrap_err();
+            assert!(err.to_string().contains("holds one graph, not 2"));
+        }
+        let err = write_graph(&dir.path().join("no/such/dir"), &g, WriteFormat::Gsi).unwrap_err();
         assert!(matches!(err, Error::Io { .. }));
         let many = dir.path().join("many.gsi");
-        write_graphs(&many, [&g, &g], Format::Gsi).unwrap();
+        write_graphs(&many, [&g, &g], WriteFormat::Gsi).unwrap();
         let err = crate::formats::read_graph(&many, Format::Auto, true).unwrap_err();
         assert!(err.to_string().contains("holds 2 graphs, expected one"));
     }
