@@ -193,6 +193,11 @@ const TRIVIAL_WORK: f64 = 100.0;
 /// graph's 12-vertex queries 400 000 to 2.3 million, and took 4 to 68 ms to plan).
 const CHEAP_PLANNING_READS: usize = 1 << 18;
 
+/// Candidates per query vertex whose degrees stand for all of its set in
+/// [`worth_planning`]: on a graph of millions, summing every degree took tens of
+/// milliseconds, more than the rest of a small query's planning.
+const READ_SAMPLE: usize = 1 << 14;
+
 /// Estimated partial matches per neighbour-list entry read from which a query's join is
 /// expected to outweigh its planning (an entry read costs a few nanoseconds on the host, a
 /// partial match about one on the GPU).
@@ -208,17 +213,20 @@ fn worth_planning(query: &Graph, sets: &CandidateSets, data: &DataIndex, work: f
         return false;
     }
     let graph = data.graph();
-    let reads: usize = (0..query.vertex_count())
-        .flat_map(|u| sets.list(u))
-        .map(|&v| {
-            graph
-                .directions()
+    // Each set's entries from at most READ_SAMPLE of its candidates, evenly spaced, scaled.
+    let reads: f64 = (0..query.vertex_count())
+        .map(|u| {
+            let list = sets.list(u);
+            let stride = list.len().div_ceil(READ_SAMPLE).max(1);
+            let sampled: usize = list
                 .iter()
-                .map(|&d| graph.degree(v, d))
-                .sum::<usize>()
+                .step_by(stride)
+                .map(|&v| graph.total_degree(v))
+                .sum();
+            sampled as f64 * list.len() as f64 / list.len().div_ceil(stride).max(1) as f64
         })
         .sum();
-    reads <= CHEAP_PLANNING_READS || work >= WORK_PER_READ * reads as f64
+    reads <= CHEAP_PLANNING_READS as f64 || work >= WORK_PER_READ * reads
 }
 
 /// Random walks over one query's candidate sets.
@@ -244,6 +252,7 @@ impl Sampler<'_> {
         let mut row: Vec<VertexId> = Vec::with_capacity(width);
         let mut buf = Vec::new();
         let mut random = SplitMix(0x5eed);
+        let injective = self.options.semantics.injective();
         let mut total = 0.0;
         let mut walked = 0;
         for _ in 0..walks {
@@ -255,13 +264,40 @@ impl Sampler<'_> {
             row.clear();
             let mut weight = 1.0;
             for step in 0..from {
-                let n = join.extend_row(step, &row, &mut buf);
+                let st = &plan.steps[step];
+                let n = if st.first.is_none() && st.absent.is_empty() {
+                    // A step without links extends by its candidates (within its order
+                    // bounds): drawn from C(u) in place, which may hold millions.
+                    let list = st.narrow(&row, self.sets.list(st.vertex));
+                    let taken = |v: &VertexId| injective && row.contains(v);
+                    let n = list.len()
+                        - row
+                            .iter()
+                            .filter(|&v| taken(v) && list.binary_search(v).is_ok())
+                            .count();
+                    if n > 0 {
+                        let pick = std::iter::repeat_with(|| {
+                            list[(random.next() % list.len() as u64) as usize]
+                        })
+                        .find(|v| !taken(v))
+                        .expect("an endless draw finds one of the n free candidates");
+                        buf.clear();
+                        buf.push(pick);
+                    }
+                    n
+                } else {
+                    let n = join.extend_row(step, &row, &mut buf);
+                    if n > 0 {
+                        buf.swap(0, (random.next() % n as u64) as usize);
+                    }
+                    n
+                };
                 total += weight * n as f64;
                 if n == 0 {
                     break;
                 }
                 weight *= n as f64;
-                row.push(buf[(random.next() % n as u64) as usize]);
+                row.push(buf[0]);
             }
             if row.len() == from {
                 total += weight * (width - from) as f64;
