@@ -6,6 +6,7 @@ use std::path::Path;
 use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::launch::MAX_WIDTH;
 use gsi_core::cuda::GpuEngine;
+use gsi_core::VertexNumbering;
 use gsi_core::{
     find_matches, CollectMatches, CountOnly, DataIndex, Engine, GpuTuning, IndexOptions, JoinOrder,
     ListIndex, MatchOptions, PcsrLayout, Semantics, Share, Tuning,
@@ -71,7 +72,11 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
             data,
             IndexOptions {
                 pcsr_layout,
-                degree_order,
+                numbering: if degree_order {
+                    VertexNumbering::Degree
+                } else {
+                    VertexNumbering::Given
+                },
             },
         )
         .expect("index");

@@ -2,8 +2,8 @@
 //! answers its text gives, in every format; a damaged, truncated, stale or mismatched file
 //! is refused with a message, never read into an answer.
 
-use gsi_core::PcsrLayout;
 use gsi_core::{find_matches, CollectMatches, DataIndex, IndexOptions, MatchOptions};
+use gsi_core::{PcsrLayout, VertexNumbering};
 use gsi_core::{SavedIndex, Semantics};
 use gsi_graph::saved::GraphFacts;
 use gsi_graph::{Direction, VertexId};
@@ -30,7 +30,7 @@ proptest! {
     ) {
         let (q, d) = (query.graph(), data.graph());
         let pcsr_layout = if paper { PcsrLayout::Paper } else { PcsrLayout::Packed };
-        let built = DataIndex::build_with(d.clone(), IndexOptions { pcsr_layout, degree_order })
+        let built = DataIndex::build_with(d.clone(), IndexOptions { pcsr_layout, numbering: if degree_order { VertexNumbering::Degree } else { VertexNumbering::Given } })
             .expect("index");
         let dir = tempfile::tempdir().expect("temporary folder");
         let path = dir.path().join("data.gsidx");

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use gsi_core::options::FilterTests;
+use gsi_core::VertexNumbering;
 use gsi_core::{
     CpuTuning, EngineConfig, EngineKind, GpuTuning, IndexOptions, JoinOrder, MatchOptions,
     NamedSemantics, PcsrLayout, Semantics, Share, Tuning,
@@ -373,7 +374,7 @@ impl Devices {
 }
 
 /// How data graphs are indexed: the library's measured default, or `GSI_PCSR_LAYOUT` and
-/// `GSI_VERTEX_ORDER` (`degree`, or `given` to keep the graph's own ids inside the index).
+/// `GSI_VERTEX_ORDER` (`auto`, `degree`, or `given` to keep the graph's own ids inside the index).
 pub fn index_options() -> Result<IndexOptions> {
     let pcsr_layout = match std::env::var("GSI_PCSR_LAYOUT").as_deref() {
         Err(_) => PcsrLayout::default(),
@@ -385,18 +386,19 @@ pub fn index_options() -> Result<IndexOptions> {
             )))
         }
     };
-    let degree_order = match std::env::var("GSI_VERTEX_ORDER").as_deref() {
-        Err(_) | Ok("degree") => true,
-        Ok("given") => false,
+    let numbering = match std::env::var("GSI_VERTEX_ORDER").as_deref() {
+        Err(_) | Ok("auto") => VertexNumbering::Auto,
+        Ok("degree") => VertexNumbering::Degree,
+        Ok("given") => VertexNumbering::Given,
         Ok(other) => {
             return Err(input_error(format!(
-                "GSI_VERTEX_ORDER={other}: expected `degree` or `given`"
+                "GSI_VERTEX_ORDER={other}: expected `auto`, `degree` or `given`"
             )))
         }
     };
     Ok(IndexOptions {
         pcsr_layout,
-        degree_order,
+        numbering,
     })
 }
 

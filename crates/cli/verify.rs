@@ -7,6 +7,7 @@ use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::GpuEngine;
 use gsi_core::options::FilterTests;
 use gsi_core::pcsr::group_of;
+use gsi_core::VertexNumbering;
 use gsi_core::{
     find_matches, CollectMatches, DataIndex, Engine, EngineKind, IndexOptions, JoinOrder,
     MatchOptions, PcsrLayout, Semantics, Status, Tuning,
@@ -353,7 +354,11 @@ fn generated_cases(
             IndexOptions {
                 pcsr_layout: layout,
                 // Both numberings: the degree order's and the graph's own.
-                degree_order: case % 2 == 0,
+                numbering: if case % 2 == 0 {
+                    VertexNumbering::Degree
+                } else {
+                    VertexNumbering::Given
+                },
             },
         )?;
         let options = MatchOptions {

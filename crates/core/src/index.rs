@@ -10,26 +10,17 @@ use rayon::prelude::*;
 
 use crate::pcsr::{PcsrLayout, PcsrSet};
 use crate::signature::SignatureTable;
-use crate::vertex_order::VertexOrder;
+use crate::vertex_order::{VertexNumbering, VertexOrder};
 use crate::{Error, Result};
 
 /// How the index is built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IndexOptions {
     /// Hash groups per PCSR partition.
     pub pcsr_layout: PcsrLayout,
-    /// Number the vertices by ascending degree inside the index ([`VertexOrder`]); off
-    /// (for tests and measurements), the index keeps the graph's own ids.
-    pub degree_order: bool,
-}
-
-impl Default for IndexOptions {
-    fn default() -> IndexOptions {
-        IndexOptions {
-            pcsr_layout: PcsrLayout::default(),
-            degree_order: true,
-        }
-    }
+    /// How the index numbers the vertices inside ([`VertexOrder`]): by degree where it
+    /// pays, by default.
+    pub numbering: VertexNumbering,
 }
 
 /// Bytes held in host memory, part by part.
@@ -75,7 +66,7 @@ impl IndexBytes {
 /// A data graph with everything the engines read.
 ///
 /// Inside, vertices may be numbered otherwise than in the graph given
-/// ([`IndexOptions::degree_order`]): [`DataIndex::graph`] and everything the engines read use
+/// ([`IndexOptions::numbering`]): [`DataIndex::graph`] and everything the engines read use
 /// the index's numbering, and matches, pins and [`DataIndex::original_graph`] the graph's own.
 #[derive(Debug)]
 pub struct DataIndex {
@@ -109,7 +100,7 @@ impl DataIndex {
     /// [`Error::GraphTooLarge`] when one edge-label partition has 2^32 or more neighbour
     /// entries, which PCSR's 32-bit offsets cannot address.
     pub fn build_with(graph: Graph, options: IndexOptions) -> Result<DataIndex> {
-        let (graph, order) = if options.degree_order && graph.vertex_count() > 1 {
+        let (graph, order) = if options.numbering.by_degree(&graph) {
             let order = VertexOrder::by_degree(&graph);
             (graph.renumbered(order.originals()), Some(order))
         } else {

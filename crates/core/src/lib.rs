@@ -53,4 +53,4 @@ pub use select::{open, EngineKind, Opened};
 pub use sink::{CollectMatches, CountOnly, MatchSink};
 pub use spread::find_matches_spread;
 pub use tuning::{CpuTuning, GpuTuning, Tuning};
-pub use vertex_order::VertexOrder;
+pub use vertex_order::{VertexNumbering, VertexOrder};

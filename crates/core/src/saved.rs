@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::index::{edge_label_counts, DataIndex, IndexOptions};
 use crate::pcsr::{Pcsr, PcsrLayout, PcsrSet};
 use crate::signature::SignatureTable;
-use crate::vertex_order::VertexOrder;
+use crate::vertex_order::{VertexNumbering, VertexOrder};
 
 /// A data index with what its graph file said, and which file that was.
 #[derive(Debug)]
@@ -227,7 +227,10 @@ fn restore_index(graph: Graph, from: &mut Reader) -> Result<DataIndex> {
         .map_err(|p| damaged(from, format!("has a wrong PCSR: {p}")))?;
     let options = IndexOptions {
         pcsr_layout,
-        degree_order: order.is_some(),
+        numbering: match order {
+            Some(_) => VertexNumbering::Degree,
+            None => VertexNumbering::Given,
+        },
     };
     Ok(DataIndex::from_parts(
         graph,

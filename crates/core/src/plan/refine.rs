@@ -193,7 +193,7 @@ mod tests {
     /// The index of `data` in the graph's own ids, which the tests' candidate sets name.
     fn index(data: Graph) -> DataIndex {
         let options = crate::IndexOptions {
-            degree_order: false,
+            numbering: crate::vertex_order::VertexNumbering::Given,
             ..crate::IndexOptions::default()
         };
         DataIndex::build_with(data, options).unwrap()
