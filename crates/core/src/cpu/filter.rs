@@ -65,16 +65,40 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
                 .collect()
         }
     };
-    // Query vertices are filtered in parallel when their labels cover many data vertices.
-    let tests: usize = (0..query.vertex_count() as VertexId)
-        .map(|u| rarest_label_vertices(query, u, data).len())
-        .sum();
-    let vertices = 0..query.vertex_count() as VertexId;
-    let lists = if tests < PARALLEL_MIN_TESTS {
-        vertices.map(filter).collect()
-    } else {
-        vertices.into_par_iter().map(filter).collect()
+    // Query vertices that ask the same (labels, signature, degrees) share one scan: in an
+    // unlabelled pattern most do, and each scan may test millions of vertices.
+    let asks = |u: VertexId| {
+        let u = u as usize;
+        (
+            query.labels_of(u as VertexId),
+            prepared.signatures[u],
+            prepared.min_degrees[u],
+        )
     };
+    let q = query.vertex_count() as VertexId;
+    let first_asking: Vec<VertexId> = (0..q)
+        .map(|u| (0..u).find(|&w| asks(w) == asks(u)).unwrap_or(u))
+        .collect();
+    let distinct: Vec<VertexId> = (0..q).filter(|&u| first_asking[u as usize] == u).collect();
+    // Query vertices are filtered in parallel when their labels cover many data vertices.
+    let tests: usize = distinct
+        .iter()
+        .map(|&u| rarest_label_vertices(query, u, data).len())
+        .sum();
+    let scanned: Vec<Vec<VertexId>> = if tests < PARALLEL_MIN_TESTS {
+        distinct.iter().map(|&u| filter(u)).collect()
+    } else {
+        distinct.par_iter().map(|&u| filter(u)).collect()
+    };
+    let lists = first_asking
+        .iter()
+        .map(|first| {
+            let k = distinct
+                .binary_search(first)
+                .expect("each first asker is scanned");
+            scanned[k].clone()
+        })
+        .collect();
     CandidateSets::from_lists(lists, n)
 }
 
