@@ -92,7 +92,7 @@ pub enum Command {
     /// The query is one basic graph pattern under SELECT (projection, `*`, DISTINCT, REDUCED,
     /// LIMIT, OFFSET), ASK or `SELECT (COUNT(*) AS ?n)`, matched by homomorphism with bag
     /// semantics; anything else is refused by name. Results are written as they are found.
-    Sparql(crate::sparql::SparqlArgs),
+    Sparql(SparqlArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
     ///
     /// For bash: `gsi completions bash > ~/.local/share/bash-completion/completions/gsi`.
@@ -957,4 +957,54 @@ mod tests {
         let err = match_args(&["--limit", "-3"]).unwrap_err().to_string();
         assert!(err.contains("--limit"), "{err}");
     }
+}
+
+/// `gsi sparql` (documented on `Command::Sparql`).
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  gsi sparql --data people.nt -e 'SELECT ?x ?y WHERE { ?x <http://ex/knows> ?y }'\n  gsi sparql --data people.gsidx --query q.rq --results tsv\n  gsi sparql --data people.nt.gz -e 'ASK { ?x a <http://ex/Person> }'"
+)]
+#[command(group = clap::ArgGroup::new("text").required(true).args(["query", "expression"]))]
+pub struct SparqlArgs {
+    /// The data: N-Triples (plain or compressed) or a saved index of it.
+    #[arg(long, short = 'd', value_name = "FILE", help_heading = "Input")]
+    pub data: PathBuf,
+
+    /// A file holding the query.
+    #[arg(long, short = 'q', value_name = "FILE", help_heading = "Input")]
+    pub query: Option<PathBuf>,
+
+    /// The query itself.
+    #[arg(
+        short = 'e',
+        long = "expression",
+        value_name = "QUERY",
+        help_heading = "Input"
+    )]
+    pub expression: Option<String>,
+
+    /// The results' format: the W3C's SPARQL 1.1 Query Results JSON, TSV or CSV.
+    #[arg(long, value_enum, default_value_t = ResultsArg::Json, help_heading = "Output")]
+    pub results: ResultsArg,
+
+    /// Print only the number: of solutions for SELECT, the count for COUNT(*), 1 or 0 for ASK.
+    #[arg(long, help_heading = "Output")]
+    pub count: bool,
+
+    #[command(flatten)]
+    pub engine: EngineArgs,
+
+    /// Print no progress and no notes on stderr.
+    #[arg(long, help_heading = "Output")]
+    pub quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ResultsArg {
+    /// SPARQL 1.1 Query Results JSON.
+    Json,
+    /// Tab-separated, terms in N-Triples syntax.
+    Tsv,
+    /// Comma-separated, IRIs and literals' values bare.
+    Csv,
 }

@@ -188,8 +188,10 @@ __device__ __forceinline__ u64 join_pooled(const u32* source, u32 length, u32 r,
     return threadIdx.x == 0 ? written : 0;
 }
 
-// No list goes to the block's pool (gsi_join_rows's pool_from).
-#define NO_POOL 0xffffffffu
+// NO_POOL (gsi_join_rows's pool_from when no list goes to the block's pool) comes from the host.
+#ifndef NO_POOL
+#error "NO_POOL must be defined by the host"
+#endif
 
 // Warp per row, a block taking WARPS_PER_BLOCK consecutive rows at a time (grid-stride),
 // Algorithm 3 lines 5-12. The row is kept in shared memory for the subtraction; the PCSR

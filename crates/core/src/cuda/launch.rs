@@ -73,6 +73,10 @@ pub mod small {
 /// The flag of an order bound that keeps a step's match above its column's (`ABOVE`).
 pub(crate) const ABOVE: u32 = 1 << 31;
 
+/// `gsi_join_rows`'s `pool_from` when no list goes to the block's pool (Sec. 6.1's third
+/// layer off).
+pub(crate) const NO_POOL: u32 = u32::MAX;
+
 /// A leaf group without precomputed counts (`NO_COUNTS`).
 pub(crate) const NO_COUNTS: u32 = u32::MAX;
 
@@ -145,6 +149,7 @@ pub fn defines(wide_tables: bool) -> Vec<String> {
         ("SMALL_MADE", small::MADE.to_string()),
         ("ABOVE", format!("{ABOVE:#x}u")),
         ("NO_COUNTS", format!("{NO_COUNTS:#x}u")),
+        ("NO_POOL", format!("{NO_POOL:#x}u")),
         ("KEEP_LINKED", format!("{}u", Keep::Linked as u32)),
         ("KEEP_UNLINKED", format!("{}u", Keep::Unlinked as u32)),
         ("KEEP_UNMATCHED", format!("{}u", Keep::Unmatched as u32)),

@@ -15,7 +15,7 @@ use super::layout::{DepthStep, Link};
 use crate::cuda::candidates::DeviceCandidates;
 use crate::cuda::device::Device;
 use crate::cuda::index::DevicePcsr;
-use crate::cuda::launch::{Keep, MAX_WIDTH, NARROW_MAX_WIDTH, NO_COUNTS};
+use crate::cuda::launch::{Keep, MAX_WIDTH, NARROW_MAX_WIDTH, NO_COUNTS, NO_POOL};
 use crate::cuda::scan::exclusive_scan;
 use crate::error::{driver, Result};
 use crate::join::{BufferLayout, FilledBuffers, JoinBackend, SmallEnd, SmallSteps};
@@ -212,7 +212,7 @@ impl<'a> GpuJoin<'a> {
             pool_from: self
                 .tuning
                 .block_pool_from
-                .map_or(u32::MAX, |from| u32::try_from(from).unwrap_or(u32::MAX)),
+                .map_or(NO_POOL, |from| u32::try_from(from).unwrap_or(NO_POOL)),
             remove_duplicates: u32::from(self.tuning.duplicate_removal),
             write_cache: u32::from(self.tuning.write_cache),
             ordered_pieces: self.listing && !self.tuning.two_step_output,

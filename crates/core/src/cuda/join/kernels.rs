@@ -193,7 +193,7 @@ pub(super) fn join_refilter(
 }
 
 /// The switchable parts of `gsi_join_rows`: the block's pool for lists longer than
-/// `pool_from` (Sec. 6.1's third layer; `u32::MAX`: none), the block's shared reads of short
+/// `pool_from` (Sec. 6.1's third layer; `NO_POOL`: none), the block's shared reads of short
 /// first-edge lists (Sec. 6.2's duplicate removal) and the warp's write cache (Sec. 5); and
 /// whether rows cut into pieces keep their extensions in order (`gsi_join_pieces_close`),
 /// which listed matches need and which needs each row's buffer as long as its list (not so
