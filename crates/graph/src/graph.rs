@@ -55,7 +55,7 @@ impl Direction {
 /// Invariants: `offsets.len() == vertex_count + 1`, `offsets[0] == 0`, the last offset equals
 /// `neighbors.len() == labels.len()`, and each vertex's slice is sorted by (label, neighbour)
 /// without repeats.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Csr {
     pub(crate) offsets: Buffer<usize>,
     pub(crate) neighbors: Buffer<VertexId>,
@@ -63,6 +63,9 @@ pub(crate) struct Csr {
     /// The label of every entry, when they all have the same: lists are then read without
     /// looking at their labels.
     pub(crate) only_label: Option<EdgeLabel>,
+    /// With one label: how many of each vertex's neighbours have a smaller id than its own,
+    /// made at the first [`Graph::neighbors_above`].
+    pub(crate) below: std::sync::OnceLock<Vec<u32>>,
 }
 
 impl Csr {
@@ -81,6 +84,7 @@ impl Csr {
             neighbors,
             labels,
             only_label,
+            below: std::sync::OnceLock::new(),
         }
     }
 
@@ -88,6 +92,18 @@ impl Csr {
         self.offsets[v as usize]..self.offsets[v as usize + 1]
     }
 }
+
+/// Two adjacencies are equal when their arrays are (whether their cut points are made yet
+/// does not matter).
+impl PartialEq for Csr {
+    fn eq(&self, other: &Csr) -> bool {
+        self.offsets == other.offsets
+            && self.neighbors == other.neighbors
+            && self.labels == other.labels
+    }
+}
+
+impl Eq for Csr {}
 
 /// The label sets of a graph whose vertices may carry several labels: CSR over every
 /// vertex, each set sorted and without repeats. Empty when every vertex has one label.
@@ -226,6 +242,28 @@ impl Graph {
         &neighbors[start..end]
     }
 
+    /// The part of N(v, l) above `v` itself: the higher-ranked neighbours, when ids follow
+    /// degree. A one-label adjacency finds it at once (its cut points made at the first call).
+    pub fn neighbors_above(
+        &self,
+        v: VertexId,
+        label: EdgeLabel,
+        direction: Direction,
+    ) -> &[VertexId] {
+        let list = self.neighbors(v, label, direction);
+        let csr = self.csr(direction);
+        if csr.only_label != Some(label) {
+            return &list[list.partition_point(|&w| w <= v)..];
+        }
+        let below = csr.below.get_or_init(|| {
+            (0..self.vertex_count() as VertexId)
+                .into_par_iter()
+                .map(|u| csr.neighbors[csr.range(u)].partition_point(|&w| w <= u) as u32)
+                .collect()
+        });
+        &list[below[v as usize] as usize..]
+    }
+
     /// Number of edges at `v` in `direction` (all of them in an undirected graph).
     pub fn degree(&self, v: VertexId, direction: Direction) -> usize {
         self.csr(direction).range(v).len()
@@ -290,6 +328,25 @@ mod tests {
         assert_eq!(g.neighbors(3, 5, Direction::Out), &[0]);
         assert!(g.neighbors(0, 7, Direction::Out).is_empty());
         assert_eq!(g.edge_iter().count(), 3);
+        // Above 0 among its label-5 neighbours 1 and 3; above 1 nothing of label 5 but 0.
+        assert_eq!(g.neighbors_above(0, 5, Direction::Out), &[1, 3]);
+        assert!(g.neighbors_above(1, 5, Direction::Out).is_empty());
+        assert!(g.neighbors_above(0, 7, Direction::Out).is_empty());
+    }
+
+    #[test]
+    fn one_label_lists_are_cut_above_their_vertex() {
+        let mut b = GraphBuilder::with_vertices(false, vec![0; 5]);
+        for (s, t) in [(2, 0), (2, 4), (2, 3), (0, 4), (1, 4)] {
+            b.add_edge(s, t, 9).unwrap();
+        }
+        let g = b.build().unwrap();
+        for v in 0..5 {
+            let all = g.neighbors(v, 9, Direction::Out);
+            let above: Vec<VertexId> = all.iter().copied().filter(|&w| w > v).collect();
+            assert_eq!(g.neighbors_above(v, 9, Direction::Out), above, "vertex {v}");
+        }
+        assert!(g.neighbors_above(2, 1, Direction::Out).is_empty());
     }
 
     #[test]

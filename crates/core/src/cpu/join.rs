@@ -15,7 +15,7 @@ use crate::index::DataIndex;
 use crate::join::{intersect_in_place, BufferLayout, FilledBuffers, JoinBackend};
 use crate::options::MatchOptions;
 use crate::plan::estimate::RowExtender;
-use crate::plan::{JoinStep, Plan, MAX_LEAF_GROUP};
+use crate::plan::{JoinStep, LinkEdge, Plan, MAX_LEAF_GROUP};
 use crate::sink::MatchSink;
 use crate::tuning::CpuTuning;
 
@@ -98,13 +98,22 @@ impl<'a> CpuJoin<'a> {
     /// only its part within the step's order bounds.
     fn source(&self, st: &JoinStep, row: &[VertexId]) -> &[VertexId] {
         let list = match st.first {
-            Some(e) => self
-                .data
-                .graph()
-                .neighbors(row[e.column], e.label, e.direction),
+            Some(e) => self.link_list(st, row, e),
             None => self.candidates.list(st.vertex),
         };
         st.narrow(row, list)
+    }
+
+    /// N(row[column], label) of the link `e`: only its part above row[column] when an order
+    /// bound keeps the step's match above that column's (found at once where ids follow
+    /// degree: a hub's few higher-ranked neighbours).
+    fn link_list(&self, st: &JoinStep, row: &[VertexId], e: LinkEdge) -> &[VertexId] {
+        let graph = self.data.graph();
+        let v = row[e.column];
+        match st.keeps_above(e.column) {
+            true => graph.neighbors_above(v, e.label, e.direction),
+            false => graph.neighbors(v, e.label, e.direction),
+        }
     }
 
     /// Algorithm 3 for one row: fills `buf` with the row's extensions drawn from `source` (the
@@ -139,10 +148,7 @@ impl<'a> CpuJoin<'a> {
             if n == 0 {
                 break;
             }
-            let other = self
-                .data
-                .graph()
-                .neighbors(row[e.column], e.label, e.direction);
+            let other = self.link_list(st, row, *e);
             n = intersect_in_place(&mut buf[..n], st.narrow(row, other));
         }
         if !st.absent.is_empty() {

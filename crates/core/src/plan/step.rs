@@ -50,6 +50,13 @@ impl JoinStep {
         self.first.iter().chain(&self.others)
     }
 
+    /// Whether an order bound keeps the step's match above column `column`'s.
+    pub fn keeps_above(&self, column: usize) -> bool {
+        self.order_bounds
+            .iter()
+            .any(|b| b.above && b.column == column)
+    }
+
     /// The data vertices the step's match may be, given the earlier columns `row`: above
     /// every `above` bound's vertex and below every other's (empty when none can).
     pub fn window(&self, row: &[VertexId]) -> Range<VertexId> {
@@ -68,9 +75,9 @@ impl JoinStep {
         }
         let window = self.window(row);
         // Symmetry breaking mostly bounds one side: the other needs no search.
-        let from = match window.start {
-            0 => 0,
-            start => list.partition_point(|&x| x < start),
+        let from = match list.first() {
+            Some(&first) if first < window.start => list.partition_point(|&x| x < window.start),
+            _ => 0,
         };
         let to = match window.end {
             VertexId::MAX => list.len(),
