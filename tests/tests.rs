@@ -4,6 +4,7 @@
 //! - `oracle`: property tests on random labelled graphs against the brute force and `vf2`.
 //! - `pinned`: query vertices pinned to one data vertex each, against the brute force.
 //! - `sparql`: `gsi sparql` as a user runs it.
+//! - `trees`: tree-shaped queries counted by dynamic programming, against the brute force.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
 //! - `gmatch`: graphs written as gMatch's binary CSR, read back from its documented layout.
 //! - `patterns`: the query files of `benches/patterns` hold their patterns and count right.
@@ -25,4 +26,5 @@ mod pinned;
 mod regression;
 mod saved;
 mod sparql;
+mod trees;
 mod util;

@@ -251,6 +251,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
                 _ => JoinOrder::Sampled,
             },
             symmetry: !args.no_symmetry,
+            tree_counts: !args.no_tree_counts,
             heavy_query_work: args.heavy_work,
             pinned: Vec::new(),
         },

@@ -819,6 +819,11 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub no_symmetry: bool,
 
+    /// For tests and measurements: joins a tree-shaped query instead of counting it by
+    /// dynamic programming.
+    #[arg(long, hide = true)]
+    pub no_tree_counts: bool,
+
     /// For tests and measurements: estimated partial matches from which a query's join order
     /// is chosen by sampling (`0`: every query).
     #[arg(long, value_name = "N", hide = true, default_value_t = gsi_core::options::HEAVY_QUERY_WORK)]

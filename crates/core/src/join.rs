@@ -112,6 +112,7 @@ pub(crate) fn run<B: JoinBackend>(
             depth_first_from,
             small_steps: driver.small_steps,
             skipped_by_failing_sets: driver.backend.skipped_by_failing_sets(),
+            tree_counted: false,
         },
     })
 }

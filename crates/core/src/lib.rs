@@ -33,6 +33,7 @@ pub mod sink;
 pub mod spread;
 #[cfg(test)]
 mod testing;
+pub mod tree_count;
 pub mod tuning;
 pub mod verify;
 pub mod vertex_order;

@@ -86,6 +86,9 @@ pub struct MatchOptions {
     /// Counts one match per class of the query's automorphisms and multiplies (isomorphism
     /// without a limit, [`crate::plan::symmetry`]); off for tests and measurements.
     pub symmetry: bool,
+    /// Counts a tree-shaped query by dynamic programming instead of a join, where its
+    /// homomorphisms are its matches ([`crate::tree_count`]); off for tests and measurements.
+    pub tree_counts: bool,
     /// Query vertices fixed to one data vertex each, `(u, v)`: C(u) keeps only `v`, if the
     /// filter let it in (a SPARQL constant). Applied right after filtering.
     pub pinned: Vec<(usize, VertexId)>,
@@ -232,6 +235,7 @@ impl Default for MatchOptions {
             refine_rounds: REFINE_ROUNDS,
             join_order: JoinOrder::Sampled,
             symmetry: true,
+            tree_counts: true,
             heavy_query_work: HEAVY_QUERY_WORK,
             pinned: Vec::new(),
         }
@@ -321,6 +325,8 @@ pub struct JoinPaths {
     /// Extensions the CPU's depth-first count skipped because a sibling's failing set showed
     /// they fail alike.
     pub skipped_by_failing_sets: u64,
+    /// Whether the query was counted as a tree by dynamic programming, without a join.
+    pub tree_counted: bool,
 }
 
 /// What one step did: rows joined breadth-first into a new table (Algorithms 3 and 4), rows
@@ -371,6 +377,12 @@ fn rows(n: u64) -> String {
 
 impl std::fmt::Display for JoinPaths {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.tree_counted {
+            return writeln!(
+                f,
+                "join paths: none; counted as a tree by dynamic programming over the data graph"
+            );
+        }
         writeln!(f, "join paths (rows into each step):")?;
         if self.small_steps > 0 {
             writeln!(

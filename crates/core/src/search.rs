@@ -15,6 +15,7 @@ use crate::plan::estimate::plan_on_host;
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
 use crate::plan::{Plan, Strategy};
 use crate::sink::{Images, MatchSink, OriginalIds};
+use crate::tree_count;
 
 /// Time spent in each phase of one query.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -75,6 +76,8 @@ pub struct Planned {
     counting: bool,
     /// False when the query cannot match at all ([`misfit`]): the join answers 0 at once.
     fits: bool,
+    /// The query, when its count is its tree's homomorphism count ([`tree_count`]): no join.
+    tree: Option<Box<Graph>>,
 }
 
 /// Filters `query` on `engine` and plans its join (leaves postponed only when `counting`).
@@ -140,6 +143,11 @@ pub(crate) fn plan_query(
         planning: filtered.elapsed(),
         counting,
         fits: true,
+        tree: (counting
+            && options.tree_counts
+            && options.limit.is_none()
+            && tree_count::applies(query, data, options.semantics))
+        .then(|| Box::new(query.clone())),
     })
 }
 
@@ -227,6 +235,7 @@ impl Planned {
             planning: started.elapsed(),
             counting,
             fits: false,
+            tree: None,
         }
     }
 
@@ -280,6 +289,24 @@ impl Planned {
             None => &self.candidates,
         };
         let cut = started.elapsed();
+        if let Some(tree) = &self.tree {
+            let mut report = self.report();
+            let sets = candidates.to_host()?;
+            match tree_count::count(tree, &sets, data, &|| options.stop().is_some()) {
+                Some(count) => report.count = count,
+                None => report.status = options.stop().unwrap_or(Status::Timeout),
+            }
+            report.times.plan += cut;
+            report.times.join = started.elapsed() - cut;
+            // The count is made on the host over the candidate sets; the report names the
+            // engine that filtered them.
+            report.engine = match self.candidates {
+                Candidates::Device(_) => "gpu",
+                Candidates::Host(_) => "cpu",
+            };
+            report.paths.tree_counted = true;
+            return Ok(report);
+        }
         // The engines find matches in the index's vertex ids; the sink takes the graph's.
         let mut original;
         let sink: &mut dyn MatchSink = match data.vertex_order() {

@@ -1,0 +1,152 @@
+//! Tree-shaped queries counted by dynamic programming (`gsi_core::tree_count`) against the
+//! brute force: undirected and directed, under homomorphism (any labels) and isomorphism
+//! (all labels distinct, or repeated), with the path checked to be the one taken.
+
+use gsi_core::{find_matches, CountOnly, DataIndex, MatchOptions, Semantics};
+use gsi_graph::VertexId;
+use proptest::prelude::*;
+use proptest::test_runner::{Config as ProptestConfig, RngSeed};
+
+use crate::brute;
+use crate::oracle::{graph, Shape};
+use crate::util::Spec;
+
+/// A random tree of 2 to 6 vertices: vertex i hangs from a random earlier vertex by an edge
+/// of label 0 or 1 pointing either way; vertex labels drawn from `0..labels`, or a shuffle
+/// of `0..n` when `distinct`.
+fn tree(directed: bool, labels: u32, distinct: bool) -> impl Strategy<Value = Spec> {
+    (2usize..=6).prop_flat_map(move |n| {
+        let parents: Vec<BoxedStrategy<usize>> = (1..n).map(|i| (0..i).boxed()).collect();
+        let vertex_labels = if distinct {
+            Just((0..n as u32).collect::<Vec<u32>>())
+                .prop_shuffle()
+                .boxed()
+        } else {
+            prop::collection::vec(0..labels, n).boxed()
+        };
+        (
+            parents,
+            prop::collection::vec((0u32..2, any::<bool>()), n - 1),
+            vertex_labels,
+        )
+            .prop_map(move |(parents, edges, labels)| {
+                let mut spec = Spec::new(directed, labels);
+                for (i, (&p, &(l, flip))) in parents.iter().zip(&edges).enumerate() {
+                    let (c, p) = ((i + 1) as VertexId, p as VertexId);
+                    let (s, t) = if flip { (c, p) } else { (p, c) };
+                    spec = spec.edge(s, t, l);
+                }
+                spec
+            })
+    })
+}
+
+/// A data graph and a tree query for one case.
+fn case() -> impl Strategy<Value = (bool, bool, Spec, Spec)> {
+    (any::<bool>(), any::<bool>(), any::<bool>()).prop_flat_map(
+        |(directed, distinct, homomorphism)| {
+            // Distinct query labels are drawn from 0..6: the data's labels too.
+            let shape = Shape {
+                directed,
+                vertex_labels: if distinct { 6 } else { 2 },
+                edge_labels: 2,
+                density: if directed { 0.3 } else { 0.4 },
+                multi: true,
+            };
+            (
+                Just(distinct),
+                Just(homomorphism),
+                graph(shape, 1..=9),
+                tree(directed, shape.vertex_labels, distinct),
+            )
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 200,
+        rng_seed: RngSeed::Fixed(0x7ee_2026),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn trees_counted_by_dynamic_programming_equal_the_brute_force(
+        (distinct, homomorphism, data, query) in case(),
+    ) {
+        let (q, d) = (query.graph(), data.graph());
+        let semantics = if homomorphism { Semantics::Homomorphism } else { Semantics::Isomorphism };
+        let index = DataIndex::build(d.clone()).expect("index");
+        let expected = brute::count(&q, &d, homomorphism);
+        let options = MatchOptions { semantics, ..MatchOptions::default() };
+        let counted = find_matches(&mut gsi_core::cpu::CpuEngine::default(), &q, &index, &options, &mut CountOnly)
+            .expect("counted");
+        prop_assert_eq!(counted.count, expected);
+        // The dynamic program answers every homomorphism count of a tree, and every
+        // isomorphism count where the query's labels all differ (by draw or by chance).
+        let mut labels = query.labels.clone();
+        labels.sort_unstable();
+        labels.dedup();
+        let all_differ = labels.len() == query.labels.len();
+        prop_assert!(all_differ || !distinct);
+        if homomorphism || all_differ {
+            // (Unless the query cannot fit at all, answered 0 before any method.)
+            prop_assert!(counted.paths.tree_counted || expected == 0);
+        } else {
+            prop_assert!(!counted.paths.tree_counted);
+        }
+        let joined = MatchOptions { tree_counts: false, ..options };
+        let joined = find_matches(&mut gsi_core::cpu::CpuEngine::default(), &q, &index, &joined, &mut CountOnly)
+            .expect("joined");
+        prop_assert!(!joined.paths.tree_counted);
+        prop_assert_eq!(joined.count, expected);
+    }
+}
+
+/// A star of four distinct labels and a path of repeated ones, on a graph where both match
+/// many times: the dynamic program is taken and counts what the brute force finds.
+#[test]
+fn a_star_and_a_path_are_counted_as_trees() {
+    let mut data = Spec::new(false, (0..30).map(|v| v % 4).collect());
+    for v in 0..30u32 {
+        for w in [v + 1, v + 2, v + 3, v + 7] {
+            if w < 30 {
+                data = data.edge(v, w, 0);
+            }
+        }
+    }
+    let star = Spec::new(false, vec![0, 1, 2, 3])
+        .edge(0, 1, 0)
+        .edge(0, 2, 0)
+        .edge(0, 3, 0);
+    let path = Spec::new(false, vec![1, 2, 1]).edge(0, 1, 0).edge(1, 2, 0);
+    let d = data.graph();
+    let index = DataIndex::build(d.clone()).expect("index");
+    for (query, semantics) in [
+        (&star, Semantics::Isomorphism),
+        (&star, Semantics::Homomorphism),
+        (&path, Semantics::Homomorphism),
+    ] {
+        let q = query.graph();
+        let options = MatchOptions {
+            semantics,
+            ..MatchOptions::default()
+        };
+        let report = find_matches(
+            &mut gsi_core::cpu::CpuEngine::default(),
+            &q,
+            &index,
+            &options,
+            &mut CountOnly,
+        )
+        .expect("counted");
+        let expected = brute::count(&q, &d, semantics == Semantics::Homomorphism);
+        assert!(expected > 0, "{semantics:?}: the case matches");
+        assert_eq!(report.count, expected, "{semantics:?}");
+        assert!(
+            report.paths.tree_counted,
+            "{semantics:?}: counted as a tree"
+        );
+    }
+}
