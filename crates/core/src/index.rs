@@ -194,7 +194,7 @@ impl DataIndex {
     /// them otherwise).
     pub fn original_graph(&self) -> Cow<'_, Graph> {
         match &self.order {
-            Some(order) => Cow::Owned(self.graph.renumbered(&inverse(order))),
+            Some(order) => Cow::Owned(self.graph.renumbered(order.internals())),
             None => Cow::Borrowed(&self.graph),
         }
     }
@@ -202,7 +202,7 @@ impl DataIndex {
     /// The data graph with its own vertex ids, the index dropped.
     pub fn into_graph(self) -> Graph {
         match &self.order {
-            Some(order) => self.graph.renumbered(&inverse(order)),
+            Some(order) => self.graph.renumbered(order.internals()),
             None => self.graph,
         }
     }
@@ -262,13 +262,6 @@ impl DataIndex {
             pcsr_column_index,
         }
     }
-}
-
-/// The order that renumbers the index's graph back to the graph's own ids.
-fn inverse(order: &VertexOrder) -> Vec<VertexId> {
-    (0..order.originals().len() as VertexId)
-        .map(|v| order.internal(v).expect("every vertex is ordered"))
-        .collect()
 }
 
 /// The number of edges of each label.

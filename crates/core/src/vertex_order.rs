@@ -101,9 +101,10 @@ impl VertexOrder {
         &self.original
     }
 
-    /// The graph's own ids of the index's vertices, in the index's order.
-    pub fn into_originals(self) -> Vec<VertexId> {
-        self.original
+    /// The index's ids of the graph's vertices, in the graph's order: the order that
+    /// renumbers the index's graph back.
+    pub fn internals(&self) -> &[VertexId] {
+        &self.internal
     }
 }
 
