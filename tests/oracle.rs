@@ -11,7 +11,7 @@ use gsi_core::options::REFINE_ROUNDS;
 use gsi_core::CpuTuning;
 use gsi_core::{
     find_matches, CountOnly, DataIndex, JoinOrder, MatchOptions, MatchReport, MatchSink, Semantics,
-    Status,
+    ShareGrid, Status,
 };
 use gsi_graph::{Direction, Graph, VertexId};
 use proptest::prelude::*;
@@ -1045,7 +1045,8 @@ proptest! {
             data_and_subgraph(DIRECTED_MULTI, 1..=12, 5),
         ],
         semantics in semantics(),
-        shares in 1u32..6,
+        shares in 1u32..13,
+        even in any::<bool>(),
     ) {
         let (q, d) = (query.graph(), data.graph());
         let mut expected = brute::matches(&q, &d, semantics == Semantics::Homomorphism);
@@ -1057,6 +1058,7 @@ proptest! {
             let options = MatchOptions {
                 semantics,
                 share: gsi_core::Share::new(i, shares),
+                share_grid: if even { ShareGrid::Even } else { ShareGrid::ByWork },
                 ..MatchOptions::default()
             };
             let mut sink = Collect::default();
@@ -1116,6 +1118,48 @@ proptest! {
         .expect("matched");
         prop_assert_eq!(report.status, Status::Complete);
         prop_assert_eq!(report.count, expected);
+    }
+}
+
+/// A triangle over an unlabelled scale-free graph, spread over four engines at once: its
+/// plan's walks find the first two steps to be its work, so the shares cut its first vertex
+/// alone (32 × 1 × 1) where the evenest grid is 2 × 4 × 4; both count what the brute force
+/// counts, and each engine reports its part.
+#[test]
+fn a_triangle_spread_over_engines_is_cut_on_its_first_vertex() {
+    let mut spec = gsi_generate::GraphSpec::new(3000, 15000, gsi_generate::Shape::ScaleFree);
+    spec.seed = 3;
+    let d = gsi_generate::generate_graph(&spec).expect("graph");
+    let q = clique(false, 3, 0).graph();
+    let expected = brute::count(&q, &d, false);
+    assert!(expected > 1000, "{expected} triangles");
+    let index = DataIndex::build(d).expect("index");
+    for (share_grid, grid) in [
+        (ShareGrid::ByWork, [32, 1, 1]),
+        (ShareGrid::Even, [2, 4, 4]),
+    ] {
+        let mut engines: Vec<Box<dyn gsi_core::Engine>> = (0..4)
+            .map(|_| Box::new(CpuEngine::default()) as Box<dyn gsi_core::Engine>)
+            .collect();
+        let options = MatchOptions {
+            share_grid,
+            ..MatchOptions::default()
+        };
+        let report = gsi_core::find_matches_spread(
+            &mut engines,
+            &q,
+            &index,
+            &options,
+            &mut CountOnly,
+            None,
+            None,
+        )
+        .expect("matched");
+        assert_eq!(report.count, expected, "{share_grid:?}");
+        let spread = report.spread.expect("spread");
+        assert_eq!(spread.grid, grid, "{share_grid:?}");
+        assert_eq!(spread.engines.len(), 4);
+        assert_eq!(spread.engines.iter().map(|e| e.shares).sum::<u32>(), 32);
     }
 }
 

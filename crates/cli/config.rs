@@ -8,7 +8,7 @@ use gsi_core::options::FilterTests;
 use gsi_core::VertexNumbering;
 use gsi_core::{
     CpuTuning, EngineConfig, EngineKind, GpuTuning, IndexOptions, JoinOrder, MatchOptions,
-    NamedSemantics, PcsrLayout, Semantics, Share, Tuning,
+    NamedSemantics, PcsrLayout, Semantics, Share, ShareGrid, Tuning,
 };
 use gsi_graph::formats::{Format, MemoryBound, ReadOptions};
 
@@ -242,6 +242,10 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             depth_first_rows,
             postpone_leaves: !args.no_leaf_products,
             share: args.partition.as_deref().map(share).transpose()?,
+            share_grid: match args.even_shares {
+                true => ShareGrid::Even,
+                false => ShareGrid::ByWork,
+            },
             refine_rounds: args.refine_rounds,
             join_order: match args.join_order.as_str() {
                 "paper" => JoinOrder::Paper,

@@ -824,6 +824,12 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub no_tree_counts: bool,
 
+    /// For tests and measurements: cuts each query's shares (`--partition`, `--devices`) into
+    /// the evenest grid over its first three vertices, whatever its plan's estimated work.
+    /// Every share of one query must be answered with the same choice.
+    #[arg(long, hide = true)]
+    pub even_shares: bool,
+
     /// For tests and measurements: estimated partial matches from which a query's join order
     /// is chosen by sampling (`0`: every query).
     #[arg(long, value_name = "N", hide = true, default_value_t = gsi_core::options::HEAVY_QUERY_WORK)]

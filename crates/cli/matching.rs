@@ -134,6 +134,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
         load_ms: ms(session.load_time),
         index_ms: ms(session.index_time),
         upload_ms: session.upload_time.map(ms),
+        upload_bytes: session.upload_bytes(),
         partition: cfg.matching.options.share.map(|s| s.to_string()),
         ..SummaryJson::default()
     };

@@ -5,7 +5,7 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use gsi_core::{DataEdges, MatchReport, MatchSink};
+use gsi_core::{DataEdges, MatchReport, MatchSink, SpreadReport};
 use gsi_graph::formats::write::{write_graphs, write_graphs_to, WriteFormat};
 use gsi_graph::formats::{AtomicFile, VertexNames};
 use gsi_graph::{Graph, VertexId};
@@ -42,6 +42,45 @@ pub struct QueryJson {
     /// The join plan, with `--explain`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan: Option<String>,
+    /// How the query was spread over several GPUs (`--devices`), when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread: Option<SpreadJson>,
+}
+
+/// A spread query's grid of shares and each engine's part, in milliseconds.
+#[derive(Debug, Serialize)]
+pub struct SpreadJson {
+    pub grid: [u32; 3],
+    pub engines: Vec<EngineSharesJson>,
+}
+
+/// One engine's part of a spread query ([`gsi_core::EngineShares`]).
+#[derive(Debug, Serialize)]
+pub struct EngineSharesJson {
+    pub ready_ms: f64,
+    pub shares: u32,
+    pub busy_ms: f64,
+    pub cutting_ms: f64,
+    pub longest_ms: f64,
+}
+
+impl SpreadJson {
+    fn of(spread: &SpreadReport) -> SpreadJson {
+        SpreadJson {
+            grid: spread.grid,
+            engines: spread
+                .engines
+                .iter()
+                .map(|e| EngineSharesJson {
+                    ready_ms: ms(e.ready),
+                    shares: e.shares,
+                    busy_ms: ms(e.busy),
+                    cutting_ms: ms(e.cutting),
+                    longest_ms: ms(e.longest),
+                })
+                .collect(),
+        }
+    }
 }
 
 impl QueryJson {
@@ -80,6 +119,7 @@ impl QueryJson {
             plan: ok
                 .zip(explain)
                 .map(|(r, legend)| format!("{}{legend}{}", r.plan, r.paths)),
+            spread: ok.and_then(|r| r.spread.as_ref()).map(SpreadJson::of),
         }
     }
 }
@@ -104,9 +144,12 @@ pub struct SummaryJson {
     pub partition: Option<String>,
     pub load_ms: f64,
     pub index_ms: f64,
-    /// Readying the index on the device; absent for the CPU engine.
+    /// Readying the index on the device (on every GPU at once); absent for the CPU engine.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub upload_ms: Option<f64>,
+    /// Bytes of the index on each GPU; absent for the CPU engine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upload_bytes: Option<usize>,
     pub queries_ms: f64,
     pub median_ms: f64,
     /// How the run ended: `finished` (every query was answered, whatever its status),
@@ -267,6 +310,9 @@ impl Printer<QueryJson, SummaryJson> for MatchTable {
         writeln!(self.out, "index_ms = {:.3}", s.index_ms)?;
         if let Some(upload) = s.upload_ms {
             writeln!(self.out, "upload_ms = {upload:.3}")?;
+        }
+        if let Some(bytes) = s.upload_bytes {
+            writeln!(self.out, "upload_bytes = {bytes}")?;
         }
         writeln!(self.out, "queries_ms = {:.3}", s.queries_ms)?;
         writeln!(self.out, "median_ms = {:.3}", s.median_ms)?;

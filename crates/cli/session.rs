@@ -71,6 +71,12 @@ pub struct Session {
 }
 
 impl Session {
+    /// Bytes of the index on each GPU, once uploaded; `None` for the CPU engine.
+    pub fn upload_bytes(&self) -> Option<usize> {
+        self.upload_time?;
+        self.engines.first().map(|e| e.device_index_bytes())
+    }
+
     /// Opens the engine of `choice`, then loads, indexes and readies the data graph `data`
     /// (its line graph, for edge isomorphism, when `edges`).
     pub fn open(

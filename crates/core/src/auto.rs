@@ -49,6 +49,10 @@ impl Engine for AutoEngine {
         Some(self.gpu.describe())
     }
 
+    fn device_index_bytes(&self) -> usize {
+        self.gpu.index_bytes()
+    }
+
     fn tune(&mut self, tuning: &Tuning) {
         self.cpu.tune(tuning);
         self.gpu.tune(tuning);

@@ -94,6 +94,12 @@ pub trait Engine: Send {
         None
     }
 
+    /// Bytes of the data index the engine holds on its device (0 for the CPU engine, or
+    /// before the upload).
+    fn device_index_bytes(&self) -> usize {
+        0
+    }
+
     /// Sets how the engine's joins go about the next queries (opened with
     /// `EngineConfig::tuning`): tests and `gsi verify` force each path so.
     fn tune(&mut self, tuning: &Tuning);

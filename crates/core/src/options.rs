@@ -74,6 +74,9 @@ pub struct MatchOptions {
     pub postpone_leaves: bool,
     /// Find only this share of the matches (to spread one query over processes or machines).
     pub share: Option<Share>,
+    /// How the shares' grid is shaped: by the plan's estimated work, or evenly (a switch for
+    /// tests and measurements). Every share of one query must be cut the same way.
+    pub share_grid: ShareGrid,
     /// Rounds of neighbourhood refinement after the signature filter ([`crate::plan::refine`]);
     /// 0 keeps the paper's candidate sets.
     pub refine_rounds: usize,
@@ -121,12 +124,13 @@ pub enum JoinOrder {
 }
 
 /// Share `index` of `count` disjoint shares of a query's matches. The shares form a grid of
-/// [`Share::grid`] dimensions, one per [`AXES`]: a match is in the share at coordinates
-/// `(c0, c1, c2)` when the data vertex of the plan's first query vertex hashes to `c0`, that of
-/// its second to `c1` and that of its third to `c2` (see [`Share::holds`]). Cutting several of
-/// the first vertices splits the work of a hub vertex, or of a hub pair, which one vertex's
-/// hash alone cannot. The shares of one query add up to all of its matches, whatever engine
-/// or machine answers each.
+/// `count` cells, one side per [`AXES`]: a match is in the share at coordinates `(c0, c1,
+/// c2)` when the data vertex of the plan's first query vertex hashes to `c0`, that of its
+/// second to `c1` and that of its third to `c2` (see [`Share::cut`]). Cutting several of the
+/// first vertices splits the work of a hub vertex, or of a hub pair, which one vertex's hash
+/// alone cannot, but each share then makes the whole of a step's work for the vertices not
+/// yet cut: the plan chooses the sides ([`crate::plan::Plan::share_grid`]). The shares of one
+/// query add up to all of its matches, whatever engine or machine answers each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Share {
     index: u32,
@@ -135,6 +139,17 @@ pub struct Share {
 
 /// Dimensions of the grid of shares: the plan's first three query vertices.
 pub const AXES: usize = 3;
+
+/// How the sides of the grid of shares are chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ShareGrid {
+    /// From the plan's estimated work per step, the evenest grid whose shares together make
+    /// little more work than the whole query ([`crate::plan::Plan::share_grid`]).
+    #[default]
+    ByWork,
+    /// The evenest grid, whatever the plan ([`Share::grid`]).
+    Even,
+}
 
 /// A hash seed per axis, so that the axes cut a vertex independently.
 const AXIS_SEEDS: [u64; AXES] = [
@@ -179,17 +194,12 @@ impl Share {
         sides
     }
 
-    /// Whether this share keeps data vertex `v` as the image of the query vertex on `axis`
-    /// (`0..AXES`). Vertices are hashed, not dealt out by position, so that the shares depend
-    /// on the vertex alone and the heavy vertices of a skewed graph, often numbered together,
-    /// spread over the shares.
-    pub fn holds(self, axis: usize, v: VertexId) -> bool {
-        self.cut(axis).holds(v)
-    }
-
-    /// The test [`Share::holds`] makes on `axis`, worked out once for many vertices.
-    pub fn cut(self, axis: usize) -> Cut {
-        let sides = self.grid();
+    /// The data vertices this share keeps as images of the query vertex on `axis`
+    /// (`0..AXES`) in a grid of `sides` (whose product is [`Share::count`]). Vertices are
+    /// hashed, not dealt out by position, so that the shares depend on the vertex alone and
+    /// the heavy vertices of a skewed graph, often numbered together, spread over the shares.
+    pub fn cut(self, sides: [u32; AXES], axis: usize) -> Cut {
+        debug_assert_eq!(sides.iter().product::<u32>(), self.count);
         let stride: u32 = sides[axis + 1..].iter().product();
         Cut {
             seed: AXIS_SEEDS[axis],
@@ -232,6 +242,7 @@ impl Default for MatchOptions {
             depth_first_rows: None,
             postpone_leaves: true,
             share: None,
+            share_grid: ShareGrid::ByWork,
             refine_rounds: REFINE_ROUNDS,
             join_order: JoinOrder::Sampled,
             symmetry: true,
@@ -461,15 +472,24 @@ mod tests {
 
     #[test]
     fn every_triple_of_images_is_in_exactly_one_share() {
-        for count in [1, 6, 8, 13, 64] {
+        for (count, sides) in [
+            (1, [1, 1, 1]),
+            (6, [1, 2, 3]),
+            (6, [6, 1, 1]),
+            (8, [2, 2, 2]),
+            (8, [4, 1, 2]),
+            (13, [1, 1, 13]),
+            (64, [4, 4, 4]),
+            (64, [64, 1, 1]),
+        ] {
             for images in [[0, 0, 0], [1, 2, 3], [77, 5, 77], [u32::MAX, 3, 9]] {
                 let owners = (0..count)
                     .filter(|&i| {
                         let share = Share::new(i, count).unwrap();
-                        (0..AXES).all(|axis| share.holds(axis, images[axis]))
+                        (0..AXES).all(|axis| share.cut(sides, axis).holds(images[axis]))
                     })
                     .count();
-                assert_eq!(owners, 1, "{count} shares, images {images:?}");
+                assert_eq!(owners, 1, "{count} shares as {sides:?}, images {images:?}");
             }
         }
     }

@@ -8,6 +8,7 @@ use std::fmt;
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 
 pub mod estimate;
+mod grid;
 mod leaves;
 pub mod refine;
 mod step;
@@ -61,6 +62,9 @@ pub struct PlanChoice {
     /// The partial matches of this order as random walks estimated them, when walks ran
     /// ([`crate::plan::estimate`]); unlike [`Plan::estimated_rows`], not misled by dense regions.
     pub estimated_work: Option<f64>,
+    /// That estimate step by step (empty when no walks ran): what cutting the work into
+    /// shares weighs ([`crate::options::Share`]).
+    pub estimated_steps: Vec<f64>,
 }
 
 impl Strategy<'_> {

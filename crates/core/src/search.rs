@@ -1,8 +1,10 @@
 //! One query from start to end: filter, plan, join, each phase timed.
 
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use gsi_graph::{Graph, VertexId};
+use rayon::prelude::*;
 
 use crate::candidates::CandidateSets;
 use crate::cpu::CpuEngine;
@@ -48,6 +50,34 @@ pub struct MatchReport {
     pub engine: &'static str,
     /// How each step of the join ran.
     pub paths: JoinPaths,
+    /// How the query was spread over several engines, when it was ([`crate::spread`]).
+    pub spread: Option<SpreadReport>,
+}
+
+/// How one query was spread over several engines: the grid of its shares and what each
+/// engine did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpreadReport {
+    /// The sides of the grid of shares ([`Plan::share_grid`]).
+    pub grid: [u32; AXES],
+    /// Each engine's part, the first (which tried the query whole) first.
+    pub engines: Vec<EngineShares>,
+}
+
+/// What one engine did with a spread query.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EngineShares {
+    /// From the start of the spread query until the engine took its first share: its filter
+    /// and plan (and, for the first engine, the trial of the whole query).
+    pub ready: Duration,
+    /// Shares the engine answered.
+    pub shares: u32,
+    /// Time its shares took together, each share's cut of the candidate sets included.
+    pub busy: Duration,
+    /// Of that, the cuts.
+    pub cutting: Duration,
+    /// The longest of its shares.
+    pub longest: Duration,
 }
 
 /// Finds the matches of `query` in the indexed data graph with `engine`.
@@ -78,6 +108,9 @@ pub struct Planned {
     fits: bool,
     /// The query, when its count is its tree's homomorphism count ([`tree_count`]): no join.
     tree: Option<Box<Graph>>,
+    /// The candidate sets brought to the host once, when they are on a device and the query
+    /// is joined in shares: each share cuts its own from them ([`share_of`]).
+    on_host: OnceLock<CandidateSets>,
 }
 
 /// Filters `query` on `engine` and plans its join (leaves postponed only when `counting`).
@@ -148,6 +181,7 @@ pub(crate) fn plan_query(
             && options.limit.is_none()
             && tree_count::applies(query, data, options.semantics))
         .then(|| Box::new(query.clone())),
+        on_host: OnceLock::new(),
     })
 }
 
@@ -236,6 +270,7 @@ impl Planned {
             counting,
             fits: false,
             tree: None,
+            on_host: OnceLock::new(),
         }
     }
 
@@ -264,6 +299,21 @@ impl Planned {
             estimated_rows: self.plan.expected_rows(),
             engine: "",
             paths: JoinPaths::default(),
+            spread: None,
+        }
+    }
+
+    /// The candidate sets on the host: brought over once if they are on a device.
+    fn host_candidates(&self) -> Result<&CandidateSets> {
+        match &self.candidates {
+            Candidates::Host(sets) => Ok(sets),
+            Candidates::Device(sets) => {
+                if self.on_host.get().is_none() {
+                    // Another thread may have set it meanwhile: either copy is the same.
+                    let _ = self.on_host.set(sets.download()?);
+                }
+                Ok(self.on_host.get().expect("set above"))
+            }
         }
     }
 
@@ -283,7 +333,8 @@ impl Planned {
         let shared;
         let candidates = match share {
             Some(share) => {
-                shared = share_of(&self.candidates, &self.plan, share)?;
+                let grid = self.plan.share_grid(share.count(), options.share_grid);
+                shared = share_of(self.host_candidates()?, &self.plan, share, grid);
                 &shared
             }
             None => &self.candidates,
@@ -336,20 +387,27 @@ impl Planned {
     }
 }
 
-/// The candidate sets of `share`: C(u) of each of the plan's first [`AXES`] query vertices
-/// cut to the data vertices the share holds on that vertex's axis ([`Share::holds`]), so that
-/// the share's tables are the share's from the first step on. A plan with fewer vertices puts
-/// the remaining axes on its last vertex: a vertex cut on several axes is kept when every one
-/// of them holds it, so each match still falls in exactly one share. The plan is the whole
-/// query's, the same in every share.
-fn share_of(candidates: &Candidates, plan: &Plan, share: Share) -> Result<Candidates> {
-    let mut sets = candidates.to_host()?.into_owned();
+/// The candidate sets of `share` in a grid of `sides`: C(u) of each of the plan's first
+/// [`AXES`] query vertices cut to the data vertices the share holds on that vertex's axis
+/// ([`Share::cut`]), so that the share's tables are the share's from the first step on. A
+/// plan with fewer vertices puts the remaining axes on its last vertex: a vertex cut on
+/// several axes is kept when every one of them holds it, so each match still falls in exactly
+/// one share. The plan is the whole query's, the same in every share.
+fn share_of(sets: &CandidateSets, plan: &Plan, share: Share, sides: [u32; AXES]) -> Candidates {
+    let mut sets = sets.clone();
     if let Some(last) = plan.steps.len().checked_sub(1) {
-        for axis in 0..AXES {
+        for axis in (0..AXES).filter(|&axis| sides[axis] > 1) {
             let u = plan.steps[axis.min(last)].vertex;
-            let cut = share.cut(axis);
-            sets.retain(u, |v| cut.holds(v));
+            let cut = share.cut(sides, axis);
+            // Millions of candidates on an unlabelled graph: hashed on every thread.
+            let kept: Vec<VertexId> = sets
+                .list(u)
+                .par_iter()
+                .copied()
+                .filter(|&v| cut.holds(v))
+                .collect();
+            sets.keep(u, kept);
         }
     }
-    Ok(Candidates::Host(sets))
+    Candidates::Host(sets)
 }

@@ -16,7 +16,7 @@ use crate::index::DataIndex;
 use crate::options::{MatchOptions, Share, Status};
 #[cfg(doc)]
 use crate::search::{find_matches, plan_ahead};
-use crate::search::{plan_query, MatchReport, Planned};
+use crate::search::{plan_query, EngineShares, MatchReport, Planned, SpreadReport};
 use crate::sink::{CountOnly, MatchSink};
 
 /// Shares per engine. Each share repeats the filter, the join's set-up and the steps before
@@ -41,7 +41,7 @@ pub const SPREAD_AT_ONCE_ROWS: f64 = 1e5;
 /// part of the shares.
 enum FirstEngine {
     Whole(MatchReport),
-    Shares(Planned, Vec<MatchReport>),
+    Shares(Planned, Vec<MatchReport>, EngineShares),
 }
 
 /// How often the first engine, done, looks for a stop while the others finish: short, since a
@@ -93,15 +93,28 @@ pub fn find_matches_spread(
     }
     let count = SHARES_PER_ENGINE * (others.len() as u32 + 1);
     let next = AtomicU32::new(0);
+    let started = Instant::now();
     // Each engine takes the next share until none is left.
     let take = |engine: &mut dyn Engine, planned: &Planned, options: &MatchOptions| {
+        let planning = planned.report().times.plan;
+        let mut part = EngineShares {
+            ready: started.elapsed(),
+            ..EngineShares::default()
+        };
         let mut reports = Vec::new();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(share) = Share::new(i, count) else {
-                return Ok(reports);
+                return Ok((reports, part));
             };
-            reports.push(planned.join(engine, data, options, Some(share), &mut CountOnly)?);
+            let report = planned.join(engine, data, options, Some(share), &mut CountOnly)?;
+            let cutting = report.times.plan.saturating_sub(planning);
+            let took = cutting + report.times.join;
+            part.shares += 1;
+            part.busy += took;
+            part.cutting += cutting;
+            part.longest = part.longest.max(took);
+            reports.push(report);
         }
     };
     // The other engines plan the query, then wait until the first one has planned it (and
@@ -112,7 +125,6 @@ pub fn find_matches_spread(
         interrupt: Some(called_off.clone()),
         ..options.clone()
     };
-    let started = Instant::now();
     let (first_outcome, others_results) = std::thread::scope(|scope| {
         let handles: Vec<_> = others
             .iter_mut()
@@ -122,7 +134,7 @@ pub fn find_matches_spread(
                     let planned = plan_query(engine, query, data, &others_options, true)?;
                     while !go.load(Ordering::Relaxed) {
                         if called_off.load(Ordering::Relaxed) {
-                            return Ok(Vec::new());
+                            return Ok((Vec::new(), EngineShares::default()));
                         }
                         std::thread::sleep(WAIT_POLL);
                     }
@@ -146,8 +158,8 @@ pub fn find_matches_spread(
                 }
             }
             go.store(true, Ordering::Relaxed);
-            let reports = take(first.as_mut(), &planned, options)?;
-            Ok(FirstEngine::Shares(planned, reports))
+            let (reports, part) = take(first.as_mut(), &planned, options)?;
+            Ok(FirstEngine::Shares(planned, reports, part))
         })();
         if !matches!(outcome, Ok(FirstEngine::Shares(..))) {
             called_off.store(true, Ordering::Relaxed);
@@ -159,18 +171,21 @@ pub fn find_matches_spread(
             }
             std::thread::sleep(STOP_POLL);
         }
-        let rest: Vec<Result<Vec<MatchReport>>> = handles
+        let rest: Vec<Result<(Vec<MatchReport>, EngineShares)>> = handles
             .into_iter()
             .map(|h| h.join().expect("a share's thread"))
             .collect();
         (outcome, rest)
     });
-    let (planned, mut reports) = match first_outcome? {
+    let (planned, mut reports, first_part) = match first_outcome? {
         FirstEngine::Whole(report) => return Ok(report),
-        FirstEngine::Shares(planned, reports) => (planned, reports),
+        FirstEngine::Shares(planned, reports, part) => (planned, reports, part),
     };
+    let mut parts = vec![first_part];
     for result in others_results {
-        reports.extend(result?);
+        let (theirs, part) = result?;
+        reports.extend(theirs);
+        parts.push(part);
     }
     let mut whole = planned.report();
     whole.times.join = started.elapsed();
@@ -188,5 +203,9 @@ pub fn find_matches_spread(
     if let Some(r) = reports.first() {
         whole.engine = r.engine;
     }
+    whole.spread = Some(SpreadReport {
+        grid: whole.plan.share_grid(count, options.share_grid),
+        engines: parts,
+    });
     Ok(whole)
 }

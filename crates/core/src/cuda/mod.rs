@@ -132,6 +132,10 @@ impl Engine for GpuEngine {
         Some(self.describe())
     }
 
+    fn device_index_bytes(&self) -> usize {
+        self.index_bytes()
+    }
+
     fn tune(&mut self, tuning: &Tuning) {
         self.tuning = tuning.gpu;
     }

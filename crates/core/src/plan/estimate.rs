@@ -91,8 +91,8 @@ pub(crate) fn plan_on_host(
             join,
         };
         let work = sampler.work(&paper, FIRST_WALKS);
-        if !worth_planning(query, sets, data, work) {
-            paper.choice.estimated_work = Some(work);
+        if !worth_planning(query, sets, data, work.total) {
+            work.record(&mut paper);
             return keep(paper, "light, or costlier to refine than to join".into());
         }
         unrefined = Some((paper, work));
@@ -128,12 +128,12 @@ pub(crate) fn plan_on_host(
                     (paper, work)
                 }
             };
-            if work < options.heavy_query_work {
-                paper.choice.estimated_work = Some(work);
-                let reason = format!("light: {work:.0} partial matches estimated");
+            if work.total < options.heavy_query_work {
+                let reason = format!("light: {:.0} partial matches estimated", work.total);
+                work.record(&mut paper);
                 return refined(keep(paper, reason));
             }
-            let walks = if work < LIGHT_SAMPLING_WORK {
+            let walks = if work.total < LIGHT_SAMPLING_WORK {
                 FIRST_WALKS
             } else {
                 WALKS
@@ -157,27 +157,30 @@ pub(crate) fn plan_on_host(
                 .filter(|&i| !orders[..i].contains(&orders[i]))
                 .collect();
             let sample = |&i: &usize| sampler.work(&plans[i], walks);
-            let works: Vec<f64> = if rayon::current_num_threads() == 1 {
+            let works: Vec<Work> = if rayon::current_num_threads() == 1 {
                 distinct.iter().map(sample).collect()
             } else {
                 distinct.par_iter().map(sample).collect()
             };
             let work_of = |i: usize| {
                 let first = distinct.iter().position(|&j| orders[j] == orders[i]);
-                works[first.expect("every order's first plan is sampled")]
+                &works[first.expect("every order's first plan is sampled")]
             };
-            let tried: Vec<(f64, Plan)> = plans
+            let tried: Vec<(&Work, Plan)> = plans
                 .into_iter()
                 .enumerate()
                 .map(|(i, p)| (work_of(i), p))
                 .collect();
-            let sampled = tried.iter().map(|(w, p)| (p.choice.strategy, *w)).collect();
+            let sampled = tried
+                .iter()
+                .map(|(w, p)| (p.choice.strategy, w.total))
+                .collect();
             let (work, mut best) = tried
                 .into_iter()
-                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .min_by(|a, b| a.0.total.total_cmp(&b.0.total))
                 .expect("three plans or more");
             best.choice.sampled = sampled;
-            best.choice.estimated_work = Some(work);
+            work.record(&mut best);
             best
         }
     })
@@ -245,7 +248,7 @@ impl Sampler<'_> {
     /// the product of the extension counts along the way, times the step's count, estimates
     /// the step's partial matches without bias. Walks are seeded alike, so a plan is chosen
     /// the same way every time.
-    fn work(&self, plan: &Plan, walks: usize) -> f64 {
+    fn work(&self, plan: &Plan, walks: usize) -> Work {
         let join = self.join.extender(plan, self.sets, self.data, self.options);
         let width = plan.width();
         let from = plan.leaves.from.min(width);
@@ -253,7 +256,7 @@ impl Sampler<'_> {
         let mut buf = Vec::new();
         let mut random = SplitMix(0x5eed);
         let injective = self.options.semantics.injective();
-        let mut total = 0.0;
+        let mut steps = vec![0.0; width];
         let mut walked = 0;
         for _ in 0..walks {
             // A query out of time is not worth estimating further: its join stops at once.
@@ -263,8 +266,7 @@ impl Sampler<'_> {
             walked += 1;
             row.clear();
             let mut weight = 1.0;
-            for step in 0..from {
-                let st = &plan.steps[step];
+            for (step, (st, made)) in plan.steps.iter().zip(&mut steps).take(from).enumerate() {
                 let n = if st.first.is_none() && st.absent.is_empty() {
                     // A step without links extends by its candidates (within its order
                     // bounds): drawn from C(u) in place, which may hold millions.
@@ -292,7 +294,7 @@ impl Sampler<'_> {
                     }
                     n
                 };
-                total += weight * n as f64;
+                *made += weight * n as f64;
                 if n == 0 {
                     break;
                 }
@@ -300,10 +302,32 @@ impl Sampler<'_> {
                 row.push(buf[0]);
             }
             if row.len() == from {
-                total += weight * (width - from) as f64;
+                for suffix in &mut steps[from..] {
+                    *suffix += weight;
+                }
             }
         }
-        total / walked.max(1) as f64
+        let walked = walked.max(1) as f64;
+        let steps: Vec<f64> = steps.into_iter().map(|w| w / walked).collect();
+        Work {
+            total: steps.iter().sum(),
+            steps,
+        }
+    }
+}
+
+/// A plan's work as the walks estimated it: the partial matches of each step (each step of
+/// the leaf suffix: one extension set per row at the suffix), and their sum.
+struct Work {
+    total: f64,
+    steps: Vec<f64>,
+}
+
+impl Work {
+    /// Writes the estimate into `plan`'s choice.
+    fn record(&self, plan: &mut Plan) {
+        plan.choice.estimated_work = Some(self.total);
+        plan.choice.estimated_steps = self.steps.clone();
     }
 }
 
@@ -408,7 +432,9 @@ mod tests {
             options: &isomorphism,
             join: &ByDefinition,
         };
-        assert_eq!(sampler.work(&plan, 7), (6 + 30 + 120) as f64);
+        let work = sampler.work(&plan, 7);
+        assert_eq!(work.steps, [6.0, 30.0, 120.0]);
+        assert_eq!(work.total, (6 + 30 + 120) as f64);
         let homomorphism = MatchOptions {
             semantics: Semantics::Homomorphism,
             ..MatchOptions::default()
@@ -418,7 +444,7 @@ mod tests {
             ..sampler
         };
         // Without injectivity the path's end may come back to its start: 6·5·5.
-        assert_eq!(homomorphic.work(&plan, 7), (6 + 30 + 150) as f64);
+        assert_eq!(homomorphic.work(&plan, 7).steps, [6.0, 30.0, 150.0]);
     }
 
     #[test]
@@ -448,6 +474,7 @@ mod tests {
                 "{heavy_query_work}"
             );
             assert_eq!(plan.expected_rows(), 156.0);
+            assert_eq!(plan.choice.estimated_steps, [6.0, 30.0, 120.0]);
         }
         // One edge, 6 + 30 partial matches: too light to refine ([`TRIVIAL_WORK`]).
         let mut sets = CandidateSets::from_lists(vec![all.clone(); 2], 6);
@@ -472,6 +499,7 @@ mod tests {
         let mut sets = CandidateSets::from_lists(vec![all.clone(); 3], 6);
         let plan = plan_on_host(&query, &mut sets, &data, &options, false, &ByDefinition);
         assert_eq!(plan.choice.estimated_work, None);
+        assert!(plan.choice.estimated_steps.is_empty());
         assert_eq!(plan.expected_rows(), plan.estimated_rows);
     }
 }
