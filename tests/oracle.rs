@@ -1123,7 +1123,7 @@ proptest! {
 
 /// A triangle over an unlabelled scale-free graph, spread over four engines at once: its
 /// plan's walks find the first two steps to be its work, so the shares cut its first vertex
-/// alone (32 × 1 × 1) where the evenest grid is 2 × 4 × 4; both count what the brute force
+/// alone (32 × 1 × 1 × 1 × 1) where the evenest grid is 2 × 4 × 4; both count what the brute force
 /// counts, and each engine reports its part.
 #[test]
 fn a_triangle_spread_over_engines_is_cut_on_its_first_vertex() {
@@ -1135,8 +1135,8 @@ fn a_triangle_spread_over_engines_is_cut_on_its_first_vertex() {
     assert!(expected > 1000, "{expected} triangles");
     let index = DataIndex::build(d).expect("index");
     for (share_grid, grid) in [
-        (ShareGrid::ByWork, [32, 1, 1]),
-        (ShareGrid::Even, [2, 4, 4]),
+        (ShareGrid::ByWork, [32, 1, 1, 1, 1]),
+        (ShareGrid::Even, [2, 4, 4, 1, 1]),
     ] {
         let mut engines: Vec<Box<dyn gsi_core::Engine>> = (0..4)
             .map(|_| Box::new(CpuEngine::default()) as Box<dyn gsi_core::Engine>)

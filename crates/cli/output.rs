@@ -50,7 +50,7 @@ pub struct QueryJson {
 /// A spread query's grid of shares and each engine's part, in milliseconds.
 #[derive(Debug, Serialize)]
 pub struct SpreadJson {
-    pub grid: [u32; 3],
+    pub grid: [u32; gsi_core::options::AXES],
     pub engines: Vec<EngineSharesJson>,
 }
 

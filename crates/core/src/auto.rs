@@ -7,6 +7,7 @@
 
 use gsi_graph::{Graph, VertexId};
 
+use crate::candidates::CandidateSets;
 use crate::config::EngineConfig;
 use crate::cpu::filter::rarest_label_vertices;
 use crate::cpu::CpuEngine;
@@ -65,6 +66,13 @@ impl Engine for AutoEngine {
                 self.gpu_unusable = true;
                 Ok(Some(Notice::IndexNotOnGpu(err)))
             }
+        }
+    }
+
+    fn adopt(&mut self, sets: &CandidateSets) -> Result<Candidates> {
+        match self.gpu_unusable {
+            true => self.cpu.adopt(sets),
+            false => self.gpu.adopt(sets),
         }
     }
 

@@ -50,6 +50,12 @@ impl CandidateSets {
         &self.lists[u]
     }
 
+    /// C(u)'s bitset, as blocks of `usize::BITS` data vertices (bit i of block b is vertex
+    /// b · `usize::BITS` + i).
+    pub(crate) fn blocks(&self, u: usize) -> &[usize] {
+        self.bits[u].as_slice()
+    }
+
     /// Whether `v` is in C(u).
     pub fn contains(&self, u: usize, v: VertexId) -> bool {
         self.bits[u].contains(v as usize)

@@ -113,6 +113,15 @@ pub trait Engine: Send {
         Ok(None)
     }
 
+    /// Candidate sets made elsewhere (by another engine's filter), where this engine's joins
+    /// read them best: the GPU engine copies them to its device once, for many joins.
+    ///
+    /// # Errors
+    /// Device failures.
+    fn adopt(&mut self, sets: &CandidateSets) -> Result<Candidates> {
+        Ok(Candidates::Host(sets.clone()))
+    }
+
     /// The filtering phase: C(u) for every vertex of `query`, under `options`' semantics and
     /// filter tests.
     ///

@@ -124,12 +124,12 @@ pub enum JoinOrder {
 }
 
 /// Share `index` of `count` disjoint shares of a query's matches. The shares form a grid of
-/// `count` cells, one side per [`AXES`]: a match is in the share at coordinates `(c0, c1,
-/// c2)` when the data vertex of the plan's first query vertex hashes to `c0`, that of its
-/// second to `c1` and that of its third to `c2` (see [`Share::cut`]). Cutting several of the
-/// first vertices splits the work of a hub vertex, or of a hub pair, which one vertex's hash
-/// alone cannot, but each share then makes the whole of a step's work for the vertices not
-/// yet cut: the plan chooses the sides ([`crate::plan::Plan::share_grid`]). The shares of one
+/// `count` cells, one side per [`AXES`]: a match is in the share at coordinates `(c0, ...,
+/// c4)` when the data vertex of the plan's first query vertex hashes to `c0`, that of its
+/// second to `c1`, and so on (see [`Share::cut`]). Cutting several of the first vertices
+/// splits the work of a hub vertex, or of a hub pair, which one vertex's hash alone cannot,
+/// but each share then makes the whole of a step's work for the vertices not yet cut: the
+/// plan chooses the sides ([`crate::plan::Plan::share_grid`]). The shares of one
 /// query add up to all of its matches, whatever engine or machine answers each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Share {
@@ -137,8 +137,12 @@ pub struct Share {
     count: u32,
 }
 
-/// Dimensions of the grid of shares: the plan's first three query vertices.
-pub const AXES: usize = 3;
+/// Dimensions of the grid of shares: the plan's first five query vertices.
+pub const AXES: usize = 5;
+
+/// The axes the evenest grid ([`Share::grid`]) cuts: the plan's first three vertices (the
+/// others' sides are 1).
+pub const EVEN_AXES: usize = 3;
 
 /// How the sides of the grid of shares are chosen.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -156,6 +160,8 @@ const AXIS_SEEDS: [u64; AXES] = [
     0x9e37_79b9_7f4a_7c15,
     0xd1b5_4a32_d192_ed03,
     0x8cb9_2ba7_2f3d_8dd7,
+    0xa076_1d64_78bd_642f,
+    0xe703_7ed1_a0b4_28db,
 ];
 
 impl Share {
@@ -174,15 +180,16 @@ impl Share {
         self.count
     }
 
-    /// The grid's sides, as even as `count`'s divisors allow, largest last: 64 shares are
-    /// 4 × 4 × 4, 8 are 2 × 2 × 2, 12 are 2 × 2 × 3 and a prime number p of them 1 × 1 × p.
-    /// Each side but the last is sought among the numbers up to a root of what is left (at
-    /// most 46,341 of them), the last is what is left: the time does not grow with `count`.
+    /// The grid's sides over the first [`EVEN_AXES`] axes, as even as `count`'s divisors
+    /// allow, largest last: 64 shares are 4 × 4 × 4, 8 are 2 × 2 × 2, 12 are 2 × 2 × 3 and a
+    /// prime number p of them 1 × 1 × p (the further axes 1). Each side but the last is sought
+    /// among the numbers up to a root of what is left (at most 46,341 of them), the last is
+    /// what is left: the time does not grow with `count`.
     pub fn grid(self) -> [u32; AXES] {
         let mut sides = [1; AXES];
         let mut rest = self.count;
-        for (axis, side) in sides.iter_mut().enumerate().take(AXES - 1) {
-            let left = (AXES - axis) as u32;
+        for (axis, side) in sides.iter_mut().enumerate().take(EVEN_AXES - 1) {
+            let left = (EVEN_AXES - axis) as u32;
             *side = (1..=rest)
                 .take_while(|&s| u64::from(s).pow(left) <= u64::from(rest))
                 .filter(|&s| rest.is_multiple_of(s))
@@ -190,7 +197,7 @@ impl Share {
                 .unwrap_or(1);
             rest /= *side;
         }
-        sides[AXES - 1] = rest;
+        sides[EVEN_AXES - 1] = rest;
         sides
     }
 
@@ -455,16 +462,16 @@ mod tests {
     #[test]
     fn shares_form_the_evenest_grid() {
         let grid = |count| Share::new(0, count).unwrap().grid();
-        assert_eq!(grid(1), [1, 1, 1]);
-        assert_eq!(grid(7), [1, 1, 7]);
-        assert_eq!(grid(8), [2, 2, 2]);
-        assert_eq!(grid(12), [2, 2, 3]);
-        assert_eq!(grid(64), [4, 4, 4]);
-        assert_eq!(grid(18), [2, 3, 3]);
+        assert_eq!(grid(1), [1, 1, 1, 1, 1]);
+        assert_eq!(grid(7), [1, 1, 7, 1, 1]);
+        assert_eq!(grid(8), [2, 2, 2, 1, 1]);
+        assert_eq!(grid(12), [2, 2, 3, 1, 1]);
+        assert_eq!(grid(64), [4, 4, 4, 1, 1]);
+        assert_eq!(grid(18), [2, 3, 3, 1, 1]);
         // Large counts: a prime, a power of two, the largest.
-        assert_eq!(grid(2_147_483_647), [1, 1, 2_147_483_647]);
-        assert_eq!(grid(1 << 31), [1 << 10, 1 << 10, 1 << 11]);
-        assert_eq!(grid(u32::MAX), [1285, 51, 65_537]);
+        assert_eq!(grid(2_147_483_647), [1, 1, 2_147_483_647, 1, 1]);
+        assert_eq!(grid(1 << 31), [1 << 10, 1 << 10, 1 << 11, 1, 1]);
+        assert_eq!(grid(u32::MAX), [1285, 51, 65_537, 1, 1]);
         for count in 1..2000 {
             assert_eq!(grid(count).iter().product::<u32>(), count);
         }
@@ -473,16 +480,22 @@ mod tests {
     #[test]
     fn every_triple_of_images_is_in_exactly_one_share() {
         for (count, sides) in [
-            (1, [1, 1, 1]),
-            (6, [1, 2, 3]),
-            (6, [6, 1, 1]),
-            (8, [2, 2, 2]),
-            (8, [4, 1, 2]),
-            (13, [1, 1, 13]),
-            (64, [4, 4, 4]),
-            (64, [64, 1, 1]),
+            (1, [1, 1, 1, 1, 1]),
+            (6, [1, 2, 3, 1, 1]),
+            (6, [6, 1, 1, 1, 1]),
+            (8, [2, 2, 2, 1, 1]),
+            (8, [4, 1, 1, 1, 2]),
+            (13, [1, 1, 13, 1, 1]),
+            (32, [2, 2, 2, 2, 2]),
+            (64, [4, 4, 4, 1, 1]),
+            (64, [64, 1, 1, 1, 1]),
         ] {
-            for images in [[0, 0, 0], [1, 2, 3], [77, 5, 77], [u32::MAX, 3, 9]] {
+            for images in [
+                [0, 0, 0, 0, 0],
+                [1, 2, 3, 4, 5],
+                [77, 5, 77, 5, 77],
+                [u32::MAX, 3, 9, u32::MAX, 0],
+            ] {
                 let owners = (0..count)
                     .filter(|&i| {
                         let share = Share::new(i, count).unwrap();

@@ -12,7 +12,7 @@ use crate::engine::{Candidates, Engine};
 use crate::error::{Error, Result};
 use crate::fit::misfit;
 use crate::index::DataIndex;
-use crate::options::{JoinOrder, JoinPaths, MatchOptions, Semantics, Share, Status, AXES};
+use crate::options::{Cut, JoinOrder, JoinPaths, MatchOptions, Semantics, Share, Status, AXES};
 use crate::plan::estimate::plan_on_host;
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
 use crate::plan::{Plan, Strategy};
@@ -108,9 +108,9 @@ pub struct Planned {
     fits: bool,
     /// The query, when its count is its tree's homomorphism count ([`tree_count`]): no join.
     tree: Option<Box<Graph>>,
-    /// The candidate sets brought to the host once, when they are on a device and the query
-    /// is joined in shares: each share cuts its own from them ([`share_of`]).
-    on_host: OnceLock<CandidateSets>,
+    /// C(u) of each vertex a share cuts ([`Planned::cut_vertices`]), brought to the host once
+    /// when the sets are on a device: each share cuts its own from them ([`Planned::share`]).
+    cut_lists: OnceLock<Vec<Vec<VertexId>>>,
 }
 
 /// Filters `query` on `engine` and plans its join (leaves postponed only when `counting`).
@@ -181,7 +181,7 @@ pub(crate) fn plan_query(
             && options.limit.is_none()
             && tree_count::applies(query, data, options.semantics))
         .then(|| Box::new(query.clone())),
-        on_host: OnceLock::new(),
+        cut_lists: OnceLock::new(),
     })
 }
 
@@ -270,7 +270,7 @@ impl Planned {
             counting,
             fits: false,
             tree: None,
-            on_host: OnceLock::new(),
+            cut_lists: OnceLock::new(),
         }
     }
 
@@ -303,18 +303,92 @@ impl Planned {
         }
     }
 
-    /// The candidate sets on the host: brought over once if they are on a device.
-    fn host_candidates(&self) -> Result<&CandidateSets> {
-        match &self.candidates {
-            Candidates::Host(sets) => Ok(sets),
+    /// The same query, planned alike, for `engine` to join: the candidate sets where its
+    /// joins read them ([`Engine::adopt`]; a GPU copies them to its device once), so that
+    /// the engines of a spread query need not each filter and plan it.
+    ///
+    /// # Errors
+    /// Device failures.
+    pub(crate) fn adopted_by(&self, engine: &mut dyn Engine) -> Result<Planned> {
+        let candidates = match &self.candidates {
+            Candidates::Host(sets) => engine.adopt(sets)?,
+            Candidates::Device(sets) => engine.adopt(&sets.download()?)?,
+        };
+        Ok(Planned {
+            candidates,
+            plan: self.plan.clone(),
+            filter: Duration::ZERO,
+            planning: Duration::ZERO,
+            counting: self.counting,
+            fits: self.fits,
+            tree: self.tree.clone(),
+            cut_lists: OnceLock::new(),
+        })
+    }
+
+    /// Whether the candidate sets are in host memory (planned there, or by the CPU's filter).
+    pub(crate) fn on_host(&self) -> bool {
+        matches!(self.candidates, Candidates::Host(_))
+    }
+
+    /// The query vertices a share cuts, one per axis: the plan's first [`AXES`] vertices; a
+    /// shorter plan puts the remaining axes on its last vertex.
+    fn cut_vertices(&self) -> [usize; AXES] {
+        let steps = &self.plan.steps;
+        std::array::from_fn(|axis| steps[axis.min(steps.len() - 1)].vertex)
+    }
+
+    /// The candidate sets of `share` in a grid of `sides`: C(u) of each cut vertex
+    /// ([`Planned::cut_vertices`]) cut to the data vertices the share holds on that vertex's
+    /// axis ([`Share::cut`]), so that the share's tables are the share's from the first step
+    /// on. A vertex cut on several axes keeps the vertices every one of them holds, so each
+    /// match still falls in exactly one share. Sets on a device stay there: only the cut
+    /// lists are uploaded ([`crate::cuda::candidates::DeviceCandidates::with_lists`]).
+    fn share(&self, share: Share, sides: [u32; AXES]) -> Result<Candidates> {
+        let cut = self.cut_vertices();
+        let host_lists = match &self.candidates {
+            Candidates::Host(_) => None,
             Candidates::Device(sets) => {
-                if self.on_host.get().is_none() {
-                    // Another thread may have set it meanwhile: either copy is the same.
-                    let _ = self.on_host.set(sets.download()?);
+                if self.cut_lists.get().is_none() {
+                    let lists = cut.iter().map(|&u| sets.download_list(u));
+                    // Another thread may have set them meanwhile: either copy is the same.
+                    let _ = self.cut_lists.set(lists.collect::<Result<_>>()?);
                 }
-                Ok(self.on_host.get().expect("set above"))
+                self.cut_lists.get()
             }
+        };
+        let mut kept: Vec<(usize, Vec<VertexId>)> = Vec::new();
+        for (axis, &u) in cut.iter().enumerate() {
+            if sides[axis] == 1 || kept.iter().any(|(w, _)| *w == u) {
+                continue;
+            }
+            let cuts: Vec<Cut> = (0..AXES)
+                .filter(|&a| cut[a] == u && sides[a] > 1)
+                .map(|a| share.cut(sides, a))
+                .collect();
+            let list = match (&self.candidates, host_lists) {
+                (Candidates::Host(sets), _) => sets.list(u),
+                (_, Some(lists)) => &lists[axis],
+                (Candidates::Device(_), None) => unreachable!("brought to the host above"),
+            };
+            // Millions of candidates on an unlabelled graph: hashed on every thread.
+            let list = list
+                .par_iter()
+                .copied()
+                .filter(|&v| cuts.iter().all(|c| c.holds(v)))
+                .collect();
+            kept.push((u, list));
         }
+        Ok(match &self.candidates {
+            Candidates::Host(sets) => {
+                let mut sets = sets.clone();
+                for (u, list) in kept {
+                    sets.keep(u, list);
+                }
+                Candidates::Host(sets)
+            }
+            Candidates::Device(sets) => Candidates::Device(sets.with_lists(&kept)?),
+        })
     }
 
     /// Joins the whole query, or `share` of it, on `engine` (the one that filtered it).
@@ -334,7 +408,7 @@ impl Planned {
         let candidates = match share {
             Some(share) => {
                 let grid = self.plan.share_grid(share.count(), options.share_grid);
-                shared = share_of(self.host_candidates()?, &self.plan, share, grid);
+                shared = self.share(share, grid)?;
                 &shared
             }
             None => &self.candidates,
@@ -385,29 +459,4 @@ impl Planned {
         report.paths = outcome.paths;
         Ok(report)
     }
-}
-
-/// The candidate sets of `share` in a grid of `sides`: C(u) of each of the plan's first
-/// [`AXES`] query vertices cut to the data vertices the share holds on that vertex's axis
-/// ([`Share::cut`]), so that the share's tables are the share's from the first step on. A
-/// plan with fewer vertices puts the remaining axes on its last vertex: a vertex cut on
-/// several axes is kept when every one of them holds it, so each match still falls in exactly
-/// one share. The plan is the whole query's, the same in every share.
-fn share_of(sets: &CandidateSets, plan: &Plan, share: Share, sides: [u32; AXES]) -> Candidates {
-    let mut sets = sets.clone();
-    if let Some(last) = plan.steps.len().checked_sub(1) {
-        for axis in (0..AXES).filter(|&axis| sides[axis] > 1) {
-            let u = plan.steps[axis.min(last)].vertex;
-            let cut = share.cut(sides, axis);
-            // Millions of candidates on an unlabelled graph: hashed on every thread.
-            let kept: Vec<VertexId> = sets
-                .list(u)
-                .par_iter()
-                .copied()
-                .filter(|&v| cut.holds(v))
-                .collect();
-            sets.keep(u, kept);
-        }
-    }
-    Candidates::Host(sets)
 }

@@ -38,10 +38,10 @@ pub const SPREAD_AFTER: Duration = Duration::from_millis(10);
 pub const SPREAD_AT_ONCE_ROWS: f64 = 1e5;
 
 /// What the first engine did with a query: answered it whole within the trial, or took its
-/// part of the shares.
+/// part of the shares (with the report of its filter and plan).
 enum FirstEngine {
     Whole(MatchReport),
-    Shares(Planned, Vec<MatchReport>, EngineShares),
+    Shares(MatchReport, Vec<MatchReport>, EngineShares),
 }
 
 /// How often the first engine, done, looks for a stop while the others finish: short, since a
@@ -57,14 +57,14 @@ const WAIT_POLL: Duration = Duration::from_micros(50);
 /// wants no matches), it has no limit, it is not itself a share, and the first engine has
 /// not finished it whole within `trial` (`None`, or a plan expecting
 /// [`SPREAD_AT_ONCE_ROWS`]: spread at once); otherwise the first engine answers it whole.
-/// The other engines filter and plan the query while the first one does, then wait for the
-/// trial's end to take shares, or for the call-off. A spread query's report gives the first
+/// The other engines filter and plan the query while the first one does (or take the plan
+/// made ahead), then wait for the trial's end to take shares, or for the call-off. A spread query's report gives the first
 /// engine's filter and plan times, the wall time of the trial and the shares as its join
 /// time, the largest join memory of any engine, and the gravest status of any share.
 ///
-/// `ahead` is the query as [`plan_ahead`] planned it under the same options, if it was: the
-/// first engine joins that plan instead of filtering and planning the query itself (a plan
-/// made for a count is not used for a listing, nor the reverse).
+/// `ahead` is the query as [`plan_ahead`] planned it under the same options, if it was: every
+/// engine joins that plan instead of filtering and planning the query itself (a plan made
+/// for a count is not used for a listing, nor the reverse).
 ///
 /// # Errors
 /// As [`find_matches`], from any engine.
@@ -83,19 +83,26 @@ pub fn find_matches_spread(
     let (first, others) = engines.split_first_mut().expect("at least one engine");
     let counting = !sink.wants_matches();
     let ahead = ahead.filter(|planned| planned.counts() == counting);
-    let plan_first = |engine: &mut dyn Engine| match ahead {
-        Some(planned) => Ok(planned),
-        None => plan_query(engine, query, data, options, counting),
-    };
     if others.is_empty() || !counting || options.limit.is_some() || options.share.is_some() {
-        let planned = plan_first(first.as_mut())?;
+        let planned = match ahead {
+            Some(planned) => planned,
+            None => plan_query(first.as_mut(), query, data, options, counting)?,
+        };
         return planned.join(first.as_mut(), data, options, options.share, sink);
     }
     let count = SHARES_PER_ENGINE * (others.len() as u32 + 1);
     let next = AtomicU32::new(0);
     let started = Instant::now();
-    // Each engine takes the next share until none is left.
+    // Each engine takes the next share until none is left, from the sets where its joins
+    // read them: sets planned on the host go to its device once, not once a share.
     let take = |engine: &mut dyn Engine, planned: &Planned, options: &MatchOptions| {
+        let adopted;
+        let planned = if planned.on_host() {
+            adopted = planned.adopted_by(engine)?;
+            &adopted
+        } else {
+            planned
+        };
         let planning = planned.report().times.plan;
         let mut part = EngineShares {
             ready: started.elapsed(),
@@ -117,21 +124,26 @@ pub fn find_matches_spread(
             reports.push(report);
         }
     };
-    // The other engines plan the query, then wait until the first one has planned it (and
-    // tried it whole, when that is worth it): they then take shares, or are called off.
+    // The other engines take the plan made ahead, or plan the query themselves, then wait
+    // until the first one has planned it (and tried it whole, when that is worth it): they
+    // then take shares, or are called off.
     let go = AtomicBool::new(false);
     let called_off = Arc::new(AtomicBool::new(false));
     let others_options = MatchOptions {
         interrupt: Some(called_off.clone()),
         ..options.clone()
     };
+    let ahead = ahead.as_ref();
     let (first_outcome, others_results) = std::thread::scope(|scope| {
         let handles: Vec<_> = others
             .iter_mut()
             .map(|engine| {
                 scope.spawn(|| {
                     let engine = engine.as_mut();
-                    let planned = plan_query(engine, query, data, &others_options, true)?;
+                    let planned = match ahead {
+                        Some(planned) => planned.adopted_by(engine)?,
+                        None => plan_query(engine, query, data, &others_options, true)?,
+                    };
                     while !go.load(Ordering::Relaxed) {
                         if called_off.load(Ordering::Relaxed) {
                             return Ok((Vec::new(), EngineShares::default()));
@@ -143,7 +155,14 @@ pub fn find_matches_spread(
             })
             .collect();
         let outcome = (|| -> Result<FirstEngine> {
-            let planned = plan_first(first.as_mut())?;
+            let own;
+            let planned = match ahead {
+                Some(planned) => planned,
+                None => {
+                    own = plan_query(first.as_mut(), query, data, options, counting)?;
+                    &own
+                }
+            };
             let trial = trial.filter(|_| planned.expected_rows() < SPREAD_AT_ONCE_ROWS);
             if let Some(trial) = trial {
                 let end = Instant::now() + trial;
@@ -158,8 +177,8 @@ pub fn find_matches_spread(
                 }
             }
             go.store(true, Ordering::Relaxed);
-            let (reports, part) = take(first.as_mut(), &planned, options)?;
-            Ok(FirstEngine::Shares(planned, reports, part))
+            let (reports, part) = take(first.as_mut(), planned, options)?;
+            Ok(FirstEngine::Shares(planned.report(), reports, part))
         })();
         if !matches!(outcome, Ok(FirstEngine::Shares(..))) {
             called_off.store(true, Ordering::Relaxed);
@@ -177,9 +196,9 @@ pub fn find_matches_spread(
             .collect();
         (outcome, rest)
     });
-    let (planned, mut reports, first_part) = match first_outcome? {
+    let (mut whole, mut reports, first_part) = match first_outcome? {
         FirstEngine::Whole(report) => return Ok(report),
-        FirstEngine::Shares(planned, reports, part) => (planned, reports, part),
+        FirstEngine::Shares(base, reports, part) => (base, reports, part),
     };
     let mut parts = vec![first_part];
     for result in others_results {
@@ -187,7 +206,6 @@ pub fn find_matches_spread(
         reports.extend(theirs);
         parts.push(part);
     }
-    let mut whole = planned.report();
     whole.times.join = started.elapsed();
     whole.count = reports.iter().map(|r| r.count).sum();
     whole.status = reports

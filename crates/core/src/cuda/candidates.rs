@@ -5,6 +5,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, CudaStream};
+use rayon::prelude::*;
 
 use super::device::Device;
 use crate::candidates::CandidateSets;
@@ -29,31 +30,110 @@ pub struct DeviceCandidates {
 }
 
 impl DeviceCandidates {
-    /// A copy of `sets` on `device`.
+    /// A copy of `sets` on `device`: the host's bitsets as they are, the lists without a
+    /// concatenation on the host ([`Device::upload_buffers`]).
     ///
     /// # Errors
     /// The device cannot hold or take the copy.
     pub fn upload(sets: &CandidateSets, device: &Device) -> Result<DeviceCandidates> {
         let vertex_count = sets.vertex_count();
         let words = vertex_count.div_ceil(32).max(1);
-        let mut bits = vec![0u32; words * sets.lists().len()];
-        let mut lists = Vec::new();
+        let count = sets.lists().len();
+        let mut bits = vec![0u32; words * count];
+        bits.par_chunks_mut(words)
+            .enumerate()
+            .for_each(|(u, out)| bitset_words(sets.blocks(u), out));
         let mut starts = vec![0u32];
-        for (u, list) in sets.lists().enumerate() {
-            for &v in list {
-                bits[u * words + v as usize / 32] |= 1 << (v % 32);
-            }
-            lists.extend_from_slice(list);
-            starts.push(lists.len() as u32);
+        for list in sets.lists() {
+            starts.push(starts[starts.len() - 1] + list.len() as u32);
         }
+        let parts: Vec<&[u32]> = sets.lists().collect();
+        let mut uploaded = device.upload_buffers(&[
+            (&[&bits[..]], "candidate bitsets"),
+            (&parts, "candidate lists"),
+        ])?;
+        let lists = uploaded.pop().expect("two buffers");
+        let bits = uploaded.pop().expect("two buffers");
         Ok(DeviceCandidates {
             stream: device.stream.clone(),
             vertex_count,
-            bits: device.upload(&bits, "candidate bitsets")?,
+            bits,
             words,
-            lists: device.upload(&lists, "candidate lists")?,
+            lists,
             starts,
         })
+    }
+
+    /// A copy of these sets, on the same device, with C(u) replaced by `list` for each `(u,
+    /// list)` of `replaced` (a sorted sublist of C(u)): the other sets copied on the device,
+    /// the new lists and their bitsets uploaded. A share of a query is cut so
+    /// ([`crate::options::Share`]): millions of candidates stay on the device.
+    ///
+    /// # Errors
+    /// The device cannot hold or take the copy.
+    pub fn with_lists(&self, replaced: &[(usize, Vec<u32>)]) -> Result<DeviceCandidates> {
+        let err = || driver("copying candidate sets for a share");
+        let new_list = |u: usize| replaced.iter().find(|(w, _)| *w == u).map(|(_, l)| l);
+        let count = self.starts.len() - 1;
+        let mut starts = vec![0u32];
+        for u in 0..count {
+            let len = new_list(u).map_or(self.range(u).len(), Vec::len);
+            starts.push(starts[u] + len as u32);
+        }
+        let total = starts[count] as usize;
+        // SAFETY: every element is written below, each list's range by one copy.
+        let mut lists = unsafe { self.stream.alloc::<u32>(total.max(1)) }.map_err(err())?;
+        let mut bits = self.stream.clone_dtod(&self.bits).map_err(err())?;
+        let mut words = vec![0u32; self.words];
+        for u in 0..count {
+            let to = starts[u] as usize..starts[u + 1] as usize;
+            match new_list(u) {
+                Some(list) => {
+                    words.fill(0);
+                    for &v in list {
+                        words[v as usize / 32] |= 1 << (v % 32);
+                    }
+                    let set = u * self.words..(u + 1) * self.words;
+                    self.stream
+                        .memcpy_htod(&words, &mut bits.slice_mut(set))
+                        .map_err(err())?;
+                    if !to.is_empty() {
+                        self.stream
+                            .memcpy_htod(list, &mut lists.slice_mut(to))
+                            .map_err(err())?;
+                    }
+                }
+                None if !to.is_empty() => self
+                    .stream
+                    .memcpy_dtod(&self.lists.slice(self.range(u)), &mut lists.slice_mut(to))
+                    .map_err(err())?,
+                None => {}
+            }
+            // `words` is written again for the next list: its copy must be done.
+            self.stream.synchronize().map_err(err())?;
+        }
+        Ok(DeviceCandidates {
+            stream: self.stream.clone(),
+            vertex_count: self.vertex_count,
+            bits,
+            words: self.words,
+            lists,
+            starts,
+        })
+    }
+
+    /// C(u) alone, copied to the host.
+    ///
+    /// # Errors
+    /// The copy from the device fails.
+    pub fn download_list(&self, u: usize) -> Result<Vec<u32>> {
+        let range = self.range(u);
+        if range.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.stream
+            .clone_dtoh(&self.lists.slice(range))
+            .map_err(driver("reading a candidate list"))
     }
 
     /// A copy of the sets in host memory.
@@ -87,5 +167,33 @@ impl DeviceCandidates {
     /// Where C(u) lies in `lists`.
     pub fn range(&self, u: usize) -> Range<usize> {
         self.starts[u] as usize..self.starts[u + 1] as usize
+    }
+}
+
+/// Writes a host bitset's blocks as the device's 32-bit words (bit `v % 32` of word `v / 32`
+/// is vertex v), as many as `out` holds.
+fn bitset_words(blocks: &[usize], out: &mut [u32]) {
+    let halves = blocks
+        .iter()
+        .flat_map(|&b| (0..usize::BITS / 32).map(move |i| (b >> (32 * i)) as u32));
+    for (word, half) in out.iter_mut().zip(halves) {
+        *word = half;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bitset_words_keep_every_vertex_in_its_place() {
+        let vertices = [0u32, 1, 31, 32, 63, 64, 100, 129];
+        let sets = CandidateSets::from_lists(vec![vertices.to_vec()], 130);
+        let mut words = vec![0u32; 130usize.div_ceil(32)];
+        bitset_words(sets.blocks(0), &mut words);
+        let found: Vec<u32> = (0..130u32)
+            .filter(|&v| words[v as usize / 32] & (1 << (v % 32)) != 0)
+            .collect();
+        assert_eq!(found, vertices);
     }
 }

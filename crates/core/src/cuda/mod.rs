@@ -22,6 +22,7 @@ pub use device::{device_count, probe, Device};
 
 use self::candidates::DeviceCandidates;
 use self::index::DeviceIndex;
+use crate::candidates::CandidateSets;
 use crate::config::{EngineConfig, ListIndex, RESIDENT_INDEX_SHARE};
 use crate::engine::{Candidates, Engine, Notice};
 use crate::error::Result;
@@ -160,6 +161,13 @@ impl Engine for GpuEngine {
             options.filter,
         )?;
         Ok(Candidates::Device(sets))
+    }
+
+    fn adopt(&mut self, sets: &CandidateSets) -> Result<Candidates> {
+        Ok(Candidates::Device(DeviceCandidates::upload(
+            sets,
+            &self.device,
+        )?))
     }
 
     fn join(

@@ -11,11 +11,17 @@
 //! one share long. The evenest grid whose shares together make little more work than the
 //! cheapest grid's is taken.
 
+use std::cmp::Reverse;
+
 use crate::options::{Share, ShareGrid, AXES};
 use crate::plan::Plan;
 
 /// Extra work the shares may make together, over the cheapest grid's, to be cut more evenly.
 const EVENNESS_SLACK: f64 = 0.1;
+
+/// Share counts up to which every grid is weighed: a larger count (only `--partition` asks
+/// for one) takes the evenest grid, since its grids may number millions.
+const WEIGHED_COUNT_MAX: u32 = 1 << 16;
 
 impl Plan {
     /// The sides of the grid of `count` shares of this plan's query: under
@@ -27,7 +33,11 @@ impl Plan {
     pub fn share_grid(&self, count: u32, how: ShareGrid) -> [u32; AXES] {
         let even = Share::new(0, count).map_or([1; AXES], Share::grid);
         let steps = &self.choice.estimated_steps;
-        if how == ShareGrid::Even || steps.len() != self.width() || steps.len() < 2 {
+        if how == ShareGrid::Even
+            || steps.len() != self.width()
+            || steps.len() < 2
+            || count > WEIGHED_COUNT_MAX
+        {
             return even;
         }
         let grids = grids_of(count);
@@ -65,28 +75,40 @@ fn shares_work(steps: &[f64], sides: [u32; AXES]) -> f64 {
     per_share * count
 }
 
-/// A key under which the evenest grid is least: the smallest largest side, then the largest
-/// sides last ([`Share::grid`]'s own shape).
-fn evenness(sides: [u32; AXES]) -> (u32, std::cmp::Reverse<u32>, std::cmp::Reverse<u32>) {
+/// A key under which the evenest grid is least: the smallest largest side, then the most
+/// vertices cut (a hub's work is split again at each), then the largest sides last.
+fn evenness(sides: [u32; AXES]) -> (u32, Reverse<usize>, Reverse<[u32; AXES]>) {
     let largest = sides.iter().copied().max().unwrap_or(1);
-    (
-        largest,
-        std::cmp::Reverse(sides[2]),
-        std::cmp::Reverse(sides[1]),
-    )
+    let cut = sides.iter().filter(|&&s| s > 1).count();
+    let mut last_first = sides;
+    last_first.reverse();
+    (largest, Reverse(cut), Reverse(last_first))
 }
 
-/// Every grid of `count` cells: the ordered triples of divisors whose product is `count`.
+/// Every grid of `count` cells: the ordered tuples of divisors whose product is `count`.
 fn grids_of(count: u32) -> Vec<[u32; AXES]> {
-    let divisors = divisors(count);
-    let mut grids = Vec::new();
-    for &a in &divisors {
-        let rest = count / a;
-        for &b in divisors.iter().take_while(|&&b| b <= rest) {
-            if rest.is_multiple_of(b) {
-                grids.push([a, b, rest / b]);
+    fn fill(
+        divisors: &[u32],
+        rest: u32,
+        axis: usize,
+        sides: &mut [u32; AXES],
+        out: &mut Vec<[u32; AXES]>,
+    ) {
+        if axis == AXES - 1 {
+            sides[axis] = rest;
+            out.push(*sides);
+            return;
+        }
+        for &d in divisors.iter().take_while(|&&d| d <= rest) {
+            if rest.is_multiple_of(d) {
+                sides[axis] = d;
+                fill(divisors, rest / d, axis + 1, sides, out);
             }
         }
+    }
+    let mut grids = Vec::new();
+    if count > 0 {
+        fill(&divisors(count), count, 0, &mut [1; AXES], &mut grids);
     }
     grids
 }
@@ -138,9 +160,9 @@ mod tests {
             distinct.sort();
             distinct.dedup();
             assert_eq!(distinct.len(), grids.len());
-            // Ordered triples of divisors: 32 = 2^5 has C(7, 2) = 21 of them.
+            // Ordered tuples of five divisors: 32 = 2^5 has C(9, 4) = 126 of them.
             if count == 32 {
-                assert_eq!(grids.len(), 21);
+                assert_eq!(grids.len(), 126);
             }
         }
         assert_eq!(divisors(36), [1, 2, 3, 4, 6, 9, 12, 18, 36]);
@@ -150,17 +172,18 @@ mod tests {
     #[test]
     fn a_plan_whose_first_steps_are_its_work_is_cut_on_its_first_vertex() {
         // A triangle on an unlabelled graph: 4.8 M candidates, 21 M edges, 6.5 M triangles.
-        assert_eq!(grid(&[4.8e6, 2.1e7, 6.5e6], 32), [32, 1, 1]);
+        assert_eq!(grid(&[4.8e6, 2.1e7, 6.5e6], 32), [32, 1, 1, 1, 1]);
         // A two-vertex query: its second step is all of it.
-        assert_eq!(grid(&[1e3, 1e6], 8), [8, 1, 1]);
+        assert_eq!(grid(&[1e3, 1e6], 8), [8, 1, 1, 1, 1]);
     }
 
     #[test]
     fn a_plan_whose_work_comes_late_is_cut_evenly() {
-        // A 12-vertex query whose rows grow step by step to 10^9.
+        // A 12-vertex query whose rows grow tenfold a step to 10^9: its first five vertices
+        // are cut alike.
         let steps: Vec<f64> = (0..12).map(|k| 10f64.powi(k.min(9))).collect();
-        assert_eq!(grid(&steps, 32), [2, 4, 4]);
-        assert_eq!(grid(&steps, 64), [4, 4, 4]);
+        assert_eq!(grid(&steps, 32), [2, 2, 2, 2, 2]);
+        assert_eq!(grid(&steps, 64), [2, 2, 2, 2, 4]);
     }
 
     #[test]
@@ -184,11 +207,16 @@ mod tests {
 
     #[test]
     fn without_walks_or_when_asked_the_grid_is_the_evenest() {
+        let even = [2, 4, 4, 1, 1];
         let mut plan = path_plan(3);
-        assert_eq!(plan.share_grid(32, ShareGrid::ByWork), [2, 4, 4]);
+        assert_eq!(plan.share_grid(32, ShareGrid::ByWork), even);
         plan.choice.estimated_steps = vec![4.8e6, 2.1e7, 6.5e6];
-        assert_eq!(plan.share_grid(32, ShareGrid::Even), [2, 4, 4]);
+        assert_eq!(plan.share_grid(32, ShareGrid::Even), even);
+        assert_eq!(
+            plan.share_grid(1 << 20, ShareGrid::ByWork),
+            Share::new(0, 1 << 20).unwrap().grid()
+        );
         plan.choice.estimated_steps = vec![0.0; 3];
-        assert_eq!(plan.share_grid(32, ShareGrid::ByWork), [2, 4, 4]);
+        assert_eq!(plan.share_grid(32, ShareGrid::ByWork), even);
     }
 }
