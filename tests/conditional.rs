@@ -138,6 +138,10 @@ fn main() {
             gpu::a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts,
         ),
         on_gpu.trial(
+            "gpu::spread_queries_report_their_shares_through_the_cli",
+            gpu::spread_queries_report_their_shares_through_the_cli,
+        ),
+        on_gpu.trial(
             "gpu::queries_wider_than_a_warp_count_as_the_formula_says",
             || gpu::queries_wider_than_a_warp_count_as_the_formula_says(&mut gpu()),
         ),

@@ -1001,3 +1001,53 @@ fn dense_queries(data: &Graph, vertices: usize, seed: u64) -> Option<Vec<Generat
     };
     generate_queries(data, &spec).ok()
 }
+
+/// `gsi match --devices 0,0,0,0 --json` from a saved index: four engines on one GPU share
+/// a triangle and a 4-clique of a generated unlabelled graph (heavy enough to be spread at
+/// once), count what the brute force counts, and report the grid and each engine's part;
+/// `--even-shares` counts the same over the evenest grid.
+pub fn spread_queries_report_their_shares_through_the_cli() {
+    let dir = crate::util::TestDir::new();
+    let made = dir.gsi([
+        "generate",
+        "graph",
+        "--vertices",
+        "20000",
+        "--edges",
+        "200000",
+        "--shape",
+        "scale-free",
+        "--seed",
+        "4",
+        "-o",
+        "g.graph",
+    ]);
+    assert_eq!(made.code, Some(0), "{made:#?}");
+    let indexed = dir.gsi(["index", "g.graph", "-o", "g.gsidx"]);
+    assert_eq!(indexed.code, Some(0), "{indexed:#?}");
+    let data = read_graph(&dir.path("g.graph"), Format::SunLuo, false).expect("read");
+    let mut expected = Vec::new();
+    for n in [3, 4] {
+        let spec = crate::util::clique(false, n, 0);
+        dir.write_spec(&format!("queries/k{n}.graph"), &spec);
+        expected.push(brute::count(&spec.graph(), &data, false));
+    }
+    for extra in [&[][..], &["--even-shares"][..]] {
+        let mut args = vec!["--engine", "gpu", "--devices", "0,0,0,0", "--json"];
+        args.extend_from_slice(extra);
+        let run = dir.match_files("g.gsidx", &["queries"], &args);
+        assert_eq!(run.code, Some(0), "{run:#?}");
+        let out = run.json();
+        for (query, &count) in out.queries.iter().zip(&expected) {
+            assert_eq!(query.matches, count, "{extra:?}: {query:#?}");
+            let spread = query.spread.as_ref().expect("spread at once");
+            assert_eq!(spread.grid.iter().product::<u32>(), 32);
+            assert_eq!(spread.engines.len(), 4);
+            assert_eq!(spread.engines.iter().map(|e| e.shares).sum::<u32>(), 32);
+            if !extra.is_empty() {
+                assert_eq!(spread.grid, [2, 4, 4, 1, 1]);
+            }
+        }
+        assert!(out.summary.upload_bytes.is_some_and(|b| b > 0));
+    }
+}

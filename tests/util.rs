@@ -297,6 +297,28 @@ pub struct QueryJson {
     pub error: Option<String>,
     #[serde(default)]
     pub plan: Option<String>,
+    /// How the query was spread over several GPUs (`--devices`).
+    #[serde(default)]
+    pub spread: Option<SpreadJson>,
+}
+
+/// A spread query's grid of shares and each engine's part.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpreadJson {
+    pub grid: Vec<u32>,
+    pub engines: Vec<EngineSharesJson>,
+}
+
+/// One engine's part of a spread query, in milliseconds.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSharesJson {
+    pub ready_ms: f64,
+    pub shares: u32,
+    pub busy_ms: f64,
+    pub cutting_ms: f64,
+    pub longest_ms: f64,
 }
 
 /// The summary object that closes a `--json` run.
@@ -319,6 +341,9 @@ pub struct SummaryJson {
     /// Absent for the CPU engine.
     #[serde(default)]
     pub upload_ms: Option<f64>,
+    /// Bytes of the index on each GPU; absent for the CPU engine.
+    #[serde(default)]
+    pub upload_bytes: Option<usize>,
     /// `I/K` with `--partition`.
     #[serde(default)]
     pub partition: Option<String>,
