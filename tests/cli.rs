@@ -1463,8 +1463,10 @@ fn json_lines_follow_the_schema() {
         ] {
             assert!(t >= 0.0 && t.is_finite());
         }
-        // The CPU engine readies nothing on a device; an error makes the total partial.
-        assert_eq!(s.upload_ms, None);
+        // The CPU engine readies nothing on a device, nor spreads a query over devices; an
+        // error makes the total partial.
+        assert_eq!((s.upload_ms, s.upload_bytes), (None, None));
+        assert!(out.queries.iter().all(|q| q.spread.is_none()));
         assert!(!s.complete);
         assert!(p3.complete && k4.complete && !bad.complete);
     }
