@@ -1040,14 +1040,43 @@ pub fn spread_queries_report_their_shares_through_the_cli() {
         let out = run.json();
         for (query, &count) in out.queries.iter().zip(&expected) {
             assert_eq!(query.matches, count, "{extra:?}: {query:#?}");
-            let spread = query.spread.as_ref().expect("spread at once");
+            let spread: SpreadJson =
+                serde_json::from_value(query.spread.clone().expect("spread at once"))
+                    .expect("the spread object's keys");
             assert_eq!(spread.grid.iter().product::<u32>(), 32);
             assert_eq!(spread.engines.len(), 4);
             assert_eq!(spread.engines.iter().map(|e| e.shares).sum::<u32>(), 32);
+            for e in &spread.engines {
+                assert!(e.ready_ms >= 0.0 && e.cutting_ms >= 0.0, "{e:?}");
+                assert!(
+                    e.longest_ms <= e.busy_ms && e.cutting_ms <= e.busy_ms,
+                    "{e:?}"
+                );
+                assert_eq!(e.shares == 0, e.busy_ms == 0.0, "{e:?}");
+            }
             if !extra.is_empty() {
                 assert_eq!(spread.grid, [2, 4, 4, 1, 1]);
             }
         }
         assert!(out.summary.upload_bytes.is_some_and(|b| b > 0));
     }
+}
+
+/// A spread query's grid of shares and each engine's part.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpreadJson {
+    pub grid: Vec<u32>,
+    pub engines: Vec<EngineSharesJson>,
+}
+
+/// One engine's part of a spread query, in milliseconds.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSharesJson {
+    pub ready_ms: f64,
+    pub shares: u32,
+    pub busy_ms: f64,
+    pub cutting_ms: f64,
+    pub longest_ms: f64,
 }
