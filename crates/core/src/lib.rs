@@ -28,6 +28,7 @@ pub mod plan;
 pub mod saved;
 pub mod search;
 pub mod select;
+mod shares;
 pub mod signature;
 pub mod sink;
 pub mod spread;

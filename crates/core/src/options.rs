@@ -227,12 +227,23 @@ pub struct Cut {
 impl Cut {
     /// Whether `v` is in this cut.
     pub fn holds(self, v: VertexId) -> bool {
+        self.class_of(v) == self.class
+    }
+
+    /// The class of `v` on this cut's axis (that of every share's cut on the axis): this
+    /// cut holds the vertices of one class.
+    pub fn class_of(self, v: VertexId) -> u64 {
         // SplitMix64's finalizer: every bit of `v` moves every bit of the hash.
         let mut x = u64::from(v).wrapping_add(self.seed);
         x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         x ^= x >> 31;
-        x % self.classes == self.class
+        x % self.classes
+    }
+
+    /// The class this cut holds.
+    pub fn class(self) -> u64 {
+        self.class
     }
 }
 

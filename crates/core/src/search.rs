@@ -1,10 +1,9 @@
 //! One query from start to end: filter, plan, join, each phase timed.
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use gsi_graph::{Graph, VertexId};
-use rayon::prelude::*;
 
 use crate::candidates::CandidateSets;
 use crate::cpu::CpuEngine;
@@ -12,10 +11,11 @@ use crate::engine::{Candidates, Engine};
 use crate::error::{Error, Result};
 use crate::fit::misfit;
 use crate::index::DataIndex;
-use crate::options::{Cut, JoinOrder, JoinPaths, MatchOptions, Semantics, Share, Status, AXES};
+use crate::options::{JoinOrder, JoinPaths, MatchOptions, Semantics, Share, Status, AXES};
 use crate::plan::estimate::plan_on_host;
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
 use crate::plan::{Plan, Strategy};
+use crate::shares::ShareSpace;
 use crate::sink::{Images, MatchSink, OriginalIds};
 use crate::tree_count;
 
@@ -108,9 +108,9 @@ pub struct Planned {
     fits: bool,
     /// The query, when its count is its tree's homomorphism count ([`tree_count`]): no join.
     tree: Option<Box<Graph>>,
-    /// C(u) of each vertex a share cuts ([`Planned::cut_vertices`]), brought to the host once
-    /// when the sets are on a device: each share cuts its own from them ([`Planned::share`]).
-    cut_lists: OnceLock<Vec<Vec<VertexId>>>,
+    /// The candidate sets readied for shares, when the query is joined in shares on one
+    /// engine ([`ShareSpace`]).
+    shares: Mutex<Option<ShareSpace>>,
 }
 
 /// Filters `query` on `engine` and plans its join (leaves postponed only when `counting`).
@@ -181,7 +181,7 @@ pub(crate) fn plan_query(
             && options.limit.is_none()
             && tree_count::applies(query, data, options.semantics))
         .then(|| Box::new(query.clone())),
-        cut_lists: OnceLock::new(),
+        shares: Mutex::new(None),
     })
 }
 
@@ -270,7 +270,7 @@ impl Planned {
             counting,
             fits: false,
             tree: None,
-            cut_lists: OnceLock::new(),
+            shares: Mutex::new(None),
         }
     }
 
@@ -322,72 +322,7 @@ impl Planned {
             counting: self.counting,
             fits: self.fits,
             tree: self.tree.clone(),
-            cut_lists: OnceLock::new(),
-        })
-    }
-
-    /// Whether the candidate sets are in host memory (planned there, or by the CPU's filter).
-    pub(crate) fn on_host(&self) -> bool {
-        matches!(self.candidates, Candidates::Host(_))
-    }
-
-    /// The query vertices a share cuts, one per axis: the plan's first [`AXES`] vertices; a
-    /// shorter plan puts the remaining axes on its last vertex.
-    fn cut_vertices(&self) -> [usize; AXES] {
-        let steps = &self.plan.steps;
-        std::array::from_fn(|axis| steps[axis.min(steps.len() - 1)].vertex)
-    }
-
-    /// The candidate sets of `share` in a grid of `sides`: C(u) of each cut vertex
-    /// ([`Planned::cut_vertices`]) cut to the data vertices the share holds on that vertex's
-    /// axis ([`Share::cut`]), so that the share's tables are the share's from the first step
-    /// on. A vertex cut on several axes keeps the vertices every one of them holds, so each
-    /// match still falls in exactly one share. Sets on a device stay there: only the cut
-    /// lists are uploaded ([`crate::cuda::candidates::DeviceCandidates::with_lists`]).
-    fn share(&self, share: Share, sides: [u32; AXES]) -> Result<Candidates> {
-        let cut = self.cut_vertices();
-        let host_lists = match &self.candidates {
-            Candidates::Host(_) => None,
-            Candidates::Device(sets) => {
-                if self.cut_lists.get().is_none() {
-                    let lists = cut.iter().map(|&u| sets.download_list(u));
-                    // Another thread may have set them meanwhile: either copy is the same.
-                    let _ = self.cut_lists.set(lists.collect::<Result<_>>()?);
-                }
-                self.cut_lists.get()
-            }
-        };
-        let mut kept: Vec<(usize, Vec<VertexId>)> = Vec::new();
-        for (axis, &u) in cut.iter().enumerate() {
-            if sides[axis] == 1 || kept.iter().any(|(w, _)| *w == u) {
-                continue;
-            }
-            let cuts: Vec<Cut> = (0..AXES)
-                .filter(|&a| cut[a] == u && sides[a] > 1)
-                .map(|a| share.cut(sides, a))
-                .collect();
-            let list = match (&self.candidates, host_lists) {
-                (Candidates::Host(sets), _) => sets.list(u),
-                (_, Some(lists)) => &lists[axis],
-                (Candidates::Device(_), None) => unreachable!("brought to the host above"),
-            };
-            // Millions of candidates on an unlabelled graph: hashed on every thread.
-            let list = list
-                .par_iter()
-                .copied()
-                .filter(|&v| cuts.iter().all(|c| c.holds(v)))
-                .collect();
-            kept.push((u, list));
-        }
-        Ok(match &self.candidates {
-            Candidates::Host(sets) => {
-                let mut sets = sets.clone();
-                for (u, list) in kept {
-                    sets.keep(u, list);
-                }
-                Candidates::Host(sets)
-            }
-            Candidates::Device(sets) => Candidates::Device(sets.with_lists(&kept)?),
+            shares: Mutex::new(None),
         })
     }
 
@@ -404,15 +339,41 @@ impl Planned {
             return Ok(self.report());
         }
         let started = Instant::now();
-        let shared;
-        let candidates = match share {
+        let mut space = self.shares.lock().unwrap_or_else(PoisonError::into_inner);
+        let shared = match share {
             Some(share) => {
-                let grid = self.plan.share_grid(share.count(), options.share_grid);
-                shared = self.share(share, grid)?;
-                &shared
+                let sides = self.plan.share_grid(share.count(), options.share_grid);
+                if space.as_ref().is_none_or(|s| s.sides() != sides) {
+                    *space = Some(ShareSpace::new(
+                        &self.candidates,
+                        &self.plan,
+                        sides,
+                        engine,
+                    )?);
+                }
+                Some(space.as_mut().expect("made above").cut(share)?)
             }
-            None => &self.candidates,
+            None => None,
         };
+        let report = self.join_sets(engine, data, options, shared.as_ref(), sink, started);
+        if let (Some(space), Some(shared)) = (space.as_mut(), shared) {
+            space.restore(shared);
+        }
+        report
+    }
+
+    /// Joins the query over `shared`, a share's candidate sets, or over the whole sets; the
+    /// share was cut from `started` on.
+    fn join_sets(
+        &self,
+        engine: &mut dyn Engine,
+        data: &DataIndex,
+        options: &MatchOptions,
+        shared: Option<&Candidates>,
+        sink: &mut dyn MatchSink,
+        started: Instant,
+    ) -> Result<MatchReport> {
+        let candidates = shared.unwrap_or(&self.candidates);
         let cut = started.elapsed();
         if let Some(tree) = &self.tree {
             let mut report = self.report();

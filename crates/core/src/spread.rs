@@ -93,16 +93,8 @@ pub fn find_matches_spread(
     let count = SHARES_PER_ENGINE * (others.len() as u32 + 1);
     let next = AtomicU32::new(0);
     let started = Instant::now();
-    // Each engine takes the next share until none is left, from the sets where its joins
-    // read them: sets planned on the host go to its device once, not once a share.
+    // Each engine takes the next share until none is left.
     let take = |engine: &mut dyn Engine, planned: &Planned, options: &MatchOptions| {
-        let adopted;
-        let planned = if planned.on_host() {
-            adopted = planned.adopted_by(engine)?;
-            &adopted
-        } else {
-            planned
-        };
         let planning = planned.report().times.plan;
         let mut part = EngineShares {
             ready: started.elapsed(),

@@ -13,7 +13,7 @@ use crate::error::{driver, Result};
 
 /// C(u) for every query vertex, on the device: a bitset per query vertex (for the join's
 /// membership test) and the sorted lists one after another (to start the join and size its
-/// buffers). The list starts stay on the host, so sizes need no copy.
+/// buffers). Where each list lies stays on the host, so sizes need no copy.
 pub struct DeviceCandidates {
     /// The stream the buffers belong to.
     pub(crate) stream: Arc<CudaStream>,
@@ -23,10 +23,11 @@ pub struct DeviceCandidates {
     pub(crate) bits: CudaSlice<u32>,
     /// Words per bitset.
     pub(crate) words: usize,
-    /// The sorted lists, one after another.
+    /// The sorted lists, one after another (with room between them in a share's sets,
+    /// [`DeviceCandidates::for_shares`]).
     pub(crate) lists: CudaSlice<u32>,
-    /// `starts[u]..starts[u + 1]` is C(u) in `lists`.
-    pub(crate) starts: Vec<u32>,
+    /// Where C(u) lies in `lists`, for every u.
+    pub(crate) ranges: Vec<Range<usize>>,
 }
 
 impl DeviceCandidates {
@@ -43,9 +44,11 @@ impl DeviceCandidates {
         bits.par_chunks_mut(words)
             .enumerate()
             .for_each(|(u, out)| bitset_words(sets.blocks(u), out));
-        let mut starts = vec![0u32];
+        let mut ranges = Vec::with_capacity(count);
+        let mut end = 0;
         for list in sets.lists() {
-            starts.push(starts[starts.len() - 1] + list.len() as u32);
+            ranges.push(end..end + list.len());
+            end += list.len();
         }
         let parts: Vec<&[u32]> = sets.lists().collect();
         let mut uploaded = device.upload_buffers(&[
@@ -60,66 +63,60 @@ impl DeviceCandidates {
             bits,
             words,
             lists,
-            starts,
+            ranges,
         })
     }
 
-    /// A copy of these sets, on the same device, with C(u) replaced by `list` for each `(u,
-    /// list)` of `replaced` (a sorted sublist of C(u)): the other sets copied on the device,
-    /// the new lists and their bitsets uploaded. A share of a query is cut so
-    /// ([`crate::options::Share`]): millions of candidates stay on the device.
+    /// A copy of these sets on the same device, to be cut into shares
+    /// ([`DeviceCandidates::cut_to`]): every list keeps its room, so a cut list goes where
+    /// the whole one was and the others are never copied again.
     ///
     /// # Errors
-    /// The device cannot hold or take the copy.
-    pub fn with_lists(&self, replaced: &[(usize, Vec<u32>)]) -> Result<DeviceCandidates> {
-        let err = || driver("copying candidate sets for a share");
-        let new_list = |u: usize| replaced.iter().find(|(w, _)| *w == u).map(|(_, l)| l);
-        let count = self.starts.len() - 1;
-        let mut starts = vec![0u32];
-        for u in 0..count {
-            let len = new_list(u).map_or(self.range(u).len(), Vec::len);
-            starts.push(starts[u] + len as u32);
-        }
-        let total = starts[count] as usize;
-        // SAFETY: every element is written below, each list's range by one copy.
-        let mut lists = unsafe { self.stream.alloc::<u32>(total.max(1)) }.map_err(err())?;
-        let mut bits = self.stream.clone_dtod(&self.bits).map_err(err())?;
-        let mut words = vec![0u32; self.words];
-        for u in 0..count {
-            let to = starts[u] as usize..starts[u + 1] as usize;
-            match new_list(u) {
-                Some(list) => {
-                    words.fill(0);
-                    for &v in list {
-                        words[v as usize / 32] |= 1 << (v % 32);
-                    }
-                    let set = u * self.words..(u + 1) * self.words;
-                    self.stream
-                        .memcpy_htod(&words, &mut bits.slice_mut(set))
-                        .map_err(err())?;
-                    if !to.is_empty() {
-                        self.stream
-                            .memcpy_htod(list, &mut lists.slice_mut(to))
-                            .map_err(err())?;
-                    }
-                }
-                None if !to.is_empty() => self
-                    .stream
-                    .memcpy_dtod(&self.lists.slice(self.range(u)), &mut lists.slice_mut(to))
-                    .map_err(err())?,
-                None => {}
-            }
-            // `words` is written again for the next list: its copy must be done.
-            self.stream.synchronize().map_err(err())?;
-        }
+    /// The device cannot hold the copy.
+    pub fn for_shares(&self) -> Result<DeviceCandidates> {
+        let err = || driver("copying candidate sets for the shares");
         Ok(DeviceCandidates {
             stream: self.stream.clone(),
             vertex_count: self.vertex_count,
-            bits,
+            bits: self.stream.clone_dtod(&self.bits).map_err(err())?,
             words: self.words,
-            lists,
-            starts,
+            lists: self.stream.clone_dtod(&self.lists).map_err(err())?,
+            ranges: self.ranges.clone(),
         })
+    }
+
+    /// Makes C(u) of these sets `list` for each `(u, list)` of `cut`: a sorted sublist of
+    /// the whole C(u) of the sets these were copied from ([`DeviceCandidates::for_shares`]),
+    /// which lay at `rooms[u]`, uploaded with its bitset into that room.
+    ///
+    /// # Errors
+    /// The device cannot take the copies.
+    ///
+    /// # Panics
+    /// If a list is longer than its room.
+    pub fn cut_to(&mut self, cut: &[(usize, Vec<u32>)], rooms: &[Range<usize>]) -> Result<()> {
+        let err = || driver("uploading a share's candidate sets");
+        let mut words = vec![0u32; self.words * cut.len()];
+        for ((u, list), words) in cut.iter().zip(words.chunks_mut(self.words)) {
+            let room = rooms[*u].clone();
+            assert!(list.len() <= room.len(), "a share's C(u) is part of C(u)");
+            for &v in list {
+                words[v as usize / 32] |= 1 << (v % 32);
+            }
+            let at = room.start..room.start + list.len();
+            if !at.is_empty() {
+                self.stream
+                    .memcpy_htod(list, &mut self.lists.slice_mut(at.clone()))
+                    .map_err(err())?;
+            }
+            let set = u * self.words..(u + 1) * self.words;
+            self.stream
+                .memcpy_htod(words, &mut self.bits.slice_mut(set))
+                .map_err(err())?;
+            self.ranges[*u] = at;
+        }
+        // The host's lists and words must outlive their copies.
+        self.stream.synchronize().map_err(err())
     }
 
     /// C(u) alone, copied to the host.
@@ -141,7 +138,7 @@ impl DeviceCandidates {
     /// # Errors
     /// The copy from the device fails.
     pub fn download(&self) -> Result<CandidateSets> {
-        let total = *self.starts.last().unwrap_or(&0) as usize;
+        let total = self.ranges.iter().map(|r| r.end).max().unwrap_or(0);
         let all = if total == 0 {
             Vec::new()
         } else {
@@ -150,23 +147,21 @@ impl DeviceCandidates {
                 .map_err(driver("reading candidate lists"))?
         };
         let lists = self
-            .starts
-            .windows(2)
-            .map(|w| all[w[0] as usize..w[1] as usize].to_vec())
+            .ranges
+            .iter()
+            .map(|r| all[r.clone()].to_vec())
             .collect();
         Ok(CandidateSets::from_lists(lists, self.vertex_count))
     }
 
     /// |C(u)| per query vertex.
     pub fn sizes(&self) -> Vec<usize> {
-        (0..self.starts.len() - 1)
-            .map(|u| self.range(u).len())
-            .collect()
+        self.ranges.iter().map(Range::len).collect()
     }
 
     /// Where C(u) lies in `lists`.
     pub fn range(&self, u: usize) -> Range<usize> {
-        self.starts[u] as usize..self.starts[u + 1] as usize
+        self.ranges[u].clone()
     }
 }
 

@@ -205,6 +205,9 @@ pub fn candidates(
         bits,
         words: bitset_words,
         lists,
-        starts,
+        ranges: starts
+            .windows(2)
+            .map(|w| w[0] as usize..w[1] as usize)
+            .collect(),
     })
 }

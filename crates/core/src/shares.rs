@@ -1,0 +1,157 @@
+//! A planned query's candidate sets cut into shares ([`Share`]), once per engine and query:
+//! each cut vertex's C(u) sorted by class once, so that a share's list is one class; on a
+//! GPU, one copy of the sets whose cut lists each share rewrites in place, so that millions
+//! of candidates are not copied or uploaded again for every share.
+
+use std::ops::Range;
+
+use gsi_graph::VertexId;
+use rayon::prelude::*;
+
+use crate::candidates::CandidateSets;
+use crate::cuda::candidates::DeviceCandidates;
+use crate::engine::{Candidates, Engine};
+use crate::error::Result;
+use crate::options::{Share, AXES};
+use crate::plan::Plan;
+
+/// One cut vertex: C(u) by class on its first axis.
+struct CutVertex {
+    vertex: usize,
+    /// Its axes of more than one class, the first first.
+    axes: Vec<usize>,
+    /// C(u) split by class on the first of `axes`, each part sorted.
+    by_class: Vec<Vec<VertexId>>,
+}
+
+/// Where the shares' sets live.
+enum Sets {
+    /// In host memory (the CPU engine): each share cuts a copy.
+    Host(CandidateSets),
+    /// On a device: the copy each share rewrites (lent to the share that runs), and where
+    /// each C(u) has its room in it.
+    Device(Option<DeviceCandidates>, Vec<Range<usize>>),
+}
+
+/// The candidate sets of a query's shares in one grid, for one engine.
+pub(crate) struct ShareSpace {
+    sides: [u32; AXES],
+    cut: Vec<CutVertex>,
+    sets: Sets,
+}
+
+impl ShareSpace {
+    /// Sorts the cut vertices' candidates by class and readies the sets for `engine`: sets on
+    /// the host go to its device once ([`Engine::adopt`]).
+    ///
+    /// # Errors
+    /// Device failures.
+    pub(crate) fn new(
+        candidates: &Candidates,
+        plan: &Plan,
+        sides: [u32; AXES],
+        engine: &mut dyn Engine,
+    ) -> Result<ShareSpace> {
+        let sets = match candidates {
+            Candidates::Host(sets) => match engine.adopt(sets)? {
+                Candidates::Host(sets) => Sets::Host(sets),
+                Candidates::Device(sets) => Sets::on_device(sets),
+            },
+            Candidates::Device(sets) => Sets::on_device(sets.for_shares()?),
+        };
+        // A plan shorter than the grid puts the remaining axes on its last vertex.
+        let last = plan.steps.len() - 1;
+        let any = Share::new(0, sides.iter().product()).expect("a grid of one share or more");
+        let mut cut: Vec<CutVertex> = Vec::new();
+        for axis in (0..AXES).filter(|&a| sides[a] > 1) {
+            let u = plan.steps[axis.min(last)].vertex;
+            if let Some(known) = cut.iter_mut().find(|c| c.vertex == u) {
+                known.axes.push(axis);
+                continue;
+            }
+            let list = match &sets {
+                Sets::Host(sets) => sets.list(u).to_vec(),
+                Sets::Device(sets, _) => sets.as_ref().expect("set above").download_list(u)?,
+            };
+            let on_axis = any.cut(sides, axis);
+            // Millions of candidates on an unlabelled graph: hashed on every thread.
+            let classes: Vec<u64> = list.par_iter().map(|&v| on_axis.class_of(v)).collect();
+            let mut by_class = vec![Vec::new(); sides[axis] as usize];
+            for (&v, &class) in list.iter().zip(&classes) {
+                by_class[class as usize].push(v);
+            }
+            cut.push(CutVertex {
+                vertex: u,
+                axes: vec![axis],
+                by_class,
+            });
+        }
+        Ok(ShareSpace { sides, cut, sets })
+    }
+
+    /// The grid this space cuts.
+    pub(crate) fn sides(&self) -> [u32; AXES] {
+        self.sides
+    }
+
+    /// The candidate sets of `share`: C(u) of each cut vertex cut to the data vertices the
+    /// share holds on its axes ([`Share::cut`]; a vertex cut on several axes keeps those
+    /// every one of them holds, so each match falls in exactly one share). The sets go back
+    /// ([`ShareSpace::restore`]) before the next share.
+    ///
+    /// # Errors
+    /// Device failures.
+    pub(crate) fn cut(&mut self, share: Share) -> Result<Candidates> {
+        let sides = self.sides;
+        let lists: Vec<(usize, Vec<VertexId>)> = self
+            .cut
+            .iter()
+            .map(|c| {
+                let first = share.cut(sides, c.axes[0]);
+                let others: Vec<_> = c.axes[1..].iter().map(|&a| share.cut(sides, a)).collect();
+                let class = c.by_class[first.class() as usize].iter().copied();
+                (
+                    c.vertex,
+                    class
+                        .filter(|&v| others.iter().all(|o| o.holds(v)))
+                        .collect(),
+                )
+            })
+            .collect();
+        match &mut self.sets {
+            Sets::Host(sets) => {
+                let mut sets = sets.clone();
+                for (u, list) in lists {
+                    sets.keep(u, list);
+                }
+                Ok(Candidates::Host(sets))
+            }
+            Sets::Device(lent, rooms) => {
+                let mut sets = lent.take().expect("the last share's sets were given back");
+                let cut = sets.cut_to(&lists, rooms);
+                match cut {
+                    Ok(()) => Ok(Candidates::Device(sets)),
+                    Err(err) => {
+                        *lent = Some(sets);
+                        Err(err)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes back the sets a share ran on ([`ShareSpace::cut`]).
+    pub(crate) fn restore(&mut self, candidates: Candidates) {
+        if let (Sets::Device(lent, _), Candidates::Device(sets)) = (&mut self.sets, candidates) {
+            *lent = Some(sets);
+        }
+    }
+}
+
+impl Sets {
+    /// `sets`, a copy of their own, as the shares' sets on a device.
+    fn on_device(sets: DeviceCandidates) -> Sets {
+        let rooms = sets.ranges.clone();
+        Sets::Device(Some(sets), rooms)
+    }
+}
