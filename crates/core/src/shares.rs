@@ -20,9 +20,20 @@ struct CutVertex {
     vertex: usize,
     /// Its axes of more than one class, the first first.
     axes: Vec<usize>,
-    /// C(u) split by class on the first of `axes`, each part sorted.
-    by_class: Vec<Vec<VertexId>>,
+    candidates: Classes,
 }
+
+/// A cut vertex's candidates.
+enum Classes {
+    /// Split by class on its first axis, each part sorted.
+    Sorted(Vec<Vec<VertexId>>),
+    /// Whole, where there are more classes than [`SORTED_CLASSES_MAX`]: each share picks its
+    /// own (a grid of millions of shares comes from `--partition`, one share a process).
+    Whole(Vec<VertexId>),
+}
+
+/// Classes up to which a cut vertex's candidates are split by class once.
+const SORTED_CLASSES_MAX: u32 = 1 << 12;
 
 /// Where the shares' sets live.
 enum Sets {
@@ -73,17 +84,22 @@ impl ShareSpace {
                 Sets::Host(sets) => sets.list(u).to_vec(),
                 Sets::Device(sets, _) => sets.as_ref().expect("set above").download_list(u)?,
             };
-            let on_axis = any.cut(sides, axis);
-            // Millions of candidates on an unlabelled graph: hashed on every thread.
-            let classes: Vec<u64> = list.par_iter().map(|&v| on_axis.class_of(v)).collect();
-            let mut by_class = vec![Vec::new(); sides[axis] as usize];
-            for (&v, &class) in list.iter().zip(&classes) {
-                by_class[class as usize].push(v);
-            }
+            let candidates = if sides[axis] <= SORTED_CLASSES_MAX {
+                let on_axis = any.cut(sides, axis);
+                // Millions of candidates on an unlabelled graph: hashed on every thread.
+                let classes: Vec<u64> = list.par_iter().map(|&v| on_axis.class_of(v)).collect();
+                let mut by_class = vec![Vec::new(); sides[axis] as usize];
+                for (&v, &class) in list.iter().zip(&classes) {
+                    by_class[class as usize].push(v);
+                }
+                Classes::Sorted(by_class)
+            } else {
+                Classes::Whole(list)
+            };
             cut.push(CutVertex {
                 vertex: u,
                 axes: vec![axis],
-                by_class,
+                candidates,
             });
         }
         Ok(ShareSpace { sides, cut, sets })
@@ -109,13 +125,20 @@ impl ShareSpace {
             .map(|c| {
                 let first = share.cut(sides, c.axes[0]);
                 let others: Vec<_> = c.axes[1..].iter().map(|&a| share.cut(sides, a)).collect();
-                let class = c.by_class[first.class() as usize].iter().copied();
-                (
-                    c.vertex,
-                    class
-                        .filter(|&v| others.iter().all(|o| o.holds(v)))
+                let held = |v: &VertexId| others.iter().all(|o| o.holds(*v));
+                let list = match &c.candidates {
+                    Classes::Sorted(by_class) => by_class[first.class() as usize]
+                        .iter()
+                        .copied()
+                        .filter(held)
                         .collect(),
-                )
+                    Classes::Whole(list) => list
+                        .iter()
+                        .copied()
+                        .filter(|&v| first.holds(v) && held(&v))
+                        .collect(),
+                };
+                (c.vertex, list)
             })
             .collect();
         match &mut self.sets {
