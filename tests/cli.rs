@@ -713,6 +713,99 @@ fn partition_shares_add_up_to_the_brute_force_count() {
     assert_eq!(distinct.len(), lines.len(), "a match in two shares");
 }
 
+/// `gsi merge` over the K share runs of `--partition`: each query's count is the brute
+/// force's, whatever order the files come in; a set that is not whole or not one (a share
+/// missing or given twice, another K, another data file, a run cut short, a line that is not
+/// JSON, a file that is no share) is refused by name with exit code 2.
+#[test]
+fn merge_adds_up_the_shares_and_refuses_broken_sets() {
+    let shape = oracle::UNDIRECTED_MULTI;
+    let mut runner = runner(11);
+    let dir = TestDir::new();
+    let data = draw(&mut runner, &oracle::graph(shape, 12..=14));
+    let cut = oracle::subgraph_of(&data, 4);
+    let queries: Vec<Spec> = (0..6).map(|_| draw(&mut runner, &cut)).collect();
+    dir.write_spec("data.graph", &data);
+    dir.write_spec("other.graph", &data);
+    for (i, q) in queries.iter().enumerate() {
+        dir.write_spec(&format!("queries/q_{i}.graph"), q);
+    }
+    let share = |data: &str, partition: &str, file: &str| {
+        let run = dir
+            .match_files(data, &["queries"], &["--json", "--partition", partition])
+            .ok();
+        dir.write(file, &run.stdout);
+    };
+    for i in 0..3 {
+        share("data.graph", &format!("{i}/3"), &format!("s{i}.jsonl"));
+    }
+    let merged = dir.gsi(["merge", "--json", "s2.jsonl", "s0.jsonl", "s1.jsonl"]);
+    assert_eq!(merged.code, Some(0), "{merged:#?}");
+    let lines: Vec<serde_json::Value> = merged
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let data_graph = data.graph();
+    let mut total = 0;
+    for (q, line) in queries.iter().zip(&lines) {
+        let expected = brute::count(&q.graph(), &data_graph, false);
+        assert_eq!(line["matches"], expected, "{line}");
+        assert_eq!(
+            (line["status"].as_str(), line["complete"].as_bool()),
+            (Some("ok"), Some(true))
+        );
+        total += expected;
+    }
+    let summary = lines.last().expect("a summary");
+    assert_eq!(
+        (summary["shares"].as_u64(), summary["matches"].as_u64()),
+        (Some(3), Some(total))
+    );
+    share("data.graph", "0/4", "k4.jsonl");
+    share("other.graph", "2/3", "other.jsonl");
+    let whole = dir
+        .match_files("data.graph", &["queries"], &["--json"])
+        .ok();
+    dir.write("whole.jsonl", &whole.stdout);
+    let cut_short: String = std::fs::read_to_string(dir.path("s1.jsonl"))
+        .expect("read")
+        .lines()
+        .take(2)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    dir.write("short.jsonl", cut_short.as_bytes());
+    dir.write("noise.jsonl", "{\"type\":\"query\"}\n");
+    for (files, says) in [
+        (&["s0.jsonl", "s1.jsonl"][..], "1 of 3 shares missing: 2/3"),
+        (
+            &["s0.jsonl", "s1.jsonl", "s1.jsonl", "s2.jsonl"],
+            "share 1/3 is given twice",
+        ),
+        (
+            &["s0.jsonl", "s1.jsonl", "k4.jsonl"],
+            "k4.jsonl is a share of 4",
+        ),
+        (
+            &["s0.jsonl", "s1.jsonl", "other.jsonl"],
+            "other.jsonl read the data",
+        ),
+        (
+            &["s0.jsonl", "short.jsonl", "s2.jsonl"],
+            "short.jsonl ends without a summary",
+        ),
+        (&["noise.jsonl"], "noise.jsonl: line 1 is not a record"),
+        (&["whole.jsonl"], "whole.jsonl is not a share's run"),
+    ] {
+        let mut args = vec!["merge"];
+        args.extend_from_slice(files);
+        let run = dir.gsi(&args);
+        assert_eq!(run.code, Some(2), "{files:?}: {run:#?}");
+        assert!(run.stderr.contains(says), "{files:?}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "{files:?}: {}", run.stdout);
+    }
+}
+
 /// Vertices and edges of several labels in Sun–Luo files (`v id 1,3 degree`, `e u v 0,2`):
 /// counted as the brute force counts, from the text and from a saved index, on both engines.
 #[test]

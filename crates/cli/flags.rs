@@ -93,6 +93,15 @@ pub enum Command {
     /// LIMIT, OFFSET), ASK or `SELECT (COUNT(*) AS ?n)`, matched by homomorphism with bag
     /// semantics; anything else is refused by name. Results are written as they are found.
     Sparql(SparqlArgs),
+    /// Add up the shares of `gsi match --partition I/K --json` runs.
+    ///
+    /// Reads the JSON Lines of the K runs of one set of queries over one data graph, one file
+    /// per share, and prints each query's count over all K shares (the sum, modulo 2^64 as
+    /// every count), its gravest status and whether every share was complete, then a summary.
+    /// Refuses, naming the file, a set that is not whole or not one: a share missing or given
+    /// twice, runs of different K or data files, a run that did not finish (no summary, or
+    /// interrupted), a query missing from a share, a line that is not JSON.
+    Merge(MergeArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
     ///
     /// For bash: `gsi completions bash > ~/.local/share/bash-completion/completions/gsi`.
@@ -520,6 +529,21 @@ pub struct EngineArgs {
 }
 
 /// `gsi verify` (documented on [`Command::Verify`]).
+/// Arguments of `gsi merge`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  for i in 0 1 2 3; do gsi match --data g.gsidx --query q/ --partition $i/4 --json > share-$i.jsonl; done\n  gsi merge share-*.jsonl"
+)]
+pub struct MergeArgs {
+    /// The JSON Lines of each share's run, one file per share, in any order.
+    #[arg(value_name = "FILE", required = true, num_args = 1..)]
+    pub files: Vec<PathBuf>,
+
+    /// Print JSON Lines (one object per query, then a summary) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  gsi verify\n  gsi verify --data hprd.graph --query queries/ --homomorphism"

@@ -13,6 +13,7 @@ mod info;
 mod load;
 mod matching;
 mod memory;
+mod merge;
 mod messages;
 mod output;
 mod progress;
@@ -70,6 +71,7 @@ fn run() -> Result<Exit> {
         Some(Command::Generate(args)) => generate::run(args.what),
         Some(Command::Verify(args)) => verify::run(args),
         Some(Command::Sparql(args)) => sparql::run(args),
+        Some(Command::Merge(args)) => merge::run(args),
         Some(Command::Completions(args)) => {
             let mut command = Cli::command();
             clap_complete::generate(args.shell, &mut command, "gsi", &mut std::io::stdout());
