@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use gsi_core::plan::LinkEdge;
-use gsi_core::{EngineConfig, EngineKind, MatchOptions, MatchReport, NamedSemantics};
+use gsi_core::{EngineConfig, EngineKind, MatchOptions, MatchReport, NamedSemantics, Share};
 use gsi_graph::Direction;
 use numpy::PyArray2;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -96,16 +96,24 @@ impl PyMatcher {
         })
     }
 
-    /// Number of matches of `query`.
-    #[pyo3(signature = (query, semantics = "isomorphism", timeout = None))]
+    /// Number of matches of `query`, or of share `i` of `k` of them (`--partition i/k`).
+    #[pyo3(signature = (query, semantics = "isomorphism", timeout = None, share = None))]
     fn count(
         &self,
         py: Python<'_>,
         query: &PyGraph,
         semantics: &str,
         timeout: Option<f64>,
+        share: Option<(u32, u32)>,
     ) -> PyResult<u64> {
-        let (job, timeout) = self.job(py, query, semantics, None, timeout)?;
+        let (mut job, timeout) = self.job(py, query, semantics, None, timeout)?;
+        if let Some((index, count)) = share {
+            job.options.share = Some(Share::new(index, count).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "share=({index}, {count}): expected (i, k) with 0 <= i < k"
+                ))
+            })?);
+        }
         let (report, _) = job.run(py, gsi_core::CountOnly)?;
         Ok(finished(py, report, timeout)?.count)
     }

@@ -17,6 +17,8 @@ gsi finds every occurrence of a small labelled query graph in a large labelled d
 - :class:`Matcher`: a data graph indexed once; :meth:`Matcher.count`,
   :meth:`Matcher.matches`, :meth:`Matcher.match_array`, :meth:`Matcher.explain`.
 - :func:`count`: one query in one line.
+- :mod:`gsi.distributed`: one query's count cut into shares, run as tasks on any executor
+  (a process pool, Dask, submitit for Slurm).
 - Errors: :class:`GsiError` and its subclasses :class:`FormatError`, :class:`GraphError`,
   :class:`GpuError`, :class:`MatchTimeout` and :class:`MemoryLimitExceeded`;
   :class:`LabelWarning` where labels look missing.
@@ -32,6 +34,7 @@ from .errors import (
     MatchTimeout,
     MemoryLimitExceeded,
 )
+from . import distributed
 from .graph import Graph
 from .matcher import Matcher, count
 
@@ -39,6 +42,7 @@ __all__ = [
     "Graph",
     "Matcher",
     "count",
+    "distributed",
     "GsiError",
     "FormatError",
     "GraphError",

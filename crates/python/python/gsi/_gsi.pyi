@@ -2,7 +2,7 @@
 ``0 .. n-1`` and labels as ``uint32`` codes, where ``gsi.Graph`` and ``gsi.Matcher`` speak in
 node ids and label values."""
 
-from typing import Hashable, Iterator, Optional, Sequence, Union
+from typing import Hashable, Iterator, Optional, Sequence, Union, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -82,9 +82,13 @@ class Matcher:
         """Indexes ``graph`` and opens ``engine`` (``"cpu"``, ``"gpu"``, ``"auto"``) on GPU
         ``device``. Raises ``gsi.GpuError`` for ``engine="gpu"`` without a usable GPU."""
     def count(
-        self, query: Graph, semantics: str = "isomorphism", timeout: Optional[float] = None
+        self,
+        query: Graph,
+        semantics: str = "isomorphism",
+        timeout: Optional[float] = None,
+        share: Optional[Tuple[int, int]] = None,
     ) -> int:
-        """Number of matches; ``gsi.MatchTimeout`` past ``timeout`` seconds."""
+        """Number of matches (of share ``(i, k)``); ``gsi.MatchTimeout`` past ``timeout`` seconds."""
     def match_array(
         self,
         query: Graph,

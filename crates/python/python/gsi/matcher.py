@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Any, Dict, Hashable, Iterator, Optional, Sequence, Union
+from typing import Any, Dict, Hashable, Iterator, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -147,6 +147,7 @@ class Matcher:
         *,
         induced: bool = False,
         edge_isomorphism: bool = False,
+        share: Optional[Tuple[int, int]] = None,
     ) -> int:
         """The number of matches of `Q`, exact (up to 2^64 - 1).
 
@@ -169,13 +170,19 @@ class Matcher:
             query edges share as many endpoints as their images (the paper's line graphs).
             Undirected graphs of one label per vertex only; by Whitney's exception a
             triangle and a claw of equal labels match each other (3! ways).
+        share:
+            ``(i, k)``: count only share i of k disjoint shares of the matches, as ``gsi match
+            --partition i/k`` does; the k shares' counts add up to the whole count
+            (:func:`gsi.distributed.count` runs them as tasks).
         """
         semantics = _semantics(homomorphism, induced, edge_isomorphism)
+        if share is not None:
+            share = (operator.index(share[0]), operator.index(share[1]))
         if edge_isomorphism:
             _, matcher, line, _ = self._line_query(Q)
-            return matcher.count(line, semantics, timeout)
+            return matcher.count(line, semantics, timeout, share)
         _, native = self._query(Q)
-        return self._native.count(native, semantics, timeout)
+        return self._native.count(native, semantics, timeout, share)
 
     def matches(
         self,
