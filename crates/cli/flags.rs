@@ -994,7 +994,7 @@ pub struct SparqlArgs {
     )]
     pub expression: Option<String>,
 
-    /// The results' format: the W3C's SPARQL 1.1 Query Results JSON, TSV or CSV.
+    /// The results' format: the W3C's SPARQL 1.1 Query Results JSON, XML, TSV or CSV.
     #[arg(long, value_enum, default_value_t = ResultsArg::Json, help_heading = "Output")]
     pub results: ResultsArg,
 
@@ -1014,6 +1014,8 @@ pub struct SparqlArgs {
 pub enum ResultsArg {
     /// SPARQL 1.1 Query Results JSON.
     Json,
+    /// SPARQL 1.1 Query Results XML.
+    Xml,
     /// Tab-separated, terms in N-Triples syntax.
     Tsv,
     /// Comma-separated, IRIs and literals' values bare.

@@ -1,7 +1,7 @@
 """`gsi sparql` against Oxigraph: random RDF graphs and random basic graph patterns (stars,
 chains, cycles; constants, blank nodes, `a`, literals, DISTINCT, LIMIT, COUNT(*), ASK), the
-multisets of solutions compared. The binary is $GSI_BINARY (which must then exist), else
-target/release/gsi (skipped where it is not built)."""
+multisets of solutions compared, in JSON and in XML results. The binary is $GSI_BINARY
+(which must then exist), else target/release/gsi (skipped where it is not built)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 import os
 import random
 import subprocess
+import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +21,8 @@ REPO = Path(__file__).resolve().parents[3]
 GIVEN = os.environ.get("GSI_BINARY")
 GSI = Path(GIVEN) if GIVEN else REPO / "target" / "release" / "gsi"
 XSD = "http://www.w3.org/2001/XMLSchema#"
+RESULTS_NS = "{http://www.w3.org/2005/sparql-results#}"
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 ID = "<http://d/id>"
 
@@ -137,17 +140,33 @@ def json_term(term: dict) -> tuple:
     return (term["type"], term["value"])
 
 
-def oxigraph_solutions(store, query: str, variables: list[str]) -> Counter:
-    blanks = blank_names(store)
-    rows = []
-    for solution in store.query(query):
-        rows.append(
-            tuple(
-                oxigraph_term(solution[v], blanks) if solution[v] is not None else None
-                for v in variables
-            )
+def xml_term(term: ElementTree.Element) -> tuple:
+    kind = term.tag.removeprefix(RESULTS_NS)
+    if kind == "literal":
+        return json_term(
+            {
+                "type": "literal",
+                "value": term.text or "",
+                **({"xml:lang": term.get(XML_LANG)} if term.get(XML_LANG) else {}),
+                **({"datatype": term.get("datatype")} if term.get("datatype") else {}),
+            }
         )
-    return Counter(rows)
+    return (kind, term.text)
+
+
+def oxigraph_rows(store, query: str, variables: list[str]) -> list[tuple]:
+    blanks = blank_names(store)
+    return [
+        tuple(
+            oxigraph_term(solution[v], blanks) if solution[v] is not None else None
+            for v in variables
+        )
+        for solution in store.query(query)
+    ]
+
+
+def oxigraph_solutions(store, query: str, variables: list[str]) -> Counter:
+    return Counter(oxigraph_rows(store, query, variables))
 
 
 def run_gsi(binary: Path, data: Path, query: str, *extra: str) -> subprocess.CompletedProcess:
@@ -173,7 +192,7 @@ def run_gsi(binary: Path, data: Path, query: str, *extra: str) -> subprocess.Com
     return done
 
 
-def gsi_solutions(binary: Path, data: Path, query: str) -> tuple[list[str], Counter]:
+def gsi_rows(binary: Path, data: Path, query: str) -> tuple[list[str], list[tuple]]:
     done = run_gsi(binary, data, query)
     assert done.returncode == 0, f"{query}\n{done.stderr}"
     results = json.loads(done.stdout)
@@ -182,7 +201,33 @@ def gsi_solutions(binary: Path, data: Path, query: str) -> tuple[list[str], Coun
         tuple(json_term(b[v]) if v in b else None for v in variables)
         for b in results["results"]["bindings"]
     ]
+    return variables, rows
+
+
+def gsi_solutions(binary: Path, data: Path, query: str) -> tuple[list[str], Counter]:
+    variables, rows = gsi_rows(binary, data, query)
     return variables, Counter(rows)
+
+
+def gsi_xml_solutions(binary: Path, data: Path, query: str) -> tuple[list[str], Counter]:
+    """The solutions of gsi's SPARQL XML results, read with an XML parser."""
+    done = run_gsi(binary, data, query, "--results", "xml")
+    assert done.returncode == 0, f"{query}\n{done.stderr}"
+    root = ElementTree.fromstring(done.stdout)
+    assert root.tag == f"{RESULTS_NS}sparql"
+    variables = [v.get("name") for v in root.iter(f"{RESULTS_NS}variable")]
+    rows = []
+    for result in root.iter(f"{RESULTS_NS}result"):
+        bound = {b.get("name"): xml_term(b[0]) for b in result.iter(f"{RESULTS_NS}binding")}
+        rows.append(tuple(bound.get(v) for v in variables))
+    return variables, Counter(rows)
+
+
+def gsi_xml_boolean(binary: Path, data: Path, query: str) -> bool:
+    done = run_gsi(binary, data, query, "--results", "xml")
+    assert done.returncode == 0, f"{query}\n{done.stderr}"
+    (boolean,) = ElementTree.fromstring(done.stdout).iter(f"{RESULTS_NS}boolean")
+    return {"true": True, "false": False}[boolean.text]
 
 
 def test_random_bgps_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> None:
@@ -209,6 +254,7 @@ def test_random_bgps_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> No
             got_vars, found = gsi_solutions(gsi_binary, path, query)
             assert got_vars == names, query
             assert found == expected, f"{query}\n{data}"
+            assert gsi_xml_solutions(gsi_binary, path, query) == (names, expected), query
 
             count = run_gsi(gsi_binary, path, query, "--count")
             assert count.stdout.strip() == str(sum(expected.values())), query
@@ -216,7 +262,9 @@ def test_random_bgps_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> No
             _, found_count = gsi_solutions(gsi_binary, path, f"SELECT (COUNT(*) AS ?n) {where}")
             assert found_count == counted, query
             asked = run_gsi(gsi_binary, path, f"ASK {where}")
-            assert json.loads(asked.stdout)["boolean"] == bool(store.query(f"ASK {where}")), query
+            asked_oxigraph = bool(store.query(f"ASK {where}"))
+            assert json.loads(asked.stdout)["boolean"] == asked_oxigraph, query
+            assert gsi_xml_boolean(gsi_binary, path, f"ASK {where}") == asked_oxigraph, query
 
             # LIMIT and OFFSET without ORDER BY: any such many of the solutions.
             limit, offset = rng.randint(1, 4), rng.randint(0, 2)
@@ -250,6 +298,29 @@ def test_csv_and_tsv_rows_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) 
         ("<http://d/a>", '"x, \\"y\\""@en'),
         ("<http://d/b>", '"7"^^<http://www.w3.org/2001/XMLSchema#integer>'),
     }
+
+
+def test_xml_results_keep_markup_and_line_breaks(gsi_binary: Path, tmp_path: Path) -> None:
+    data = (
+        '<http://d/a> <http://d/l> "<b> & \\"c\\"\\r\\n\'d\'"@en .\n'
+        '<http://d/a?x&y> <http://d/l> "7"^^<http://www.w3.org/2001/XMLSchema#integer> .\n'
+        '_:b0 <http://d/l> "e\\tf" .\n'
+        f'_:b0 {ID} "b0" .\n'
+    )
+    path = tmp_path / "d.nt"
+    path.write_text(data)
+    store = oxigraph_store(data)
+    query = "SELECT ?s ?o { ?s <http://d/l> ?o }"
+    expected = oxigraph_solutions(store, query, ["s", "o"])
+    assert gsi_xml_solutions(gsi_binary, path, query) == (["s", "o"], expected)
+
+
+def test_xml_refuses_a_character_xml_cannot_hold(gsi_binary: Path, tmp_path: Path) -> None:
+    path = tmp_path / "d.nt"
+    path.write_text('<http://d/a> <http://d/l> "a\\u0001" .\n')
+    done = run_gsi(gsi_binary, path, "SELECT * { ?s <http://d/l> ?o }", "--results", "xml")
+    assert done.returncode != 0
+    assert "U+0001" in done.stderr
 
 
 @pytest.mark.parametrize(

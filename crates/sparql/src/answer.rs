@@ -364,5 +364,20 @@ mod tests {
         assert!(count.contains(r#"{"n":{"datatype":"http://www.w3.org/2001/XMLSchema#integer","type":"literal","value":"3"}}"#), "{count}");
         let (ask, _) = run("ASK { :a :knows ?y }", Some(ResultsFormat::Json));
         assert_eq!(ask, "{\"head\":{},\"boolean\":true}\n");
+        let (xml, _) = run(query, Some(ResultsFormat::Xml));
+        assert_eq!(
+            xml,
+            concat!(
+                "<?xml version=\"1.0\"?>\n<sparql xmlns=\"http://www.w3.org/2005/sparql-results#\">",
+                "<head><variable name=\"y\"/><variable name=\"z\"/></head><results>",
+                "<result><binding name=\"y\"><uri>http://ex/c</uri></binding></result>",
+                "</results></sparql>\n"
+            )
+        );
+        let (ask, _) = run("ASK { :c :knows ?y }", Some(ResultsFormat::Xml));
+        assert!(
+            ask.ends_with("<head/><boolean>false</boolean></sparql>\n"),
+            "{ask}"
+        );
     }
 }
