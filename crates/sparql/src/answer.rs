@@ -1,21 +1,24 @@
 //! One query answered: its BGP matched by homomorphism, each match a solution (blank nodes
 //! and constants included, so that multiplicities are SPARQL's), then projected, made
-//! distinct where asked, sliced and written as it comes.
+//! distinct where asked, sliced and written as it comes; under `ORDER BY`, once all are
+//! found and sorted ([`Held`]).
 
 use std::collections::HashSet;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use gsi_core::{find_matches, CountOnly, DataIndex, Engine, MatchOptions, MatchSink, Semantics};
+use gsi_core::{find_matches, CountOnly, DataIndex, Engine, MatchOptions, Semantics};
 use gsi_graph::formats::{LabelNames, SkippedEdges, VertexNames};
 use gsi_graph::VertexId;
 use oxrdf::vocab::xsd;
 
 use crate::bgp::{QueryGraph, Terms};
 use crate::error::{Error, Result};
+use crate::order::{Held, Key};
 use crate::parse::{Form, Query};
 use crate::results::ResultsWriter;
+use crate::rows::{RowSink, Rows};
 use crate::spelling::TermIndex;
 
 /// An indexed N-Triples graph, ready for queries.
@@ -123,10 +126,26 @@ pub fn answer<W: Write>(
             let columns = variables.iter().map(|v| bgp.vertex_of(v)).collect();
             let names: Vec<&str> = variables.iter().map(|v| v.as_str()).collect();
             let stop = Arc::new(AtomicBool::new(false));
-            if *distinct {
-                options.interrupt = query.limit.map(|_| stop.clone());
-            } else {
-                options.limit = matches_wanted;
+            // Keys of variables outside the BGP, unbound in every solution, order nothing.
+            let keys: Vec<Key> = query
+                .order
+                .iter()
+                .filter_map(|key| {
+                    bgp.vertex_of(&key.variable).map(|vertex| Key {
+                        vertex,
+                        descending: key.descending,
+                    })
+                })
+                .collect();
+            // Order matters only to the solutions written; under it, every solution is
+            // needed before the first is known.
+            let ordered = !keys.is_empty() && output.is_some();
+            if !ordered {
+                if *distinct {
+                    options.interrupt = query.limit.map(|_| stop.clone());
+                } else {
+                    options.limit = matches_wanted;
+                }
             }
             if let Some(output) = &mut output {
                 output.start(&names)?;
@@ -142,7 +161,18 @@ pub fn answer<W: Write>(
                 stop,
                 count: 0,
             };
-            matches(&bgp, data, engine, &options, &mut sink)?;
+            if ordered {
+                let mut held = Held::new(bgp.vertex_count(), options.memory_budget);
+                matches(&bgp, data, engine, &options, &mut held)?;
+                for row in held.sorted(&keys, &data.terms.vertices)? {
+                    if sink.left == Some(0) {
+                        break;
+                    }
+                    sink.row(row)?;
+                }
+            } else {
+                matches(&bgp, data, engine, &options, &mut sink)?;
+            }
             let n = sink.count;
             if let Some(output) = output {
                 output.finish()?;
@@ -168,18 +198,18 @@ fn count(
 }
 
 /// Hands every match of the BGP to `sink`.
-fn matches<W: Write>(
+fn matches(
     bgp: &QueryGraph,
     data: &RdfData<'_>,
     engine: &mut dyn Engine,
     options: &MatchOptions,
-    sink: &mut Solutions<'_, W>,
+    sink: &mut dyn Rows,
 ) -> Result<()> {
     match &bgp.graph {
         None => Ok(()),
-        Some(_) if bgp.vertex_count() == 0 => Ok(sink.take(&[])?),
+        Some(_) if bgp.vertex_count() == 0 => Ok(sink.row(&[])?),
         Some(graph) => {
-            find_matches(engine, graph, data.index, options, sink)?;
+            find_matches(engine, graph, data.index, options, &mut RowSink(sink))?;
             Ok(())
         }
     }
@@ -203,8 +233,8 @@ struct Solutions<'s, W: Write> {
     count: u64,
 }
 
-impl<W: Write> Solutions<'_, W> {
-    fn take(&mut self, row: &[VertexId]) -> std::io::Result<()> {
+impl<W: Write> Rows for Solutions<'_, W> {
+    fn row(&mut self, row: &[VertexId]) -> gsi_core::Result<()> {
         if self.left == Some(0) {
             return Ok(());
         }
@@ -232,19 +262,6 @@ impl<W: Write> Solutions<'_, W> {
             if *left == 0 {
                 self.stop.store(true, Ordering::Relaxed);
             }
-        }
-        Ok(())
-    }
-}
-
-impl<W: Write> MatchSink for Solutions<'_, W> {
-    fn wants_matches(&self) -> bool {
-        true
-    }
-
-    fn matches(&mut self, rows: &[VertexId], width: usize) -> gsi_core::Result<()> {
-        for row in rows.chunks_exact(width.max(1)) {
-            self.take(row)?;
         }
         Ok(())
     }
@@ -341,6 +358,25 @@ mod tests {
         assert_eq!(count("ASK { :b :knows ?y }"), 1);
         assert_eq!(count("ASK { :c :knows ?y }"), 0);
         assert_eq!(count("SELECT * {}"), 1);
+    }
+
+    #[test]
+    fn order_by_sorts_before_the_slice() {
+        let tsv = |query: &str| run(query, Some(ResultsFormat::Tsv)).0;
+        assert_eq!(
+            tsv("SELECT ?y { ?x :knows ?y } ORDER BY DESC(?y)"),
+            "?y\n<http://ex/c>\n<http://ex/c>\n<http://ex/b>\n"
+        );
+        assert_eq!(
+            tsv("SELECT ?x ?y { ?x :knows ?y } ORDER BY ?y DESC(?x) LIMIT 2 OFFSET 1"),
+            "?x\t?y\n<http://ex/b>\t<http://ex/c>\n<http://ex/a>\t<http://ex/c>\n"
+        );
+        assert_eq!(
+            tsv("SELECT DISTINCT ?y { ?x :knows ?y } ORDER BY ?y"),
+            "?y\n<http://ex/b>\n<http://ex/c>\n"
+        );
+        // The count does not depend on the order.
+        assert_eq!(count("SELECT ?y { ?x :knows ?y } ORDER BY ?y LIMIT 2"), 2);
     }
 
     #[test]

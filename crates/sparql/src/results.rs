@@ -157,7 +157,7 @@ impl<W: Write> ResultsWriter<W> {
 }
 
 /// A data term read back from its N-Triples spelling.
-fn parse_term(term: &str) -> io::Result<Term> {
+pub(crate) fn parse_term(term: &str) -> io::Result<Term> {
     Term::from_str(term).map_err(|e| {
         io::Error::new(
             io::ErrorKind::InvalidData,
