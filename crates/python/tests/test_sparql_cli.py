@@ -1,7 +1,8 @@
 """`gsi sparql` against Oxigraph: random RDF graphs and random basic graph patterns (stars,
-chains, cycles; constants, blank nodes, `a`, literals, DISTINCT, LIMIT, COUNT(*), ASK), the
-multisets of solutions compared, in JSON and in XML results. The binary is $GSI_BINARY
-(which must then exist), else target/release/gsi (skipped where it is not built)."""
+chains, cycles; constants, blank nodes, `a`, literals, DISTINCT, LIMIT, COUNT(*), ASK,
+ORDER BY, FILTER), the multisets of solutions compared, in JSON and in XML results. The
+binary is $GSI_BINARY (which must then exist), else target/release/gsi (skipped where it is
+not built)."""
 
 from __future__ import annotations
 
@@ -323,6 +324,103 @@ def test_order_by_agrees_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> None
                 assert not Counter(found) - oxigraph_solutions(store, query.split(" LIMIT")[0], names)
             checked += 1
     assert checked > 60
+
+
+def random_filter(rng: random.Random, variables: list[str], depth: int = 0) -> str:
+    """A FILTER expression of the fragment over `variables` (and ?unbound, which the BGP
+    does not bind): comparisons, sameTerm, isIRI/isURI/isLiteral/isBlank, LANG, and `&&`,
+    `||`, `!` of them."""
+    if depth < 2 and rng.random() < 0.35:
+        op = rng.choice(["&&", "||", "!"])
+        left = random_filter(rng, variables, depth + 1)
+        if op == "!":
+            return f"!({left})"
+        return f"({left} {op} {random_filter(rng, variables, depth + 1)})"
+    var = rng.choice(variables + ["?unbound"] if rng.random() < 0.1 else variables)
+    constant = rng.choice(
+        [
+            f"<http://d/r{rng.randrange(8)}>",
+            literal(rng),
+            "1",
+            f'"1"^^<{XSD}double>',
+            "0.5",
+            '"1"',
+            '"s1"@EN',
+            "true",
+            f'"x"^^<{XSD}boolean>',
+        ]
+    )
+    kind = rng.randrange(7)
+    if kind == 0:
+        return f"{var} {rng.choice(['=', '!='])} {rng.choice(variables)}"
+    if kind == 1:
+        return f"{var} {rng.choice(['=', '!='])} {constant}"
+    if kind == 2:
+        return f"sameTerm({var}, {rng.choice([constant, rng.choice(variables)])})"
+    if kind == 3:
+        return f"{rng.choice(['isIRI', 'isURI', 'isLiteral', 'isBlank'])}({var})"
+    if kind == 4:
+        tag = rng.choice(['"en"', '""'])
+        return f"LANG({var}) {rng.choice(['=', '!='])} {tag}"
+    return f"{constant} {rng.choice(['=', '!='])} {var}"
+
+
+def test_random_filters_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> None:
+    """FILTERs over random BGPs, on data with numbers of several types besides: the
+    multisets of solutions, the counts and ASK as Oxigraph's."""
+    rng = random.Random(20261129)
+    # Numbers in the forms Oxigraph keeps (it stores others in a canonical form).
+    numbers = [f'"1"^^<{XSD}decimal>', f'"1"^^<{XSD}double>', f'"0.5"^^<{XSD}float>']
+    checked = 0
+    for round_ in range(8):
+        data = random_data(rng) + "".join(
+            f"<http://d/r{rng.randrange(8)}> <http://d/l{rng.randrange(2)}> {number} .\n"
+            for number in numbers
+        )
+        path = tmp_path / f"d{round_}.nt"
+        path.write_text(data)
+        store = oxigraph_store(data)
+        for _ in range(12):
+            bgp, variables = random_bgp(rng)
+            if not variables:
+                continue
+            names = [v[1:] for v in variables]
+            where = f"WHERE {{ {bgp} FILTER({random_filter(rng, variables)}) }}"
+            query = f"SELECT {' '.join(variables)} {where}"
+            expected = oxigraph_solutions(store, query, names)
+            assert gsi_solutions(gsi_binary, path, query) == (names, expected), f"{query}\n{data}"
+            count = run_gsi(gsi_binary, path, query, "--count")
+            assert count.stdout.strip() == str(sum(expected.values())), query
+            counted = oxigraph_solutions(store, f"SELECT (COUNT(*) AS ?n) {where}", ["n"])
+            _, found_count = gsi_solutions(gsi_binary, path, f"SELECT (COUNT(*) AS ?n) {where}")
+            assert found_count == counted, query
+            asked = run_gsi(gsi_binary, path, f"ASK {where}")
+            assert json.loads(asked.stdout)["boolean"] == bool(store.query(f"ASK {where}")), query
+            _, sliced = gsi_solutions(gsi_binary, path, f"{query} LIMIT 2 OFFSET 1")
+            assert sum(sliced.values()) == max(0, min(2, sum(expected.values()) - 1)), query
+            assert not sliced - expected, query
+            checked += 1
+    assert checked > 70
+
+
+def test_filters_outside_the_fragment_are_refused(gsi_binary: Path, tmp_path: Path) -> None:
+    path = tmp_path / "d.nt"
+    path.write_text(
+        f'<http://d/a> <http://d/l> "true"^^<{XSD}boolean> .\n'
+        f'<http://d/b> <http://d/l> "1"^^<{XSD}boolean> .\n'
+    )
+    for query, construct in [
+        ('SELECT * { ?x <http://d/l> ?y FILTER(REGEX(?y, "a")) }', "REGEX in FILTER"),
+        ("SELECT * { ?x <http://d/l> ?y FILTER(?y > 1) }", "> in FILTER"),
+        ("SELECT * { ?x <http://d/l> ?y FILTER(BOUND(?y)) }", "BOUND in FILTER"),
+        (
+            "SELECT * { ?x <http://d/l> ?y . ?z <http://d/l> ?w FILTER(?y = ?w) }",
+            f"= between two <{XSD}boolean> literals in FILTER",
+        ),
+    ]:
+        done = run_gsi(gsi_binary, path, query)
+        assert done.returncode == 2, (query, done.stderr)
+        assert construct in done.stderr, (query, done.stderr)
 
 
 def test_csv_and_tsv_rows_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> None:

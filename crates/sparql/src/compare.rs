@@ -1,4 +1,5 @@
-//! How SPARQL compares RDF terms: the order of `ORDER BY` (SPARQL 1.1 §15.1).
+//! How SPARQL compares RDF terms: the order of `ORDER BY` (SPARQL 1.1 §15.1), and the
+//! numbers whose values `=` compares.
 //!
 //! Blank nodes come before IRIs, IRIs before literals (unbound before all). IRIs compare by
 //! their text; blank nodes are all equal (their labels are the data file's, not the data's). Literals that are numbers (`xsd:integer` and the
@@ -127,6 +128,29 @@ impl Number {
             Number::Double(n) => n,
         };
         double.into()
+    }
+
+    /// The number as a float (rounded where a float cannot hold it).
+    fn to_float(self) -> Float {
+        match self {
+            Number::Integer(n) => n.into(),
+            Number::Decimal(n) => n.into(),
+            Number::Float(n) => n,
+            Number::Double(n) => n.into(),
+        }
+    }
+
+    /// `op:numeric-equal`, both numbers first promoted to the wider of their types
+    /// (integer, decimal, float, double).
+    pub fn equals(self, other: Number) -> bool {
+        match (self, other) {
+            (Number::Integer(a), Number::Integer(b)) => a == b,
+            (Number::Integer(a), Number::Decimal(b)) => Decimal::from(a) == b,
+            (Number::Decimal(a), Number::Integer(b)) => a == Decimal::from(b),
+            (Number::Decimal(a), Number::Decimal(b)) => a == b,
+            (Number::Double(_), _) | (_, Number::Double(_)) => self.to_f64() == other.to_f64(),
+            _ => self.to_float() == other.to_float(),
+        }
     }
 }
 

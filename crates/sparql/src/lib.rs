@@ -7,12 +7,14 @@
 //! are edge labels and `rdf:type` with a constant class is a vertex label. The matcher finds
 //! its homomorphisms, which are the BGP's solutions with their multiplicities, and
 //! [`answer`] writes them in the W3C result formats as they come ([`results`]), or once
-//! sorted under `ORDER BY` ([`order`], in SPARQL's order of terms: [`compare`]).
+//! sorted under `ORDER BY` ([`order`], in SPARQL's order of terms: [`compare`]), those
+//! where the group's `FILTER` holds ([`filter`]) alone.
 
 pub mod answer;
 pub mod bgp;
 pub mod compare;
 mod error;
+pub mod filter;
 pub mod order;
 pub mod parse;
 pub mod results;

@@ -7,6 +7,7 @@ use spargebra::term::{NamedNodePattern, TriplePattern};
 use spargebra::SparqlParser;
 
 use crate::error::{Error, Result};
+use crate::filter::Filter;
 
 pub use spargebra::term::Variable;
 
@@ -37,6 +38,8 @@ pub struct Query {
     pub form: Form,
     /// The triple patterns of the one BGP (a `{ }` group: none).
     pub patterns: Vec<TriplePattern>,
+    /// The group's `FILTER`s, joined by `&&`.
+    pub filter: Option<Filter>,
     /// `ORDER BY`'s keys, most significant first (none: any order).
     pub order: Vec<SortKey>,
     /// `OFFSET`: solutions skipped.
@@ -80,6 +83,7 @@ pub fn parse(text: &str) -> Result<Query> {
     Ok(Query {
         form,
         patterns: body.patterns,
+        filter: body.filter,
         order,
         offset,
         limit,
@@ -97,13 +101,14 @@ fn no_dataset(dataset: bool, pattern: GraphPattern) -> Result<GraphPattern> {
     Ok(pattern)
 }
 
-/// A BGP.
+/// A BGP and the filter over it.
 struct Body {
     patterns: Vec<TriplePattern>,
+    filter: Option<Filter>,
 }
 
 /// A `SELECT`'s (or an `ASK`'s) form, body and order:
-/// `[DISTINCT|REDUCED] Project([OrderBy] BGP)` or the count of a body.
+/// `[DISTINCT|REDUCED] Project([OrderBy] [Filter] BGP)` or the count of a body.
 fn select(pattern: GraphPattern) -> Result<(Form, Body, Vec<SortKey>)> {
     let (distinct, pattern) = match pattern {
         GraphPattern::Distinct { inner } => (true, *inner),
@@ -189,10 +194,17 @@ fn count(pattern: GraphPattern, expression: &Expression) -> Result<Body> {
     }
 }
 
-/// A BGP.
+/// A BGP with its group's filter, if any.
 fn body(pattern: GraphPattern) -> Result<Body> {
-    Ok(Body {
-        patterns: bgp(pattern)?,
+    Ok(match pattern {
+        GraphPattern::Filter { expr, inner } => Body {
+            patterns: bgp(*inner)?,
+            filter: Some(Filter::of(&expr)?),
+        },
+        other => Body {
+            patterns: bgp(other)?,
+            filter: None,
+        },
     })
 }
 
@@ -222,7 +234,7 @@ fn construct(pattern: &GraphPattern) -> &'static str {
         GraphPattern::Bgp { .. } | GraphPattern::Join { .. } => "a nested group",
         GraphPattern::Path { .. } => "a property path",
         GraphPattern::LeftJoin { .. } => "OPTIONAL",
-        GraphPattern::Filter { .. } => "FILTER",
+        GraphPattern::Filter { .. } => "FILTER in a nested group",
         GraphPattern::Union { .. } => "UNION",
         GraphPattern::Graph { .. } => "GRAPH",
         GraphPattern::Extend { .. } => "BIND or an expression in SELECT",
@@ -259,7 +271,24 @@ mod tests {
             ("SELECT * { ?x :p ?y MINUS { ?x :q ?y } }", "MINUS"),
             ("SELECT * { ?x :p+ ?y }", "a property path"),
             ("SELECT * { ?x :p|:q ?y }", "a property path"),
-            ("SELECT * { ?x :p ?y FILTER(?x != ?y) }", "FILTER"),
+            (
+                "SELECT * { ?x :p ?y { ?y :p ?z FILTER(?z = ?x) } }",
+                "FILTER in a nested group",
+            ),
+            (
+                "SELECT * { ?x :p ?y FILTER(REGEX(?y, \"a\")) }",
+                "REGEX in FILTER",
+            ),
+            ("SELECT * { ?x :p ?y FILTER(?x < ?y) }", "< in FILTER"),
+            ("SELECT * { ?x :p ?y FILTER(BOUND(?y)) }", "BOUND in FILTER"),
+            (
+                "SELECT * { ?x :p ?y FILTER(STR(?y) = \"a\") }",
+                "STR in FILTER",
+            ),
+            (
+                "SELECT * { ?x :p ?y FILTER(?y) }",
+                "a term's truth value in FILTER",
+            ),
             ("SELECT * { GRAPH :g { ?x :p ?y } }", "GRAPH"),
             ("SELECT * { SERVICE :s { ?x :p ?y } }", "SERVICE"),
             (
@@ -365,6 +394,11 @@ mod tests {
             .collect();
         assert_eq!(keys, [("y", true), ("x", false)]);
         assert_eq!(ordered.limit, Some(3));
+        let filtered = parse(&format!(
+            "{P}SELECT * {{ ?x :p ?y FILTER(?x != ?y) FILTER(isIRI(?y) || LANG(?y) = \"en\") }}"
+        ))
+        .unwrap();
+        assert!(matches!(filtered.filter, Some(Filter::And(..))));
         let empty = parse("SELECT * {}").unwrap();
         assert!(empty.patterns.is_empty());
     }
