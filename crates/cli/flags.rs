@@ -973,7 +973,7 @@ mod tests {
 /// `gsi sparql` (documented on `Command::Sparql`).
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  gsi sparql --data people.nt -e 'SELECT ?x ?y WHERE { ?x <http://ex/knows> ?y }'\n  gsi sparql --data people.gsidx --query q.rq --results tsv\n  gsi sparql --data people.nt.gz -e 'ASK { ?x a <http://ex/Person> }'"
+    after_help = "Examples:\n  gsi sparql --data people.nt -e 'SELECT ?x ?y WHERE { ?x <http://ex/knows> ?y }'\n  gsi sparql --data people.gsidx --query q.rq --results tsv\n  gsi sparql --data people.nt.gz -e 'ASK { ?x a <http://ex/Person> }' --results xml\n  gsi sparql --data people.nt -e 'SELECT ?x ?n { ?x <http://ex/name> ?n FILTER(LANG(?n) = \"en\") } ORDER BY ?n'"
 )]
 #[command(group = clap::ArgGroup::new("text").required(true).args(["query", "expression"]))]
 pub struct SparqlArgs {
