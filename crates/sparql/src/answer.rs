@@ -167,7 +167,7 @@ pub fn answer<W: Write>(
                 count: 0,
             };
             if ordered {
-                let mut held = Held::new(bgp.vertex_count(), options.memory_budget);
+                let mut held = Held::new(bgp.vertex_count(), keys.len(), options.memory_budget);
                 matches(&bgp, data, engine, &options, filter, &mut held)?;
                 for row in held.sorted(&keys, &data.terms.vertices)? {
                     if sink.left == Some(0) {
