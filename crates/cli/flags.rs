@@ -89,9 +89,11 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Answer a SPARQL query over RDF data (N-Triples or a saved index of it).
     ///
-    /// The query is one basic graph pattern under SELECT (projection, `*`, DISTINCT, REDUCED,
-    /// LIMIT, OFFSET), ASK or `SELECT (COUNT(*) AS ?n)`, matched by homomorphism with bag
-    /// semantics; anything else is refused by name. Results are written as they are found.
+    /// The query is one basic graph pattern, with FILTERs of `=`, `!=`, sameTerm, isIRI,
+    /// isLiteral, isBlank and LANG, under SELECT (projection, `*`, DISTINCT, REDUCED, ORDER BY
+    /// on variables, LIMIT, OFFSET), ASK or `SELECT (COUNT(*) AS ?n)`, matched by homomorphism
+    /// with bag semantics; anything else is refused by name. Results are written as they are
+    /// found (under ORDER BY, once all are found and sorted).
     Sparql(SparqlArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
     ///

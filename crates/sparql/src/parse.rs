@@ -1,6 +1,6 @@
 //! SPARQL text to the fragment gsi answers: spargebra parses, and this module keeps a query
-//! only if its algebra is one basic graph pattern under the solution modifiers gsi applies,
-//! naming the first construct it meets that is not.
+//! only if its algebra is one basic graph pattern, with the FILTERs of [`crate::filter`],
+//! under the solution modifiers gsi applies, naming the first construct it meets that is not.
 
 use spargebra::algebra::{AggregateExpression, Expression, GraphPattern, OrderExpression};
 use spargebra::term::{NamedNodePattern, TriplePattern};
