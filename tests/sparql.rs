@@ -1,5 +1,6 @@
 //! `gsi sparql` as a user runs it: data as N-Triples, compressed or a saved index; the query
-//! from a file or the command line; refusals with exit code 2. (Answers are compared with
+//! from a file or the command line; XML results, ORDER BY and FILTER; refusals with exit
+//! code 2. (Answers are compared with
 //! Oxigraph's in the Python tests, `test_sparql_cli.py`.)
 
 use std::io::Write;
@@ -42,6 +43,32 @@ fn text_compressed_and_saved_data_give_the_same_results() {
 }
 
 #[test]
+fn ordered_and_filtered_results_in_xml() {
+    let dir = TestDir::new();
+    dir.write("d.nt", DATA);
+    dir.gsi(["index", "d.nt", "-o", "d.gsidx"]).ok();
+    let query = "PREFIX : <http://ex/> SELECT ?x ?y { ?x :knows ?y FILTER(?x != :b && isIRI(?y)) } ORDER BY DESC(?y)";
+    let binding = |name: &str, iri: &str| {
+        format!("<binding name=\"{name}\"><uri>http://ex/{iri}</uri></binding>")
+    };
+    let expected = format!(
+        concat!(
+            "<?xml version=\"1.0\"?>\n<sparql xmlns=\"http://www.w3.org/2005/sparql-results#\">",
+            "<head><variable name=\"x\"/><variable name=\"y\"/></head><results>",
+            "<result>{}{}</result><result>{}{}</result></results></sparql>\n"
+        ),
+        binding("x", "a"),
+        binding("y", "c"),
+        binding("x", "a"),
+        binding("y", "b"),
+    );
+    for data in ["d.nt", "d.gsidx"] {
+        let run = sparql(&dir, data, &["-e", query, "--results", "xml"]).ok();
+        assert_eq!(run.stdout, expected, "{data}");
+    }
+}
+
+#[test]
 fn a_query_file_and_the_count() {
     let dir = TestDir::new();
     dir.write("d.nt", DATA);
@@ -64,7 +91,7 @@ fn refusals_name_the_problem_and_exit_2() {
         "<http://ex/a> <http://ex/knows> <http://ex/a> .\n",
     );
     dir.write("g.graph", "t 2 1\nv 0 0 1\nv 1 0 1\ne 0 1 0\n");
-    let cases: [(&str, &[&str], &str); 6] = [
+    let cases: [(&str, &[&str], &str); 7] = [
         (
             "d.nt",
             &[
@@ -74,6 +101,14 @@ fn refusals_name_the_problem_and_exit_2() {
             "OPTIONAL is outside the SPARQL fragment",
         ),
         ("d.nt", &["-e", "SELECT * WHERE"], "not valid SPARQL"),
+        (
+            "d.nt",
+            &[
+                "-e",
+                "SELECT * { ?x <http://ex/knows> ?y FILTER(REGEX(?y, \"b\")) }",
+            ],
+            "REGEX in FILTER is outside the SPARQL fragment",
+        ),
         (
             "missing.nt",
             &["-e", "ASK { ?x <http://ex/knows> ?y }", "--results", "csv"],

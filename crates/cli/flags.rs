@@ -89,9 +89,11 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Answer a SPARQL query over RDF data (N-Triples or a saved index of it).
     ///
-    /// The query is one basic graph pattern under SELECT (projection, `*`, DISTINCT, REDUCED,
-    /// LIMIT, OFFSET), ASK or `SELECT (COUNT(*) AS ?n)`, matched by homomorphism with bag
-    /// semantics; anything else is refused by name. Results are written as they are found.
+    /// The query is one basic graph pattern, with FILTERs of `=`, `!=`, sameTerm, isIRI,
+    /// isLiteral, isBlank and LANG, under SELECT (projection, `*`, DISTINCT, REDUCED, ORDER BY
+    /// on variables, LIMIT, OFFSET), ASK or `SELECT (COUNT(*) AS ?n)`, matched by homomorphism
+    /// with bag semantics; anything else is refused by name. Results are written as they are
+    /// found (under ORDER BY, once all are found and sorted).
     Sparql(SparqlArgs),
     /// Add up the shares of `gsi match --partition I/K --json` runs.
     ///
@@ -997,7 +999,7 @@ mod tests {
 /// `gsi sparql` (documented on `Command::Sparql`).
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  gsi sparql --data people.nt -e 'SELECT ?x ?y WHERE { ?x <http://ex/knows> ?y }'\n  gsi sparql --data people.gsidx --query q.rq --results tsv\n  gsi sparql --data people.nt.gz -e 'ASK { ?x a <http://ex/Person> }'"
+    after_help = "Examples:\n  gsi sparql --data people.nt -e 'SELECT ?x ?y WHERE { ?x <http://ex/knows> ?y }'\n  gsi sparql --data people.gsidx --query q.rq --results tsv\n  gsi sparql --data people.nt.gz -e 'ASK { ?x a <http://ex/Person> }' --results xml\n  gsi sparql --data people.nt -e 'SELECT ?x ?n { ?x <http://ex/name> ?n FILTER(LANG(?n) = \"en\") } ORDER BY ?n'"
 )]
 #[command(group = clap::ArgGroup::new("text").required(true).args(["query", "expression"]))]
 pub struct SparqlArgs {
@@ -1018,7 +1020,7 @@ pub struct SparqlArgs {
     )]
     pub expression: Option<String>,
 
-    /// The results' format: the W3C's SPARQL 1.1 Query Results JSON, TSV or CSV.
+    /// The results' format: the W3C's SPARQL 1.1 Query Results JSON, XML, TSV or CSV.
     #[arg(long, value_enum, default_value_t = ResultsArg::Json, help_heading = "Output")]
     pub results: ResultsArg,
 
@@ -1038,6 +1040,8 @@ pub struct SparqlArgs {
 pub enum ResultsArg {
     /// SPARQL 1.1 Query Results JSON.
     Json,
+    /// SPARQL 1.1 Query Results XML.
+    Xml,
     /// Tab-separated, terms in N-Triples syntax.
     Tsv,
     /// Comma-separated, IRIs and literals' values bare.

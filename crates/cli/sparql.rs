@@ -25,6 +25,7 @@ pub fn run(args: SparqlArgs) -> Result<Exit> {
     let query = gsi_sparql::parse(&text).map_err(sparql_error)?;
     let format = match args.results {
         ResultsArg::Json => ResultsFormat::Json,
+        ResultsArg::Xml => ResultsFormat::Xml,
         ResultsArg::Tsv => ResultsFormat::Tsv,
         ResultsArg::Csv => ResultsFormat::Csv,
     };

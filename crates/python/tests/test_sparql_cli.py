@@ -1,7 +1,8 @@
 """`gsi sparql` against Oxigraph: random RDF graphs and random basic graph patterns (stars,
-chains, cycles; constants, blank nodes, `a`, literals, DISTINCT, LIMIT, COUNT(*), ASK), the
-multisets of solutions compared. The binary is $GSI_BINARY (which must then exist), else
-target/release/gsi (skipped where it is not built)."""
+chains, cycles; constants, blank nodes, `a`, literals, DISTINCT, LIMIT, COUNT(*), ASK,
+ORDER BY, FILTER), the multisets of solutions compared, in JSON and in XML results. The
+binary is $GSI_BINARY (which must then exist), else target/release/gsi (skipped where it is
+not built)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import os
 import random
 import subprocess
+import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +22,8 @@ REPO = Path(__file__).resolve().parents[3]
 GIVEN = os.environ.get("GSI_BINARY")
 GSI = Path(GIVEN) if GIVEN else REPO / "target" / "release" / "gsi"
 XSD = "http://www.w3.org/2001/XMLSchema#"
+RESULTS_NS = "{http://www.w3.org/2005/sparql-results#}"
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 ID = "<http://d/id>"
 
@@ -137,17 +141,33 @@ def json_term(term: dict) -> tuple:
     return (term["type"], term["value"])
 
 
-def oxigraph_solutions(store, query: str, variables: list[str]) -> Counter:
-    blanks = blank_names(store)
-    rows = []
-    for solution in store.query(query):
-        rows.append(
-            tuple(
-                oxigraph_term(solution[v], blanks) if solution[v] is not None else None
-                for v in variables
-            )
+def xml_term(term: ElementTree.Element) -> tuple:
+    kind = term.tag.removeprefix(RESULTS_NS)
+    if kind == "literal":
+        return json_term(
+            {
+                "type": "literal",
+                "value": term.text or "",
+                **({"xml:lang": term.get(XML_LANG)} if term.get(XML_LANG) else {}),
+                **({"datatype": term.get("datatype")} if term.get("datatype") else {}),
+            }
         )
-    return Counter(rows)
+    return (kind, term.text)
+
+
+def oxigraph_rows(store, query: str, variables: list[str]) -> list[tuple]:
+    blanks = blank_names(store)
+    return [
+        tuple(
+            oxigraph_term(solution[v], blanks) if solution[v] is not None else None
+            for v in variables
+        )
+        for solution in store.query(query)
+    ]
+
+
+def oxigraph_solutions(store, query: str, variables: list[str]) -> Counter:
+    return Counter(oxigraph_rows(store, query, variables))
 
 
 def run_gsi(binary: Path, data: Path, query: str, *extra: str) -> subprocess.CompletedProcess:
@@ -173,7 +193,7 @@ def run_gsi(binary: Path, data: Path, query: str, *extra: str) -> subprocess.Com
     return done
 
 
-def gsi_solutions(binary: Path, data: Path, query: str) -> tuple[list[str], Counter]:
+def gsi_rows(binary: Path, data: Path, query: str) -> tuple[list[str], list[tuple]]:
     done = run_gsi(binary, data, query)
     assert done.returncode == 0, f"{query}\n{done.stderr}"
     results = json.loads(done.stdout)
@@ -182,7 +202,33 @@ def gsi_solutions(binary: Path, data: Path, query: str) -> tuple[list[str], Coun
         tuple(json_term(b[v]) if v in b else None for v in variables)
         for b in results["results"]["bindings"]
     ]
+    return variables, rows
+
+
+def gsi_solutions(binary: Path, data: Path, query: str) -> tuple[list[str], Counter]:
+    variables, rows = gsi_rows(binary, data, query)
     return variables, Counter(rows)
+
+
+def gsi_xml_solutions(binary: Path, data: Path, query: str) -> tuple[list[str], Counter]:
+    """The solutions of gsi's SPARQL XML results, read with an XML parser."""
+    done = run_gsi(binary, data, query, "--results", "xml")
+    assert done.returncode == 0, f"{query}\n{done.stderr}"
+    root = ElementTree.fromstring(done.stdout)
+    assert root.tag == f"{RESULTS_NS}sparql"
+    variables = [v.get("name") for v in root.iter(f"{RESULTS_NS}variable")]
+    rows = []
+    for result in root.iter(f"{RESULTS_NS}result"):
+        bound = {b.get("name"): xml_term(b[0]) for b in result.iter(f"{RESULTS_NS}binding")}
+        rows.append(tuple(bound.get(v) for v in variables))
+    return variables, Counter(rows)
+
+
+def gsi_xml_boolean(binary: Path, data: Path, query: str) -> bool:
+    done = run_gsi(binary, data, query, "--results", "xml")
+    assert done.returncode == 0, f"{query}\n{done.stderr}"
+    (boolean,) = ElementTree.fromstring(done.stdout).iter(f"{RESULTS_NS}boolean")
+    return {"true": True, "false": False}[boolean.text]
 
 
 def test_random_bgps_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> None:
@@ -209,6 +255,7 @@ def test_random_bgps_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> No
             got_vars, found = gsi_solutions(gsi_binary, path, query)
             assert got_vars == names, query
             assert found == expected, f"{query}\n{data}"
+            assert gsi_xml_solutions(gsi_binary, path, query) == (names, expected), query
 
             count = run_gsi(gsi_binary, path, query, "--count")
             assert count.stdout.strip() == str(sum(expected.values())), query
@@ -216,7 +263,9 @@ def test_random_bgps_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> No
             _, found_count = gsi_solutions(gsi_binary, path, f"SELECT (COUNT(*) AS ?n) {where}")
             assert found_count == counted, query
             asked = run_gsi(gsi_binary, path, f"ASK {where}")
-            assert json.loads(asked.stdout)["boolean"] == bool(store.query(f"ASK {where}")), query
+            asked_oxigraph = bool(store.query(f"ASK {where}"))
+            assert json.loads(asked.stdout)["boolean"] == asked_oxigraph, query
+            assert gsi_xml_boolean(gsi_binary, path, f"ASK {where}") == asked_oxigraph, query
 
             # LIMIT and OFFSET without ORDER BY: any such many of the solutions.
             limit, offset = rng.randint(1, 4), rng.randint(0, 2)
@@ -226,6 +275,155 @@ def test_random_bgps_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> No
             assert not sliced - expected, query
             checked += 1
     assert checked == 144
+
+
+def sort_keys(row: tuple, columns: list[int]) -> tuple:
+    """The key columns of a solution up to the first blank node, which is kept without its
+    name: SPARQL leaves the order of blank nodes open (and so that of the keys after one)."""
+    keys = []
+    for c in columns:
+        if row[c] is not None and row[c][0] == "bnode":
+            keys.append(("bnode",))
+            break
+        keys.append(row[c])
+    return tuple(keys)
+
+
+def test_order_by_agrees_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> None:
+    """ORDER BY on one to three variables, ascending or descending, with DISTINCT, FILTER,
+    LIMIT and OFFSET: the sequence of the key columns as Oxigraph's (ties may come in any
+    order), and the solutions the same multiset."""
+    rng = random.Random(20261128)
+    checked = 0
+    for round_ in range(8):
+        data = random_data(rng)
+        path = tmp_path / f"d{round_}.nt"
+        path.write_text(data)
+        store = oxigraph_store(data)
+        for _ in range(10):
+            bgp, variables = random_bgp(rng)
+            if not variables:
+                continue
+            names = [v[1:] for v in variables]
+            keys = rng.sample(names, rng.randint(1, min(3, len(names))))
+            order = " ".join(f"DESC(?{k})" if rng.random() < 0.4 else f"?{k}" for k in keys)
+            distinct = "DISTINCT " if rng.random() < 0.3 else ""
+            if rng.random() < 0.3:
+                bgp += f" FILTER({random_filter(rng, variables)})"
+            query = f"SELECT {distinct}* WHERE {{ {bgp} }} ORDER BY {order}"
+            if rng.random() < 0.5:
+                query += f" LIMIT {rng.randint(1, 6)} OFFSET {rng.randint(0, 3)}"
+            expected = oxigraph_rows(store, query, names)
+            got_vars, found = gsi_rows(gsi_binary, path, query)
+            assert got_vars == names, query
+            columns = [names.index(k) for k in keys]
+            assert [sort_keys(r, columns) for r in found] == [
+                sort_keys(r, columns) for r in expected
+            ], f"{query}\n{data}"
+            if "LIMIT" not in query:
+                assert Counter(found) == Counter(expected), query
+            else:
+                unsliced = query.split(" LIMIT")[0]
+                assert not Counter(found) - oxigraph_solutions(store, unsliced, names), query
+            checked += 1
+    assert checked > 60
+
+
+def random_filter(rng: random.Random, variables: list[str], depth: int = 0) -> str:
+    """A FILTER expression of the fragment over `variables` (and ?unbound, which the BGP
+    does not bind): comparisons, sameTerm, isIRI/isURI/isLiteral/isBlank, LANG, and `&&`,
+    `||`, `!` of them."""
+    if depth < 2 and rng.random() < 0.35:
+        op = rng.choice(["&&", "||", "!"])
+        left = random_filter(rng, variables, depth + 1)
+        if op == "!":
+            return f"!({left})"
+        return f"({left} {op} {random_filter(rng, variables, depth + 1)})"
+    var = rng.choice(variables + ["?unbound"] if rng.random() < 0.1 else variables)
+    constant = rng.choice(
+        [
+            f"<http://d/r{rng.randrange(8)}>",
+            literal(rng),
+            "1",
+            f'"1"^^<{XSD}double>',
+            "0.5",
+            '"1"',
+            '"s1"@EN',
+            "true",
+            f'"x"^^<{XSD}boolean>',
+        ]
+    )
+    kind = rng.randrange(7)
+    if kind == 0:
+        return f"{var} {rng.choice(['=', '!='])} {rng.choice(variables)}"
+    if kind == 1:
+        return f"{var} {rng.choice(['=', '!='])} {constant}"
+    if kind == 2:
+        return f"sameTerm({var}, {rng.choice([constant, rng.choice(variables)])})"
+    if kind == 3:
+        return f"{rng.choice(['isIRI', 'isURI', 'isLiteral', 'isBlank'])}({var})"
+    if kind == 4:
+        tag = rng.choice(['"en"', '""'])
+        return f"LANG({var}) {rng.choice(['=', '!='])} {tag}"
+    return f"{constant} {rng.choice(['=', '!='])} {var}"
+
+
+def test_random_filters_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> None:
+    """FILTERs over random BGPs, on data with numbers of several types besides: the
+    multisets of solutions, the counts and ASK as Oxigraph's."""
+    rng = random.Random(20261129)
+    # Numbers in the forms Oxigraph keeps (it stores others in a canonical form).
+    numbers = [f'"1"^^<{XSD}decimal>', f'"1"^^<{XSD}double>', f'"0.5"^^<{XSD}float>']
+    checked = 0
+    for round_ in range(8):
+        data = random_data(rng) + "".join(
+            f"<http://d/r{rng.randrange(8)}> <http://d/l{rng.randrange(2)}> {number} .\n"
+            for number in numbers
+        )
+        path = tmp_path / f"d{round_}.nt"
+        path.write_text(data)
+        store = oxigraph_store(data)
+        for _ in range(12):
+            bgp, variables = random_bgp(rng)
+            if not variables:
+                continue
+            names = [v[1:] for v in variables]
+            where = f"WHERE {{ {bgp} FILTER({random_filter(rng, variables)}) }}"
+            query = f"SELECT {' '.join(variables)} {where}"
+            expected = oxigraph_solutions(store, query, names)
+            assert gsi_solutions(gsi_binary, path, query) == (names, expected), f"{query}\n{data}"
+            count = run_gsi(gsi_binary, path, query, "--count")
+            assert count.stdout.strip() == str(sum(expected.values())), query
+            counted = oxigraph_solutions(store, f"SELECT (COUNT(*) AS ?n) {where}", ["n"])
+            _, found_count = gsi_solutions(gsi_binary, path, f"SELECT (COUNT(*) AS ?n) {where}")
+            assert found_count == counted, query
+            asked = run_gsi(gsi_binary, path, f"ASK {where}")
+            assert json.loads(asked.stdout)["boolean"] == bool(store.query(f"ASK {where}")), query
+            _, sliced = gsi_solutions(gsi_binary, path, f"{query} LIMIT 2 OFFSET 1")
+            assert sum(sliced.values()) == max(0, min(2, sum(expected.values()) - 1)), query
+            assert not sliced - expected, query
+            checked += 1
+    assert checked > 70
+
+
+def test_filters_outside_the_fragment_are_refused(gsi_binary: Path, tmp_path: Path) -> None:
+    path = tmp_path / "d.nt"
+    path.write_text(
+        f'<http://d/a> <http://d/l> "true"^^<{XSD}boolean> .\n'
+        f'<http://d/b> <http://d/l> "1"^^<{XSD}boolean> .\n'
+    )
+    for query, construct in [
+        ('SELECT * { ?x <http://d/l> ?y FILTER(REGEX(?y, "a")) }', "REGEX in FILTER"),
+        ("SELECT * { ?x <http://d/l> ?y FILTER(?y > 1) }", "> in FILTER"),
+        ("SELECT * { ?x <http://d/l> ?y FILTER(BOUND(?y)) }", "BOUND in FILTER"),
+        (
+            "SELECT * { ?x <http://d/l> ?y . ?z <http://d/l> ?w FILTER(?y = ?w) }",
+            f"= between two <{XSD}boolean> literals in FILTER",
+        ),
+    ]:
+        done = run_gsi(gsi_binary, path, query)
+        assert done.returncode == 2, (query, done.stderr)
+        assert construct in done.stderr, (query, done.stderr)
 
 
 def test_csv_and_tsv_rows_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> None:
@@ -250,6 +448,29 @@ def test_csv_and_tsv_rows_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) 
         ("<http://d/a>", '"x, \\"y\\""@en'),
         ("<http://d/b>", '"7"^^<http://www.w3.org/2001/XMLSchema#integer>'),
     }
+
+
+def test_xml_results_keep_markup_and_line_breaks(gsi_binary: Path, tmp_path: Path) -> None:
+    data = (
+        '<http://d/a> <http://d/l> "<b> & \\"c\\"\\r\\n\'d\'"@en .\n'
+        '<http://d/a?x&y> <http://d/l> "7"^^<http://www.w3.org/2001/XMLSchema#integer> .\n'
+        '_:b0 <http://d/l> "e\\tf" .\n'
+        f'_:b0 {ID} "b0" .\n'
+    )
+    path = tmp_path / "d.nt"
+    path.write_text(data)
+    store = oxigraph_store(data)
+    query = "SELECT ?s ?o { ?s <http://d/l> ?o }"
+    expected = oxigraph_solutions(store, query, ["s", "o"])
+    assert gsi_xml_solutions(gsi_binary, path, query) == (["s", "o"], expected)
+
+
+def test_xml_refuses_a_character_xml_cannot_hold(gsi_binary: Path, tmp_path: Path) -> None:
+    path = tmp_path / "d.nt"
+    path.write_text('<http://d/a> <http://d/l> "a\\u0001" .\n')
+    done = run_gsi(gsi_binary, path, "SELECT * { ?s <http://d/l> ?o }", "--results", "xml")
+    assert done.returncode != 0
+    assert "U+0001" in done.stderr
 
 
 @pytest.mark.parametrize(

@@ -1,21 +1,26 @@
 //! One query answered: its BGP matched by homomorphism, each match a solution (blank nodes
 //! and constants included, so that multiplicities are SPARQL's), then projected, made
-//! distinct where asked, sliced and written as it comes.
+//! distinct where asked, sliced and written as it comes; under `ORDER BY`, once all are
+//! found and sorted ([`Held`]). A `FILTER` drops the matches where it does not hold
+//! ([`Filtered`]) before all that.
 
 use std::collections::HashSet;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use gsi_core::{find_matches, CountOnly, DataIndex, Engine, MatchOptions, MatchSink, Semantics};
+use gsi_core::{find_matches, CountOnly, DataIndex, Engine, MatchOptions, Semantics};
 use gsi_graph::formats::{LabelNames, SkippedEdges, VertexNames};
 use gsi_graph::VertexId;
 use oxrdf::vocab::xsd;
 
 use crate::bgp::{QueryGraph, Terms};
 use crate::error::{Error, Result};
+use crate::filter::Filter;
+use crate::order::{Held, Key};
 use crate::parse::{Form, Query};
 use crate::results::ResultsWriter;
+use crate::rows::{Filtered, RowSink, Rows, Tally};
 use crate::spelling::TermIndex;
 
 /// An indexed N-Triples graph, ready for queries.
@@ -72,6 +77,7 @@ pub fn answer<W: Write>(
     mut output: Option<ResultsWriter<W>>,
 ) -> Result<u64> {
     let bgp = QueryGraph::build(&query.patterns, &data.terms)?;
+    let filter = query.filter.as_ref();
     let mut options = MatchOptions {
         semantics: Semantics::Homomorphism,
         pinned: bgp.pinned.clone(),
@@ -81,7 +87,7 @@ pub fn answer<W: Write>(
         Form::Ask => {
             let answer = query.limit != Some(0) && {
                 options.limit = Some(query.offset.saturating_add(1) as u64);
-                count(&bgp, data, engine, &options)? > query.offset as u64
+                count(&bgp, data, engine, &options, filter)? > query.offset as u64
             };
             if let Some(output) = output {
                 output.boolean(answer)?;
@@ -89,7 +95,7 @@ pub fn answer<W: Write>(
             Ok(u64::from(answer))
         }
         Form::Count { variable } => {
-            let n = count(&bgp, data, engine, &options)?;
+            let n = count(&bgp, data, engine, &options, filter)?;
             if let Some(mut output) = output {
                 let name = [variable.as_str()];
                 output.start(&name)?;
@@ -113,20 +119,38 @@ pub fn answer<W: Write>(
                 }
                 return Ok(0);
             }
-            // Without DISTINCT, each match is a solution: the join may stop after these.
+            // Without DISTINCT or FILTER, each match is a solution: the join may stop after
+            // these.
             let matches_wanted = query.limit.map(|l| query.offset.saturating_add(l) as u64);
             if output.is_none() && !distinct {
                 options.limit = matches_wanted;
-                let n = count(&bgp, data, engine, &options)?.saturating_sub(query.offset as u64);
+                let n = count(&bgp, data, engine, &options, filter)?
+                    .saturating_sub(query.offset as u64);
                 return Ok(query.limit.map_or(n, |l| n.min(l as u64)));
             }
             let columns = variables.iter().map(|v| bgp.vertex_of(v)).collect();
             let names: Vec<&str> = variables.iter().map(|v| v.as_str()).collect();
             let stop = Arc::new(AtomicBool::new(false));
-            if *distinct {
-                options.interrupt = query.limit.map(|_| stop.clone());
-            } else {
-                options.limit = matches_wanted;
+            // Keys of variables outside the BGP, unbound in every solution, order nothing.
+            let keys: Vec<Key> = query
+                .order
+                .iter()
+                .filter_map(|key| {
+                    bgp.vertex_of(&key.variable).map(|vertex| Key {
+                        vertex,
+                        descending: key.descending,
+                    })
+                })
+                .collect();
+            // Order matters only to the solutions written; under it, every solution is
+            // needed before the first is known.
+            let ordered = !keys.is_empty() && output.is_some();
+            if !ordered {
+                if *distinct || filter.is_some() {
+                    options.interrupt = query.limit.map(|_| stop.clone());
+                } else {
+                    options.limit = matches_wanted;
+                }
             }
             if let Some(output) = &mut output {
                 output.start(&names)?;
@@ -142,7 +166,18 @@ pub fn answer<W: Write>(
                 stop,
                 count: 0,
             };
-            matches(&bgp, data, engine, &options, &mut sink)?;
+            if ordered {
+                let mut held = Held::new(bgp.vertex_count(), keys.len(), options.memory_budget);
+                matches(&bgp, data, engine, &options, filter, &mut held)?;
+                for row in held.sorted(&keys, &data.terms.vertices)? {
+                    if sink.left == Some(0) {
+                        break;
+                    }
+                    sink.row(row)?;
+                }
+            } else {
+                matches(&bgp, data, engine, &options, filter, &mut sink)?;
+            }
             let n = sink.count;
             if let Some(output) = output {
                 output.finish()?;
@@ -152,34 +187,69 @@ pub fn answer<W: Write>(
     }
 }
 
-/// The number of matches of the BGP (up to `options.limit`).
+/// The number of solutions of the BGP that pass `filter` (up to `options.limit`).
 fn count(
     bgp: &QueryGraph,
     data: &RdfData<'_>,
     engine: &mut dyn Engine,
     options: &MatchOptions,
+    filter: Option<&Filter>,
 ) -> Result<u64> {
-    match &bgp.graph {
-        None => Ok(0),
+    match (&bgp.graph, filter) {
+        (None, _) => Ok(0),
         // The empty BGP has one solution, binding nothing.
-        Some(_) if bgp.vertex_count() == 0 => Ok(1),
-        Some(graph) => Ok(find_matches(engine, graph, data.index, options, &mut CountOnly)?.count),
+        (Some(_), None) if bgp.vertex_count() == 0 => Ok(1),
+        (Some(graph), None) => {
+            Ok(find_matches(engine, graph, data.index, options, &mut CountOnly)?.count)
+        }
+        // Each match is filtered, so the limit is on solutions, not matches.
+        (Some(_), Some(_)) => {
+            let stop = Arc::new(AtomicBool::new(false));
+            let mut tally = Tally::new(options.limit, stop.clone());
+            let options = MatchOptions {
+                limit: None,
+                interrupt: Some(stop),
+                ..options.clone()
+            };
+            matches(bgp, data, engine, &options, filter, &mut tally)?;
+            Ok(tally.count)
+        }
     }
 }
 
-/// Hands every match of the BGP to `sink`.
-fn matches<W: Write>(
+/// Hands every match of the BGP where `filter` holds to `sink`.
+fn matches(
     bgp: &QueryGraph,
     data: &RdfData<'_>,
     engine: &mut dyn Engine,
     options: &MatchOptions,
-    sink: &mut Solutions<'_, W>,
+    filter: Option<&Filter>,
+    sink: &mut dyn Rows,
+) -> Result<()> {
+    let Some(filter) = filter else {
+        return all_matches(bgp, data, engine, options, sink);
+    };
+    let mut filtered = Filtered::new(filter, bgp, &data.terms.vertices, sink);
+    let matched = all_matches(bgp, data, engine, options, &mut filtered);
+    match filtered.failed {
+        Some(error) => Err(error),
+        None => matched,
+    }
+}
+
+/// Hands every match of the BGP to `sink`.
+fn all_matches(
+    bgp: &QueryGraph,
+    data: &RdfData<'_>,
+    engine: &mut dyn Engine,
+    options: &MatchOptions,
+    sink: &mut dyn Rows,
 ) -> Result<()> {
     match &bgp.graph {
         None => Ok(()),
-        Some(_) if bgp.vertex_count() == 0 => Ok(sink.take(&[])?),
+        Some(_) if bgp.vertex_count() == 0 => Ok(sink.row(&[])?),
         Some(graph) => {
-            find_matches(engine, graph, data.index, options, sink)?;
+            find_matches(engine, graph, data.index, options, &mut RowSink(sink))?;
             Ok(())
         }
     }
@@ -203,8 +273,8 @@ struct Solutions<'s, W: Write> {
     count: u64,
 }
 
-impl<W: Write> Solutions<'_, W> {
-    fn take(&mut self, row: &[VertexId]) -> std::io::Result<()> {
+impl<W: Write> Rows for Solutions<'_, W> {
+    fn row(&mut self, row: &[VertexId]) -> gsi_core::Result<()> {
         if self.left == Some(0) {
             return Ok(());
         }
@@ -232,19 +302,6 @@ impl<W: Write> Solutions<'_, W> {
             if *left == 0 {
                 self.stop.store(true, Ordering::Relaxed);
             }
-        }
-        Ok(())
-    }
-}
-
-impl<W: Write> MatchSink for Solutions<'_, W> {
-    fn wants_matches(&self) -> bool {
-        true
-    }
-
-    fn matches(&mut self, rows: &[VertexId], width: usize) -> gsi_core::Result<()> {
-        for row in rows.chunks_exact(width.max(1)) {
-            self.take(row)?;
         }
         Ok(())
     }
@@ -344,6 +401,46 @@ mod tests {
     }
 
     #[test]
+    fn order_by_sorts_before_the_slice() {
+        let tsv = |query: &str| run(query, Some(ResultsFormat::Tsv)).0;
+        assert_eq!(
+            tsv("SELECT ?y { ?x :knows ?y } ORDER BY DESC(?y)"),
+            "?y\n<http://ex/c>\n<http://ex/c>\n<http://ex/b>\n"
+        );
+        assert_eq!(
+            tsv("SELECT ?x ?y { ?x :knows ?y } ORDER BY ?y DESC(?x) LIMIT 2 OFFSET 1"),
+            "?x\t?y\n<http://ex/b>\t<http://ex/c>\n<http://ex/a>\t<http://ex/c>\n"
+        );
+        assert_eq!(
+            tsv("SELECT DISTINCT ?y { ?x :knows ?y } ORDER BY ?y"),
+            "?y\n<http://ex/b>\n<http://ex/c>\n"
+        );
+        // The count does not depend on the order.
+        assert_eq!(count("SELECT ?y { ?x :knows ?y } ORDER BY ?y LIMIT 2"), 2);
+    }
+
+    #[test]
+    fn filters_drop_solutions_before_the_slice_and_the_count() {
+        assert_eq!(count("SELECT * { ?x :knows ?y FILTER(?y != :c) }"), 1);
+        assert_eq!(
+            count("SELECT * { ?x :knows ?y FILTER(?x = :a || ?y = :c) } LIMIT 2 OFFSET 1"),
+            2
+        );
+        assert_eq!(
+            count("SELECT (COUNT(*) AS ?n) { ?x :knows ?y FILTER(!sameTerm(?x, :a)) }"),
+            1
+        );
+        assert_eq!(count("ASK { ?x :knows ?y FILTER(isLiteral(?y)) }"), 0);
+        assert_eq!(count("ASK { ?x :knows ?y FILTER(isIRI(?y)) }"), 1);
+        assert_eq!(count("SELECT * { FILTER(1 = 1.0) }"), 1);
+        let (tsv, _) = run(
+            "SELECT ?y { ?x :knows ?y FILTER(?x != :b) } ORDER BY DESC(?y)",
+            Some(ResultsFormat::Tsv),
+        );
+        assert_eq!(tsv, "?y\n<http://ex/c>\n<http://ex/b>\n");
+    }
+
+    #[test]
     fn results_are_written_in_each_format() {
         let query = "SELECT ?y ?z { :b :knows ?y }";
         let (json, _) = run(query, Some(ResultsFormat::Json));
@@ -364,5 +461,20 @@ mod tests {
         assert!(count.contains(r#"{"n":{"datatype":"http://www.w3.org/2001/XMLSchema#integer","type":"literal","value":"3"}}"#), "{count}");
         let (ask, _) = run("ASK { :a :knows ?y }", Some(ResultsFormat::Json));
         assert_eq!(ask, "{\"head\":{},\"boolean\":true}\n");
+        let (xml, _) = run(query, Some(ResultsFormat::Xml));
+        assert_eq!(
+            xml,
+            concat!(
+                "<?xml version=\"1.0\"?>\n<sparql xmlns=\"http://www.w3.org/2005/sparql-results#\">",
+                "<head><variable name=\"y\"/><variable name=\"z\"/></head><results>",
+                "<result><binding name=\"y\"><uri>http://ex/c</uri></binding></result>",
+                "</results></sparql>\n"
+            )
+        );
+        let (ask, _) = run("ASK { :c :knows ?y }", Some(ResultsFormat::Xml));
+        assert!(
+            ask.ends_with("<head/><boolean>false</boolean></sparql>\n"),
+            "{ask}"
+        );
     }
 }

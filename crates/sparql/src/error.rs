@@ -7,7 +7,7 @@ pub enum Error {
     #[error("the query is not valid SPARQL: {0}")]
     Syntax(String),
     /// The query uses a construct outside the fragment gsi answers, named here.
-    #[error("{0} is outside the SPARQL fragment gsi answers (one basic graph pattern under SELECT, ASK or SELECT (COUNT(*) AS ?n))")]
+    #[error("{0} is outside the SPARQL fragment gsi answers (one basic graph pattern, with FILTERs of =, !=, sameTerm, isIRI, isLiteral, isBlank and LANG, under SELECT, ASK or SELECT (COUNT(*) AS ?n), ORDER BY on variables)")]
     Unsupported(String),
     /// The data graph cannot answer SPARQL.
     #[error("{0}")]

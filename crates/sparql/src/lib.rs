@@ -6,16 +6,22 @@
 //! are query vertices, constants are query vertices pinned to their data vertex, predicates
 //! are edge labels and `rdf:type` with a constant class is a vertex label. The matcher finds
 //! its homomorphisms, which are the BGP's solutions with their multiplicities, and
-//! [`answer`] writes them in the W3C result formats as they come ([`results`]).
+//! [`answer`] writes them in the W3C result formats as they come ([`results`]), or once
+//! sorted under `ORDER BY` ([`order`], in SPARQL's order of terms: [`compare`]), those
+//! where the group's `FILTER` holds ([`filter`]) alone.
 
 pub mod answer;
 pub mod bgp;
+pub mod compare;
 mod error;
+pub mod filter;
+pub mod order;
 pub mod parse;
 pub mod results;
+mod rows;
 pub mod spelling;
 
 pub use answer::{answer, RdfData};
 pub use error::{Error, Result};
-pub use parse::{parse, Form, Query};
+pub use parse::{parse, Form, Query, SortKey};
 pub use results::ResultsFormat;

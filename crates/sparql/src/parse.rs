@@ -1,12 +1,13 @@
 //! SPARQL text to the fragment gsi answers: spargebra parses, and this module keeps a query
-//! only if its algebra is one basic graph pattern under the solution modifiers gsi applies,
-//! naming the first construct it meets that is not.
+//! only if its algebra is one basic graph pattern, with the FILTERs of [`crate::filter`],
+//! under the solution modifiers gsi applies, naming the first construct it meets that is not.
 
-use spargebra::algebra::{AggregateExpression, Expression, GraphPattern};
+use spargebra::algebra::{AggregateExpression, Expression, GraphPattern, OrderExpression};
 use spargebra::term::{NamedNodePattern, TriplePattern};
 use spargebra::SparqlParser;
 
 use crate::error::{Error, Result};
+use crate::filter::Filter;
 
 pub use spargebra::term::Variable;
 
@@ -24,12 +25,23 @@ pub enum Form {
     Count { variable: Variable },
 }
 
-/// A query of the fragment: its form, its BGP and its slice of the solutions.
+/// One key of `ORDER BY`: a variable, ascending or descending.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SortKey {
+    pub variable: Variable,
+    pub descending: bool,
+}
+
+/// A query of the fragment: its form, its BGP, its order and its slice of the solutions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Query {
     pub form: Form,
     /// The triple patterns of the one BGP (a `{ }` group: none).
     pub patterns: Vec<TriplePattern>,
+    /// The group's `FILTER`s, joined by `&&`.
+    pub filter: Option<Filter>,
+    /// `ORDER BY`'s keys, most significant first (none: any order).
+    pub order: Vec<SortKey>,
     /// `OFFSET`: solutions skipped.
     pub offset: usize,
     /// `LIMIT`: solutions kept at most.
@@ -63,14 +75,16 @@ pub fn parse(text: &str) -> Result<Query> {
         } => (start, length, *inner),
         other => (0, None, other),
     };
-    let (form, patterns) = match (select(pattern)?, ask) {
-        ((Form::Select { .. }, patterns), true) => (Form::Ask, patterns),
+    let (form, body, order) = match (select(pattern)?, ask) {
+        ((Form::Select { .. }, body, order), true) => (Form::Ask, body, order),
         (_, true) => return Err(unsupported("an aggregate in ASK")),
         (selected, false) => selected,
     };
     Ok(Query {
         form,
-        patterns,
+        patterns: body.patterns,
+        filter: body.filter,
+        order,
         offset,
         limit,
     })
@@ -87,9 +101,15 @@ fn no_dataset(dataset: bool, pattern: GraphPattern) -> Result<GraphPattern> {
     Ok(pattern)
 }
 
-/// A `SELECT`'s (or an `ASK`'s) form and BGP: `[DISTINCT|REDUCED] Project(BGP)` or the
-/// count of a BGP.
-fn select(pattern: GraphPattern) -> Result<(Form, Vec<TriplePattern>)> {
+/// A BGP and the filter over it.
+struct Body {
+    patterns: Vec<TriplePattern>,
+    filter: Option<Filter>,
+}
+
+/// A `SELECT`'s (or an `ASK`'s) form, body and order:
+/// `[DISTINCT|REDUCED] Project([OrderBy] [Filter] BGP)` or the count of a body.
+fn select(pattern: GraphPattern) -> Result<(Form, Body, Vec<SortKey>)> {
     let (distinct, pattern) = match pattern {
         GraphPattern::Distinct { inner } => (true, *inner),
         // REDUCED allows duplicates to be kept: all of them are.
@@ -99,17 +119,22 @@ fn select(pattern: GraphPattern) -> Result<(Form, Vec<TriplePattern>)> {
     let GraphPattern::Project { inner, variables } = pattern else {
         return Err(unsupported(construct(&pattern)));
     };
-    match *inner {
+    let (order, inner) = match *inner {
+        GraphPattern::OrderBy { inner, expression } => (sort_keys(expression)?, *inner),
+        inner => (Vec::new(), inner),
+    };
+    match inner {
         GraphPattern::Extend {
             inner,
             variable,
             expression,
         } => {
-            let patterns = count(*inner, &expression)?;
+            let body = count(*inner, &expression)?;
             if variables != [variable.clone()] {
                 return Err(unsupported("a projection beside COUNT(*)"));
             }
-            Ok((Form::Count { variable }, patterns))
+            // One solution: its order is the only one.
+            Ok((Form::Count { variable }, body, Vec::new()))
         }
         GraphPattern::Group { .. } => Err(unsupported("GROUP BY")),
         inner => Ok((
@@ -117,13 +142,34 @@ fn select(pattern: GraphPattern) -> Result<(Form, Vec<TriplePattern>)> {
                 variables,
                 distinct,
             },
-            bgp(inner)?,
+            body(inner)?,
+            order,
         )),
     }
 }
 
-/// The BGP of `Group(BGP, [], [COUNT(*)])` whose aggregate is `expression`.
-fn count(pattern: GraphPattern, expression: &Expression) -> Result<Vec<TriplePattern>> {
+/// `ORDER BY`'s keys, which must be variables.
+fn sort_keys(expressions: Vec<OrderExpression>) -> Result<Vec<SortKey>> {
+    expressions
+        .into_iter()
+        .map(|expression| {
+            let (expression, descending) = match expression {
+                OrderExpression::Asc(e) => (e, false),
+                OrderExpression::Desc(e) => (e, true),
+            };
+            match expression {
+                Expression::Variable(variable) => Ok(SortKey {
+                    variable,
+                    descending,
+                }),
+                _ => Err(unsupported("ORDER BY on an expression")),
+            }
+        })
+        .collect()
+}
+
+/// The body of `Group(body, [], [COUNT(*)])` whose aggregate is `expression`.
+fn count(pattern: GraphPattern, expression: &Expression) -> Result<Body> {
     let GraphPattern::Group {
         inner,
         variables,
@@ -139,13 +185,27 @@ fn count(pattern: GraphPattern, expression: &Expression) -> Result<Vec<TriplePat
         [(name, AggregateExpression::CountSolutions { distinct: false })]
             if *expression == Expression::Variable(name.clone()) =>
         {
-            bgp(*inner)
+            body(*inner)
         }
         [(_, AggregateExpression::CountSolutions { distinct: true })] => {
             Err(unsupported("COUNT(DISTINCT *)"))
         }
         _ => Err(unsupported("an aggregate other than COUNT(*)")),
     }
+}
+
+/// A BGP with its group's filter, if any.
+fn body(pattern: GraphPattern) -> Result<Body> {
+    Ok(match pattern {
+        GraphPattern::Filter { expr, inner } => Body {
+            patterns: bgp(*inner)?,
+            filter: Some(Filter::of(&expr)?),
+        },
+        other => Body {
+            patterns: bgp(other)?,
+            filter: None,
+        },
+    })
 }
 
 /// The triple patterns of one BGP; groups joined without anything between them are one BGP.
@@ -174,7 +234,7 @@ fn construct(pattern: &GraphPattern) -> &'static str {
         GraphPattern::Bgp { .. } | GraphPattern::Join { .. } => "a nested group",
         GraphPattern::Path { .. } => "a property path",
         GraphPattern::LeftJoin { .. } => "OPTIONAL",
-        GraphPattern::Filter { .. } => "FILTER",
+        GraphPattern::Filter { .. } => "FILTER in a nested group",
         GraphPattern::Union { .. } => "UNION",
         GraphPattern::Graph { .. } => "GRAPH",
         GraphPattern::Extend { .. } => "BIND or an expression in SELECT",
@@ -211,7 +271,24 @@ mod tests {
             ("SELECT * { ?x :p ?y MINUS { ?x :q ?y } }", "MINUS"),
             ("SELECT * { ?x :p+ ?y }", "a property path"),
             ("SELECT * { ?x :p|:q ?y }", "a property path"),
-            ("SELECT * { ?x :p ?y FILTER(?x != ?y) }", "FILTER"),
+            (
+                "SELECT * { ?x :p ?y { ?y :p ?z FILTER(?z = ?x) } }",
+                "FILTER in a nested group",
+            ),
+            (
+                "SELECT * { ?x :p ?y FILTER(REGEX(?y, \"a\")) }",
+                "REGEX in FILTER",
+            ),
+            ("SELECT * { ?x :p ?y FILTER(?x < ?y) }", "< in FILTER"),
+            ("SELECT * { ?x :p ?y FILTER(BOUND(?y)) }", "BOUND in FILTER"),
+            (
+                "SELECT * { ?x :p ?y FILTER(STR(?y) = \"a\") }",
+                "STR in FILTER",
+            ),
+            (
+                "SELECT * { ?x :p ?y FILTER(?y) }",
+                "a term's truth value in FILTER",
+            ),
             ("SELECT * { GRAPH :g { ?x :p ?y } }", "GRAPH"),
             ("SELECT * { SERVICE :s { ?x :p ?y } }", "SERVICE"),
             (
@@ -219,7 +296,10 @@ mod tests {
                 "BIND or an expression in SELECT",
             ),
             ("SELECT * { ?x :p ?y VALUES ?x { :a } }", "VALUES"),
-            ("SELECT * { ?x :p ?y } ORDER BY ?x", "ORDER BY"),
+            (
+                "SELECT * { ?x :p ?y } ORDER BY STR(?x)",
+                "ORDER BY on an expression",
+            ),
             (
                 "SELECT * { ?x :p ?y { SELECT ?y { ?y :q ?z } } }",
                 "a subquery",
@@ -303,6 +383,22 @@ mod tests {
                 ..
             }
         ));
+        let ordered = parse(&format!(
+            "{P}SELECT ?x {{ ?x :p ?y }} ORDER BY DESC(?y) ?x LIMIT 3"
+        ))
+        .unwrap();
+        let keys: Vec<_> = ordered
+            .order
+            .iter()
+            .map(|k| (k.variable.as_str(), k.descending))
+            .collect();
+        assert_eq!(keys, [("y", true), ("x", false)]);
+        assert_eq!(ordered.limit, Some(3));
+        let filtered = parse(&format!(
+            "{P}SELECT * {{ ?x :p ?y FILTER(?x != ?y) FILTER(isIRI(?y) || LANG(?y) = \"en\") }}"
+        ))
+        .unwrap();
+        assert!(matches!(filtered.filter, Some(Filter::And(..))));
         let empty = parse("SELECT * {}").unwrap();
         assert!(empty.patterns.is_empty());
     }

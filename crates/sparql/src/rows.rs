@@ -1,0 +1,131 @@
+//! Sinks of whole solutions: each match is one row, a data vertex per query vertex.
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use gsi_core::MatchSink;
+use gsi_graph::VertexId;
+use oxrdf::Term;
+
+use crate::bgp::QueryGraph;
+use crate::error::Error;
+use crate::filter::Filter;
+use crate::parse::Variable;
+use crate::results::parse_term;
+use crate::spelling::TermIndex;
+
+/// Takes solutions one row at a time.
+pub trait Rows {
+    /// Takes one solution.
+    ///
+    /// # Errors
+    /// Whatever the sink fails with; the join stops and passes it on.
+    fn row(&mut self, row: &[VertexId]) -> gsi_core::Result<()>;
+}
+
+/// The matcher's sink that hands each row of its batches to a [`Rows`].
+pub struct RowSink<'r>(pub &'r mut dyn Rows);
+
+impl MatchSink for RowSink<'_> {
+    fn wants_matches(&self) -> bool {
+        true
+    }
+
+    fn matches(&mut self, rows: &[VertexId], width: usize) -> gsi_core::Result<()> {
+        for row in rows.chunks_exact(width.max(1)) {
+            self.0.row(row)?;
+        }
+        Ok(())
+    }
+}
+
+/// Counts rows, and stops the join once it has counted `limit`.
+pub struct Tally {
+    pub count: u64,
+    limit: Option<u64>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Tally {
+    /// No rows yet; `stop` is the join's interrupt flag.
+    pub fn new(limit: Option<u64>, stop: Arc<AtomicBool>) -> Tally {
+        Tally {
+            count: 0,
+            limit,
+            stop,
+        }
+    }
+}
+
+impl Rows for Tally {
+    fn row(&mut self, _row: &[VertexId]) -> gsi_core::Result<()> {
+        if self.limit.is_some_and(|limit| self.count >= limit) {
+            return Ok(());
+        }
+        self.count += 1;
+        if self.limit == Some(self.count) {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+}
+
+/// Hands on the rows where a filter holds.
+pub struct Filtered<'f> {
+    filter: &'f Filter,
+    /// The query vertex of each variable of the filter that the BGP binds.
+    vertices: HashMap<Variable, usize>,
+    names: &'f TermIndex<'f>,
+    /// The terms of the data vertices met so far.
+    terms: HashMap<VertexId, Term>,
+    inner: &'f mut dyn Rows,
+    /// The error that stopped the join where the filter could not be evaluated.
+    pub failed: Option<Error>,
+}
+
+impl<'f> Filtered<'f> {
+    /// `filter` over the solutions of `bgp`, whose data vertices `names` names.
+    pub fn new(
+        filter: &'f Filter,
+        bgp: &QueryGraph,
+        names: &'f TermIndex<'f>,
+        inner: &'f mut dyn Rows,
+    ) -> Filtered<'f> {
+        let vertices = filter
+            .variables()
+            .into_iter()
+            .filter_map(|v| bgp.vertex_of(v).map(|u| (v.clone(), u)))
+            .collect();
+        Filtered {
+            filter,
+            vertices,
+            names,
+            terms: HashMap::new(),
+            inner,
+            failed: None,
+        }
+    }
+}
+
+impl Rows for Filtered<'_> {
+    fn row(&mut self, row: &[VertexId]) -> gsi_core::Result<()> {
+        for &u in self.vertices.values() {
+            if let (None, Some(name)) = (self.terms.get(&row[u]), self.names.name(row[u])) {
+                self.terms.insert(row[u], parse_term(name)?);
+            }
+        }
+        let (vertices, terms) = (&self.vertices, &self.terms);
+        let bound = |v: &Variable| vertices.get(v).and_then(|&u| terms.get(&row[u]));
+        match self.filter.holds(&bound) {
+            Ok(Some(true)) => self.inner.row(row),
+            Ok(_) => Ok(()),
+            Err(error) => {
+                let message = error.to_string();
+                self.failed = Some(error);
+                Err(io::Error::other(message).into())
+            }
+        }
+    }
+}
