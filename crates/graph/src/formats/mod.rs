@@ -320,10 +320,10 @@ fn with_format_hint(err: Error, path: &Path, bytes: &[u8], named: Format) -> Err
     )
 }
 
-/// `err`, the error of reading `path` as N-Triples, with a hint where the file is Turtle
-/// (whose first line may look like N-Triples).
+/// `err`, the error of reading `path` as N-Triples, with a hint where a malformed line is
+/// Turtle (whose first line may look like N-Triples).
 fn with_turtle_hint(err: Error, path: &Path, bytes: &[u8]) -> Error {
-    if turtle::parse(path, bytes).is_err() {
+    if !matches!(err, Error::Parse { .. }) || turtle::parse(path, bytes).is_err() {
         return err;
     }
     with_hint(
