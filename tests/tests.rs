@@ -4,6 +4,7 @@
 //! - `oracle`: property tests on random labelled graphs against the brute force and `vf2`.
 //! - `pinned`: query vertices pinned to one data vertex each, against the brute force.
 //! - `sparql`: `gsi sparql` as a user runs it.
+//! - `turtle`: Turtle data read as its triples written as N-Triples.
 //! - `trees`: tree-shaped queries counted by dynamic programming, against the brute force.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
 //! - `gmatch`: graphs written as gMatch's binary CSR, read back from its documented layout.
@@ -27,4 +28,5 @@ mod regression;
 mod saved;
 mod sparql;
 mod trees;
+mod turtle;
 mod util;

@@ -65,7 +65,7 @@ pub enum Command {
     /// Convert a graph file to Sun–Luo or GSI text.
     ///
     /// Reads any format gsi reads and writes the same graph: vertices numbered 0 to N-1 in
-    /// the order the reader gave them (for SNAP and N-Triples, the order of first
+    /// the order the reader gave them (for SNAP and RDF, the order of first
     /// appearance), labels as read. The names the numbers stand for (SNAP ids, RDF terms,
     /// label names) go beside the output, to OUTPUT.ids, OUTPUT.vertex-labels and
     /// OUTPUT.edge-labels, `number name` per line. A GSI file of several
@@ -87,7 +87,7 @@ pub enum Command {
     /// Prints one line per mismatch and ends with `N passed, M failed`; exits 1 on any
     /// mismatch.
     Verify(VerifyArgs),
-    /// Answer a SPARQL query over RDF data (N-Triples or a saved index of it).
+    /// Answer a SPARQL query over RDF data (N-Triples, Turtle or a saved index of them).
     ///
     /// The query is one basic graph pattern, with FILTERs of `=`, `!=`, sameTerm, isIRI,
     /// isLiteral, isBlank and LANG, under SELECT (projection, `*`, DISTINCT, REDUCED, ORDER BY
@@ -464,11 +464,12 @@ pub struct BenchArgs {
 /// How to read graph files: shared by every command that reads them.
 #[derive(Debug, Args)]
 pub struct ReadArgs {
-    /// Format of the graph files: auto, sunluo, gsi, snap or ntriples.
+    /// Format of the graph files: auto, sunluo, gsi, snap, ntriples or turtle.
     ///
-    /// `auto` decides from each file's first meaningful line: `t N M` is Sun–Luo, `t # 0`
-    /// is GSI (which may hold several graphs), `u v [label]` is a SNAP edge list and
-    /// `<s> <p> <o> .` is RDF N-Triples.
+    /// `auto` reads a file named `.ttl` (or `.ttl.gz`, `.ttl.bz2`, `.ttl.xz`, `.ttl.zst`) as
+    /// RDF Turtle, and else decides from its first meaningful line: `t N M` is Sun–Luo,
+    /// `t # 0` is GSI (which may hold several graphs), `u v [label]` is a SNAP edge list,
+    /// `@prefix` or `PREFIX` is Turtle and `<s> <p> <o> .` is RDF N-Triples.
     #[arg(
         long,
         value_name = "FORMAT",
@@ -481,7 +482,7 @@ pub struct ReadArgs {
     /// Read the graphs as directed: edge `u v` means u -> v.
     ///
     /// A query edge must then map to a data edge of the same direction and label.
-    /// N-Triples graphs are always directed, and queries are read as directed as the data
+    /// RDF graphs are always directed, and queries are read as directed as the data
     /// graph.
     #[arg(long, help_heading = "Input")]
     pub directed: bool,
@@ -664,7 +665,7 @@ pub struct MatchArgs {
     /// How --output names data vertices: `original` (the SNAP ids or RDF terms of the file)
     /// or `dense` (gsi's vertex numbers, 0 to N-1).
     ///
-    /// Default: original where the data file names its vertices (SNAP, N-Triples), else
+    /// Default: original where the data file names its vertices (SNAP, RDF), else
     /// dense (Sun–Luo and GSI vertices are already numbered densely).
     #[arg(
         long,
@@ -965,6 +966,8 @@ mod tests {
             ("snap", Format::Snap),
             ("ntriples", Format::NTriples),
             ("NT", Format::NTriples),
+            ("turtle", Format::Turtle),
+            ("ttl", Format::Turtle),
         ] {
             let args = match_args(&["--format", name]).unwrap();
             assert_eq!(args.read.format, format);
@@ -999,11 +1002,11 @@ mod tests {
 /// `gsi sparql` (documented on `Command::Sparql`).
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  gsi sparql --data people.nt -e 'SELECT ?x ?y WHERE { ?x <http://ex/knows> ?y }'\n  gsi sparql --data people.gsidx --query q.rq --results tsv\n  gsi sparql --data people.nt.gz -e 'ASK { ?x a <http://ex/Person> }' --results xml\n  gsi sparql --data people.nt -e 'SELECT ?x ?n { ?x <http://ex/name> ?n FILTER(LANG(?n) = \"en\") } ORDER BY ?n'"
+    after_help = "Examples:\n  gsi sparql --data people.nt -e 'SELECT ?x ?y WHERE { ?x <http://ex/knows> ?y }'\n  gsi sparql --data people.gsidx --query q.rq --results tsv\n  gsi sparql --data people.ttl.gz -e 'ASK { ?x a <http://ex/Person> }' --results xml\n  gsi sparql --data people.nt -e 'SELECT ?x ?n { ?x <http://ex/name> ?n FILTER(LANG(?n) = \"en\") } ORDER BY ?n'"
 )]
 #[command(group = clap::ArgGroup::new("text").required(true).args(["query", "expression"]))]
 pub struct SparqlArgs {
-    /// The data: N-Triples (plain or compressed) or a saved index of it.
+    /// The data: N-Triples or Turtle (plain or compressed) or a saved index of them.
     #[arg(long, short = 'd', value_name = "FILE", help_heading = "Input")]
     pub data: PathBuf,
 

@@ -1,4 +1,4 @@
-//! `gsi sparql`: a SPARQL query answered over an N-Triples graph (gsi-sparql does the work).
+//! `gsi sparql`: a SPARQL query answered over an RDF graph (gsi-sparql does the work).
 
 use std::io::{BufWriter, Write};
 

@@ -5,7 +5,7 @@
 //! reached through one edge label, N(v, l) in the paper's notation, form one sorted slice.
 //! Graphs are undirected unless built as directed; a directed graph keeps a second CSR of
 //! incoming edges. The [`formats`] module reads graphs from text files (Sun–Luo, GSI, SNAP
-//! edge lists and RDF N-Triples), reporting every malformed line with the file, the line
+//! edge lists, RDF N-Triples and Turtle), reporting every malformed line with the file, the line
 //! number and what was expected, and writes them as Sun–Luo or GSI text or as gMatch's binary
 //! CSR.
 #![deny(missing_docs)]

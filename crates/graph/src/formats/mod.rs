@@ -7,7 +7,7 @@
 //! - [`read_graph`] reads one graph and nothing else: what most callers need.
 //! - [`read_graphs`] reads every graph of a file (a GSI file may hold several) together with
 //!   what the file says beyond the graph: original vertex ids (SNAP), RDF terms and label
-//!   dictionaries (N-Triples), and how many repeated edges and self-loops were dropped.
+//!   dictionaries (N-Triples, Turtle), and how many repeated edges and self-loops were dropped.
 //! - [`write`](mod@write) writes graphs as Sun–Luo or GSI text or as gMatch's binary CSR
 //!   ([`gmatch`]), through an [`AtomicFile`] that replaces its target only once complete.
 //!
@@ -16,7 +16,7 @@
 //! | [`Format::SunLuo`] | ids `0..N` | as in the file | as asked |
 //! | [`Format::Gsi`] | ids `0..N` | the file's label minus one (GSI labels start at 1) | as asked |
 //! | [`Format::Snap`] | any `u64` ids, renumbered in order of first appearance | vertex labels from an optional second file, else 0; edge label from an optional third column, else 0 | as asked |
-//! | [`Format::NTriples`] | IRIs, blank nodes and literals in order of first appearance | vertex: class of its first `rdf:type` triple, numbered from 1 (0: no type); edge: predicate, numbered from 0 | always directed |
+//! | [`Format::NTriples`], [`Format::Turtle`] | IRIs, blank nodes and literals in order of first appearance | vertex: 0 for every vertex, and the class of each `rdf:type` triple, numbered from 1; edge: predicate, numbered from 0 | always directed |
 
 mod atomic;
 pub(crate) mod fields;
@@ -26,8 +26,10 @@ mod input;
 mod labels;
 mod names;
 pub mod ntriples;
+mod rdf;
 pub mod snap;
 pub mod sunluo;
+pub mod turtle;
 pub mod write;
 
 use std::fmt;
@@ -60,6 +62,8 @@ pub enum Format {
     Snap,
     /// RDF N-Triples: `<subject> <predicate> object .` per line.
     NTriples,
+    /// RDF Turtle: N-Triples with prefixes, `a`, `;` and `,` lists, `[]` and bare numbers.
+    Turtle,
 }
 
 impl Format {
@@ -71,16 +75,19 @@ impl Format {
             Format::Gsi => "gsi",
             Format::Snap => "snap",
             Format::NTriples => "ntriples",
+            Format::Turtle => "turtle",
         }
     }
 
-    /// Every format, [`Format::Auto`] first.
-    pub const ALL: [Format; 5] = [
+    /// Every format, [`Format::Auto`] first. Saved indexes store a format by its place here:
+    /// new ones go at the end.
+    pub const ALL: [Format; 6] = [
         Format::Auto,
         Format::SunLuo,
         Format::Gsi,
         Format::Snap,
         Format::NTriples,
+        Format::Turtle,
     ];
 }
 
@@ -92,14 +99,14 @@ impl fmt::Display for Format {
 
 /// A format name that [`Format::from_str`] does not know.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown graph format `{0}`: expected auto, sunluo, gsi, snap or ntriples")]
+#[error("unknown graph format `{0}`: expected auto, sunluo, gsi, snap, ntriples or turtle")]
 pub struct UnknownFormat(pub String);
 
 impl FromStr for Format {
     type Err = UnknownFormat;
 
-    /// Accepts `auto`, `sunluo`, `gsi`, `snap` and `ntriples` in any case, and also
-    /// `sun-luo`, `n-triples` and `nt`.
+    /// Accepts `auto`, `sunluo`, `gsi`, `snap`, `ntriples` and `turtle` in any case, and also
+    /// `sun-luo`, `n-triples`, `nt` and `ttl`.
     fn from_str(s: &str) -> std::result::Result<Format, UnknownFormat> {
         match s.trim().to_ascii_lowercase().as_str() {
             "auto" => Ok(Format::Auto),
@@ -107,6 +114,7 @@ impl FromStr for Format {
             "gsi" => Ok(Format::Gsi),
             "snap" => Ok(Format::Snap),
             "ntriples" | "n-triples" | "nt" => Ok(Format::NTriples),
+            "turtle" | "ttl" => Ok(Format::Turtle),
             _ => Err(UnknownFormat(s.to_string())),
         }
     }
@@ -117,7 +125,7 @@ impl FromStr for Format {
 pub struct ReadOptions {
     /// The file's format, or [`Format::Auto`] to tell it from the content.
     pub format: Format,
-    /// Read edges as directed (N-Triples is always directed, whatever this says).
+    /// Read edges as directed (RDF is always directed, whatever this says).
     pub directed: bool,
     /// A file of `id label` lines giving vertex labels by original id; only for SNAP.
     pub vertex_labels: Option<PathBuf>,
@@ -245,10 +253,11 @@ pub fn read_graphs(path: &Path, options: &ReadOptions) -> Result<Vec<LoadedGraph
             ),
         });
     }
-    if format != Format::NTriples {
+    if !matches!(format, Format::NTriples | Format::Turtle) {
         cr_line_endings(path, bytes)?;
     }
     parse_as(&file, path, format, options).map_err(|err| match options.format {
+        Format::Auto if format == Format::NTriples => with_turtle_hint(err, path, bytes),
         Format::Auto => err,
         named => with_format_hint(err, path, bytes, named),
     })
@@ -293,6 +302,7 @@ fn parse_as(
             vec![snap::parse(path, bytes, labels, directed)?]
         }
         Format::NTriples => vec![ntriples::parse(path, bytes)?],
+        Format::Turtle => vec![turtle::parse(path, bytes)?],
     })
 }
 
@@ -303,7 +313,28 @@ fn with_format_hint(err: Error, path: &Path, bytes: &[u8], named: Format) -> Err
         Ok(seen) if seen != named => seen,
         _ => return err,
     };
-    let hint = format!("the file looks like {seen}: --format auto reads it");
+    with_hint(
+        err,
+        path,
+        &format!("the file looks like {seen}: --format auto reads it"),
+    )
+}
+
+/// `err`, the error of reading `path` as N-Triples, with a hint where a malformed line is
+/// Turtle (whose first line may look like N-Triples).
+fn with_turtle_hint(err: Error, path: &Path, bytes: &[u8]) -> Error {
+    if !matches!(err, Error::Parse { .. }) || turtle::parse(path, bytes).is_err() {
+        return err;
+    }
+    with_hint(
+        err,
+        path,
+        "the file reads as turtle: name it .ttl or pass --format turtle",
+    )
+}
+
+/// `err` with `hint` after its message where it is about `path` itself.
+fn with_hint(err: Error, path: &Path, hint: &str) -> Error {
     match err {
         Error::Parse {
             path: at,
@@ -323,8 +354,7 @@ fn with_format_hint(err: Error, path: &Path, bytes: &[u8], named: Format) -> Err
 }
 
 /// An error naming CR line endings when the first line is text with a carriage return before
-/// its end: the readers other than N-Triples (which takes any run of CR and LF) end lines at
-/// LF.
+/// its end: the readers other than RDF's (which take any run of CR and LF) end lines at LF.
 fn cr_line_endings(path: &Path, bytes: &[u8]) -> Result<()> {
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
     let first = first.strip_suffix(b"\r").unwrap_or(first);
@@ -339,9 +369,11 @@ fn cr_line_endings(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Tells the format of `path` from its first line that is neither blank nor a `#` comment:
-/// `t N M` is Sun–Luo, `t # K` is GSI, a line starting with `<` or `_:` is N-Triples, and two
-/// words (ids or names) with an optional integer label are a SNAP edge.
+/// Tells the format of `path`: a name ending in `.ttl` (before any `.gz`, `.bz2`, `.xz` or
+/// `.zst`) is Turtle; else its first line that is neither blank nor a `#` comment tells:
+/// `t N M` is Sun–Luo, `t # K` is GSI, `@prefix`, `@base`, `PREFIX` or `BASE` is Turtle, a
+/// line starting with `<` or `_:` is N-Triples, and two words (ids or names) with an optional
+/// integer label are a SNAP edge.
 ///
 /// # Errors
 /// The file cannot be read (within `memory`), is empty, or its first line fits no format.
@@ -351,6 +383,9 @@ pub fn detect_format(path: &Path, memory: Option<&MemoryBound>) -> Result<Format
 }
 
 fn detect(path: &Path, bytes: &[u8]) -> Result<Format> {
+    if named_turtle(path) {
+        return Ok(Format::Turtle);
+    }
     let mut lines = Lines::new(path, bytes);
     while let Some((line, text)) = lines.next_line()? {
         let text = text.trim_start();
@@ -365,6 +400,7 @@ fn detect(path: &Path, bytes: &[u8]) -> Result<Format> {
         return match first {
             "t" if words.get(1) == Some(&"#") => Ok(Format::Gsi),
             "t" => Ok(Format::SunLuo),
+            _ if turtle_directive(first) => Ok(Format::Turtle),
             _ if first.starts_with('<') || first.starts_with("_:") => Ok(Format::NTriples),
             _ if snap => Ok(Format::Snap),
             _ => {
@@ -373,13 +409,35 @@ fn detect(path: &Path, bytes: &[u8]) -> Result<Format> {
                     path: path.to_path_buf(),
                     line,
                     message: format!(
-                        "cannot tell the file's format from `{shown}`: expected `t N M` (sun–luo), `t # 0` (gsi), `u v [label]` (snap) or `<s> <p> <o> .` (n-triples); name the format with --format"
+                        "cannot tell the file's format from `{shown}`: expected `t N M` (sun–luo), `t # 0` (gsi), `u v [label]` (snap), `<s> <p> <o> .` (n-triples) or `@prefix` (turtle); name the format with --format"
                     ),
                 })
             }
         };
     }
     Err(empty(path, bytes, "a graph"))
+}
+
+/// Whether the file name ends in `.ttl`, compressed or not (in any case).
+fn named_turtle(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let name = [".gz", ".bz2", ".xz", ".zst"]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .unwrap_or(&name);
+    name.ends_with(".ttl")
+}
+
+/// Whether `word` starts a Turtle directive: `@prefix`, `@base`, or SPARQL's `PREFIX` and
+/// `BASE` in any case.
+fn turtle_directive(word: &str) -> bool {
+    word == "@prefix"
+        || word == "@base"
+        || word.eq_ignore_ascii_case("prefix")
+        || word.eq_ignore_ascii_case("base")
 }
 
 /// The label slot of a vertex no `v` line has declared yet.
@@ -541,10 +599,11 @@ mod tests {
         assert_eq!("N-Triples".parse::<Format>(), Ok(Format::NTriples));
         assert_eq!(" SunLuo ".parse::<Format>(), Ok(Format::SunLuo));
         assert_eq!("nt".parse::<Format>(), Ok(Format::NTriples));
+        assert_eq!("TTL".parse::<Format>(), Ok(Format::Turtle));
         let err = "csv".parse::<Format>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown graph format `csv`: expected auto, sunluo, gsi, snap or ntriples"
+            "unknown graph format `csv`: expected auto, sunluo, gsi, snap, ntriples or turtle"
         );
         assert_eq!(Format::default(), Format::Auto);
     }
@@ -563,6 +622,13 @@ mod tests {
             ("# rdf\n<a> <p> <b> .\n", Format::NTriples, 1),
             ("_:x <p> \"v\" .\n", Format::NTriples, 1),
             ("# names\nalice bob\nbob carol 2\n", Format::Snap, 2),
+            (
+                "# rdf\n@prefix : <http://ex/> .\n:a :p :b, :c .\n",
+                Format::Turtle,
+                2,
+            ),
+            ("prefix : <http://ex/>\n:a :p :b .\n", Format::Turtle, 1),
+            ("@base <http://ex/> .\n<a> <p> <b> .\n", Format::Turtle, 1),
         ];
         for (i, (text, format, edges)) in cases.into_iter().enumerate() {
             let path = file(&dir, &format!("g{i}"), text);
@@ -599,6 +665,51 @@ mod tests {
                 .to_string();
             assert!(msg.contains(expected), "{text:?}: got `{msg}`");
         }
+    }
+
+    #[test]
+    fn a_ttl_name_is_turtle_compressed_or_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "<http://ex/a> <http://ex/p> <http://ex/b> ; <http://ex/q> 1 .\n";
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
+        std::fs::write(dir.path().join("G.TTL.gz"), gz.finish().unwrap()).unwrap();
+        for name in ["g.ttl", "G.TTL.gz"] {
+            let path = dir.path().join(name);
+            if !path.exists() {
+                std::fs::write(&path, text).unwrap();
+            }
+            assert_eq!(
+                detect_format(&path, None).unwrap(),
+                Format::Turtle,
+                "{name}"
+            );
+            let loaded = load_graph(&path, &ReadOptions::default()).unwrap();
+            assert_eq!(loaded.format, Format::Turtle);
+            assert_eq!(loaded.graph.edge_count(), 2);
+        }
+        // Named otherwise, its first line looks like N-Triples: the error says it is Turtle.
+        let path = file(&dir, "g.rdf", text);
+        let msg = read_graph(&path, Format::Auto, false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("g.rdf:1: expected `.` to end the triple")
+                && msg.contains("(the file reads as turtle: name it .ttl or pass --format turtle)"),
+            "{msg}"
+        );
+        assert_eq!(
+            read_graph(&path, Format::Turtle, false)
+                .unwrap()
+                .edge_count(),
+            2
+        );
+        // N-Triples that is not Turtle either gets no hint.
+        let path = file(&dir, "bad.nt", "<a> <p> <b> ;\n");
+        let msg = read_graph(&path, Format::Auto, false)
+            .unwrap_err()
+            .to_string();
+        assert!(!msg.contains("turtle"), "{msg}");
     }
 
     #[test]

@@ -8,34 +8,14 @@
 //! <http://ex/bob> <http://ex/age> "42"^^<http://www.w3.org/2001/XMLSchema#integer> .
 //! ```
 //!
-//! - Every subject and every object of a triple other than `rdf:type` is a vertex: IRIs,
-//!   blank nodes and literals alike, numbered from 0 in order of first appearance. A
-//!   vertex's name is its term exactly as written (`<iri>`, `_:label`, `"text"@lang`,
-//!   `"text"^^<type>`), so two spellings of one literal (say with and without an escape) are
-//!   two vertices.
-//! - A triple `s <p> o` is the edge `s -> o` whose label is `p`'s number in the predicate
-//!   dictionary (from 0, in order of first appearance).
-//! - A triple `s rdf:type C` is no edge: it gives `s` the label of `C` in the class
-//!   dictionary (from 1, in order of first appearance). Every vertex also carries label 0,
-//!   "a resource": a query vertex matches a data vertex that has all its labels, so an
-//!   untyped query vertex (label 0 alone) matches any vertex, typed or not, as an untyped
-//!   variable does in RDF and SPARQL, and a typed one matches the vertices of its types. The
-//!   subject is a vertex even if no other triple names it; the class is a vertex only if
-//!   another triple names it.
-//! - Repeated triples and triples from a vertex to itself are dropped and counted.
-//!
-//! The graph is always directed.
+//! Each triple is mapped to the graph as [`rdf`](super::rdf) says, every term named exactly as
+//! written here.
 
 use std::path::Path;
 
-use rayon::prelude::*;
-
-use crate::formats::names::Dictionary;
-use crate::formats::{empty, Format, LabelNames, Lines, LoadedGraph, SkippedEdges, VertexNames};
-use crate::{EdgeLabel, Error, GraphBuilder, Result, VertexId, VertexLabel};
-
-/// The `rdf:type` predicate.
-pub const RDF_TYPE: &str = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>";
+use crate::formats::rdf::TripleGraph;
+use crate::formats::{empty, Format, Lines, LoadedGraph};
+use crate::{Error, Result};
 
 /// Parses N-Triples from `bytes`; `path` only names the file in errors.
 ///
@@ -43,14 +23,7 @@ pub const RDF_TYPE: &str = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>";
 /// [`Error::Parse`] for a malformed line, [`Error::Invalid`] when the file is empty.
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedGraph> {
     let mut lines = Lines::new(path, bytes);
-    let mut vertices = Dictionary::new(0);
-    let mut predicates = Dictionary::new(0);
-    let mut classes = Dictionary::new(1);
-    // Label 0 for every vertex, its types besides.
-    let mut labels: Vec<VertexLabel> = Vec::new();
-    let mut more_labels: Vec<(VertexId, VertexLabel)> = Vec::new();
-    let mut edges: Vec<(VertexId, VertexId, EdgeLabel)> = Vec::new();
-    let mut skipped = SkippedEdges::default();
+    let mut graph = TripleGraph::new();
     let mut any_line = false;
 
     while let Some((line, text)) = lines.next_line()? {
@@ -71,60 +44,15 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedGraph> {
             let predicate = cursor.term("predicate", &[Kind::Iri])?;
             let object = cursor.term("object", &[Kind::Iri, Kind::Blank, Kind::Literal])?;
             cursor.end_of_triple()?;
-
-            let full = |d: &Dictionary, what: &str| -> Result<()> {
-                if d.is_full() {
-                    return Err(cursor.error(format!("too many {what} for 32-bit numbers")));
-                }
-                Ok(())
-            };
-            full(&vertices, "vertices")?;
-            let s = vertices.insert(subject);
-            if labels.len() < vertices.len() {
-                labels.push(0);
-            }
-            if predicate == RDF_TYPE {
-                full(&classes, "classes")?;
-                more_labels.push((s, classes.insert(object)));
-                continue;
-            }
-            full(&predicates, "predicates")?;
-            let p = predicates.insert(predicate);
-            full(&vertices, "vertices")?;
-            let o = vertices.insert(object);
-            if labels.len() < vertices.len() {
-                labels.push(0);
-            }
-            if s == o {
-                skipped.self_loops += 1;
-                continue;
-            }
-            edges.push((s, o, p));
+            graph
+                .add(subject, predicate, object)
+                .map_err(|message| cursor.error(message))?;
         }
     }
     if !any_line {
         return Err(empty(path, bytes, "triples `<s> <p> <o> .`"));
     }
-    edges.par_sort_unstable();
-    let before = edges.len();
-    edges.dedup();
-    skipped.duplicates = (before - edges.len()) as u64;
-    edges.shrink_to_fit();
-    let mut builder = GraphBuilder::with_edges(true, labels, edges)?;
-    for (v, class) in more_labels {
-        builder.add_label(v, class)?;
-    }
-    let graph = builder.build()?;
-    Ok(LoadedGraph {
-        graph,
-        format: Format::NTriples,
-        names: Some(VertexNames::Terms(vertices)),
-        labels: LabelNames {
-            vertex: Some(classes),
-            edge: Some(predicates),
-        },
-        skipped,
-    })
+    graph.finish(Format::NTriples)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -382,6 +310,7 @@ impl<'a> Cursor<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::SkippedEdges;
     use crate::Direction;
 
     fn parse_str(text: &str) -> Result<LoadedGraph> {

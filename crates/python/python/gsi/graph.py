@@ -99,10 +99,10 @@ class Graph:
             A graph file (gzip, bzip2, xz or zstd compressed files too), or a saved index
             written by ``gsi index`` (then the graph comes indexed and `format` is not used).
         format:
-            ``"auto"`` (told from the first line), ``"sunluo"`` (``t N M`` / ``v id label
-            degree`` / ``e u v [label]``), ``"gsi"``, ``"snap"`` (``u v [label]`` edge lists,
-            any ids) or ``"ntriples"`` (RDF: always directed; classes and predicates are
-            labels, matched by name).
+            ``"auto"`` (told from the first line, or a ``.ttl`` name), ``"sunluo"`` (``t N M``
+            / ``v id label degree`` / ``e u v [label]``), ``"gsi"``, ``"snap"`` (``u v
+            [label]`` edge lists, any ids), ``"ntriples"`` or ``"turtle"`` (RDF: always
+            directed; classes and predicates are labels, matched by name).
         directed:
             Read edge ``u v`` as u → v.
 
