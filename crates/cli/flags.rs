@@ -531,11 +531,10 @@ pub struct EngineArgs {
     pub threads: Option<usize>,
 }
 
-/// `gsi verify` (documented on [`Command::Verify`]).
-/// Arguments of `gsi merge`.
+/// `gsi merge` (documented on [`Command::Merge`]).
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  for i in 0 1 2 3; do gsi match --data g.gsidx --query q/ --partition $i/4 --json > share-$i.jsonl; done\n  gsi merge share-*.jsonl"
+    after_help = "Examples:\n  for i in 0 1 2 3; do gsi match --data g.gsidx --query q/ --partition $i/4 --json > share-$i.jsonl; done\n  gsi merge share-*.jsonl\n  gsi merge --json share-*.jsonl"
 )]
 pub struct MergeArgs {
     /// The JSON Lines of each share's run, one file per share, in any order.
@@ -547,6 +546,7 @@ pub struct MergeArgs {
     pub json: bool,
 }
 
+/// `gsi verify` (documented on [`Command::Verify`]).
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  gsi verify\n  gsi verify --data hprd.graph --query queries/ --homomorphism"
