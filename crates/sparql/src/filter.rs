@@ -11,10 +11,10 @@ use oxrdf::vocab::{rdf, xsd};
 use oxrdf::{Literal, Term};
 use oxsdatatypes::{Boolean, DateTime};
 use spargebra::algebra::{Expression, Function};
+use spargebra::term::Variable;
 
 use crate::compare::Number;
 use crate::error::{Error, Result};
-use crate::parse::Variable;
 
 /// A filter of the fragment.
 #[derive(Clone, Debug, PartialEq, Eq)]
