@@ -713,6 +713,44 @@ fn partition_shares_add_up_to_the_brute_force_count() {
     assert_eq!(distinct.len(), lines.len(), "a match in two shares");
 }
 
+/// Counts above 2^53 are written to JSON as strings of digits (a double would round them),
+/// below as numbers; `gsi merge` reads either: homomorphisms of a 9-vertex path in K100,
+/// 100 · 99^8 of them, counted whole and in shares.
+#[test]
+fn counts_beyond_a_doubles_precision_are_json_strings() {
+    let dir = TestDir::new();
+    dir.write_spec("k100.graph", &clique(false, 100, 0));
+    dir.write_spec("path.graph", &path(false, 9, 0));
+    let expected: u64 = 100 * 99u64.pow(8);
+    assert!(expected > 1 << 53);
+    let run = dir
+        .match_files("k100.graph", &["path.graph"], &["--json", "--homomorphism"])
+        .ok();
+    let lines: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(lines[0]["matches"], serde_json::json!(expected.to_string()));
+    assert_eq!(lines[1]["matches"], serde_json::json!(expected.to_string()));
+    assert_eq!(run.json().queries[0].matches, expected);
+    for i in 0..2 {
+        let share = dir
+            .match_files(
+                "k100.graph",
+                &["path.graph"],
+                &["--json", "--homomorphism", "--partition", &format!("{i}/2")],
+            )
+            .ok();
+        dir.write(&format!("s{i}.jsonl"), &share.stdout);
+    }
+    let merged = dir.gsi(["merge", "--json", "s0.jsonl", "s1.jsonl"]);
+    assert_eq!(merged.code, Some(0), "{merged:#?}");
+    let first: serde_json::Value =
+        serde_json::from_str(merged.stdout.lines().next().expect("a line")).expect("JSON");
+    assert_eq!(first["matches"], serde_json::json!(expected.to_string()));
+}
+
 /// `gsi merge` over the K share runs of `--partition`: each query's count is the brute
 /// force's, whatever order the files come in; a set that is not whole or not one (a share
 /// missing or given twice, another K, another data file, a run cut short, a line that is not

@@ -275,6 +275,28 @@ pub struct PhasesJson {
     pub output: f64,
 }
 
+/// A count as the JSON output writes it: a number up to 2^53, a string of digits above,
+/// never a number past 2^53 nor a string below it.
+fn count_of_json<'de, D: serde::Deserializer<'de>>(from: D) -> Result<u64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Count {
+        Number(u64),
+        Digits(String),
+    }
+    const EXACT: u64 = 1 << 53;
+    match Count::deserialize(from)? {
+        Count::Number(n) if n <= EXACT => Ok(n),
+        Count::Digits(digits) => match digits.parse::<u64>() {
+            Ok(n) if n > EXACT => Ok(n),
+            _ => Err(serde::de::Error::custom(format!(
+                "count {digits:?} as a string"
+            ))),
+        },
+        Count::Number(n) => Err(serde::de::Error::custom(format!("count {n} as a number"))),
+    }
+}
+
 /// One query's JSON object: every key the output may hold, and no other.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -282,6 +304,7 @@ pub struct QueryJson {
     #[serde(rename = "type")]
     pub kind: String,
     pub query: String,
+    #[serde(deserialize_with = "count_of_json")]
     pub matches: u64,
     pub status: String,
     /// Whether `matches` is every match.
@@ -313,6 +336,7 @@ pub struct SummaryJson {
     pub vertices: usize,
     pub edges: usize,
     pub queries: usize,
+    #[serde(deserialize_with = "count_of_json")]
     pub matches: u64,
     pub ok: usize,
     pub timeouts: usize,

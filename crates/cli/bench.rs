@@ -130,6 +130,7 @@ struct QueryJson {
     #[serde(rename = "type")]
     kind: &'static str,
     query: String,
+    #[serde(serialize_with = "crate::output::count_json")]
     matches: u64,
     status: &'static str,
     median_ms: f64,

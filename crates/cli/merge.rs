@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::exit::{input_error, shown, Exit};
 use crate::flags::MergeArgs;
+use crate::output::count_json;
 
 /// One line of a `gsi match --json` run: a query's record or the closing summary (the keys
 /// merge reads; the others are ignored).
@@ -23,6 +24,7 @@ enum Line {
 #[derive(Deserialize)]
 struct QueryLine {
     query: String,
+    #[serde(deserialize_with = "count_of_json")]
     matches: u64,
     status: String,
     complete: bool,
@@ -51,6 +53,7 @@ struct MergedQuery<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     query: &'a str,
+    #[serde(serialize_with = "count_json")]
     matches: u64,
     status: &'a str,
     complete: bool,
@@ -67,8 +70,24 @@ struct MergedSummary<'a> {
     data: &'a str,
     shares: u32,
     queries: usize,
+    #[serde(serialize_with = "count_json")]
     matches: u64,
     complete: bool,
+}
+
+/// A count as `gsi match --json` writes it: a number, or a string of digits above 2^53
+/// ([`count_json`]).
+fn count_of_json<'de, D: serde::Deserializer<'de>>(from: D) -> Result<u64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Count {
+        Number(u64),
+        Digits(String),
+    }
+    match Count::deserialize(from)? {
+        Count::Number(n) => Ok(n),
+        Count::Digits(digits) => digits.parse().map_err(serde::de::Error::custom),
+    }
 }
 
 /// Statuses from the least grave: a query's merged status is the gravest of its shares'.

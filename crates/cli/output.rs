@@ -11,6 +11,21 @@ use gsi_graph::formats::{AtomicFile, VertexNames};
 use gsi_graph::{Graph, VertexId};
 use serde::Serialize;
 
+/// Counts above this are written to JSON as strings: a reader that takes every JSON number for
+/// a double (JavaScript, jq) would round them (2^53, the largest integer of a double's
+/// mantissa).
+pub const EXACT_JSON_COUNT_MAX: u64 = 1 << 53;
+
+/// Writes a count as a JSON number, or as a string of its digits above
+/// [`EXACT_JSON_COUNT_MAX`].
+pub fn count_json<S: serde::Serializer>(count: &u64, out: S) -> Result<S::Ok, S::Error> {
+    if *count > EXACT_JSON_COUNT_MAX {
+        out.collect_str(count)
+    } else {
+        out.serialize_u64(*count)
+    }
+}
+
 /// Phase times in milliseconds.
 #[derive(Debug, Serialize)]
 pub struct PhasesMs {
@@ -26,6 +41,7 @@ pub struct QueryJson {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub query: String,
+    #[serde(serialize_with = "count_json")]
     pub matches: u64,
     pub status: &'static str,
     /// Whether `matches` is every match: false after a timeout, a limit, an interrupt or an
@@ -133,6 +149,7 @@ pub struct SummaryJson {
     pub vertices: usize,
     pub edges: usize,
     pub queries: usize,
+    #[serde(serialize_with = "count_json")]
     pub matches: u64,
     pub ok: usize,
     pub timeouts: usize,
