@@ -77,7 +77,7 @@ def overhead(args: argparse.Namespace) -> None:
                 name = Path(record["query"]).name
                 runs[name]["cli"].append(record["median_ms"])
                 runs[name]["cli_min"].append(record["min_ms"])
-                counts[name] = record["matches"]
+                counts[name] = int(record["matches"])  # a string above 2^53
         for name, query in queries.items():
             median_ms, count, fastest = timed(lambda q=query: m.count(q), args.repeat, args.warmup)
             assert count == counts[name], (name, count, counts[name])

@@ -35,7 +35,7 @@ def read_match(path):
                 dataset = os.path.splitext(os.path.basename(obj["data"]))[0]
             elif obj.get("type") == "query":
                 times.append(obj.get("elapsed_ms", obj.get("median_ms")))
-                matches.append(obj["matches"])
+                matches.append(int(obj["matches"]))  # a string above 2^53
     return dataset or os.path.splitext(os.path.basename(path))[0], times, matches
 
 

@@ -60,8 +60,8 @@ def main():
     for query in sorted(whole, key=lambda q: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", q)]):
         w = whole[query]
         parts = shares[query]
-        summed = sum(p["matches"] for p in parts)
-        if len(parts) != k or summed != w["matches"]:
+        summed = sum(int(p["matches"]) for p in parts)  # strings above 2^53
+        if len(parts) != k or summed != int(w["matches"]):
             ok = False
             print(f"{query}: {len(parts)} shares summing to {summed}, whole {w['matches']}", file=sys.stderr)
         times = [p["elapsed_ms"] for p in parts]
