@@ -54,9 +54,9 @@ def spellings(term: str) -> list[str]:
     return [term, f'"\\u0073{value[1:]}"', f'"{value}"^^<{XSD}string>']
 
 
-def random_data(rng: random.Random) -> str:
+def random_data(rng: random.Random, typed: bool = True) -> str:
     """Triples over 8 resources and 3 blank nodes, 3 predicates between them, 2 to literals
-    (each spelled one of its ways) and 3 classes. Each blank node names itself through
+    (each spelled one of its ways) and, if `typed`, 3 classes. Each blank node names itself through
     <http://d/id>, so that solutions can be compared although Oxigraph renames blank
     nodes."""
     nodes = [f"<http://d/r{i}>" for i in range(8)] + [f"_:b{i}" for i in range(3)]
@@ -72,7 +72,7 @@ def random_data(rng: random.Random) -> str:
         lines.add(f"{s} <http://d/p{rng.randrange(3)}> {o} .")
     for _ in range(rng.randint(3, 12)):
         lines.add(f"{rng.choice(nodes)} <http://d/l{rng.randrange(2)}> {literal_spelled()} .")
-    for node in nodes:
+    for node in nodes if typed else []:
         for c in rng.sample(range(3), rng.choice([0, 0, 1, 2])):
             lines.add(f"{node} {RDF_TYPE} <http://d/C{c}> .")
     for i in range(3):
@@ -80,9 +80,14 @@ def random_data(rng: random.Random) -> str:
     return "\n".join(sorted(lines)) + "\n"
 
 
-def random_bgp(rng: random.Random) -> tuple[str, list[str]]:
+def random_bgp(rng: random.Random, variable_predicates: bool = False) -> tuple[str, list[str]]:
     """A star, chain or cycle over 1 to 4 terms (variables, some blank or constant), with
-    literal constants and classes on the side; and its variables."""
+    literal constants and classes on the side; and its variables. With
+    `variable_predicates`, no classes, and some predicates are ?q0 or ?q1 (some repeated)."""
+
+    def predicate(iri: str) -> str:
+        return f"?q{rng.randrange(2)}" if variable_predicates and rng.random() < 0.4 else iri
+
     n = rng.randint(1, 4)
     terms = []
     for i in range(n):
@@ -98,13 +103,13 @@ def random_bgp(rng: random.Random) -> tuple[str, list[str]]:
     for a, b in edges:
         if rng.random() < 0.5:
             a, b = b, a
-        triples.append(f"{terms[a]} <http://d/p{rng.randrange(3)}> {terms[b]} .")
+        triples.append(f"{terms[a]} {predicate(f'<http://d/p{rng.randrange(3)}>')} {terms[b]} .")
     for i in range(n):
-        if rng.random() < 0.3:
+        if rng.random() < 0.3 and not variable_predicates:
             triples.append(f"{terms[i]} a <http://d/C{rng.randrange(3)}> .")
         if rng.random() < 0.2:
             obj = literal(rng) if rng.random() < 0.5 else f"?w{i}"
-            triples.append(f"{terms[i]} <http://d/l{rng.randrange(2)}> {obj} .")
+            triples.append(f"{terms[i]} {predicate(f'<http://d/l{rng.randrange(2)}>')} {obj} .")
     if not triples:
         triples.append(f"{terms[0]} <http://d/p{rng.randrange(3)}> ?w .")
     rng.shuffle(triples)
@@ -235,12 +240,14 @@ def test_random_bgps_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> No
     rng = random.Random(20261127)
     checked = 0
     for round_ in range(12):
-        data = random_data(rng)
+        # Variable predicates, on data without rdf:type triples (gsi refuses them over any).
+        variable_predicates = round_ % 2 == 1
+        data = random_data(rng, typed=not variable_predicates)
         path = tmp_path / f"d{round_}.nt"
         path.write_text(data)
         store = oxigraph_store(data)
         for _ in range(12):
-            bgp, variables = random_bgp(rng)
+            bgp, variables = random_bgp(rng, variable_predicates)
             where = f"WHERE {{ {bgp} }}"
             projected = (
                 variables
@@ -292,24 +299,27 @@ def sort_keys(row: tuple, columns: list[int]) -> tuple:
 def test_order_by_agrees_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> None:
     """ORDER BY on one to three variables, ascending or descending, with DISTINCT, FILTER,
     LIMIT and OFFSET: the sequence of the key columns as Oxigraph's (ties may come in any
-    order), and the solutions the same multiset."""
+    order), and the solutions the same multiset. Every other round, variable predicates on
+    untyped data, which neither keys nor filters name (gsi refuses that)."""
     rng = random.Random(20261128)
     checked = 0
     for round_ in range(8):
-        data = random_data(rng)
+        variable_predicates = round_ % 2 == 1
+        data = random_data(rng, typed=not variable_predicates)
         path = tmp_path / f"d{round_}.nt"
         path.write_text(data)
         store = oxigraph_store(data)
         for _ in range(10):
-            bgp, variables = random_bgp(rng)
-            if not variables:
+            bgp, variables = random_bgp(rng, variable_predicates)
+            nodes = [v for v in variables if not v.startswith("?q")]
+            if not nodes:
                 continue
             names = [v[1:] for v in variables]
-            keys = rng.sample(names, rng.randint(1, min(3, len(names))))
+            keys = rng.sample([v[1:] for v in nodes], rng.randint(1, min(3, len(nodes))))
             order = " ".join(f"DESC(?{k})" if rng.random() < 0.4 else f"?{k}" for k in keys)
             distinct = "DISTINCT " if rng.random() < 0.3 else ""
             if rng.random() < 0.3:
-                bgp += f" FILTER({random_filter(rng, variables)})"
+                bgp += f" FILTER({random_filter(rng, nodes)})"
             query = f"SELECT {distinct}* WHERE {{ {bgp} }} ORDER BY {order}"
             if rng.random() < 0.5:
                 query += f" LIMIT {rng.randint(1, 6)} OFFSET {rng.randint(0, 3)}"
@@ -370,13 +380,15 @@ def random_filter(rng: random.Random, variables: list[str], depth: int = 0) -> s
 
 def test_random_filters_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) -> None:
     """FILTERs over random BGPs, on data with numbers of several types besides: the
-    multisets of solutions, the counts and ASK as Oxigraph's."""
+    multisets of solutions, the counts and ASK as Oxigraph's; every other round with variable
+    predicates on untyped data, which the filters do not name."""
     rng = random.Random(20261129)
     # Numbers in the forms Oxigraph keeps (it stores others in a canonical form).
     numbers = [f'"1"^^<{XSD}decimal>', f'"1"^^<{XSD}double>', f'"0.5"^^<{XSD}float>']
     checked = 0
     for round_ in range(8):
-        data = random_data(rng) + "".join(
+        variable_predicates = round_ % 2 == 1
+        data = random_data(rng, typed=not variable_predicates) + "".join(
             f"<http://d/r{rng.randrange(8)}> <http://d/l{rng.randrange(2)}> {number} .\n"
             for number in numbers
         )
@@ -384,11 +396,12 @@ def test_random_filters_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) ->
         path.write_text(data)
         store = oxigraph_store(data)
         for _ in range(12):
-            bgp, variables = random_bgp(rng)
-            if not variables:
+            bgp, variables = random_bgp(rng, variable_predicates)
+            nodes = [v for v in variables if not v.startswith("?q")]
+            if not nodes:
                 continue
             names = [v[1:] for v in variables]
-            where = f"WHERE {{ {bgp} FILTER({random_filter(rng, variables)}) }}"
+            where = f"WHERE {{ {bgp} FILTER({random_filter(rng, nodes)}) }}"
             query = f"SELECT {' '.join(variables)} {where}"
             expected = oxigraph_solutions(store, query, names)
             assert gsi_solutions(gsi_binary, path, query) == (names, expected), f"{query}\n{data}"
@@ -479,7 +492,9 @@ def test_xml_refuses_a_character_xml_cannot_hold(gsi_binary: Path, tmp_path: Pat
         ("SELECT * { ?x <http://d/p> ?y OPTIONAL { ?y <http://d/p> ?z } }", "OPTIONAL"),
         ("SELECT * { { ?x <http://d/p> ?y } UNION { ?y <http://d/p> ?x } }", "UNION"),
         ("SELECT * { ?x <http://d/p>* ?y }", "a property path"),
-        ("SELECT * { ?x ?p ?y }", "a variable predicate"),
+        ("SELECT * { ?x ?p ?y . ?y ?q ?p }", "a variable predicate also used as a subject"),
+        ("SELECT * { ?x ?p ?y FILTER(?p = <http://d/p>) }", "a FILTER on a variable predicate"),
+        ("SELECT * { ?x ?p ?y } ORDER BY ?p", "ORDER BY a variable predicate"),
     ],
 )
 def test_constructs_outside_the_fragment_are_refused(
@@ -491,6 +506,17 @@ def test_constructs_outside_the_fragment_are_refused(
     assert done.returncode == 2
     assert done.stdout == ""
     assert construct in done.stderr
+
+
+def test_variable_predicates_over_typed_data_are_refused(gsi_binary: Path, tmp_path: Path) -> None:
+    """rdf:type triples are vertex labels, no edges: ?p could not be bound to rdf:type."""
+    path = tmp_path / "d.nt"
+    path.write_text(
+        f"<http://d/a> <http://d/p> <http://d/b> .\n<http://d/a> {RDF_TYPE} <http://d/C> .\n"
+    )
+    done = run_gsi(gsi_binary, path, "SELECT * { ?x ?p ?y }")
+    assert done.returncode == 2
+    assert "a variable predicate over data with rdf:type triples" in done.stderr
 
 
 def test_constants_find_terms_the_data_spells_otherwise(gsi_binary: Path, tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-//! One query answered: its BGP matched by homomorphism, each match a solution (blank nodes
+//! One query answered: its BGP matched by homomorphism (under each assignment of its
+//! predicate variables in turn, `Union`), each match a solution (blank nodes
 //! and constants included, so that multiplicities are SPARQL's), then projected, made
 //! distinct where asked, sliced and written as it comes; under `ORDER BY`, once all are
 //! found and sorted ([`Held`]). A `FILTER` drops the matches where it does not hold
@@ -11,16 +12,17 @@ use std::sync::Arc;
 
 use gsi_core::{find_matches, CountOnly, DataIndex, Engine, MatchOptions, Semantics};
 use gsi_graph::formats::{LabelNames, SkippedEdges, VertexNames};
-use gsi_graph::VertexId;
+use gsi_graph::{EdgeLabel, VertexId};
 use oxrdf::vocab::xsd;
 
 use crate::bgp::{QueryGraph, Terms};
 use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::order::{Held, Key};
-use crate::parse::{Form, Query};
+use crate::parse::{Form, Query, Variable};
+use crate::predicates::PredicateVariables;
 use crate::results::ResultsWriter;
-use crate::rows::{Filtered, RowSink, Rows, Tally};
+use crate::rows::{Assigned, Filtered, RowSink, Rows, Tally};
 use crate::spelling::TermIndex;
 
 /// An indexed N-Triples graph, ready for queries.
@@ -67,7 +69,8 @@ impl<'d> RdfData<'d> {
 /// limit.
 ///
 /// # Errors
-/// [`Error::Unsupported`] for a triple pattern outside the fragment; the matcher's and the
+/// [`Error::Unsupported`] for a triple pattern outside the fragment or predicate variables
+/// outside their rule ([`PredicateVariables::of`]); the matcher's and the
 /// writer's failures.
 pub fn answer<W: Write>(
     query: &Query,
@@ -76,11 +79,11 @@ pub fn answer<W: Write>(
     options: &MatchOptions,
     mut output: Option<ResultsWriter<W>>,
 ) -> Result<u64> {
-    let bgp = QueryGraph::build(&query.patterns, &data.terms)?;
+    let bgp = Union::build(query, &data.terms)?;
     let filter = query.filter.as_ref();
     let mut options = MatchOptions {
         semantics: Semantics::Homomorphism,
-        pinned: bgp.pinned.clone(),
+        pinned: bgp.shape.pinned.clone(),
         ..options.clone()
     };
     match &query.form {
@@ -128,7 +131,7 @@ pub fn answer<W: Write>(
                     .saturating_sub(query.offset as u64);
                 return Ok(query.limit.map_or(n, |l| n.min(l as u64)));
             }
-            let columns = variables.iter().map(|v| bgp.vertex_of(v)).collect();
+            let columns = variables.iter().map(|v| bgp.column_of(v)).collect();
             let names: Vec<&str> = variables.iter().map(|v| v.as_str()).collect();
             let stop = Arc::new(AtomicBool::new(false));
             // Keys of variables outside the BGP, unbound in every solution, order nothing.
@@ -136,7 +139,7 @@ pub fn answer<W: Write>(
                 .order
                 .iter()
                 .filter_map(|key| {
-                    bgp.vertex_of(&key.variable).map(|vertex| Key {
+                    bgp.shape.vertex_of(&key.variable).map(|vertex| Key {
                         vertex,
                         descending: key.descending,
                     })
@@ -146,9 +149,9 @@ pub fn answer<W: Write>(
             // needed before the first is known.
             let ordered = !keys.is_empty() && output.is_some();
             if !ordered {
-                if *distinct || filter.is_some() {
-                    options.interrupt = query.limit.map(|_| stop.clone());
-                } else {
+                // The interrupt also ends the union's assignments once the slice is full.
+                options.interrupt = query.limit.map(|_| stop.clone());
+                if !*distinct && filter.is_none() {
                     options.limit = matches_wanted;
                 }
             }
@@ -158,7 +161,9 @@ pub fn answer<W: Write>(
             let mut sink = Solutions {
                 columns,
                 names: &names,
+                width: bgp.shape.vertex_count(),
                 vertices: &data.terms.vertices,
+                predicates: &data.terms.predicates,
                 seen: distinct.then(HashSet::new),
                 skip: query.offset,
                 left: query.limit,
@@ -167,7 +172,8 @@ pub fn answer<W: Write>(
                 count: 0,
             };
             if ordered {
-                let mut held = Held::new(bgp.vertex_count(), keys.len(), options.memory_budget);
+                let width = bgp.shape.vertex_count() + bgp.predicates.variables.len();
+                let mut held = Held::new(width, keys.len(), options.memory_budget);
                 matches(&bgp, data, engine, &options, filter, &mut held)?;
                 for row in held.sorted(&keys, &data.terms.vertices)? {
                     if sink.left == Some(0) {
@@ -187,8 +193,68 @@ pub fn answer<W: Write>(
     }
 }
 
-/// The number of solutions of the BGP that pass `filter` (up to `options.limit`).
+/// A BGP as the union of its query graphs, one per assignment of its predicate variables
+/// ([`PredicateVariables`]); all number their query vertices alike.
+struct Union {
+    /// The query vertices and variables, without predicate variables' assignments.
+    shape: QueryGraph,
+    predicates: PredicateVariables,
+    /// Each assignment's query graph.
+    parts: Vec<(QueryGraph, Vec<EdgeLabel>)>,
+}
+
+impl Union {
+    fn build(query: &Query, data: &Terms<'_>) -> Result<Union> {
+        let predicates = PredicateVariables::of(query, data)?;
+        let variables = &predicates.variables;
+        let shape = QueryGraph::build(&query.patterns, data, variables, &[])?;
+        let parts = predicates
+            .assignments()
+            .into_iter()
+            .map(|a| Ok((QueryGraph::build(&query.patterns, data, variables, &a)?, a)))
+            .collect::<Result<_>>()?;
+        Ok(Union {
+            shape,
+            predicates,
+            parts,
+        })
+    }
+
+    /// The place of `variable` in a row: its query vertex, or after them, its predicate.
+    fn column_of(&self, variable: &Variable) -> Option<usize> {
+        self.shape.vertex_of(variable).or_else(|| {
+            let variables = &self.predicates.variables;
+            let i = variables.iter().position(|v| v == variable)?;
+            Some(self.shape.vertex_count() + i)
+        })
+    }
+}
+
+/// The number of solutions of the union that pass `filter` (up to `options.limit`).
 fn count(
+    bgp: &Union,
+    data: &RdfData<'_>,
+    engine: &mut dyn Engine,
+    options: &MatchOptions,
+    filter: Option<&Filter>,
+) -> Result<u64> {
+    let mut total = 0;
+    for (part, _) in &bgp.parts {
+        let limit = options.limit.map(|l| l.saturating_sub(total));
+        if limit == Some(0) {
+            break;
+        }
+        let options = MatchOptions {
+            limit,
+            ..options.clone()
+        };
+        total += count_part(part, data, engine, &options, filter)?;
+    }
+    Ok(total)
+}
+
+/// The number of solutions of one query graph that pass `filter` (up to `options.limit`).
+fn count_part(
     bgp: &QueryGraph,
     data: &RdfData<'_>,
     engine: &mut dyn Engine,
@@ -211,14 +277,41 @@ fn count(
                 interrupt: Some(stop),
                 ..options.clone()
             };
-            matches(bgp, data, engine, &options, filter, &mut tally)?;
+            part_matches(bgp, data, engine, &options, filter, &mut tally)?;
             Ok(tally.count)
         }
     }
 }
 
-/// Hands every match of the BGP where `filter` holds to `sink`.
+/// Hands every solution of the union where `filter` holds to `sink`: each match, then the
+/// assignment's predicates. Stops between assignments once `options.interrupt` is set.
 fn matches(
+    bgp: &Union,
+    data: &RdfData<'_>,
+    engine: &mut dyn Engine,
+    options: &MatchOptions,
+    filter: Option<&Filter>,
+    sink: &mut dyn Rows,
+) -> Result<()> {
+    for (part, assignment) in &bgp.parts {
+        if let Some(stop) = &options.interrupt {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        if assignment.is_empty() {
+            part_matches(part, data, engine, options, filter, sink)?;
+        } else {
+            let width = bgp.shape.vertex_count();
+            let mut assigned = Assigned::new(width, assignment, sink);
+            part_matches(part, data, engine, options, filter, &mut assigned)?;
+        }
+    }
+    Ok(())
+}
+
+/// Hands every match of one query graph where `filter` holds to `sink`.
+fn part_matches(
     bgp: &QueryGraph,
     data: &RdfData<'_>,
     engine: &mut dyn Engine,
@@ -260,7 +353,10 @@ struct Solutions<'s, W: Write> {
     /// The query vertex of each projected variable (`None`: unbound).
     columns: Vec<Option<usize>>,
     names: &'s [&'s str],
+    /// Query vertices: a row's places from here on hold predicates.
+    width: usize,
     vertices: &'s TermIndex<'s>,
+    predicates: &'s TermIndex<'s>,
     /// Projected solutions seen, under `DISTINCT`.
     seen: Option<HashSet<Vec<Option<VertexId>>>>,
     /// Solutions still to skip (`OFFSET`).
@@ -292,7 +388,11 @@ impl<W: Write> Rows for Solutions<'_, W> {
         if let Some(output) = &mut self.output {
             let terms: Vec<Option<&str>> = projected
                 .iter()
-                .map(|v| v.and_then(|v| self.vertices.name(v)))
+                .zip(&self.columns)
+                .map(|(v, c)| match c {
+                    Some(c) if *c >= self.width => v.and_then(|v| self.predicates.name(v)),
+                    _ => v.and_then(|v| self.vertices.name(v)),
+                })
                 .collect();
             output.solution(self.names, &terms)?;
         }

@@ -74,39 +74,51 @@ pub struct QueryGraph {
 }
 
 impl QueryGraph {
-    /// The query graph of `patterns` over `data`.
+    /// The query graph of `patterns` over `data`, each predicate variable of `variables`
+    /// taking the predicate of the same place in `assignment` (a variable without one leaves
+    /// the query without solutions).
     ///
     /// # Errors
-    /// [`Error::Unsupported`] for `rdf:type` with a variable or blank class, or a predicate
-    /// that is a variable.
-    pub fn build(patterns: &[TriplePattern], data: &Terms<'_>) -> Result<QueryGraph> {
+    /// [`Error::Unsupported`] for `rdf:type` with a variable or blank class.
+    pub fn build(
+        patterns: &[TriplePattern],
+        data: &Terms<'_>,
+        variables: &[Variable],
+        assignment: &[EdgeLabel],
+    ) -> Result<QueryGraph> {
         let mut nodes: HashMap<Node, usize> = HashMap::new();
         let mut labels: Vec<(usize, VertexLabel)> = Vec::new();
         let mut edges: Vec<(VertexId, VertexId, EdgeLabel)> = Vec::new();
         let mut solvable = true;
         for pattern in patterns {
-            let NamedNodePattern::NamedNode(predicate) = &pattern.predicate else {
-                return Err(Error::Unsupported("a variable predicate".into()));
-            };
             let subject = vertex(&mut nodes, &pattern.subject);
-            if predicate.as_ref() == rdf::TYPE {
-                let class = match &pattern.object {
-                    TermPattern::NamedNode(class) => class.to_string(),
-                    TermPattern::Literal(class) => class.to_string(),
-                    _ => {
-                        return Err(Error::Unsupported(
-                            "rdf:type with a variable or blank class".into(),
-                        ))
+            let label = match &pattern.predicate {
+                NamedNodePattern::Variable(v) => variables
+                    .iter()
+                    .position(|w| w == v)
+                    .and_then(|i| assignment.get(i).copied()),
+                NamedNodePattern::NamedNode(predicate) if predicate.as_ref() == rdf::TYPE => {
+                    let class = match &pattern.object {
+                        TermPattern::NamedNode(class) => class.to_string(),
+                        TermPattern::Literal(class) => class.to_string(),
+                        _ => {
+                            return Err(Error::Unsupported(
+                                "rdf:type with a variable or blank class".into(),
+                            ))
+                        }
+                    };
+                    match data.classes.id(&class) {
+                        Some(label) => labels.push((subject, label)),
+                        None => solvable = false,
                     }
-                };
-                match data.classes.id(&class) {
-                    Some(label) => labels.push((subject, label)),
-                    None => solvable = false,
+                    continue;
                 }
-                continue;
-            }
+                NamedNodePattern::NamedNode(predicate) => {
+                    data.predicates.id(&predicate.to_string())
+                }
+            };
             let object = vertex(&mut nodes, &pattern.object);
-            match data.predicates.id(&predicate.to_string()) {
+            match label {
                 Some(label) if subject != object => {
                     edges.push((subject as VertexId, object as VertexId, label))
                 }
@@ -198,7 +210,7 @@ mod tests {
         };
         let terms = Terms::of(vertices, &loaded.labels)?;
         let query = parse(&format!("PREFIX : <http://ex/> SELECT * {{ {bgp} }}"))?;
-        QueryGraph::build(&query.patterns, &terms)
+        QueryGraph::build(&query.patterns, &terms, &[], &[])
     }
 
     #[test]

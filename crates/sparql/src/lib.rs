@@ -4,7 +4,8 @@
 //! basic graph pattern (BGP) under `SELECT`, `ASK` or `SELECT (COUNT(*) AS ?n)`. Its BGP
 //! becomes a query graph in the data graph's numbering ([`bgp`]): variables and blank nodes
 //! are query vertices, constants are query vertices pinned to their data vertex, predicates
-//! are edge labels and `rdf:type` with a constant class is a vertex label. The matcher finds
+//! are edge labels and `rdf:type` with a constant class is a vertex label; variable predicates
+//! take each of the data's predicates in turn ([`predicates`]). The matcher finds
 //! its homomorphisms, which are the BGP's solutions with their multiplicities, and
 //! [`answer`] writes them in the W3C result formats as they come ([`results`]), or once
 //! sorted under `ORDER BY` ([`order`], in SPARQL's order of terms: [`compare`]), those
@@ -17,6 +18,7 @@ mod error;
 pub mod filter;
 pub mod order;
 pub mod parse;
+pub mod predicates;
 pub mod results;
 mod rows;
 pub mod spelling;

@@ -3,7 +3,7 @@
 //! under the solution modifiers gsi applies, naming the first construct it meets that is not.
 
 use spargebra::algebra::{AggregateExpression, Expression, GraphPattern, OrderExpression};
-use spargebra::term::{NamedNodePattern, TriplePattern};
+use spargebra::term::TriplePattern;
 use spargebra::SparqlParser;
 
 use crate::error::{Error, Result};
@@ -211,14 +211,7 @@ fn body(pattern: GraphPattern) -> Result<Body> {
 /// The triple patterns of one BGP; groups joined without anything between them are one BGP.
 fn bgp(pattern: GraphPattern) -> Result<Vec<TriplePattern>> {
     match pattern {
-        GraphPattern::Bgp { patterns } => {
-            for pattern in &patterns {
-                if let NamedNodePattern::Variable(_) = pattern.predicate {
-                    return Err(unsupported("a variable predicate"));
-                }
-            }
-            Ok(patterns)
-        }
+        GraphPattern::Bgp { patterns } => Ok(patterns),
         GraphPattern::Join { left, right } => {
             let mut patterns = bgp(*left)?;
             patterns.extend(bgp(*right)?);
@@ -320,7 +313,6 @@ mod tests {
                 "SELECT ?x (COUNT(*) AS ?n) { ?x :p ?y } GROUP BY ?x",
                 "GROUP BY",
             ),
-            ("SELECT * { ?x ?p ?y }", "a variable predicate"),
             ("SELECT * FROM :g { ?x :p ?y }", "FROM"),
             ("CONSTRUCT { ?x :p ?y } WHERE { ?x :p ?y }", "CONSTRUCT"),
             ("DESCRIBE :a", "DESCRIBE"),

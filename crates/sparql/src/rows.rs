@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use gsi_core::MatchSink;
-use gsi_graph::VertexId;
+use gsi_graph::{EdgeLabel, VertexId};
 use oxrdf::Term;
 
 use crate::bgp::QueryGraph;
@@ -38,6 +38,30 @@ impl MatchSink for RowSink<'_> {
             self.0.row(row)?;
         }
         Ok(())
+    }
+}
+
+/// Hands each row on with the predicates of an assignment after its query vertices.
+pub struct Assigned<'a> {
+    row: Vec<VertexId>,
+    /// The query vertices.
+    width: usize,
+    inner: &'a mut dyn Rows,
+}
+
+impl<'a> Assigned<'a> {
+    /// Rows of `width` query vertices, extended with `assignment`.
+    pub fn new(width: usize, assignment: &[EdgeLabel], inner: &'a mut dyn Rows) -> Assigned<'a> {
+        let mut row = vec![0; width];
+        row.extend_from_slice(assignment);
+        Assigned { row, width, inner }
+    }
+}
+
+impl Rows for Assigned<'_> {
+    fn row(&mut self, row: &[VertexId]) -> gsi_core::Result<()> {
+        self.row[..self.width].copy_from_slice(row);
+        self.inner.row(&self.row)
     }
 }
 

@@ -59,6 +59,11 @@ impl<'d> TermIndex<'d> {
             .or_else(|| self.respelled.get(term).copied())
     }
 
+    /// Every term's number.
+    pub fn ids(&self) -> impl ExactSizeIterator<Item = u32> + 'd {
+        self.names.iter().map(|(id, _)| id)
+    }
+
     /// The term numbered `id`, as the file spelled it.
     pub fn name(&self, id: u32) -> Option<&'d str> {
         self.names.name(id)
