@@ -1,7 +1,7 @@
 //! `gsi merge`: the K share runs of `gsi match --partition I/K --json` added up into one
 //! answer per query, after checking that they are the whole set and one set.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -45,6 +45,13 @@ struct ShareRun {
     count: u32,
     data: String,
     queries: Vec<QueryLine>,
+}
+
+impl ShareRun {
+    /// The queries it answered, in its order.
+    fn query_names(&self) -> Vec<&str> {
+        self.queries.iter().map(|q| q.query.as_str()).collect()
+    }
 }
 
 /// A query's answer over every share.
@@ -263,22 +270,11 @@ fn check_set(runs: &[ShareRun]) -> Result<()> {
                 shown(other)
             )));
         }
-        let names = |r: &ShareRun| {
-            r.queries
-                .iter()
-                .map(|q| q.query.clone())
-                .collect::<Vec<_>>()
-        };
-        if names(run) != names(first) {
-            let missing = first
-                .queries
-                .iter()
-                .map(|q| &q.query)
-                .chain(run.queries.iter().map(|q| &q.query))
-                .find(|q| {
-                    !run.queries.iter().any(|r| &r.query == *q)
-                        || !first.queries.iter().any(|f| &f.query == *q)
-                });
+        let (ours, theirs) = (first.query_names(), run.query_names());
+        if ours != theirs {
+            let (ours, theirs): (HashSet<&str>, HashSet<&str>) =
+                (ours.into_iter().collect(), theirs.into_iter().collect());
+            let missing = ours.symmetric_difference(&theirs).next();
             return Err(input_error(match missing {
                 Some(query) => format!(
                     "{} is answered in one of {} and {name} but not in the other: runs of one set only",
