@@ -5,14 +5,22 @@
 //! These are the sets in host memory; [`crate::Candidates`] says where a filter left them,
 //! and the GPU engine moves them to and from its device (`cuda/candidates.rs`).
 
+use std::sync::Arc;
+
 use fixedbitset::FixedBitSet;
 use gsi_graph::VertexId;
+use rayon::prelude::*;
 
-/// C(u) for every query vertex u, in host memory.
+/// Fewest candidates, over every list, whose bitsets are worth making in parallel.
+const PARALLEL_MIN_VERTICES: usize = 1 << 16;
+
+/// C(u) for every query vertex u, in host memory. Query vertices whose sets are equal may
+/// share one list and one bitset (an unlabelled pattern's sets of millions of vertices each):
+/// a change to one set copies it first.
 #[derive(Clone, Debug)]
 pub struct CandidateSets {
-    lists: Vec<Vec<VertexId>>,
-    bits: Vec<FixedBitSet>,
+    lists: Vec<Arc<Vec<VertexId>>>,
+    bits: Vec<Arc<FixedBitSet>>,
 }
 
 /// C(u)'s bitset with a count per block: the position of a candidate in the sorted C(u).
@@ -32,15 +40,35 @@ impl Ranks<'_> {
 impl CandidateSets {
     /// Builds the sets from one sorted list per query vertex over `data_vertex_count` vertices.
     pub fn from_lists(lists: Vec<Vec<VertexId>>, data_vertex_count: usize) -> CandidateSets {
-        let bits = lists
-            .iter()
-            .map(|list| {
-                let mut set = FixedBitSet::with_capacity(data_vertex_count);
-                for &v in list {
-                    set.insert(v as usize);
-                }
-                set
+        CandidateSets::from_shared(lists.into_iter().map(Arc::new).collect(), data_vertex_count)
+    }
+
+    /// As [`CandidateSets::from_lists`], where query vertices given the same list (one `Arc`)
+    /// share it and its bitset, made once.
+    pub(crate) fn from_shared(
+        lists: Vec<Arc<Vec<VertexId>>>,
+        data_vertex_count: usize,
+    ) -> CandidateSets {
+        let holder: Vec<usize> = (0..lists.len())
+            .map(|u| {
+                (0..u)
+                    .find(|&w| Arc::ptr_eq(&lists[w], &lists[u]))
+                    .unwrap_or(u)
             })
+            .collect();
+        let make =
+            |u: usize| (holder[u] == u).then(|| Arc::new(bitset(&lists[u], data_vertex_count)));
+        // In parallel where the lists are long: a list of millions of vertices makes a bitset
+        // of megabytes.
+        let made: Vec<Option<Arc<FixedBitSet>>> =
+            if lists.iter().map(|list| list.len()).sum::<usize>() < PARALLEL_MIN_VERTICES {
+                (0..lists.len()).map(make).collect()
+            } else {
+                (0..lists.len()).into_par_iter().map(make).collect()
+            };
+        let bits = holder
+            .iter()
+            .map(|&w| made[w].clone().expect("made for each list's first holder"))
             .collect();
         CandidateSets { lists, bits }
     }
@@ -76,8 +104,8 @@ impl CandidateSets {
 
     /// Keeps in C(u) only the vertices for which `keep` holds.
     pub fn retain(&mut self, u: usize, keep: impl Fn(VertexId) -> bool) {
-        let bits = &mut self.bits[u];
-        self.lists[u].retain(|&v| {
+        let bits = Arc::make_mut(&mut self.bits[u]);
+        Arc::make_mut(&mut self.lists[u]).retain(|&v| {
             let kept = keep(v);
             if !kept {
                 bits.set(v as usize, false);
@@ -88,33 +116,53 @@ impl CandidateSets {
 
     /// Replaces C(u) by `kept`, a sorted sublist of it.
     pub(crate) fn keep(&mut self, u: usize, kept: Vec<VertexId>) {
-        let bits = &mut self.bits[u];
-        bits.clear();
-        for &v in &kept {
-            bits.insert(v as usize);
-        }
-        self.lists[u] = kept;
+        self.bits[u] = Arc::new(bitset(&kept, self.bits[u].len()));
+        self.lists[u] = Arc::new(kept);
     }
 
     /// |C(u)| for every u.
     pub fn sizes(&self) -> Vec<usize> {
-        self.lists.iter().map(Vec::len).collect()
+        self.lists.iter().map(|list| list.len()).collect()
     }
 
     /// C(u) as a sorted list, for every u in turn.
     pub fn lists(&self) -> impl ExactSizeIterator<Item = &[VertexId]> {
-        self.lists.iter().map(Vec::as_slice)
+        self.lists.iter().map(|list| list.as_slice())
     }
 
     /// Data vertices the bitsets cover.
     pub fn vertex_count(&self) -> usize {
-        self.bits.first().map_or(0, FixedBitSet::len)
+        self.bits.first().map_or(0, |bits| bits.len())
     }
+}
+
+/// The bitset over `vertex_count` vertices of `list`'s vertices.
+fn bitset(list: &[VertexId], vertex_count: usize) -> FixedBitSet {
+    let mut set = FixedBitSet::with_capacity(vertex_count);
+    for &v in list {
+        set.insert(v as usize);
+    }
+    set
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shared_set_is_copied_before_it_changes() {
+        let list = Arc::new(vec![1, 4, 7, 9]);
+        let mut sets =
+            CandidateSets::from_shared(vec![Arc::clone(&list), list, Arc::new(vec![2])], 10);
+        sets.retain(0, |v| v > 4);
+        assert_eq!(sets.list(0), &[7, 9]);
+        assert_eq!(sets.list(1), &[1, 4, 7, 9]);
+        assert!(!sets.contains(0, 4) && sets.contains(1, 4));
+        sets.keep(1, vec![9]);
+        assert_eq!((sets.list(0), sets.list(1)), (&[7, 9][..], &[9][..]));
+        assert!(sets.contains(0, 7) && !sets.contains(1, 7));
+        assert!(sets.contains(2, 2) && !sets.contains(2, 7));
+    }
 
     #[test]
     fn ranks_give_each_candidate_its_position() {

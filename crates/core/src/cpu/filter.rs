@@ -1,6 +1,8 @@
 //! The filtering phase on the CPU (Sec. 3.2): signature containment plus the exact label
 //! check, parallel over the data vertices that carry the query vertex's label.
 
+use std::sync::Arc;
+
 use gsi_graph::{Direction, Graph, VertexId};
 use rayon::prelude::*;
 
@@ -85,21 +87,22 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
         .iter()
         .map(|&u| rarest_label_vertices(query, u, data).len())
         .sum();
-    let scanned: Vec<Vec<VertexId>> = if tests < PARALLEL_MIN_TESTS {
-        distinct.iter().map(|&u| filter(u)).collect()
+    let scanned: Vec<Arc<Vec<VertexId>>> = if tests < PARALLEL_MIN_TESTS {
+        distinct.iter().map(|&u| Arc::new(filter(u))).collect()
     } else {
-        distinct.par_iter().map(|&u| filter(u)).collect()
+        distinct.par_iter().map(|&u| Arc::new(filter(u))).collect()
     };
+    // The query vertices that ask the same share its list and bitset.
     let lists = first_asking
         .iter()
         .map(|first| {
             let k = distinct
                 .binary_search(first)
                 .expect("each first asker is scanned");
-            scanned[k].clone()
+            Arc::clone(&scanned[k])
         })
         .collect();
-    CandidateSets::from_lists(lists, n)
+    CandidateSets::from_shared(lists, n)
 }
 
 /// The data vertices of the query vertex `u`'s rarest label: its candidates are among them.
