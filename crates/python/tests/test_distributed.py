@@ -16,23 +16,28 @@ import gsi
 import gsi.distributed
 
 
-def _data_file(tmp_path, seed: int = 3, n: int = 40, m: int = 160):
+def write_graph(G, path):
+    """`G` (vertex labels in "label", every edge of label 0) as a Sun–Luo file at `path`."""
+    lines = [f"t {G.number_of_nodes()} {G.number_of_edges()}"]
+    lines += [f"v {v} {G.nodes[v]['label']} {G.degree(v)}" for v in G]
+    lines += [f"e {u} {v} 0" for u, v in G.edges]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def data_file(tmp_path, seed: int = 3, n: int = 40, m: int = 160):
     """A random graph of two labels, as a Sun–Luo file, and the same graph in networkx."""
     rng = random.Random(seed)
     G = nx.gnm_random_graph(n, m, seed=seed)
     for v in G:
         G.nodes[v]["label"] = rng.randrange(2)
-    lines = [f"t {n} {m}"]
-    lines += [f"v {v} {G.nodes[v]['label']} {G.degree(v)}" for v in G]
-    lines += [f"e {u} {v} 0" for u, v in G.edges]
-    path = tmp_path / "data.graph"
-    path.write_text("\n".join(lines) + "\n")
+    path = write_graph(G, tmp_path / "data.graph")
     for u, v in G.edges:
         G.edges[u, v]["label"] = 0
     return path, G
 
 
-def _query(labels):
+def chorded_square(labels):
     """A 4-cycle with a chord, vertex labels as given."""
     Q = nx.Graph([(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)])
     for v, label in zip(Q, labels):
@@ -42,7 +47,7 @@ def _query(labels):
     return Q
 
 
-def _networkx_count(G, Q) -> int:
+def networkx_count(G, Q) -> int:
     same = isomorphism.categorical_node_match("label", None)
     edges = isomorphism.categorical_edge_match("label", None)
     matcher = isomorphism.GraphMatcher(G, Q, node_match=same, edge_match=edges)
@@ -51,14 +56,11 @@ def _networkx_count(G, Q) -> int:
 
 @pytest.mark.parametrize("shares", [1, 3, 8])
 def test_shares_on_a_process_pool_add_up_to_networkx_count(tmp_path, shares):
-    path, G = _data_file(tmp_path)
-    Q = _query([0, 1, 0, 1])
-    expected = _networkx_count(G, Q)
+    path, G = data_file(tmp_path)
+    Q = chorded_square([0, 1, 0, 1])
+    expected = networkx_count(G, Q)
     assert expected > 0
-    query_path = tmp_path / "q.graph"
-    query_path.write_text(
-        "t 4 5\nv 0 0 3\nv 1 1 2\nv 2 0 3\nv 3 1 2\ne 0 1 0\ne 1 2 0\ne 2 3 0\ne 3 0 0\ne 0 2 0\n"
-    )
+    query_path = write_graph(Q, tmp_path / "q.graph")
     seen = []
     # Workers started afresh: a process forked after gsi's threads ran may hang.
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
@@ -100,9 +102,9 @@ class _FlakyExecutor:
 
 
 def test_a_failed_share_is_retried_or_named_never_summed(tmp_path):
-    path, G = _data_file(tmp_path, seed=5)
-    Q = _query([0, 0, 1, 1])
-    expected = _networkx_count(G, Q)
+    path, G = data_file(tmp_path, seed=5)
+    Q = chorded_square([0, 0, 1, 1])
+    expected = networkx_count(G, Q)
     flaky = _FlakyExecutor(fail=[1, 3])
     answer = gsi.distributed.count(path, Q, shares=4, executor=flaky, engine="cpu", retries=1)
     assert answer.total == expected
@@ -117,8 +119,8 @@ def test_a_failed_share_is_retried_or_named_never_summed(tmp_path):
 
 
 def test_bad_arguments_name_themselves(tmp_path):
-    path, _ = _data_file(tmp_path)
-    Q = _query([0, 0, 0, 0])
+    path, _ = data_file(tmp_path)
+    Q = chorded_square([0, 0, 0, 0])
     with ThreadPoolExecutor(1) as pool:
         with pytest.raises(ValueError, match="shares=0"):
             gsi.distributed.count(path, Q, shares=0, executor=pool)
@@ -133,7 +135,7 @@ def test_bad_arguments_name_themselves(tmp_path):
 
 def test_a_timed_out_share_leaves_the_total_incomplete(tmp_path):
     # A dense graph and a clique query of one label: far more work than a microsecond.
-    path, _ = _data_file(tmp_path, seed=7, n=60, m=1200)
+    path, _ = data_file(tmp_path, seed=7, n=60, m=1200)
     Q = nx.complete_graph(6)
     for v in Q:
         Q.nodes[v]["label"] = 0
@@ -147,9 +149,9 @@ def test_a_timed_out_share_leaves_the_total_incomplete(tmp_path):
 
 def test_shares_on_a_dask_cluster_add_up_to_networkx_count(tmp_path):
     distributed = pytest.importorskip("distributed", reason="Dask's distributed is not installed")
-    path, G = _data_file(tmp_path, seed=9)
-    Q = _query([1, 0, 1, 0])
-    expected = _networkx_count(G, Q)
+    path, G = data_file(tmp_path, seed=9)
+    Q = chorded_square([1, 0, 1, 0])
+    expected = networkx_count(G, Q)
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster, distributed.Client(cluster) as client:
