@@ -4,9 +4,12 @@ complete."""
 
 from __future__ import annotations
 
-import random
 import multiprocessing
+import os
+import random
+import signal
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -158,3 +161,69 @@ def test_shares_on_a_dask_cluster_add_up_to_networkx_count(tmp_path):
         answer = gsi.distributed.count(path, Q, shares=6, executor=client, engine="cpu")
     assert answer.total == expected
     assert answer.complete
+
+
+def _killed_once(marker, fn, *args):
+    """Runs ``fn(*args)``, but first kills its own worker process where `marker` names a file
+    not yet made (making it, so that a second try runs)."""
+    if marker is not None and not os.path.exists(marker):
+        open(marker, "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return fn(*args)
+
+
+class _KillsAWorker:
+    """Submits through `executor`; the task of share `victim` kills its worker on its first try."""
+
+    def __init__(self, executor, victim: int, marker: Path):
+        self.executor, self.victim, self.marker = executor, victim, marker
+
+    def submit(self, fn, *args):
+        marker = str(self.marker) if args[2] == self.victim else None
+        return self.executor.submit(_killed_once, marker, fn, *args)
+
+
+def test_a_killed_pool_worker_is_reported_never_summed(tmp_path):
+    path, _ = data_file(tmp_path, seed=13)
+    Q = chorded_square([0, 1, 1, 0])
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        killer = _KillsAWorker(pool, victim=1, marker=tmp_path / "killed")
+        # The pool breaks with its worker and takes no more tasks: the retry fails too.
+        with pytest.raises(gsi.distributed.ShareFailed) as failed:
+            gsi.distributed.count(path, Q, shares=4, executor=killer, engine="cpu", retries=1)
+    assert 1 in failed.value.shares
+    assert (tmp_path / "killed").exists()
+
+
+def test_shares_on_ray_add_up_and_survive_a_killed_worker(tmp_path):
+    ray = pytest.importorskip("ray", reason="Ray is not installed")
+    tests = str(Path(__file__).parent)  # where Ray's workers find _killed_once
+    try:
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            runtime_env={"env_vars": {"PYTHONPATH": tests}},
+        )
+    except Exception as err:  # whatever stops Ray's processes from starting here
+        pytest.skip(f"Ray cannot start here: {type(err).__name__}: {err}")
+    try:
+        path, G = data_file(tmp_path, seed=13)
+        Q = chorded_square([0, 1, 1, 0])
+        expected = networkx_count(G, Q)
+        ray_tasks = gsi.distributed.RayExecutor()
+        answer = gsi.distributed.count(path, Q, shares=6, executor=ray_tasks, engine="cpu")
+        assert answer.total == expected
+        assert answer.complete
+        killer = _KillsAWorker(ray_tasks, victim=2, marker=tmp_path / "killed")
+        survived = gsi.distributed.count(
+            path, Q, shares=6, executor=killer, engine="cpu", retries=1
+        )
+        assert (tmp_path / "killed").exists()
+        assert survived.total == expected
+        assert [s.attempts for s in survived.shares] == [1, 1, 2, 1, 1, 1]
+        killer = _KillsAWorker(ray_tasks, victim=4, marker=tmp_path / "killed-again")
+        with pytest.raises(gsi.distributed.ShareFailed) as failed:
+            gsi.distributed.count(path, Q, shares=6, executor=killer, engine="cpu", retries=0)
+        assert failed.value.shares == [4]
+    finally:
+        ray.shutdown()

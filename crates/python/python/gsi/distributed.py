@@ -3,9 +3,9 @@
 The shares are those of ``gsi match --partition i/k`` (docs/DISTRIBUTED.md): disjoint, and
 together every match. Each task opens the data graph itself from a path every worker can
 read — a saved index (``gsi index``) is mapped, not parsed — so the executor may be a
-process pool on one machine, a Dask cluster (a ``distributed.Client``), or Slurm through
-submitit's executors: anything with ``submit(fn, *args)`` returning futures with
-``result()``. A process pool should start its workers with ``spawn`` (or ``forkserver``): a
+process pool on one machine, a Dask cluster (a ``distributed.Client``), Slurm through
+submitit's executors, or Ray through :class:`RayExecutor`: anything with ``submit(fn, *args)``
+returning futures with ``result()``. A process pool should start its workers with ``spawn`` (or ``forkserver``): a
 worker forked from a process in which gsi has already run may hang on a lock its threads held.
 
 >>> import multiprocessing
@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import os
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Callable, List, Optional, Union
 
 from .errors import GsiError, MatchTimeout
 
-__all__ = ["count", "ShareCount", "DistributedCount", "ShareFailed"]
+__all__ = ["count", "ShareCount", "DistributedCount", "ShareFailed", "RayExecutor"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -75,6 +76,28 @@ class DistributedCount:
     def complete(self) -> bool:
         """Whether every share counted every one of its matches (none timed out)."""
         return all(s.status == "ok" for s in self.shares)
+
+
+class RayExecutor:
+    """Ray's tasks behind ``submit(fn, *args)``, for :func:`count` (the ``[ray]`` extra;
+    call ``ray.init`` first).
+
+    `options` go to each task's ``.options()``: ``num_gpus=1`` gives each task a GPU of its
+    own, which Ray names in its ``CUDA_VISIBLE_DEVICES``. Ray does not retry a task itself
+    (``max_retries=0``, unless given): :func:`count` does, as its ``retries`` say, and
+    counts the tries.
+    """
+
+    def __init__(self, **options: Any):
+        import ray
+
+        self._ray = ray
+        self._options = {"max_retries": 0, **options}
+
+    def submit(self, fn: Callable, *args: Any) -> Future:
+        """Runs ``fn(*args)`` as a Ray task; its future's ``result()`` waits for it."""
+        task = self._ray.remote(fn).options(**self._options)
+        return task.remote(*args).future()
 
 
 def _count_share(
@@ -134,7 +157,8 @@ def count(
         shares of unequal size.
     executor:
         Anything with ``submit(fn, *args)`` whose futures have ``result()``: a
-        ``concurrent.futures`` pool, a Dask ``distributed.Client``, a submitit executor.
+        ``concurrent.futures`` pool, a Dask ``distributed.Client``, a submitit executor, a
+        :class:`RayExecutor`.
     engine:
         The engine of each task: ``"auto"``, ``"cpu"`` or ``"gpu"`` (each task uses the GPU
         its worker is given, e.g. through ``CUDA_VISIBLE_DEVICES``).
@@ -173,7 +197,12 @@ def count(
 
     def submit(share: int) -> Any:
         args = (data, query, share, shares, engine, options, attempts[share])
-        return executor.submit(_count_share, *args)
+        try:
+            return executor.submit(_count_share, *args)
+        except Exception as err:  # an executor that takes no more tasks (a broken pool)
+            refused: Future = Future()
+            refused.set_exception(err)
+            return refused
 
     running = {share: submit(share) for share in range(shares)}
     answers: dict = {}
