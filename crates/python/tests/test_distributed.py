@@ -57,6 +57,18 @@ def networkx_count(G, Q) -> int:
     return sum(1 for _ in matcher.subgraph_monomorphisms_iter())
 
 
+def networkx_matches(G, Q) -> set:
+    """Every match of `Q` in `G`, as the tuple of data nodes in `Q`'s node order."""
+    same = isomorphism.categorical_node_match("label", None)
+    edges = isomorphism.categorical_edge_match("label", None)
+    matcher = isomorphism.GraphMatcher(G, Q, node_match=same, edge_match=edges)
+    found = set()
+    for mapping in matcher.subgraph_monomorphisms_iter():
+        image = {q: v for v, q in mapping.items()}
+        found.add(tuple(image[q] for q in Q))
+    return found
+
+
 @pytest.mark.parametrize("shares", [1, 3, 8])
 def test_shares_on_a_process_pool_add_up_to_networkx_count(tmp_path, shares):
     path, G = data_file(tmp_path)
@@ -94,7 +106,7 @@ class _FlakyExecutor:
         self.tries = {}
 
     def submit(self, fn, *args):
-        share = args[2]
+        share = args[1]
         self.tries[share] = self.tries.get(share, 0) + 1
         future: Future = Future()
         if share in self.fail and (self.always or self.tries[share] == 1):
@@ -134,6 +146,8 @@ def test_bad_arguments_name_themselves(tmp_path):
     matcher = gsi.Matcher(gsi.Graph.read(path), engine="cpu")
     with pytest.raises(ValueError, match=r"share=\(2, 2\)"):
         matcher.count(Q, share=(2, 2))
+    with pytest.raises(ValueError, match=r"share=\(2, 2\)"):
+        matcher.matches(Q, share=(2, 2))
 
 
 def test_a_timed_out_share_leaves_the_total_incomplete(tmp_path):
@@ -148,6 +162,54 @@ def test_a_timed_out_share_leaves_the_total_incomplete(tmp_path):
         )
     assert not answer.complete
     assert {s.status for s in answer.shares} == {"timeout"}
+
+
+def _share_lines(path) -> list:
+    """The matches of a share's file, each a tuple of data nodes; its comment lines apart."""
+    lines = path.read_text().splitlines()
+    return [tuple(int(v) for v in line.split()) for line in lines if not line.startswith("#")]
+
+
+def test_shares_written_to_files_are_networkx_matches(tmp_path):
+    path, G = data_file(tmp_path, seed=17)
+    Q = chorded_square([0, 1, 0, 1])
+    expected = networkx_matches(G, Q)
+    assert len(expected) > 0
+    out = tmp_path / "matches"
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        answer = gsi.distributed.matches(
+            path, Q, shares=5, executor=pool, engine="cpu", output_dir=out
+        )
+    assert answer.complete
+    assert answer.files == [str(out / f"share-{i}-of-5.txt") for i in range(5)]
+    written = [_share_lines(Path(file)) for file in answer.files]
+    assert [len(lines) for lines in written] == [s.count for s in answer.shares]
+    union = [match for lines in written for match in lines]
+    assert len(union) == answer.total == len(expected)  # disjoint shares
+    assert set(union) == expected
+    assert sorted(p.name for p in out.iterdir()) == [f"share-{i}-of-5.txt" for i in range(5)]
+
+
+def test_written_shares_never_complete_with_one_missing_or_cut_short(tmp_path):
+    path, _ = data_file(tmp_path, seed=17)
+    Q = chorded_square([0, 1, 0, 1])
+    out = tmp_path / "matches"
+    broken = _FlakyExecutor(fail=[2], always=True)
+    with pytest.raises(gsi.distributed.ShareFailed) as failed:
+        gsi.distributed.matches(path, Q, shares=4, executor=broken, engine="cpu", output_dir=out)
+    assert failed.value.shares == [2]
+    assert not (out / "share-2-of-4.txt").exists()
+    dense, _ = data_file(tmp_path, seed=7, n=60, m=1200)
+    clique = nx.complete_graph(6)
+    for v in clique:
+        clique.nodes[v]["label"] = 0
+    with ThreadPoolExecutor(2) as pool:
+        cut = gsi.distributed.matches(
+            dense, clique, shares=2, executor=pool, engine="cpu", output_dir=out, timeout=1e-6
+        )
+    assert not cut.complete
+    for file in cut.files:
+        assert Path(file).read_text().splitlines()[-1].startswith("# incomplete: ")
 
 
 def test_shares_on_a_dask_cluster_add_up_to_networkx_count(tmp_path):
@@ -179,7 +241,7 @@ class _KillsAWorker:
         self.executor, self.victim, self.marker = executor, victim, marker
 
     def submit(self, fn, *args):
-        marker = str(self.marker) if args[2] == self.victim else None
+        marker = str(self.marker) if args[1] == self.victim else None
         return self.executor.submit(_killed_once, marker, fn, *args)
 
 

@@ -1,12 +1,14 @@
-"""`gsi.distributed`: one query's count cut into disjoint shares, run as tasks on any executor.
+"""`gsi.distributed`: one query cut into disjoint shares, run as tasks on any executor.
 
 The shares are those of ``gsi match --partition i/k`` (docs/DISTRIBUTED.md): disjoint, and
-together every match. Each task opens the data graph itself from a path every worker can
-read — a saved index (``gsi index``) is mapped, not parsed — so the executor may be a
-process pool on one machine, a Dask cluster (a ``distributed.Client``), Slurm through
-submitit's executors, or Ray through :class:`RayExecutor`: anything with ``submit(fn, *args)``
-returning futures with ``result()``. A process pool should start its workers with ``spawn`` (or ``forkserver``): a
-worker forked from a process in which gsi has already run may hang on a lock its threads held.
+together every match. :func:`count` adds up the shares' counts; :func:`matches` has each
+share write its matches to a file of its own. Each task opens the data graph itself from a
+path every worker can read — a saved index (``gsi index``) is mapped, not parsed — so the
+executor may be a process pool on one machine, a Dask cluster (a ``distributed.Client``),
+Slurm through submitit's executors, or Ray through :class:`RayExecutor`: anything with
+``submit(fn, *args)`` returning futures with ``result()``. A process pool should start its
+workers with ``spawn`` (or ``forkserver``): a worker forked from a process in which gsi has
+already run may hang on a lock its threads held.
 
 >>> import multiprocessing
 >>> from concurrent.futures import ProcessPoolExecutor
@@ -20,20 +22,30 @@ worker forked from a process in which gsi has already run may hang on a lock its
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from .errors import GsiError, MatchTimeout
 
-__all__ = ["count", "ShareCount", "DistributedCount", "ShareFailed", "RayExecutor"]
+__all__ = [
+    "count",
+    "matches",
+    "ShareCount",
+    "ShareMatches",
+    "DistributedCount",
+    "DistributedMatches",
+    "ShareFailed",
+    "RayExecutor",
+]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 
 class ShareFailed(GsiError, RuntimeError):
-    """Shares whose tasks failed on every try: no total is given without them."""
+    """Shares whose tasks failed on every try: no answer is given without them."""
 
     shares: List[int]
     """The shares that failed."""
@@ -64,6 +76,14 @@ class ShareCount:
 
 
 @dataclass(frozen=True)
+class ShareMatches(ShareCount):
+    """One share's answer and the file of its matches."""
+
+    file: str
+    """Its matches, one line each (ending with ``# incomplete: ...`` when it timed out)."""
+
+
+@dataclass(frozen=True)
 class DistributedCount:
     """A query's count over all its shares."""
 
@@ -78,9 +98,19 @@ class DistributedCount:
         return all(s.status == "ok" for s in self.shares)
 
 
+@dataclass(frozen=True)
+class DistributedMatches(DistributedCount):
+    """A query's matches over all its shares, in one file per share."""
+
+    @property
+    def files(self) -> List[str]:
+        """The shares' files, in share order: together every match, when :attr:`complete`."""
+        return [s.file for s in self.shares]
+
+
 class RayExecutor:
-    """Ray's tasks behind ``submit(fn, *args)``, for :func:`count` (the ``[ray]`` extra;
-    call ``ray.init`` first).
+    """Ray's tasks behind ``submit(fn, *args)``, for :func:`count` and :func:`matches` (the
+    ``[ray]`` extra; call ``ray.init`` first).
 
     `options` go to each task's ``.options()``: ``num_gpus=1`` gives each task a GPU of its
     own, which Ray names in its ``CUDA_VISIBLE_DEVICES``. Ray does not retry a task itself
@@ -100,29 +130,30 @@ class RayExecutor:
         return task.remote(*args).future()
 
 
-def _count_share(
-    data: str,
-    query: Any,
-    share: int,
-    shares: int,
-    engine: str,
-    options: dict,
-    attempt: int,
-) -> dict:
-    """One task: opens the data graph and counts one share of the query's matches. (`attempt`
-    makes each try a task of its own where an executor caches results by their arguments, as
-    Dask does.)"""
+@dataclass(frozen=True)
+class _Work:
+    """What every task of one call is given: paths absolute, as any worker may start
+    elsewhere."""
+
+    data: str
+    query: Any
+    shares: int
+    engine: str
+    options: Dict[str, Any]
+    output_dir: Optional[str] = None
+
+
+def _open(work: _Work) -> Tuple[Any, Any]:
+    """The data graph's matcher and the query, as a task opens them."""
     from .graph import Graph
     from .matcher import Matcher
 
-    started = time.perf_counter()
-    matcher = Matcher(Graph.read(data), engine=engine)
-    if isinstance(query, (str, os.PathLike)):
-        query = Graph.read(query)
-    try:
-        found, status = matcher.count(query, share=(share, shares), **options), "ok"
-    except MatchTimeout as stopped:
-        found, status = stopped.count, "timeout"
+    matcher = Matcher(Graph.read(work.data), engine=work.engine)
+    query = Graph.read(work.query) if isinstance(work.query, str) else work.query
+    return matcher, query
+
+
+def _figures(matcher: Any, found: int, status: str, started: float) -> Dict[str, Any]:
     return {
         "count": found,
         "status": status,
@@ -130,6 +161,121 @@ def _count_share(
         "engine": matcher.engine,
         "device": matcher.device,
     }
+
+
+def _count_share(work: _Work, share: int, attempt: int) -> Dict[str, Any]:
+    """One task: counts one share of the query's matches. (`attempt` makes each try a task
+    of its own where an executor caches results by their arguments, as Dask does.)"""
+    started = time.perf_counter()
+    matcher, query = _open(work)
+    try:
+        found, status = matcher.count(query, share=(share, work.shares), **work.options), "ok"
+    except MatchTimeout as stopped:
+        found, status = stopped.count, "timeout"
+    return _figures(matcher, found, status, started)
+
+
+def _match_line(match: Dict[Any, Any]) -> str:
+    """A match as ``gsi match --output`` writes it: the data nodes in query-node order, a
+    data edge (edge isomorphism) as ``a-b``."""
+    words = ("-".join(map(str, v)) if isinstance(v, tuple) else str(v) for v in match.values())
+    return " ".join(words) + "\n"
+
+
+def _match_share(work: _Work, share: int, attempt: int) -> Dict[str, Any]:
+    """One task: writes one share's matches to its file, which appears only once complete
+    (or ended by ``# incomplete: ...`` at its timeout)."""
+    started = time.perf_counter()
+    matcher, query = _open(work)
+    path = os.path.join(work.output_dir, f"share-{share}-of-{work.shares}.txt")
+    descriptor, partial = tempfile.mkstemp(dir=work.output_dir, prefix=f".share-{share}-")
+    found, status = 0, "ok"
+    try:
+        with os.fdopen(descriptor, "w") as out:
+            try:
+                for match in matcher.matches(query, share=(share, work.shares), **work.options):
+                    out.write(_match_line(match))
+                    found += 1
+            except MatchTimeout:
+                status = "timeout"
+                out.write(f"# incomplete: reached its timeout after {found} matches\n")
+        os.replace(partial, path)
+    except BaseException:
+        if os.path.exists(partial):
+            os.unlink(partial)
+        raise
+    return {**_figures(matcher, found, status, started), "file": path}
+
+
+def _work(
+    data: PathLike,
+    query: Any,
+    shares: int,
+    engine: str,
+    retries: int,
+    options: Dict[str, Any],
+    output_dir: Optional[str] = None,
+) -> _Work:
+    """The arguments checked, and put in the form every task can use."""
+    if shares < 1:
+        raise ValueError(f"shares={shares}: expected at least 1")
+    if retries < 0:
+        raise ValueError(f"retries={retries}: expected 0 or more")
+    if isinstance(query, (str, os.PathLike)):
+        query = os.path.abspath(os.fspath(query))
+    elif hasattr(query, "to_networkx"):
+        query = query.to_networkx()
+    return _Work(os.path.abspath(os.fspath(data)), query, shares, engine, options, output_dir)
+
+
+def _run_shares(
+    task: Callable,
+    work: _Work,
+    executor: Any,
+    retries: int,
+    progress: Optional[Callable[[Any], None]],
+    answer: type,
+) -> List[Any]:
+    """Runs `task` for every share on `executor`, each retried up to `retries` times; the
+    answers (as `answer`) in share order, or `ShareFailed` naming the shares that failed."""
+    attempts = {share: 1 for share in range(work.shares)}
+
+    def submit(share: int) -> Any:
+        try:
+            return executor.submit(task, work, share, attempts[share])
+        except Exception as err:  # an executor that takes no more tasks (a broken pool)
+            refused: Future = Future()
+            refused.set_exception(err)
+            return refused
+
+    running = {share: submit(share) for share in range(work.shares)}
+    answers: dict = {}
+    errors: dict = {}
+    while running:
+        share, future = next(iter(running.items()))
+        del running[share]
+        try:
+            got = future.result()
+        except Exception as err:  # a task's failure, whatever the executor wraps it in
+            if attempts[share] <= retries:
+                attempts[share] += 1
+                running[share] = submit(share)
+            else:
+                errors[share] = err
+            continue
+        answers[share] = answer(share=share, attempts=attempts[share], **got)
+        if progress is not None:
+            progress(answers[share])
+    if errors:
+        failed = sorted(errors)
+        first = errors[failed[0]]
+        raise ShareFailed(
+            f"{len(failed)} of {work.shares} shares failed after {retries + 1} tries each "
+            f"(shares {', '.join(map(str, failed[:10]))}{', ...' if len(failed) > 10 else ''}); "
+            f"share {failed[0]}: {type(first).__name__}: {first}",
+            failed,
+        )
+    return [answers[share] for share in range(work.shares)]
 
 
 def count(
@@ -183,54 +329,48 @@ def count(
     ValueError
         ``shares`` below 1 or ``retries`` below 0.
     """
-    if shares < 1:
-        raise ValueError(f"shares={shares}: expected at least 1")
-    if retries < 0:
-        raise ValueError(f"retries={retries}: expected 0 or more")
-    data = os.fspath(data)
-    if isinstance(query, os.PathLike):
-        query = os.fspath(query)
-    elif not isinstance(query, str) and hasattr(query, "to_networkx"):
-        query = query.to_networkx()
+    work = _work(data, query, shares, engine, retries, options)
+    answers = _run_shares(_count_share, work, executor, retries, progress, ShareCount)
+    return DistributedCount(total=sum(s.count for s in answers), shares=answers)
 
-    attempts = {share: 1 for share in range(shares)}
 
-    def submit(share: int) -> Any:
-        args = (data, query, share, shares, engine, options, attempts[share])
-        try:
-            return executor.submit(_count_share, *args)
-        except Exception as err:  # an executor that takes no more tasks (a broken pool)
-            refused: Future = Future()
-            refused.set_exception(err)
-            return refused
+def matches(
+    data: PathLike,
+    query: Any,
+    shares: int,
+    executor: Any,
+    *,
+    output_dir: PathLike,
+    engine: str = "auto",
+    retries: int = 1,
+    progress: Optional[Callable[[ShareMatches], None]] = None,
+    **options: Any,
+) -> DistributedMatches:
+    """Writes the matches of `query` in `data` as `shares` tasks on `executor`, each share
+    to a file of its own in `output_dir`.
 
-    running = {share: submit(share) for share in range(shares)}
-    answers: dict = {}
-    errors: dict = {}
-    while running:
-        share, future = next(iter(running.items()))
-        del running[share]
-        try:
-            got = future.result()
-        except Exception as err:  # a task's failure, whatever the executor wraps it in
-            if attempts[share] <= retries:
-                attempts[share] += 1
-                running[share] = submit(share)
-            else:
-                errors[share] = err
-            continue
-        answer = ShareCount(share=share, attempts=attempts[share], **got)
-        answers[share] = answer
-        if progress is not None:
-            progress(answer)
-    if errors:
-        failed = sorted(errors)
-        first = errors[failed[0]]
-        raise ShareFailed(
-            f"{len(failed)} of {shares} shares failed after {retries + 1} tries each "
-            f"(shares {', '.join(map(str, failed[:10]))}{', ...' if len(failed) > 10 else ''}); "
-            f"share {failed[0]}: {type(first).__name__}: {first}",
-            failed,
-        )
-    ordered = [answers[share] for share in range(shares)]
-    return DistributedCount(total=sum(s.count for s in ordered), shares=ordered)
+    Share ``i`` of ``k`` goes to ``output_dir/share-i-of-k.txt``, in the format of ``gsi
+    match --output``: one line per match, the data graph's node ids in the query's node
+    order (a data edge ``a-b`` each under ``edge_isomorphism=True``). A file appears only
+    once its share is done (written aside, then renamed); a share that timed out ends its
+    file with ``# incomplete: ...``. The other parameters are those of :func:`count`;
+    `options` go to :meth:`gsi.Matcher.matches` (``limit`` applies to each share).
+
+    Returns
+    -------
+    DistributedMatches
+        Each share's count, figures and file; the files together hold every match when
+        :attr:`DistributedMatches.complete`.
+
+    Raises
+    ------
+    ShareFailed
+        A share's task failed ``retries + 1`` times (its file is then absent).
+    ValueError
+        ``shares`` below 1 or ``retries`` below 0.
+    """
+    output_dir = os.path.abspath(os.fspath(output_dir))
+    os.makedirs(output_dir, exist_ok=True)
+    work = _work(data, query, shares, engine, retries, options, output_dir)
+    answers = _run_shares(_match_share, work, executor, retries, progress, ShareMatches)
+    return DistributedMatches(total=sum(s.count for s in answers), shares=answers)
