@@ -69,7 +69,7 @@ def networkx_matches(G, Q) -> set:
     return found
 
 
-@pytest.mark.parametrize("shares", [1, 3, 8])
+@pytest.mark.parametrize("shares", [1, 3, 8, None])
 def test_shares_on_a_process_pool_add_up_to_networkx_count(tmp_path, shares):
     path, G = data_file(tmp_path)
     Q = chorded_square([0, 1, 0, 1])
@@ -82,6 +82,8 @@ def test_shares_on_a_process_pool_add_up_to_networkx_count(tmp_path, shares):
         answer = gsi.distributed.count(
             path, query_path, shares=shares, executor=pool, engine="cpu", progress=seen.append
         )
+    if shares is None:  # four for each of the pool's two workers
+        shares = 2 * gsi.distributed.SHARES_PER_WORKER
     assert answer.total == expected
     assert answer.complete
     assert [s.share for s in answer.shares] == list(range(shares))
@@ -143,6 +145,8 @@ def test_bad_arguments_name_themselves(tmp_path):
             gsi.distributed.count(path, Q, shares=2, executor=pool, retries=-1)
         with pytest.raises(gsi.distributed.ShareFailed, match="share 0"):
             gsi.distributed.count(tmp_path / "absent.graph", Q, shares=2, executor=pool, retries=0)
+    with pytest.raises(ValueError, match="shares not given, and a _FlakyExecutor does not say"):
+        gsi.distributed.count(path, Q, executor=_FlakyExecutor(fail=[]))
     matcher = gsi.Matcher(gsi.Graph.read(path), engine="cpu")
     with pytest.raises(ValueError, match=r"share=\(2, 2\)"):
         matcher.count(Q, share=(2, 2))
@@ -220,9 +224,10 @@ def test_shares_on_a_dask_cluster_add_up_to_networkx_count(tmp_path):
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster, distributed.Client(cluster) as client:
-        answer = gsi.distributed.count(path, Q, shares=6, executor=client, engine="cpu")
+        answer = gsi.distributed.count(path, Q, executor=client, engine="cpu")
     assert answer.total == expected
     assert answer.complete
+    assert len(answer.shares) == 2 * gsi.distributed.SHARES_PER_WORKER  # two one-thread workers
 
 
 def _killed_once(marker, fn, *args):
@@ -273,9 +278,10 @@ def test_shares_on_ray_add_up_and_survive_a_killed_worker(tmp_path):
         Q = chorded_square([0, 1, 1, 0])
         expected = networkx_count(G, Q)
         ray_tasks = gsi.distributed.RayExecutor()
-        answer = gsi.distributed.count(path, Q, shares=6, executor=ray_tasks, engine="cpu")
+        answer = gsi.distributed.count(path, Q, executor=ray_tasks, engine="cpu")
         assert answer.total == expected
         assert answer.complete
+        assert len(answer.shares) == 2 * gsi.distributed.SHARES_PER_WORKER  # two CPUs
         killer = _KillsAWorker(ray_tasks, victim=2, marker=tmp_path / "killed")
         survived = gsi.distributed.count(
             path, Q, shares=6, executor=killer, engine="cpu", retries=1

@@ -14,7 +14,7 @@ already run may hang on a lock its threads held.
 >>> from concurrent.futures import ProcessPoolExecutor
 >>> spawn = multiprocessing.get_context("spawn")                    # doctest: +SKIP
 >>> with ProcessPoolExecutor(4, mp_context=spawn) as pool:          # doctest: +SKIP
-...     answer = gsi.distributed.count("g.gsidx", "q.graph", shares=16, executor=pool)
+...     answer = gsi.distributed.count("g.gsidx", "q.graph", executor=pool)  # 16 shares
 >>> answer.total, answer.complete                                   # doctest: +SKIP
 (7517144568, True)
 """
@@ -39,9 +39,15 @@ __all__ = [
     "DistributedMatches",
     "ShareFailed",
     "RayExecutor",
+    "SHARES_PER_WORKER",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+SHARES_PER_WORKER = 4
+"""Shares cut for each task an executor runs at once, where `shares` is not given: a query's
+largest share holds many times the mean's work (docs/DISTRIBUTED.md), and dealing four
+times as many shares as workers, each to the first worker free, evens the workers' loads."""
 
 
 class ShareFailed(GsiError, RuntimeError):
@@ -124,10 +130,37 @@ class RayExecutor:
         self._ray = ray
         self._options = {"max_retries": 0, **options}
 
+    def slots(self) -> int:
+        """How many of its tasks the Ray cluster runs at once: its CPUs (and GPUs) over each
+        task's."""
+        cluster = self._ray.cluster_resources()
+        each = {"CPU": self._options.get("num_cpus", 1), "GPU": self._options.get("num_gpus", 0)}
+        fits = [int(cluster.get(name, 0) // n) for name, n in each.items() if n]
+        return max(1, min(fits, default=1))
+
     def submit(self, fn: Callable, *args: Any) -> Future:
         """Runs ``fn(*args)`` as a Ray task; its future's ``result()`` waits for it."""
         task = self._ray.remote(fn).options(**self._options)
         return task.remote(*args).future()
+
+
+def _shares(shares: Optional[int], executor: Any) -> int:
+    """`shares`, or by default :data:`SHARES_PER_WORKER` for each task `executor` runs at
+    once."""
+    if shares is not None:
+        return shares
+    if isinstance(executor, RayExecutor):
+        return SHARES_PER_WORKER * executor.slots()
+    nthreads = getattr(executor, "nthreads", None)  # a Dask distributed.Client
+    if callable(nthreads):
+        return SHARES_PER_WORKER * max(1, sum(nthreads().values()))
+    workers = getattr(executor, "_max_workers", None)  # a concurrent.futures pool
+    if isinstance(workers, int):
+        return SHARES_PER_WORKER * workers
+    raise ValueError(
+        f"shares not given, and a {type(executor).__name__} does not say how many tasks it "
+        f"runs at once: give shares= ({SHARES_PER_WORKER} per worker evens out unequal shares)"
+    )
 
 
 @dataclass(frozen=True)
@@ -281,9 +314,9 @@ def _run_shares(
 def count(
     data: PathLike,
     query: Any,
-    shares: int,
-    executor: Any,
+    shares: Optional[int] = None,
     *,
+    executor: Any,
     engine: str = "auto",
     retries: int = 1,
     progress: Optional[Callable[[ShareCount], None]] = None,
@@ -299,8 +332,11 @@ def count(
     query:
         The query: a path, a :class:`gsi.Graph` or a networkx graph (sent to each task).
     shares:
-        How many disjoint shares to cut the matches into; more shares than workers balance
-        shares of unequal size.
+        How many disjoint shares to cut the matches into. By default
+        :data:`SHARES_PER_WORKER` for each task the executor runs at once (a
+        ``concurrent.futures`` pool's workers, a Dask client's threads, a
+        :class:`RayExecutor`'s slots; other executors need `shares`): the executor deals
+        them to its workers as they come free, which evens out shares of unequal size.
     executor:
         Anything with ``submit(fn, *args)`` whose futures have ``result()``: a
         ``concurrent.futures`` pool, a Dask ``distributed.Client``, a submitit executor, a
@@ -327,9 +363,10 @@ def count(
     ShareFailed
         A share's task failed ``retries + 1`` times.
     ValueError
-        ``shares`` below 1 or ``retries`` below 0.
+        ``shares`` below 1 or ``retries`` below 0, or not given for an executor that does
+        not say how many tasks it runs at once.
     """
-    work = _work(data, query, shares, engine, retries, options)
+    work = _work(data, query, _shares(shares, executor), engine, retries, options)
     answers = _run_shares(_count_share, work, executor, retries, progress, ShareCount)
     return DistributedCount(total=sum(s.count for s in answers), shares=answers)
 
@@ -337,9 +374,9 @@ def count(
 def matches(
     data: PathLike,
     query: Any,
-    shares: int,
-    executor: Any,
+    shares: Optional[int] = None,
     *,
+    executor: Any,
     output_dir: PathLike,
     engine: str = "auto",
     retries: int = 1,
@@ -367,10 +404,10 @@ def matches(
     ShareFailed
         A share's task failed ``retries + 1`` times (its file is then absent).
     ValueError
-        ``shares`` below 1 or ``retries`` below 0.
+        As for :func:`count`.
     """
     output_dir = os.path.abspath(os.fspath(output_dir))
     os.makedirs(output_dir, exist_ok=True)
-    work = _work(data, query, shares, engine, retries, options, output_dir)
+    work = _work(data, query, _shares(shares, executor), engine, retries, options, output_dir)
     answers = _run_shares(_match_share, work, executor, retries, progress, ShareMatches)
     return DistributedMatches(total=sum(s.count for s in answers), shares=answers)
