@@ -47,6 +47,10 @@ def indexed(tmp_path, gsi_command):
     return index, write_graph(Q, tmp_path / "q.graph"), expected
 
 
+def test_the_documented_script_is_the_one_submitted():
+    assert SBATCH_SCRIPT.read_text() in (REPO / "docs" / "DISTRIBUTED.md").read_text()
+
+
 def _json_lines(text: str) -> list:
     return [json.loads(line) for line in text.splitlines()]
 
