@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,28 @@ def indexed(tmp_path, gsi_command):
 
 def test_the_documented_script_is_the_one_submitted():
     assert SBATCH_SCRIPT.read_text() in (REPO / "docs" / "DISTRIBUTED.md").read_text()
+
+
+def _within(seconds: float, work, slurm):
+    """`work()`'s value, or a failure naming the queue where it takes longer than `seconds`
+    (submitit waits forever for a job that ends without its result)."""
+    outcome = {}
+
+    def run():
+        try:
+            outcome["value"] = work()
+        except BaseException as err:  # handed to the test below
+            outcome["error"] = err
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        queue = subprocess.run(["squeue"], capture_output=True, text=True, env=slurm.env)
+        pytest.fail(f"not done within {seconds} s; squeue:\n{queue.stdout}{queue.stderr}")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def _json_lines(text: str) -> list:
@@ -105,8 +128,12 @@ def test_submitit_on_slurm_equals_networkx(slurm, indexed, tmp_path, monkeypatch
     monkeypatch.setenv("SLURM_CONF", str(slurm.conf))
     executor = submitit.AutoExecutor(folder=tmp_path / "submitit", cluster="slurm")
     executor.update_parameters(timeout_min=10, cpus_per_task=1)
-    answer = gsi.distributed.count(
-        index, query_file, shares=SHARES, executor=executor, engine="cpu"
+    answer = _within(
+        300,
+        lambda: gsi.distributed.count(
+            index, query_file, shares=SHARES, executor=executor, engine="cpu"
+        ),
+        slurm,
     )
     assert answer.total == expected
     assert answer.complete
