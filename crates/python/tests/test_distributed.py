@@ -8,6 +8,8 @@ import multiprocessing
 import os
 import random
 import signal
+import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
@@ -116,6 +118,39 @@ class _FlakyExecutor:
         else:
             future.set_result(fn(*args))
         return future
+
+
+class _LastFirst:
+    """Answers the tasks in reverse order of their submission, 0.2 s apart, once all `shares`
+    are in."""
+
+    def __init__(self, shares: int):
+        self.shares = shares
+        self.pending = []
+
+    def submit(self, fn, *args):
+        future: Future = Future()
+        self.pending.append((future, fn, args))
+        if len(self.pending) == self.shares:
+            threading.Thread(target=self._answer, daemon=True).start()
+        return future
+
+    def _answer(self):
+        for future, fn, args in reversed(self.pending):
+            future.set_result(fn(*args))
+            time.sleep(0.2)
+
+
+def test_progress_tells_each_share_as_it_finishes(tmp_path):
+    path, G = data_file(tmp_path, seed=19)
+    Q = chorded_square([1, 1, 0, 0])
+    seen = []
+    answer = gsi.distributed.count(
+        path, Q, shares=4, executor=_LastFirst(4), engine="cpu", progress=seen.append
+    )
+    assert [s.share for s in seen] == [3, 2, 1, 0]
+    assert [s.share for s in answer.shares] == [0, 1, 2, 3]
+    assert answer.total == networkx_count(G, Q)
 
 
 def test_a_failed_share_is_retried_or_named_never_summed(tmp_path):

@@ -6,9 +6,9 @@ share write its matches to a file of its own. Each task opens the data graph its
 path every worker can read — a saved index (``gsi index``) is mapped, not parsed — so the
 executor may be a process pool on one machine, a Dask cluster (a ``distributed.Client``),
 Slurm through submitit's executors, or Ray through :class:`RayExecutor`: anything with
-``submit(fn, *args)`` returning futures with ``result()``. A process pool should start its
-workers with ``spawn`` (or ``forkserver``): a worker forked from a process in which gsi has
-already run may hang on a lock its threads held.
+``submit(fn, *args)`` returning futures with ``done()`` and ``result()``. A process pool
+should start its workers with ``spawn`` (or ``forkserver``): a worker forked from a process
+in which gsi has already run may hang on a lock its threads held.
 
 >>> import multiprocessing
 >>> from concurrent.futures import ProcessPoolExecutor
@@ -43,6 +43,10 @@ __all__ = [
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+_POLL_SECONDS = 0.05
+"""How often the shares' futures are asked whether they are done: each is taken (reported,
+or retried) as it finishes."""
 
 SHARES_PER_WORKER = 4
 """Shares cut for each task an executor runs at once, where `shares` is not given: a query's
@@ -269,8 +273,9 @@ def _run_shares(
     progress: Optional[Callable[[Any], None]],
     answer: type,
 ) -> List[Any]:
-    """Runs `task` for every share on `executor`, each retried up to `retries` times; the
-    answers (as `answer`) in share order, or `ShareFailed` naming the shares that failed."""
+    """Runs `task` for every share on `executor`, each retried up to `retries` times as soon
+    as it fails; the answers (as `answer`) in share order, or `ShareFailed` naming the shares
+    that failed."""
     attempts = {share: 1 for share in range(work.shares)}
 
     def submit(share: int) -> Any:
@@ -285,20 +290,23 @@ def _run_shares(
     answers: dict = {}
     errors: dict = {}
     while running:
-        share, future = next(iter(running.items()))
-        del running[share]
-        try:
-            got = future.result()
-        except Exception as err:  # a task's failure, whatever the executor wraps it in
-            if attempts[share] <= retries:
-                attempts[share] += 1
-                running[share] = submit(share)
-            else:
-                errors[share] = err
-            continue
-        answers[share] = answer(share=share, attempts=attempts[share], **got)
-        if progress is not None:
-            progress(answers[share])
+        done = [share for share, future in running.items() if future.done()]
+        if not done:
+            time.sleep(_POLL_SECONDS)
+        for share in done:
+            future = running.pop(share)
+            try:
+                got = future.result()
+            except Exception as err:  # a task's failure, whatever the executor wraps it in
+                if attempts[share] <= retries:
+                    attempts[share] += 1
+                    running[share] = submit(share)
+                else:
+                    errors[share] = err
+                continue
+            answers[share] = answer(share=share, attempts=attempts[share], **got)
+            if progress is not None:
+                progress(answers[share])
     if errors:
         failed = sorted(errors)
         first = errors[failed[0]]
@@ -338,7 +346,7 @@ def count(
         :class:`RayExecutor`'s slots; other executors need `shares`): the executor deals
         them to its workers as they come free, which evens out shares of unequal size.
     executor:
-        Anything with ``submit(fn, *args)`` whose futures have ``result()``: a
+        Anything with ``submit(fn, *args)`` whose futures have ``done()`` and ``result()``: a
         ``concurrent.futures`` pool, a Dask ``distributed.Client``, a submitit executor, a
         :class:`RayExecutor`.
     engine:
@@ -348,7 +356,7 @@ def count(
         Further tries of a share whose task failed (an error or a lost worker); a share that
         still fails raises :class:`ShareFailed` naming it.
     progress:
-        Called with each share's answer as it comes.
+        Called with each share's answer as the share finishes.
     options:
         Passed to :meth:`gsi.Matcher.count` (``homomorphism``, ``induced``, ``timeout``...).
 
