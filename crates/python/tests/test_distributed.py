@@ -328,5 +328,7 @@ def test_shares_on_ray_add_up_and_survive_a_killed_worker(tmp_path):
         with pytest.raises(gsi.distributed.ShareFailed) as failed:
             gsi.distributed.count(path, Q, shares=6, executor=killer, engine="cpu", retries=0)
         assert failed.value.shares == [4]
+        # Each function was made a remote function once, not once per share.
+        assert len(ray_tasks._remote) == 2
     finally:
         ray.shutdown()

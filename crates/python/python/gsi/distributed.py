@@ -133,6 +133,7 @@ class RayExecutor:
 
         self._ray = ray
         self._options = {"max_retries": 0, **options}
+        self._remote: Dict[Callable, Any] = {}  # each function made a remote one once
 
     def slots(self) -> int:
         """How many of its tasks the Ray cluster runs at once: its CPUs (and GPUs) over each
@@ -144,8 +145,9 @@ class RayExecutor:
 
     def submit(self, fn: Callable, *args: Any) -> Future:
         """Runs ``fn(*args)`` as a Ray task; its future's ``result()`` waits for it."""
-        task = self._ray.remote(fn).options(**self._options)
-        return task.remote(*args).future()
+        if fn not in self._remote:
+            self._remote[fn] = self._ray.remote(fn).options(**self._options)
+        return self._remote[fn].remote(*args).future()
 
 
 def _shares(shares: Optional[int], executor: Any) -> int:
