@@ -71,7 +71,7 @@ def main():
             cells = [name.removesuffix(".graph"), f"{int(w['matches']):,}"]
             cells += [f"{w['elapsed_ms']:.1f}", str(k)]
             cells.append(f"{max(counts) / mean_count:.1f}" if mean_count else "-")
-            cells.append(f"{max(times) / mean_time:.1f}")
+            cells.append(f"{max(times) / mean_time:.1f}" if mean_time else "-")
             cells += [f"{max(times):.1f}", f"{sum(times):.1f}"]
             if args.workers:
                 span = dealt(times, args.workers)

@@ -8,6 +8,8 @@ import multiprocessing
 import os
 import random
 import signal
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -19,6 +21,7 @@ from networkx.algorithms import isomorphism
 
 import gsi
 import gsi.distributed
+from conftest import REPO
 
 
 def write_graph(G, path):
@@ -332,3 +335,20 @@ def test_shares_on_ray_add_up_and_survive_a_killed_worker(tmp_path):
         assert len(ray_tasks._remote) == 2
     finally:
         ray.shutdown()
+
+
+def test_the_share_balance_script_checks_and_tells_the_spread(tmp_path, gsi_command):
+    path, G = data_file(tmp_path, seed=21)
+    Q = chorded_square([0, 1, 0, 1])
+    query = write_graph(Q, tmp_path / "q.graph")
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "share_balance.py"), "--gsi", gsi_command]
+        + ["--data", str(path), "--query", str(query), "--shares", "2", "5", "--workers", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr  # every K's shares added up to the whole
+    rows = [line.split(" | ") for line in done.stdout.splitlines()[2:]]
+    assert [row[3] for row in rows] == ["2", "5"]
+    assert {row[1] for row in rows} == {f"{networkx_count(G, Q):,}"}
