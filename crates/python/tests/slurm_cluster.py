@@ -103,8 +103,6 @@ class LocalSlurm:
             f"SlurmctldHost={name}(127.0.0.1)",
             f"SlurmctldPort={_free_port()}",
             f"SlurmdPort={_free_port()}",
-            "AuthType=auth/munge",
-            "CredType=cred/munge",
             f"AuthInfo=socket={self.munge_socket}",
             "SlurmUser=root",
             "SlurmdUser=root",
@@ -114,13 +112,10 @@ class LocalSlurm:
             f"SlurmdPidFile={self.folder / 'slurmd.pid'}",
             f"SlurmctldLogFile={self.folder / 'slurmctld.log'}",
             f"SlurmdLogFile={self.folder / 'slurmd.log'}",
-            # No cgroups, MPI or accounting: what a container has.
+            # No cgroups, as in a container; accounting, MPI and switch left at their
+            # defaults (none), whose plugin names differ between Slurm versions.
             "ProctrackType=proctrack/linuxproc",
             "TaskPlugin=task/none",
-            "JobAcctGatherType=jobacct_gather/none",
-            "AccountingStorageType=accounting_storage/none",
-            "MpiDefault=none",
-            "SwitchType=switch/none",
             "SelectType=select/cons_tres",
             "SelectTypeParameters=CR_Core",
             "ReturnToService=2",
