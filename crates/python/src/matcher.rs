@@ -106,14 +106,7 @@ impl PyMatcher {
         timeout: Option<f64>,
         share: Option<(u32, u32)>,
     ) -> PyResult<u64> {
-        let (mut job, timeout) = self.job(py, query, semantics, None, timeout)?;
-        if let Some((index, count)) = share {
-            job.options.share = Some(Share::new(index, count).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "share=({index}, {count}): expected (i, k) with 0 <= i < k"
-                ))
-            })?);
-        }
+        let (job, timeout) = self.job(py, query, semantics, None, timeout, share)?;
         let (report, _) = job.run(py, gsi_core::CountOnly)?;
         Ok(finished(py, report, timeout)?.count)
     }
@@ -129,7 +122,7 @@ impl PyMatcher {
         semantics: &str,
         timeout: Option<f64>,
     ) -> PyResult<Bound<'py, PyArray2<u32>>> {
-        let (mut job, timeout) = self.job(py, query, semantics, limit, timeout)?;
+        let (mut job, timeout) = self.job(py, query, semantics, limit, timeout, None)?;
         let width = job.query.stored().vertex_count();
         // The memory limit is shared: half for the join's tables, half for the array.
         job.options.memory_budget = self.memory_budget / 2;
@@ -142,9 +135,10 @@ impl PyMatcher {
         Ok(rows_array(py, sink.rows, width))
     }
 
-    /// The matches of `query` (at most `limit`) as they are found, in batches of about
-    /// `batch` rows.
-    #[pyo3(signature = (query, limit = None, semantics = "isomorphism", timeout = None, batch = 4096))]
+    /// The matches of `query` (at most `limit`; of share `i` of `k` of them, as `count`) as
+    /// they are found, in batches of about `batch` rows.
+    #[pyo3(signature = (query, limit = None, semantics = "isomorphism", timeout = None, batch = 4096, share = None))]
+    #[allow(clippy::too_many_arguments)]
     fn matches(
         &self,
         py: Python<'_>,
@@ -153,8 +147,9 @@ impl PyMatcher {
         semantics: &str,
         timeout: Option<f64>,
         batch: usize,
+        share: Option<(u32, u32)>,
     ) -> PyResult<MatchStream> {
-        let (job, _) = self.job(py, query, semantics, limit, timeout)?;
+        let (job, _) = self.job(py, query, semantics, limit, timeout, share)?;
         MatchStream::start(job, batch)
     }
 
@@ -169,7 +164,7 @@ impl PyMatcher {
         semantics: &str,
         timeout: Option<f64>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (job, _) = self.job(py, query, semantics, None, timeout)?;
+        let (job, _) = self.job(py, query, semantics, None, timeout, None)?;
         let (report, _) = job.run(py, gsi_core::CountOnly)?;
         let report = report.map_err(|e| core_error(py, e))?;
         explained(py, &report)
@@ -207,7 +202,8 @@ impl PyMatcher {
 }
 
 impl PyMatcher {
-    /// The job of one query, and its timeout.
+    /// The job of one query (of share `i` of `k` of its matches, when given), and its
+    /// timeout.
     fn job(
         &self,
         py: Python<'_>,
@@ -215,6 +211,7 @@ impl PyMatcher {
         semantics: &str,
         limit: Option<u64>,
         timeout: Option<f64>,
+        share: Option<(u32, u32)>,
     ) -> PyResult<(Job, Option<Duration>)> {
         if limit == Some(0) {
             return Err(PyValueError::new_err(
@@ -222,6 +219,15 @@ impl PyMatcher {
             ));
         }
         let timeout = timeout.map(seconds).transpose()?;
+        let share = share
+            .map(|(index, count)| {
+                Share::new(index, count).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "share=({index}, {count}): expected (i, k) with 0 <= i < k"
+                    ))
+                })
+            })
+            .transpose()?;
         // Edge isomorphism: line graphs ([`crate::line`]) matched induced over their meeting
         // and parallel edges only.
         let named = semantics.parse::<NamedSemantics>().map_err(|err| {
@@ -236,6 +242,7 @@ impl PyMatcher {
             deadline: timeout.and_then(|t| Instant::now().checked_add(t)),
             memory_budget: self.memory_budget,
             interrupt: Some(Arc::new(AtomicBool::new(false))),
+            share,
             ..MatchOptions::default()
         };
         let job = Job {

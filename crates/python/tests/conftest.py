@@ -1,6 +1,7 @@
-"""What the tests share: the benchmark data and the GPU, which a machine may lack (the tests
-that need them are skipped with the reason, or fail where GSI_REQUIRE_DATA=1 or
-GSI_REQUIRE_GPU=1 says they must run), and seeded random labelled graphs."""
+"""What the tests share: the benchmark data, the GPU and the Slurm daemons, which a machine may
+lack (the tests that need them are skipped with the reason, or fail where GSI_REQUIRE_DATA=1,
+GSI_REQUIRE_GPU=1 or GSI_REQUIRE_SLURM=1 says they must run), and seeded random labelled
+graphs."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import gsi
 REPO = Path(__file__).resolve().parents[3]
 
 
-def _need(missing: Optional[str], variable: str) -> None:
+def need(missing: Optional[str], variable: str) -> None:
     """Skips the test for `missing`, or fails it where `variable`=1 requires the need."""
     if missing is None:
         return
@@ -36,7 +37,7 @@ def shared_data() -> Path:
         if path.is_dir()
         else (f"the shared benchmark data is not at {path} (set GSI_SHARED_DATA to its folder)")
     )
-    _need(missing, "GSI_REQUIRE_DATA")
+    need(missing, "GSI_REQUIRE_DATA")
     return path
 
 
@@ -58,7 +59,7 @@ def gpu() -> None:
         missing = None
     except gsi.GpuError as err:
         missing = f"the GPU engine cannot run: {err}"
-    _need(missing, "GSI_REQUIRE_GPU")
+    need(missing, "GSI_REQUIRE_GPU")
 
 
 def random_graph(

@@ -104,8 +104,10 @@ class Matcher:
         semantics: str = "isomorphism",
         timeout: Optional[float] = None,
         batch: int = 4096,
+        share: Optional[Tuple[int, int]] = None,
     ) -> MatchStream:
-        """The matches as they are found, in batches of about ``batch`` rows."""
+        """The matches (of share ``(i, k)``) as they are found, in batches of about ``batch``
+        rows."""
     def explain(
         self, query: Graph, semantics: str = "isomorphism", timeout: Optional[float] = None
     ) -> dict:

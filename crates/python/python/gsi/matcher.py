@@ -41,6 +41,13 @@ def _check_limit(limit: Optional[int]) -> Optional[int]:
     return limit
 
 
+def _check_share(share: Optional[Tuple[int, int]]) -> Optional[Tuple[int, int]]:
+    """`share` as two integers (the engine checks that ``0 <= i < k``)."""
+    if share is None:
+        return None
+    return operator.index(share[0]), operator.index(share[1])
+
+
 class Matcher:
     """A data graph, indexed once, and the engine that answers queries on it.
 
@@ -176,8 +183,7 @@ class Matcher:
             (:func:`gsi.distributed.count` runs them as tasks).
         """
         semantics = _semantics(homomorphism, induced, edge_isomorphism)
-        if share is not None:
-            share = (operator.index(share[0]), operator.index(share[1]))
+        share = _check_share(share)
         if edge_isomorphism:
             _, matcher, line, _ = self._line_query(Q)
             return matcher.count(line, semantics, timeout, share)
@@ -193,6 +199,7 @@ class Matcher:
         timeout: Optional[float] = None,
         induced: bool = False,
         edge_isomorphism: bool = False,
+        share: Optional[Tuple[int, int]] = None,
     ) -> Iterator[Dict[Hashable, Hashable]]:
         """The matches of `Q` as they are found, each a dict ``{query node: data node}`` in
         the graphs' own node ids; with ``edge_isomorphism=True`` (see :meth:`count`), a dict
@@ -200,14 +207,15 @@ class Matcher:
 
         The engine starts at once and works ahead of the reader by a few batches of
         thousands of matches; closing the iterator (or dropping it, or leaving a ``for``
-        loop over it) stops the engine. `limit` stops after that many matches; the other
-        parameters are those of :meth:`count` (a timeout raises :class:`gsi.MatchTimeout`
-        after the matches found in time were read).
+        loop over it) stops the engine. `limit` stops after that many matches (of the
+        share, with `share`); the other parameters are those of :meth:`count` (a timeout
+        raises :class:`gsi.MatchTimeout` after the matches found in time were read).
         """
         semantics = _semantics(homomorphism, induced, edge_isomorphism)
+        share = _check_share(share)
         if edge_isomorphism:
             query, matcher, line, query_edges = self._line_query(Q)
-            stream = matcher.matches(line, _check_limit(limit), semantics, timeout)
+            stream = matcher.matches(line, _check_limit(limit), semantics, timeout, share=share)
             data_edges = self._lines[2]
             return _dicts(
                 stream,
@@ -215,7 +223,7 @@ class Matcher:
                 _edge_ids(data_edges, self._graph._nodes),
             )
         query, native = self._query(Q)
-        stream = self._native.matches(native, _check_limit(limit), semantics, timeout)
+        stream = self._native.matches(native, _check_limit(limit), semantics, timeout, share=share)
         return _dicts(stream, query.nodes, self._graph._nodes)
 
     def match_array(
