@@ -239,6 +239,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             deadline: None,
             memory_budget,
             interrupt: None,
+            enough: None,
             depth_first_rows,
             postpone_leaves: !args.no_leaf_products,
             share: args.partition.as_deref().map(share).transpose()?,
