@@ -108,7 +108,7 @@ async function drawPattern() {
   if (!response.ok) return;
   const { triples } = await response.json();
   const defs = element("defs", {}, svg);
-  const marker = element("marker", { id: "arrow", viewBox: "0 0 10 10", refX: "22", refY: "5",
+  const marker = element("marker", { id: "arrow", viewBox: "0 0 10 10", refX: "37", refY: "5",
     markerWidth: "6", markerHeight: "6", orient: "auto-start-reverse" }, defs);
   element("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#6b7687" }, marker);
   const nodes = [...new Set(triples.flatMap(([s, , o]) => [s, o]))];
