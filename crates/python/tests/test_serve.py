@@ -15,6 +15,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -30,6 +31,7 @@ import pytest
 from test_sparql_cli import (
     GSI,
     GIVEN,
+    REPO,
     RESULTS_NS,
     XSD,
     json_term,
@@ -287,3 +289,24 @@ def test_load_of_64_clients_agrees_with_oxigraph(gsi_binary: Path, tmp_path: Pat
         assert server.metric('gsi_queries_total{endpoint="sparql",status="gone"}') >= 1
         assert server.memory() < before + (64 << 20), (before, server.memory())
         print(f"64 clients x 50 queries in {elapsed:.1f} s")
+
+
+def test_the_readme_client_examples_run(gsi_binary: Path, tmp_path: Path) -> None:
+    """The README's SPARQLWrapper and rdflib examples, run as written against a server on
+    another port, print the solutions of their query."""
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("\n## Using `gsi serve`\n", 1)[1].split("\n## ", 1)[0]
+    blocks = [part.split("```", 1)[0] for part in section.split("```python\n")[1:]]
+    assert len(blocks) == 2, "the README's gsi serve section has two Python examples"
+    path = tmp_path / "d.nt"
+    path.write_text("<http://ex/a> <http://ex/knows> <http://ex/b> .\n")
+    with serve(gsi_binary, path) as server:
+        for code in blocks:
+            run = subprocess.run(
+                [sys.executable, "-c", code.replace("http://127.0.0.1:7878", server.url)],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert run.returncode == 0, run.stderr
+            assert "http://ex/b" in run.stdout, run.stdout
