@@ -414,10 +414,18 @@ fn a_client_that_leaves_frees_its_query() {
     let started = Instant::now();
     server.wait_idle();
     assert!(started.elapsed() < Duration::from_secs(5));
-    assert_eq!(
-        server.metric("gsi_queries_total{endpoint=\"sparql\",status=\"gone\"}"),
-        1.0
-    );
+    let gone = "gsi_queries_total{endpoint=\"sparql\",status=\"gone\"}";
+    assert_eq!(server.metric(gone), 1.0);
+    // A count, which writes nothing before its end, is cancelled as well.
+    let mut client = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    write!(client, "GET {} HTTP/1.0\r\n\r\n", Server::url(HEAVY)).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(server.metric("gsi_queries_running"), 1.0);
+    drop(client);
+    let started = Instant::now();
+    server.wait_idle();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(server.metric(gone), 2.0);
 }
 
 #[test]

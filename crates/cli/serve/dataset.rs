@@ -2,7 +2,7 @@
 //! RDF where it is, and example queries made from its most frequent predicates and classes.
 
 use gsi_core::DataIndex;
-use gsi_graph::formats::{LabelNames, VertexNames};
+use gsi_graph::formats::{Dictionary, LabelNames, VertexNames};
 use gsi_sparql::RdfData;
 use serde::Serialize;
 
@@ -11,9 +11,10 @@ use crate::session::Session;
 
 pub struct Dataset {
     pub index: &'static DataIndex,
-    labels: &'static LabelNames,
     /// The data as RDF, or why it is not.
     rdf: Result<&'static RdfData<'static>, String>,
+    /// The queries the page offers.
+    pub examples: Vec<Example>,
 }
 
 /// A query the page offers.
@@ -35,7 +36,15 @@ impl Dataset {
         let rdf = RdfData::new(index, names.as_ref(), labels, &session.skipped)
             .map(|rdf| &*Box::leak(Box::new(rdf)))
             .map_err(|e| e.to_string());
-        Dataset { index, labels, rdf }
+        let examples = match rdf {
+            Ok(_) => examples(index, labels),
+            Err(_) => Vec::new(),
+        };
+        Dataset {
+            index,
+            rdf,
+            examples,
+        }
     }
 
     /// The data as RDF.
@@ -55,59 +64,54 @@ impl Dataset {
     pub fn not_rdf(&self) -> Option<&str> {
         self.rdf.as_ref().err().map(String::as_str)
     }
+}
 
-    /// Queries over the data's most frequent predicates and classes (none for data that is
-    /// not RDF).
-    pub fn examples(&self) -> Vec<Example> {
-        if self.rdf.is_err() {
-            return Vec::new();
-        }
-        let (Some(predicates), Some(classes)) = (&self.labels.edge, &self.labels.vertex) else {
-            return Vec::new();
-        };
-        let frequent = |dictionary: &gsi_graph::formats::Dictionary,
-                        count: &dyn Fn(u32) -> usize| {
-            let first = dictionary.first();
-            let mut ids: Vec<u32> = (first..first + dictionary.len() as u32).collect();
-            ids.sort_by_key(|&id| std::cmp::Reverse(count(id)));
-            ids.into_iter()
-                .take(EXAMPLE_TERMS)
-                .filter_map(|id| dictionary.name(id).map(str::to_string))
-                .collect::<Vec<String>>()
-        };
-        let predicates = frequent(predicates, &|l| self.index.edge_label_count(l));
-        let classes = frequent(classes, &|l| self.index.vertices_with_label(l).len());
-        let mut examples = Vec::new();
+/// The names of `dictionary` of the highest `count`, the first [`EXAMPLE_TERMS`].
+fn frequent(dictionary: &Dictionary, count: &dyn Fn(u32) -> usize) -> Vec<String> {
+    let first = dictionary.first();
+    let mut ids: Vec<u32> = (first..first + dictionary.len() as u32).collect();
+    ids.sort_by_key(|&id| std::cmp::Reverse(count(id)));
+    ids.into_iter()
+        .take(EXAMPLE_TERMS)
+        .filter_map(|id| dictionary.name(id).map(str::to_string))
+        .collect()
+}
+
+/// Queries over the most frequent predicates and classes of RDF data.
+fn examples(index: &DataIndex, labels: &LabelNames) -> Vec<Example> {
+    let (Some(predicates), Some(classes)) = (&labels.edge, &labels.vertex) else {
+        return Vec::new();
+    };
+    let predicates = frequent(predicates, &|l| index.edge_label_count(l));
+    let classes = frequent(classes, &|l| index.vertices_with_label(l).len());
+    let mut examples = Vec::new();
+    if let Some(p) = predicates.first() {
+        examples.push(Example {
+            title: format!("Triples of {p}"),
+            query: format!("SELECT ?s ?o WHERE {{\n  ?s {p} ?o .\n}}\nLIMIT 20"),
+        });
+        examples.push(Example {
+            title: format!("How many triples of {p}"),
+            query: format!("SELECT (COUNT(*) AS ?n) WHERE {{\n  ?s {p} ?o .\n}}"),
+        });
+    }
+    if let [p, q, ..] = predicates.as_slice() {
+        examples.push(Example {
+            title: format!("A path: {p} then {q}"),
+            query: format!("SELECT ?a ?b ?c WHERE {{\n  ?a {p} ?b .\n  ?b {q} ?c .\n}}\nLIMIT 20"),
+        });
+    }
+    if let Some(c) = classes.first() {
+        examples.push(Example {
+            title: format!("Instances of {c}"),
+            query: format!("SELECT ?x WHERE {{\n  ?x a {c} .\n}}\nLIMIT 20"),
+        });
         if let Some(p) = predicates.first() {
             examples.push(Example {
-                title: format!("Triples of {p}"),
-                query: format!("SELECT ?s ?o WHERE {{\n  ?s {p} ?o .\n}}\nLIMIT 20"),
-            });
-            examples.push(Example {
-                title: format!("How many triples of {p}"),
-                query: format!("SELECT (COUNT(*) AS ?n) WHERE {{\n  ?s {p} ?o .\n}}"),
+                title: format!("Is there a {c} with {p}?"),
+                query: format!("ASK {{\n  ?x a {c} .\n  ?x {p} ?y .\n}}"),
             });
         }
-        if let [p, q, ..] = predicates.as_slice() {
-            examples.push(Example {
-                title: format!("A path: {p} then {q}"),
-                query: format!(
-                    "SELECT ?a ?b ?c WHERE {{\n  ?a {p} ?b .\n  ?b {q} ?c .\n}}\nLIMIT 20"
-                ),
-            });
-        }
-        if let Some(c) = classes.first() {
-            examples.push(Example {
-                title: format!("Instances of {c}"),
-                query: format!("SELECT ?x WHERE {{\n  ?x a {c} .\n}}\nLIMIT 20"),
-            });
-            if let Some(p) = predicates.first() {
-                examples.push(Example {
-                    title: format!("Is there a {c} with {p}?"),
-                    query: format!("ASK {{\n  ?x a {c} .\n  ?x {p} ?y .\n}}"),
-                });
-            }
-        }
-        examples
     }
+    examples
 }

@@ -38,7 +38,7 @@ pub async fn style() -> Response {
 }
 
 pub async fn examples(State(server): State<Arc<Server>>) -> Response {
-    Json(server.data.examples()).into_response()
+    Json(&server.data.examples).into_response()
 }
 
 /// The triple patterns of the query in the `query` parameter, each as three SPARQL terms.
