@@ -24,6 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use axum::serve::ListenerExt;
 use gsi_graph::formats::{Format, ReadOptions};
 
 use crate::config::{engine_choice, parse_size, process_bound, seconds};
@@ -113,6 +114,11 @@ async fn serve(server: Arc<Server>, bind: SocketAddr) -> Result<()> {
         .await
         .map_err(|e| input_error(format!("--bind {bind}: {e}")))?;
     let address = listener.local_addr().context("the address listened on")?;
+    // Responses end with a small write (the last chunk): without TCP_NODELAY it would wait
+    // for the client's delayed acknowledgement, some 40 ms.
+    let listener = listener.tap_io(|connection| {
+        let _ = connection.set_nodelay(true);
+    });
     eprintln!("gsi: listening on http://{address}");
     let app = routes::router(Arc::clone(&server));
     axum::serve(listener, app)
