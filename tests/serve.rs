@@ -254,6 +254,25 @@ fn the_protocols_three_ways_give_one_answer_in_four_formats() {
 }
 
 #[test]
+fn compressed_turtle_and_a_saved_index_serve_the_same_answers() {
+    let dir = TestDir::new();
+    dir.write("d.nt", DATA);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(b"@prefix ex: <http://ex/> .\nex:a ex:knows ex:b, ex:c .\nex:b ex:knows ex:c .\n")
+        .unwrap();
+    dir.write("d.ttl.gz", gz.finish().unwrap());
+    dir.gsi(["index", "d.nt", "-o", "d.gsidx"]).ok();
+    for data in ["d.ttl.gz", "d.gsidx"] {
+        let server = Server::start(&dir, data, &[]);
+        assert_eq!(
+            server.get(&Server::url(KNOWS), "*/*").pairs(),
+            knows(),
+            "{data}"
+        );
+    }
+}
+
+#[test]
 fn refusals_name_the_problem() {
     let dir = TestDir::new();
     dir.write("d.nt", DATA);

@@ -8,7 +8,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::to_bytes;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -19,7 +18,6 @@ use gsi_graph::VertexId;
 use super::jobs::{self, Work};
 use super::metrics::Tracker;
 use super::protocol::{self, single, Failure};
-use super::sparql::{query_timeout, too_large};
 use super::stream::{write_failure, Chunks};
 use super::Server;
 
@@ -38,15 +36,9 @@ pub async fn handle(State(server): State<Arc<Server>>, request: Request) -> Resp
 
 /// The query graph and the parameters read: the query's timeout and the work of matching.
 async fn prepare(server: &Arc<Server>, request: Request) -> Result<(Duration, Work), Failure> {
-    let (parts, body) = request.into_parts();
-    let url = parts.uri.query().unwrap_or("").as_bytes();
-    let limit = server.limits.request_bytes;
-    if url.len() > limit {
-        return Err(too_large(limit));
-    }
-    let body = to_bytes(body, limit).await.map_err(|_| too_large(limit))?;
-    let parameters = protocol::parameters(url)?;
-    let timeout = query_timeout(server, &parameters)?;
+    let (parts, body) = protocol::read(request, server.limits.request_bytes).await?;
+    let parameters = protocol::parameters(parts.uri.query().unwrap_or("").as_bytes())?;
+    let timeout = protocol::timeout(&parameters, server.limits.timeout)?;
     let semantics = semantics(single(&parameters, "semantics")?)?;
     let limit = match single(&parameters, "limit")? {
         None => None,

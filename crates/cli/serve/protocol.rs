@@ -4,6 +4,9 @@
 
 use std::time::Duration;
 
+use axum::body::{to_bytes, Bytes};
+use axum::extract::Request;
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use gsi_sparql::{Form, ResultsFormat};
@@ -109,17 +112,43 @@ pub fn single<'p>(pairs: &'p [(String, String)], name: &str) -> Result<Option<&'
     }
 }
 
-/// A request's `timeout` parameter, in seconds, if given.
-pub fn timeout(pairs: &[(String, String)]) -> Result<Option<f64>, Failure> {
+/// A request's timeout: its `timeout` parameter (seconds), at most `most`.
+///
+/// # Errors
+/// A value that is not a positive number.
+pub fn timeout(pairs: &[(String, String)], most: Duration) -> Result<Duration, Failure> {
     let Some(text) = single(pairs, "timeout")? else {
-        return Ok(None);
+        return Ok(most);
     };
     match text.parse::<f64>() {
-        Ok(s) if s > 0.0 && s.is_finite() => Ok(Some(s)),
+        Ok(s) if s > 0.0 && s.is_finite() => {
+            Ok(Duration::try_from_secs_f64(s).map_or(most, |t| t.min(most)))
+        }
         _ => Err(Failure::bad_request(format!(
             "timeout={text}: expected a positive number of seconds"
         ))),
     }
+}
+
+/// A request read whole: its head, and its body.
+///
+/// # Errors
+/// 413 for a body, or a URL's query, over `limit` bytes.
+pub async fn read(request: Request, limit: usize) -> Result<(Parts, Bytes), Failure> {
+    let too_large = || {
+        Failure::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "the request is larger than the server's limit of {limit} bytes (--max-request)"
+            ),
+        )
+    };
+    let (parts, body) = request.into_parts();
+    if parts.uri.query().map_or(0, str::len) > limit {
+        return Err(too_large());
+    }
+    let body = to_bytes(body, limit).await.map_err(|_| too_large())?;
+    Ok((parts, body))
 }
 
 /// The media type of a request's body, without its parameters, lowercase.

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::to_bytes;
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -35,15 +34,10 @@ async fn prepare(
     server: &Arc<Server>,
     request: Request,
 ) -> Result<(Duration, &'static str, Work), Failure> {
-    let (parts, body) = request.into_parts();
+    let (parts, body) = protocol::read(request, server.limits.request_bytes).await?;
     let url = parts.uri.query().unwrap_or("").as_bytes();
-    let limit = server.limits.request_bytes;
-    if url.len() > limit {
-        return Err(too_large(limit));
-    }
-    let body = to_bytes(body, limit).await.map_err(|_| too_large(limit))?;
     let request = protocol::query_request(&parts.method, &parts.headers, url, &body)?;
-    let timeout = query_timeout(server, &request.parameters)?;
+    let timeout = protocol::timeout(&request.parameters, server.limits.timeout)?;
     let rdf = server.data.rdf()?;
     let query =
         gsi_sparql::parse(&request.query).map_err(|e| Failure::bad_request(e.to_string()))?;
@@ -59,26 +53,6 @@ async fn prepare(
         Ok(())
     });
     Ok((timeout, protocol::media_type(format), work))
-}
-
-/// A request's timeout: its `timeout` parameter, at most the server's.
-pub fn query_timeout(
-    server: &Server,
-    parameters: &[(String, String)],
-) -> Result<Duration, Failure> {
-    let most = server.limits.timeout;
-    Ok(match protocol::timeout(parameters)? {
-        Some(seconds) => Duration::try_from_secs_f64(seconds).map_or(most, |t| t.min(most)),
-        None => most,
-    })
-}
-
-/// A request larger than the server reads.
-pub fn too_large(limit: usize) -> Failure {
-    Failure::new(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        format!("the request is larger than the server's limit of {limit} bytes (--max-request)"),
-    )
 }
 
 /// The failure of answering a query.
