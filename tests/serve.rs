@@ -273,6 +273,35 @@ fn compressed_turtle_and_a_saved_index_serve_the_same_answers() {
 }
 
 #[test]
+fn bad_flags_are_refused_and_a_long_timeout_is_taken() {
+    let dir = TestDir::new();
+    dir.write("d.nt", DATA);
+    for (flag, value, says) in [
+        ("--timeout", "0", "--timeout 0"),
+        ("--max-concurrent", "0", "--max-concurrent 0"),
+        ("--max-request", "10", "--max-request 10"),
+        ("--max-response", "lots", "--max-response lots"),
+    ] {
+        let run = dir.gsi(["serve", "--data", "d.nt", "--engine", "cpu", flag, value]);
+        assert_eq!(run.code, Some(2), "{flag}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{flag}: {}", run.stderr);
+    }
+    let server = Server::start(&dir, "d.nt", &["--timeout", "1e300"]);
+    assert_eq!(server.get(&Server::url(KNOWS), "*/*").pairs(), knows());
+    // A port taken is refused, naming it.
+    let taken = format!("127.0.0.1:{}", server.port);
+    let run = dir.gsi([
+        "serve", "--data", "d.nt", "--engine", "cpu", "--bind", &taken,
+    ]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("--bind {taken}")),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn refusals_name_the_problem() {
     let dir = TestDir::new();
     dir.write("d.nt", DATA);

@@ -41,6 +41,10 @@ use self::metrics::Metrics;
 /// Stack of the threads that match: as the main thread's, which `gsi match` matches on.
 const MATCH_STACK: usize = 8 << 20;
 
+/// The longest `--timeout` taken (a longer one is this): a query's deadline must be an
+/// instant the clock can hold.
+const LONGEST_TIMEOUT: Duration = Duration::from_secs(365 * 24 * 3600);
+
 /// How long queries still running at a stop may take to see their cancellation.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
@@ -65,7 +69,7 @@ pub struct Server {
 
 pub fn run(args: ServeArgs) -> Result<Exit> {
     let limits = Limits {
-        timeout: seconds("--timeout", args.timeout)?,
+        timeout: seconds("--timeout", args.timeout)?.min(LONGEST_TIMEOUT),
         request_bytes: parse_size("--max-request", &args.max_request)?,
         response_bytes: parse_size("--max-response", &args.max_response)? as u64,
     };
