@@ -420,9 +420,9 @@ fn a_full_queue_answers_503_and_a_timeout_frees_the_engine() {
     let heavy = Server::url(HEAVY);
     std::thread::scope(|scope| {
         let first = scope.spawn(|| server.get(&heavy, "*/*"));
-        std::thread::sleep(Duration::from_millis(300));
+        std::thread::sleep(Duration::from_millis(500));
         let queued = scope.spawn(|| server.get(&format!("{heavy}&timeout=1"), "*/*"));
-        std::thread::sleep(Duration::from_millis(300));
+        std::thread::sleep(Duration::from_millis(500));
         let started = Instant::now();
         let refused = server.get(&heavy, "*/*");
         refused.expect(503, "queue");
