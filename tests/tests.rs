@@ -4,6 +4,7 @@
 //! - `oracle`: property tests on random labelled graphs against the brute force and `vf2`.
 //! - `pinned`: query vertices pinned to one data vertex each, against the brute force.
 //! - `sparql`: `gsi sparql` as a user runs it.
+//! - `serve`: `gsi serve` as HTTP clients reach it, hostile ones included.
 //! - `turtle`: Turtle data read as its triples written as N-Triples.
 //! - `trees`: tree-shaped queries counted by dynamic programming, against the brute force.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
@@ -26,6 +27,7 @@ mod patterns;
 mod pinned;
 mod regression;
 mod saved;
+mod serve;
 mod sparql;
 mod trees;
 mod turtle;

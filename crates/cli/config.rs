@@ -158,7 +158,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
     let limit = crate::memory::process_limit();
     let memory_budget = match &args.memory_limit {
         Some(text) => {
-            let bytes = parse_size(text)?;
+            let bytes = parse_size("--memory-limit", text)?;
             if bytes as u64 > limit.bytes {
                 return Err(input_error(format!(
                     "--memory-limit {text}: more than this process may use, {limit}"
@@ -239,6 +239,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             deadline: None,
             memory_budget,
             interrupt: None,
+            enough: None,
             depth_first_rows,
             postpone_leaves: !args.no_leaf_products,
             share: args.partition.as_deref().map(share).transpose()?,
@@ -560,19 +561,19 @@ pub fn engine_kind(arg: EngineArg) -> EngineKind {
     }
 }
 
-/// Parses sizes such as `512MiB`, `4GiB`, `1.5G` or `1000000` (bytes).
-pub fn parse_size(text: &str) -> Result<usize> {
+/// Parses sizes such as `512MiB`, `4GiB`, `1.5G` or `1000000` (bytes), the value of `flag`.
+pub fn parse_size(flag: &str, text: &str) -> Result<usize> {
     let bytes = parse_size::Config::new()
         .with_binary()
         .parse_size(text)
         .map_err(|e| {
             input_error(format!(
-                "--memory-limit {text}: {e}; expected a size such as 512MiB or 4GiB"
+                "{flag} {text}: {e}; expected a size such as 512MiB or 4GiB"
             ))
         })?;
     if bytes < 1024 {
         return Err(input_error(format!(
-            "--memory-limit {text}: at least 1KiB is needed"
+            "{flag} {text}: at least 1KiB is needed"
         )));
     }
     Ok(usize::try_from(bytes).unwrap_or(usize::MAX))
@@ -592,11 +593,12 @@ mod tests {
 
     #[test]
     fn sizes_parse_with_binary_units() {
-        assert_eq!(parse_size("16MiB").unwrap(), 16 << 20);
-        assert_eq!(parse_size("2GiB").unwrap(), 2 << 30);
-        assert_eq!(parse_size("4096").unwrap(), 4096);
-        assert!(parse_size("lots").is_err());
-        assert!(parse_size("10").is_err());
+        let size = |text| parse_size("--memory-limit", text);
+        assert_eq!(size("16MiB").unwrap(), 16 << 20);
+        assert_eq!(size("2GiB").unwrap(), 2 << 30);
+        assert_eq!(size("4096").unwrap(), 4096);
+        assert!(size("lots").is_err());
+        assert!(size("10").is_err());
     }
 
     #[test]

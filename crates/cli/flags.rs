@@ -95,6 +95,14 @@ pub enum Command {
     /// with bag semantics; anything else is refused by name. Results are written as they are
     /// found (under ORDER BY, once all are found and sorted).
     Sparql(SparqlArgs),
+    /// Serve RDF data over the SPARQL 1.1 Protocol, with a query page, loaded once.
+    ///
+    /// `GET`/`POST /sparql` answers the fragment `gsi sparql` answers, results chosen by
+    /// `Accept` (SPARQL JSON, XML, CSV, TSV); `POST /match` matches a query graph in Sun–Luo
+    /// text; `GET /` is a query page; `GET /health` and `GET /metrics` (Prometheus). Read-only;
+    /// listens on localhost unless told otherwise; SIGTERM or Ctrl-C cancels the queries under
+    /// way and stops.
+    Serve(ServeArgs),
     /// Add up the shares of `gsi match --partition I/K --json` runs.
     ///
     /// Reads the JSON Lines of the K runs of one set of queries over one data graph, one file
@@ -1036,6 +1044,59 @@ pub struct SparqlArgs {
 
     /// Print no progress and no notes on stderr.
     #[arg(long, help_heading = "Output")]
+    pub quiet: bool,
+}
+
+/// `gsi serve` (documented on `Command::Serve`).
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  gsi serve --data people.nt\n  gsi serve --data people.gsidx --bind 0.0.0.0:7878 --engine gpu --max-concurrent 4\n  curl -H 'Accept: text/csv' --data-urlencode 'query=SELECT * { ?s ?p ?o } LIMIT 5' http://127.0.0.1:7878/sparql"
+)]
+pub struct ServeArgs {
+    /// The data: N-Triples or Turtle (plain or compressed), a graph in another format gsi
+    /// reads (then `/match` alone answers), or a saved index of them.
+    #[arg(long, short = 'd', value_name = "FILE", help_heading = "Input")]
+    pub data: PathBuf,
+
+    /// The address and port to listen on (port 0: any free port, printed at start).
+    #[arg(long, value_name = "ADDRESS", default_value = "127.0.0.1:7878")]
+    pub bind: std::net::SocketAddr,
+
+    /// Read a text graph's edges as directed (RDF data always is).
+    #[arg(long, help_heading = "Input")]
+    pub directed: bool,
+
+    /// The longest a query may run, in seconds; a request's `timeout` parameter may ask for
+    /// less.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 60.0,
+        allow_negative_numbers = true
+    )]
+    pub timeout: f64,
+
+    /// Queries answered at once, each on an engine of its own (on a GPU, each holds the index).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub max_concurrent: usize,
+
+    /// Requests that may wait for an engine; more are answered 503.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    pub queue: usize,
+
+    /// The largest request (its body, or its URL's query), such as `64KiB`.
+    #[arg(long, value_name = "SIZE", default_value = "1MiB")]
+    pub max_request: String,
+
+    /// The largest response a query may give, such as `1GiB`.
+    #[arg(long, value_name = "SIZE", default_value = "256MiB")]
+    pub max_response: String,
+
+    #[command(flatten)]
+    pub engine: EngineArgs,
+
+    /// Print nothing on stderr but the address listened on and errors.
+    #[arg(long)]
     pub quiet: bool,
 }
 

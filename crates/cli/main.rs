@@ -19,6 +19,7 @@ mod output;
 mod progress;
 mod queries;
 mod query_files;
+mod serve;
 mod session;
 mod signals;
 mod sparql;
@@ -71,6 +72,7 @@ fn run() -> Result<Exit> {
         Some(Command::Generate(args)) => generate::run(args.what),
         Some(Command::Verify(args)) => verify::run(args),
         Some(Command::Sparql(args)) => sparql::run(args),
+        Some(Command::Serve(args)) => serve::run(args),
         Some(Command::Merge(args)) => merge::run(args),
         Some(Command::Completions(args)) => {
             let mut command = Cli::command();

@@ -65,6 +65,10 @@ pub struct MatchOptions {
     pub memory_budget: usize,
     /// Stop as soon as this is set (the caller was asked to stop, say by a signal).
     pub interrupt: Option<Arc<AtomicBool>>,
+    /// Set by the caller's sink once it holds every match it wants (gsi-sparql's `LIMIT`
+    /// after `DISTINCT` or `FILTER`): the search then ends as at its `limit`, and
+    /// `interrupt` stays the caller's own.
+    pub enough: Option<Arc<AtomicBool>>,
     /// When only the count is wanted, finish depth-first from a step with at least this many
     /// rows: `None` leaves it to the engine, `Some(0)` goes depth-first at once, `Some(usize::MAX)`
     /// never (a switch for tests and measurements).
@@ -257,6 +261,7 @@ impl Default for MatchOptions {
             deadline: None,
             memory_budget: crate::memory::default_budget(),
             interrupt: None,
+            enough: None,
             depth_first_rows: None,
             postpone_leaves: true,
             share: None,
@@ -273,14 +278,17 @@ impl Default for MatchOptions {
 
 impl MatchOptions {
     /// Why the search must stop now, if it must: [`Status::Interrupted`] when the interrupt
-    /// is set, [`Status::Timeout`] when the deadline has passed.
+    /// is set, [`Status::Limit`] when `enough` is, [`Status::Timeout`] when the deadline has
+    /// passed.
     pub fn stop(&self) -> Option<Status> {
-        if self
-            .interrupt
-            .as_ref()
-            .is_some_and(|flag| flag.load(Ordering::Relaxed))
-        {
+        let set = |flag: &Option<Arc<AtomicBool>>| {
+            flag.as_ref()
+                .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        };
+        if set(&self.interrupt) {
             Some(Status::Interrupted)
+        } else if set(&self.enough) {
+            Some(Status::Limit)
         } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
             Some(Status::Timeout)
         } else {

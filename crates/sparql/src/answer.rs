@@ -10,7 +10,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use gsi_core::{find_matches, CountOnly, DataIndex, Engine, MatchOptions, Semantics};
+use gsi_core::{find_matches, CountOnly, DataIndex, Engine, MatchOptions, Semantics, Status};
 use gsi_graph::formats::{LabelNames, SkippedEdges, VertexNames};
 use gsi_graph::{EdgeLabel, VertexId};
 use oxrdf::vocab::xsd;
@@ -65,10 +65,12 @@ impl<'d> RdfData<'d> {
 
 /// Answers `query` over `data` with `engine`, writing its results to `output` if given, and
 /// returns its number: the solutions of a `SELECT`, the count of a `COUNT(*)`, 1 or 0 for an
-/// `ASK`. `options` are taken as they are, but for the semantics (homomorphism) and the
-/// limit.
+/// `ASK`. `options` are taken as they are, but for the semantics (homomorphism), the limit
+/// and `enough`.
 ///
 /// # Errors
+/// [`Error::Timeout`] once `options.deadline` passes, [`Error::Interrupted`] once
+/// `options.interrupt` is set (the results written so far are then a part of the answer);
 /// [`Error::Unsupported`] for a triple pattern outside the fragment or predicate variables
 /// outside their rule ([`PredicateVariables::of`]); the matcher's and the
 /// writer's failures.
@@ -149,8 +151,8 @@ pub fn answer<W: Write>(
             // needed before the first is known.
             let ordered = !keys.is_empty() && output.is_some();
             if !ordered {
-                // The interrupt also ends the union's assignments once the slice is full.
-                options.interrupt = query.limit.map(|_| stop.clone());
+                // `enough` also ends the union's assignments once the slice is full.
+                options.enough = query.limit.map(|_| stop.clone());
                 if !*distinct && filter.is_none() {
                     options.limit = matches_wanted;
                 }
@@ -266,7 +268,9 @@ fn count_part(
         // The empty BGP has one solution, binding nothing.
         (Some(_), None) if bgp.vertex_count() == 0 => Ok(1),
         (Some(graph), None) => {
-            Ok(find_matches(engine, graph, data.index, options, &mut CountOnly)?.count)
+            let report = find_matches(engine, graph, data.index, options, &mut CountOnly)?;
+            whole(report.status)?;
+            Ok(report.count)
         }
         // Each match is filtered, so the limit is on solutions, not matches.
         (Some(_), Some(_)) => {
@@ -274,7 +278,7 @@ fn count_part(
             let mut tally = Tally::new(options.limit, stop.clone());
             let options = MatchOptions {
                 limit: None,
-                interrupt: Some(stop),
+                enough: Some(stop),
                 ..options.clone()
             };
             part_matches(bgp, data, engine, &options, filter, &mut tally)?;
@@ -284,7 +288,7 @@ fn count_part(
 }
 
 /// Hands every solution of the union where `filter` holds to `sink`: each match, then the
-/// assignment's predicates. Stops between assignments once `options.interrupt` is set.
+/// assignment's predicates. Stops between assignments once `options.enough` is set.
 fn matches(
     bgp: &Union,
     data: &RdfData<'_>,
@@ -294,10 +298,10 @@ fn matches(
     sink: &mut dyn Rows,
 ) -> Result<()> {
     for (part, assignment) in &bgp.parts {
-        if let Some(stop) = &options.interrupt {
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
+        match options.stop() {
+            Some(Status::Limit) => break,
+            Some(status) => whole(status)?,
+            None => {}
         }
         if assignment.is_empty() {
             part_matches(part, data, engine, options, filter, sink)?;
@@ -342,9 +346,18 @@ fn all_matches(
         None => Ok(()),
         Some(_) if bgp.vertex_count() == 0 => Ok(sink.row(&[])?),
         Some(graph) => {
-            find_matches(engine, graph, data.index, options, &mut RowSink(sink))?;
-            Ok(())
+            whole(find_matches(engine, graph, data.index, options, &mut RowSink(sink))?.status)
         }
+    }
+}
+
+/// A search that ended at the caller's deadline or interrupt as an error: its solutions
+/// would be a part of the answer.
+fn whole(status: Status) -> Result<()> {
+    match status {
+        Status::Timeout => Err(Error::Timeout),
+        Status::Interrupted => Err(Error::Interrupted),
+        Status::Complete | Status::Limit => Ok(()),
     }
 }
 
@@ -538,6 +551,51 @@ mod tests {
             Some(ResultsFormat::Tsv),
         );
         assert_eq!(tsv, "?y\n<http://ex/c>\n<http://ex/b>\n");
+    }
+
+    #[test]
+    fn a_deadline_or_an_interrupt_is_an_error_not_a_part_of_the_answer() {
+        let loaded = ntriples::parse(Path::new("d.nt"), DATA.as_bytes()).unwrap();
+        let (graph, facts) = GraphFacts::split(loaded);
+        let index = DataIndex::build(graph).unwrap();
+        let data =
+            RdfData::new(&index, facts.names.as_ref(), &facts.labels, &facts.skipped).unwrap();
+        let run = |text: &str, options: &MatchOptions| {
+            let query = parse(&format!("PREFIX : <http://ex/> {text}")).unwrap();
+            let writer = ResultsWriter::new(ResultsFormat::Json, &query.form, Vec::new());
+            let writer = Some(writer.unwrap());
+            answer(&query, &data, &mut CpuEngine::default(), options, writer)
+        };
+        let past = MatchOptions {
+            deadline: Some(std::time::Instant::now()),
+            ..MatchOptions::default()
+        };
+        let interrupted = MatchOptions {
+            interrupt: Some(Arc::new(AtomicBool::new(true))),
+            ..MatchOptions::default()
+        };
+        let unset = MatchOptions {
+            interrupt: Some(Arc::new(AtomicBool::new(false))),
+            ..MatchOptions::default()
+        };
+        for text in [
+            "SELECT ?x { ?x :knows ?y }",
+            "SELECT DISTINCT ?x { ?x :knows ?y } LIMIT 1",
+            "SELECT (COUNT(*) AS ?n) { ?x :knows ?y FILTER(?y != :b) }",
+            "SELECT ?y { ?x :knows ?y . ?y :knows ?z } ORDER BY ?y",
+            "ASK { ?x :knows ?y }",
+        ] {
+            let r = run(text, &past);
+            assert!(matches!(r, Err(Error::Timeout)), "{text} {r:?}");
+            assert!(
+                matches!(run(text, &interrupted), Err(Error::Interrupted)),
+                "{text}"
+            );
+        }
+        // A LIMIT met ends the search without touching the caller's flag.
+        let text = "SELECT DISTINCT ?x { ?x :knows ?y } LIMIT 1";
+        assert_eq!(run(text, &unset).unwrap(), 1);
+        assert!(!unset.interrupt.unwrap().load(Ordering::Relaxed));
     }
 
     #[test]

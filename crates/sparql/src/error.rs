@@ -21,6 +21,12 @@ pub enum Error {
     /// The matcher failed.
     #[error(transparent)]
     Match(#[from] gsi_core::Error),
+    /// The query ran past its deadline (`MatchOptions::deadline`).
+    #[error("the query ran past its deadline")]
+    Timeout,
+    /// The query's interrupt was set (`MatchOptions::interrupt`).
+    #[error("the query was interrupted")]
+    Interrupted,
     /// Writing the results failed.
     #[error("writing the results: {0}")]
     Write(#[from] std::io::Error),
