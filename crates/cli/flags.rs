@@ -1063,6 +1063,13 @@ pub struct SparqlArgs {
     #[arg(long, help_heading = "Output")]
     pub count: bool,
 
+    /// After the results, print on stderr the BGP as the query graph gsi matched (one per
+    /// assignment of predicate variables): its vertices with their terms and classes, its
+    /// edges with their predicates, the vertices pinned to a data vertex, then the join plan
+    /// and the engine that ran it, as `gsi match --explain` does.
+    #[arg(long, help_heading = "Output")]
+    pub explain: bool,
+
     #[command(flatten)]
     pub engine: EngineArgs,
 

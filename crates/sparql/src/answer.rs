@@ -10,13 +10,16 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use gsi_core::{find_matches, CountOnly, DataIndex, Engine, MatchOptions, Semantics};
+use gsi_core::{
+    find_matches, CountOnly, DataIndex, Engine, MatchOptions, MatchReport, MatchSink, Semantics,
+};
 use gsi_graph::formats::{LabelNames, SkippedEdges, VertexNames};
-use gsi_graph::{EdgeLabel, VertexId};
+use gsi_graph::{EdgeLabel, Graph, VertexId};
 use oxrdf::vocab::xsd;
 
 use crate::bgp::{QueryGraph, Terms};
 use crate::error::{Error, Result};
+use crate::explain;
 use crate::filter::Filter;
 use crate::order::{Held, Key};
 use crate::parse::{Form, Query, Variable};
@@ -77,9 +80,60 @@ pub fn answer<W: Write>(
     data: &RdfData<'_>,
     engine: &mut dyn Engine,
     options: &MatchOptions,
-    mut output: Option<ResultsWriter<W>>,
+    output: Option<ResultsWriter<W>>,
 ) -> Result<u64> {
     let bgp = Union::build(query, &data.terms)?;
+    let mut matcher = Matcher {
+        engine,
+        reports: None,
+        part: 0,
+    };
+    answer_union(query, data, &bgp, &mut matcher, options, output)
+}
+
+/// [`answer`], and how: each query graph of the BGP with its plan and engine, as text
+/// ([`crate::explain`]).
+///
+/// # Errors
+/// Those of [`answer`].
+pub fn answer_explained<W: Write>(
+    query: &Query,
+    data: &RdfData<'_>,
+    engine: &mut dyn Engine,
+    options: &MatchOptions,
+    output: Option<ResultsWriter<W>>,
+) -> Result<(u64, String)> {
+    let bgp = Union::build(query, &data.terms)?;
+    let mut matcher = Matcher {
+        engine,
+        reports: Some(bgp.parts.iter().map(|_| None).collect()),
+        part: 0,
+    };
+    let n = answer_union(query, data, &bgp, &mut matcher, options, output)?;
+    let mut text = String::new();
+    let reports = matcher.reports.unwrap_or_default();
+    for ((part, assignment), report) in bgp.parts.iter().zip(&reports) {
+        let named: Vec<(&str, &str)> = bgp
+            .predicates
+            .variables
+            .iter()
+            .zip(assignment)
+            .map(|(v, &p)| (v.as_str(), data.terms.predicates.name(p).unwrap_or("")))
+            .collect();
+        explain::query_graph(&mut text, part, &named, &data.terms, report.as_ref());
+    }
+    Ok((n, text))
+}
+
+/// [`answer`] of the BGP `bgp`, matched by `matcher`.
+fn answer_union<W: Write>(
+    query: &Query,
+    data: &RdfData<'_>,
+    bgp: &Union,
+    matcher: &mut Matcher<'_>,
+    options: &MatchOptions,
+    mut output: Option<ResultsWriter<W>>,
+) -> Result<u64> {
     let filter = query.filter.as_ref();
     let mut options = MatchOptions {
         semantics: Semantics::Homomorphism,
@@ -90,7 +144,7 @@ pub fn answer<W: Write>(
         Form::Ask => {
             let answer = query.limit != Some(0) && {
                 options.limit = Some(query.offset.saturating_add(1) as u64);
-                count(&bgp, data, engine, &options, filter)? > query.offset as u64
+                count(bgp, data, matcher, &options, filter)? > query.offset as u64
             };
             if let Some(output) = output {
                 output.boolean(answer)?;
@@ -98,7 +152,7 @@ pub fn answer<W: Write>(
             Ok(u64::from(answer))
         }
         Form::Count { variable } => {
-            let n = count(&bgp, data, engine, &options, filter)?;
+            let n = count(bgp, data, matcher, &options, filter)?;
             if let Some(mut output) = output {
                 let name = [variable.as_str()];
                 output.start(&name)?;
@@ -127,7 +181,7 @@ pub fn answer<W: Write>(
             let matches_wanted = query.limit.map(|l| query.offset.saturating_add(l) as u64);
             if output.is_none() && !distinct {
                 options.limit = matches_wanted;
-                let n = count(&bgp, data, engine, &options, filter)?
+                let n = count(bgp, data, matcher, &options, filter)?
                     .saturating_sub(query.offset as u64);
                 return Ok(query.limit.map_or(n, |l| n.min(l as u64)));
             }
@@ -174,7 +228,7 @@ pub fn answer<W: Write>(
             if ordered {
                 let width = bgp.shape.vertex_count() + bgp.predicates.variables.len();
                 let mut held = Held::new(width, keys.len(), options.memory_budget);
-                matches(&bgp, data, engine, &options, filter, &mut held)?;
+                matches(bgp, data, matcher, &options, filter, &mut held)?;
                 for row in held.sorted(&keys, &data.terms.vertices)? {
                     if sink.left == Some(0) {
                         break;
@@ -182,7 +236,7 @@ pub fn answer<W: Write>(
                     sink.row(row)?;
                 }
             } else {
-                matches(&bgp, data, engine, &options, filter, &mut sink)?;
+                matches(bgp, data, matcher, &options, filter, &mut sink)?;
             }
             let n = sink.count;
             if let Some(output) = output {
@@ -230,16 +284,44 @@ impl Union {
     }
 }
 
+/// The engine that matches each query graph of a union, keeping each one's report where
+/// asked (`--explain`).
+struct Matcher<'e> {
+    engine: &'e mut dyn Engine,
+    /// By query graph of the union, once matched.
+    reports: Option<Vec<Option<MatchReport>>>,
+    /// The query graph being matched.
+    part: usize,
+}
+
+impl Matcher<'_> {
+    /// The matches of `graph` to `sink`; returns their number.
+    fn find(
+        &mut self,
+        graph: &Graph,
+        index: &DataIndex,
+        options: &MatchOptions,
+        sink: &mut dyn MatchSink,
+    ) -> gsi_core::Result<u64> {
+        let report = find_matches(self.engine, graph, index, options, sink)?;
+        let count = report.count;
+        if let Some(reports) = &mut self.reports {
+            reports[self.part] = Some(report);
+        }
+        Ok(count)
+    }
+}
+
 /// The number of solutions of the union that pass `filter` (up to `options.limit`).
 fn count(
     bgp: &Union,
     data: &RdfData<'_>,
-    engine: &mut dyn Engine,
+    matcher: &mut Matcher<'_>,
     options: &MatchOptions,
     filter: Option<&Filter>,
 ) -> Result<u64> {
     let mut total = 0;
-    for (part, _) in &bgp.parts {
+    for (i, (part, _)) in bgp.parts.iter().enumerate() {
         let limit = options.limit.map(|l| l.saturating_sub(total));
         if limit == Some(0) {
             break;
@@ -248,7 +330,8 @@ fn count(
             limit,
             ..options.clone()
         };
-        total += count_part(part, data, engine, &options, filter)?;
+        matcher.part = i;
+        total += count_part(part, data, matcher, &options, filter)?;
     }
     Ok(total)
 }
@@ -257,7 +340,7 @@ fn count(
 fn count_part(
     bgp: &QueryGraph,
     data: &RdfData<'_>,
-    engine: &mut dyn Engine,
+    matcher: &mut Matcher<'_>,
     options: &MatchOptions,
     filter: Option<&Filter>,
 ) -> Result<u64> {
@@ -265,9 +348,7 @@ fn count_part(
         (None, _) => Ok(0),
         // The empty BGP has one solution, binding nothing.
         (Some(_), None) if bgp.vertex_count() == 0 => Ok(1),
-        (Some(graph), None) => {
-            Ok(find_matches(engine, graph, data.index, options, &mut CountOnly)?.count)
-        }
+        (Some(graph), None) => Ok(matcher.find(graph, data.index, options, &mut CountOnly)?),
         // Each match is filtered, so the limit is on solutions, not matches.
         (Some(_), Some(_)) => {
             let stop = Arc::new(AtomicBool::new(false));
@@ -277,7 +358,7 @@ fn count_part(
                 interrupt: Some(stop),
                 ..options.clone()
             };
-            part_matches(bgp, data, engine, &options, filter, &mut tally)?;
+            part_matches(bgp, data, matcher, &options, filter, &mut tally)?;
             Ok(tally.count)
         }
     }
@@ -288,23 +369,24 @@ fn count_part(
 fn matches(
     bgp: &Union,
     data: &RdfData<'_>,
-    engine: &mut dyn Engine,
+    matcher: &mut Matcher<'_>,
     options: &MatchOptions,
     filter: Option<&Filter>,
     sink: &mut dyn Rows,
 ) -> Result<()> {
-    for (part, assignment) in &bgp.parts {
+    for (i, (part, assignment)) in bgp.parts.iter().enumerate() {
+        matcher.part = i;
         if let Some(stop) = &options.interrupt {
             if stop.load(Ordering::Relaxed) {
                 break;
             }
         }
         if assignment.is_empty() {
-            part_matches(part, data, engine, options, filter, sink)?;
+            part_matches(part, data, matcher, options, filter, sink)?;
         } else {
             let width = bgp.shape.vertex_count();
             let mut assigned = Assigned::new(width, assignment, sink);
-            part_matches(part, data, engine, options, filter, &mut assigned)?;
+            part_matches(part, data, matcher, options, filter, &mut assigned)?;
         }
     }
     Ok(())
@@ -314,16 +396,16 @@ fn matches(
 fn part_matches(
     bgp: &QueryGraph,
     data: &RdfData<'_>,
-    engine: &mut dyn Engine,
+    matcher: &mut Matcher<'_>,
     options: &MatchOptions,
     filter: Option<&Filter>,
     sink: &mut dyn Rows,
 ) -> Result<()> {
     let Some(filter) = filter else {
-        return all_matches(bgp, data, engine, options, sink);
+        return all_matches(bgp, data, matcher, options, sink);
     };
     let mut filtered = Filtered::new(filter, bgp, &data.terms.vertices, sink);
-    let matched = all_matches(bgp, data, engine, options, &mut filtered);
+    let matched = all_matches(bgp, data, matcher, options, &mut filtered);
     match filtered.failed {
         Some(error) => Err(error),
         None => matched,
@@ -334,7 +416,7 @@ fn part_matches(
 fn all_matches(
     bgp: &QueryGraph,
     data: &RdfData<'_>,
-    engine: &mut dyn Engine,
+    matcher: &mut Matcher<'_>,
     options: &MatchOptions,
     sink: &mut dyn Rows,
 ) -> Result<()> {
@@ -342,7 +424,7 @@ fn all_matches(
         None => Ok(()),
         Some(_) if bgp.vertex_count() == 0 => Ok(sink.row(&[])?),
         Some(graph) => {
-            find_matches(engine, graph, data.index, options, &mut RowSink(sink))?;
+            matcher.find(graph, data.index, options, &mut RowSink(sink))?;
             Ok(())
         }
     }

@@ -69,6 +69,8 @@ pub struct QueryGraph {
     pub pinned: Vec<(usize, VertexId)>,
     /// The query vertex of each variable.
     variables: HashMap<String, usize>,
+    /// Each query vertex's term as SPARQL writes it (`?x`, `_:b`, `<iri>`, `"text"@en`).
+    terms: Vec<String>,
     /// Query vertices.
     vertex_count: usize,
 }
@@ -128,16 +130,21 @@ impl QueryGraph {
         let vertex_count = nodes.len();
         let mut pinned = Vec::new();
         let mut variables = HashMap::new();
+        let mut terms = vec![String::new(); vertex_count];
         for (node, u) in nodes {
             match node {
                 Node::Variable(name) => {
+                    terms[u] = format!("?{name}");
                     variables.insert(name, u);
                 }
-                Node::Blank(_) => {}
-                Node::Constant(term) => match data.vertices.id(&term) {
-                    Some(v) => pinned.push((u, v)),
-                    None => solvable = false,
-                },
+                Node::Blank(name) => terms[u] = format!("_:{name}"),
+                Node::Constant(term) => {
+                    match data.vertices.id(&term) {
+                        Some(v) => pinned.push((u, v)),
+                        None => solvable = false,
+                    }
+                    terms[u] = term;
+                }
             }
         }
         pinned.sort_unstable();
@@ -158,8 +165,14 @@ impl QueryGraph {
             graph,
             pinned,
             variables,
+            terms,
             vertex_count,
         })
+    }
+
+    /// Query vertex `u`'s term as SPARQL writes it (`?x`, `_:b`, `<iri>`, `"text"@en`).
+    pub fn term(&self, u: usize) -> &str {
+        &self.terms[u]
     }
 
     /// The query vertex of `variable`, if the BGP has it.
