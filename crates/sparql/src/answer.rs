@@ -23,9 +23,9 @@ use crate::explain;
 use crate::filter::Filter;
 use crate::order::{Held, Key};
 use crate::parse::{Form, Query, Variable};
-use crate::predicates::PredicateVariables;
+use crate::predicates::{predicate_name, PredicateVariables};
 use crate::results::ResultsWriter;
-use crate::rows::{Assigned, Filtered, RowSink, Rows, Tally};
+use crate::rows::{Assigned, Filtered, RowSink, Rows, Tally, Typed};
 use crate::spelling::TermIndex;
 
 /// An indexed N-Triples graph, ready for queries.
@@ -118,7 +118,7 @@ pub fn answer_explained<W: Write>(
             .variables
             .iter()
             .zip(assignment)
-            .map(|(v, &p)| (v.as_str(), data.terms.predicates.name(p).unwrap_or("")))
+            .map(|(v, &p)| (v.as_str(), predicate_name(&data.terms, p).unwrap_or("")))
             .collect();
         explain::query_graph(&mut text, part, &named, &data.terms, report.as_ref());
     }
@@ -137,7 +137,6 @@ fn answer_union<W: Write>(
     let filter = query.filter.as_ref();
     let mut options = MatchOptions {
         semantics: Semantics::Homomorphism,
-        pinned: bgp.shape.pinned.clone(),
         ..options.clone()
     };
     match &query.form {
@@ -217,7 +216,7 @@ fn answer_union<W: Write>(
                 names: &names,
                 width: bgp.shape.vertex_count(),
                 vertices: &data.terms.vertices,
-                predicates: &data.terms.predicates,
+                terms: &data.terms,
                 seen: distinct.then(HashSet::new),
                 skip: query.offset,
                 left: query.limit,
@@ -295,15 +294,20 @@ struct Matcher<'e> {
 }
 
 impl Matcher<'_> {
-    /// The matches of `graph` to `sink`; returns their number.
+    /// The matches of `graph`, the graph of `part`, to `sink`; returns their number.
     fn find(
         &mut self,
+        part: &QueryGraph,
         graph: &Graph,
         index: &DataIndex,
         options: &MatchOptions,
         sink: &mut dyn MatchSink,
     ) -> gsi_core::Result<u64> {
-        let report = find_matches(self.engine, graph, index, options, sink)?;
+        let options = MatchOptions {
+            pinned: part.pinned.clone(),
+            ..options.clone()
+        };
+        let report = find_matches(self.engine, graph, index, &options, sink)?;
         let count = report.count;
         if let Some(reports) = &mut self.reports {
             reports[self.part] = Some(report);
@@ -348,9 +352,11 @@ fn count_part(
         (None, _) => Ok(0),
         // The empty BGP has one solution, binding nothing.
         (Some(_), None) if bgp.vertex_count() == 0 => Ok(1),
-        (Some(graph), None) => Ok(matcher.find(graph, data.index, options, &mut CountOnly)?),
-        // Each match is filtered, so the limit is on solutions, not matches.
-        (Some(_), Some(_)) => {
+        (Some(graph), None) if bgp.typing.is_none() => {
+            Ok(matcher.find(bgp, graph, data.index, options, &mut CountOnly)?)
+        }
+        // Each match is filtered or typed, so the limit is on solutions, not matches.
+        (Some(_), _) => {
             let stop = Arc::new(AtomicBool::new(false));
             let mut tally = Tally::new(options.limit, stop.clone());
             let options = MatchOptions {
@@ -424,7 +430,16 @@ fn all_matches(
         None => Ok(()),
         Some(_) if bgp.vertex_count() == 0 => Ok(sink.row(&[])?),
         Some(graph) => {
-            matcher.find(graph, data.index, options, &mut RowSink(sink))?;
+            match &bgp.typing {
+                Some(typing) => {
+                    let width = bgp.vertex_count();
+                    let mut typed = Typed::new(typing, width, data.index, &data.terms, sink);
+                    matcher.find(bgp, graph, data.index, options, &mut RowSink(&mut typed))?;
+                }
+                None => {
+                    matcher.find(bgp, graph, data.index, options, &mut RowSink(sink))?;
+                }
+            }
             Ok(())
         }
     }
@@ -438,7 +453,7 @@ struct Solutions<'s, W: Write> {
     /// Query vertices: a row's places from here on hold predicates.
     width: usize,
     vertices: &'s TermIndex<'s>,
-    predicates: &'s TermIndex<'s>,
+    terms: &'s Terms<'s>,
     /// Projected solutions seen, under `DISTINCT`.
     seen: Option<HashSet<Vec<Option<VertexId>>>>,
     /// Solutions still to skip (`OFFSET`).
@@ -472,7 +487,7 @@ impl<W: Write> Rows for Solutions<'_, W> {
                 .iter()
                 .zip(&self.columns)
                 .map(|(v, c)| match c {
-                    Some(c) if *c >= self.width => v.and_then(|v| self.predicates.name(v)),
+                    Some(c) if *c >= self.width => v.and_then(|v| predicate_name(self.terms, v)),
                     _ => v.and_then(|v| self.vertices.name(v)),
                 })
                 .collect();

@@ -36,7 +36,7 @@ pub(crate) fn query_graph(
         );
         return;
     };
-    for u in 0..part.vertex_count() {
+    for u in 0..graph.vertex_count() {
         let _ = write!(out, "  u{u} = {}", part.term(u));
         let classes: Vec<String> = graph
             .labels_of(u as VertexId)
@@ -59,6 +59,14 @@ pub(crate) fn query_graph(
             out,
             "  u{s} -> u{o}  {} (label {label})",
             name(&terms.predicates, label)
+        );
+    }
+    if let Some(typing) = &part.typing {
+        let _ = writeln!(
+            out,
+            "  rdf:type triples matched through their subjects' classes: {} checked, {} bound to classes",
+            typing.checks.len(),
+            typing.classes.len()
         );
     }
     let pinned: Vec<String> = part.pinned.iter().map(|(u, _)| format!("u{u}")).collect();
