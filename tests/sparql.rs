@@ -134,3 +134,37 @@ fn refusals_name_the_problem_and_exit_2() {
         assert_eq!(run.stdout, "", "{run:#?}");
     }
 }
+
+#[test]
+fn explain_shows_the_query_graph_its_pinned_vertices_plan_and_engine() {
+    let dir = TestDir::new();
+    dir.write("d.nt", DATA);
+    let query = "PREFIX : <http://ex/> SELECT ?y { :a :knows ?y . ?y :knows ?z . :a a :Person }";
+    let run = sparql(&dir, "d.nt", &["-e", query, "--count", "--explain"]).ok();
+    assert_eq!(run.stdout, "1\n");
+    let explained = &run.stderr;
+    for line in [
+        "  u0 = <http://ex/a>  a <http://ex/Person>  pinned to data vertex 0\n",
+        "  u1 = ?y\n",
+        "  u2 = ?z\n",
+        "  u0 -> u1  <http://ex/knows> (label 0)\n",
+        "  pinned vertices: u0\n",
+        "engine: cpu\n",
+        "join order",
+    ] {
+        assert!(explained.contains(line), "{line:?} not in\n{explained}");
+    }
+    // A BGP the data cannot answer says why, and nothing is joined.
+    let run = sparql(
+        &dir,
+        "d.nt",
+        &["-e", "SELECT * { ?x <http://ex/likes> ?y }", "--explain"],
+    )
+    .ok();
+    assert!(
+        run.stderr.contains("no solutions: the data lacks"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("engine:"), "{}", run.stderr);
+}

@@ -265,6 +265,14 @@ pub enum GenerateCommand {
     /// spanning tree and K/4 more edges among them (--sparse), so it has at least one match.
     /// Writes one Sun–Luo file per query, `query_{dense|sparse}_{K}_{i}.graph` with i from 1.
     Queries(GenerateQueriesArgs),
+    /// Generate RDF shaped like WatDiv, as N-Triples.
+    ///
+    /// Typed entities of WatDiv's vocabularies (users, products, reviews, offers, retailers,
+    /// purchases, websites, cities, countries, genres, topics...), 86 predicates with
+    /// rdf:type, skewed degrees, literals with datatypes and languages: about --triples
+    /// triples (within 5 %), the same for the same seed. Compressed with gzip when the
+    /// file's name ends in `.gz`. The queries of benches/watdiv have answers on it.
+    Rdf(GenerateRdfArgs),
 }
 
 /// `gsi generate graph` (documented on [`GenerateCommand::Graph`]).
@@ -373,6 +381,30 @@ fn parse_shape(text: &str) -> Result<Shape, gsi_generate::Error> {
 
 fn parse_preset(text: &str) -> Result<Preset, gsi_generate::Error> {
     text.parse()
+}
+
+/// `gsi generate rdf` (documented on [`GenerateCommand::Rdf`]).
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  gsi generate rdf --triples 1000000 -o watdiv-1m.nt\n  gsi generate rdf --triples 10000000 --seed 3 -o watdiv-10m.nt.gz"
+)]
+pub struct GenerateRdfArgs {
+    /// Triples to make, N (at least 10000).
+    #[arg(long, value_name = "N", help_heading = "Data")]
+    pub triples: u64,
+
+    /// The seed: the same N and seed give the same triples.
+    #[arg(long, value_name = "S", default_value_t = 0, help_heading = "Data")]
+    pub seed: u64,
+
+    /// The file to write (replaced if it exists; gzip if its name ends in `.gz`); `-` or
+    /// none: standard output.
+    #[arg(long, short = 'o', value_name = "FILE", help_heading = "Output")]
+    pub output: Option<PathBuf>,
+
+    /// Print no progress spinner and no summary on stderr.
+    #[arg(long, help_heading = "Output")]
+    pub quiet: bool,
 }
 
 /// `gsi generate queries` (documented on [`GenerateCommand::Queries`]).
@@ -1038,6 +1070,13 @@ pub struct SparqlArgs {
     /// Print only the number: of solutions for SELECT, the count for COUNT(*), 1 or 0 for ASK.
     #[arg(long, help_heading = "Output")]
     pub count: bool,
+
+    /// After the results, print on stderr the BGP as the query graph gsi matched (one per
+    /// assignment of predicate variables): its vertices with their terms and classes, its
+    /// edges with their predicates, the vertices pinned to a data vertex, then the join plan
+    /// and the engine that ran it, as `gsi match --explain` does.
+    #[arg(long, help_heading = "Output")]
+    pub explain: bool,
 
     #[command(flatten)]
     pub engine: EngineArgs,

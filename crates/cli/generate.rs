@@ -1,19 +1,25 @@
-//! `gsi generate graph` and `gsi generate queries`: seeded data graphs and queries, written
-//! as text files.
+//! `gsi generate graph`, `gsi generate queries` and `gsi generate rdf`: seeded data graphs,
+//! queries and RDF, written as text files.
 
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use gsi_generate::{generate_graph, generate_queries, Density, GraphSpec, QuerySpec, Shape};
+use flate2::write::GzEncoder;
+use gsi_generate::{
+    generate_graph, generate_queries, write_rdf, Density, GraphSpec, QuerySpec, RdfSpec,
+    RdfSummary, Shape,
+};
 use gsi_graph::formats::write::{write_graph, WriteFormat};
+use gsi_graph::formats::AtomicFile;
 
-use crate::output::{output_name, refuse_binary_to_terminal, write_graph_output};
+use crate::output::{is_stdout, output_name, refuse_binary_to_terminal, write_graph_output};
 
 use crate::config::{process_bound, read_options};
 use crate::exit::input_error;
 use crate::exit::Exit;
-use crate::flags::{GenerateCommand, GenerateGraphArgs, GenerateQueriesArgs};
+use crate::flags::{GenerateCommand, GenerateGraphArgs, GenerateQueriesArgs, GenerateRdfArgs};
 use crate::{load, progress};
 
 /// A request the generators cannot meet is bad input; anything else is a failure.
@@ -165,10 +171,69 @@ fn run_queries(args: GenerateQueriesArgs) -> Result<Exit> {
     Ok(Exit::Success)
 }
 
+/// Writes the triples of `spec` to `output`: standard output for `-`, gzip for a name
+/// ending in `.gz`.
+fn write_rdf_output(spec: &RdfSpec, output: &Path) -> gsi_generate::Result<RdfSummary> {
+    if is_stdout(output) {
+        return write_rdf(
+            spec,
+            BufWriter::with_capacity(1 << 16, std::io::stdout().lock()),
+        );
+    }
+    let mut file = AtomicFile::create(output)?;
+    let summary = match output.extension().is_some_and(|e| e == "gz") {
+        true => {
+            let mut gzip = GzEncoder::new(BufWriter::new(&mut file), flate2::Compression::fast());
+            let summary = write_rdf(spec, &mut gzip)?;
+            gzip.finish()?.flush()?;
+            summary
+        }
+        false => write_rdf(spec, BufWriter::with_capacity(1 << 16, &mut file))?,
+    };
+    file.commit()?;
+    Ok(summary)
+}
+
+fn run_rdf(args: GenerateRdfArgs) -> Result<Exit> {
+    let spec = RdfSpec {
+        triples: args.triples,
+        seed: args.seed,
+    };
+    let output = args.output.as_deref().unwrap_or(Path::new("-"));
+    let started = Instant::now();
+    let spinner = progress::spinner(
+        progress::wanted(args.quiet),
+        format!(
+            "generating about {} triples into {}",
+            spec.triples,
+            output_name(output)
+        ),
+    );
+    let summary = write_rdf_output(&spec, output).map_err(|e| match e {
+        gsi_generate::Error::Io(io) => {
+            anyhow::Error::new(io).context(format!("writing {}", output_name(output)))
+        }
+        other => generation_error("--triples: ", other),
+    })?;
+    spinner.finish_and_clear();
+    if !args.quiet {
+        eprintln!(
+            "gsi: wrote {} (N-Triples): {} triples about {} entities, seed {}, in {:.3} s",
+            output_name(output),
+            summary.triples,
+            summary.entities,
+            spec.seed,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(Exit::Success)
+}
+
 pub fn run(what: GenerateCommand) -> Result<Exit> {
     match what {
         GenerateCommand::Graph(args) => run_graph(args),
         GenerateCommand::Queries(args) => run_queries(args),
+        GenerateCommand::Rdf(args) => run_rdf(args),
     }
 }
 
@@ -248,6 +313,24 @@ mod tests {
             err.contains("--shape") && err.contains("unknown graph shape"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn rdf_is_gzipped_for_a_name_ending_in_gz() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = RdfSpec {
+            triples: 10_000,
+            seed: 2,
+        };
+        let (plain, gzipped) = (dir.path().join("w.nt"), dir.path().join("w.nt.gz"));
+        let written = write_rdf_output(&spec, &plain).unwrap();
+        assert_eq!(write_rdf_output(&spec, &gzipped).unwrap(), written);
+        let mut unzipped = Vec::new();
+        let file = std::fs::File::open(&gzipped).unwrap();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(file), &mut unzipped).unwrap();
+        assert_eq!(unzipped, std::fs::read(&plain).unwrap());
+        let lines = unzipped.iter().filter(|&&b| b == b'\n').count();
+        assert_eq!(lines as u64, written.triples);
     }
 
     #[test]

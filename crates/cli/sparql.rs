@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use gsi_core::MatchOptions;
 use gsi_graph::formats::{Format, ReadOptions};
 use gsi_sparql::results::ResultsWriter;
-use gsi_sparql::{answer, RdfData, ResultsFormat};
+use gsi_sparql::{answer, answer_explained, RdfData, ResultsFormat};
 
 use crate::config::engine_choice;
 use crate::exit::{input_error, Exit};
@@ -62,7 +62,15 @@ pub fn run(args: SparqlArgs) -> Result<Exit> {
     let engine = session.engines[0].as_mut();
     let options = MatchOptions::default();
     let count = writer.is_none();
-    let n = answer(&query, &data, engine, &options, writer).map_err(sparql_error)?;
+    let n = match args.explain {
+        true => {
+            let (n, explained) =
+                answer_explained(&query, &data, engine, &options, writer).map_err(sparql_error)?;
+            eprint!("{explained}");
+            n
+        }
+        false => answer(&query, &data, engine, &options, writer).map_err(sparql_error)?,
+    };
     if count {
         writeln!(stdout.lock(), "{n}")?;
     }

@@ -8,6 +8,8 @@
 //! - [`generate_queries`] walks the data graph at random and keeps the visited vertices with
 //!   all edges among them ([`Density::Dense`]) or a spanning tree and a few more
 //!   ([`Density::Sparse`]).
+//! - [`write_rdf`] writes RDF shaped like WatDiv (typed entities, 86 predicates, skewed
+//!   degrees, literals with datatypes and languages) as N-Triples.
 //!
 //! Output depends only on the inputs and the seed: not on the platform nor on the number
 //! of threads. Random numbers come from PCG streams (`rand_pcg`, pinned) and are turned
@@ -18,10 +20,12 @@ mod graph;
 mod presets;
 mod query;
 mod random;
+mod rdf;
 
 pub use graph::{generate_graph, GraphSpec, Shape};
 pub use presets::Preset;
 pub use query::{generate_queries, Density, Query, QuerySpec};
+pub use rdf::{write_rdf, RdfSpec, RdfSummary, RDF_MAX_TRIPLES, RDF_MIN_TRIPLES, RDF_PREDICATES};
 
 /// What can go wrong while generating.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +38,9 @@ pub enum Error {
     /// Building the graph failed (a bug: generated edges are checked).
     #[error(transparent)]
     Graph(#[from] gsi_graph::Error),
+    /// Writing generated data failed.
+    #[error("writing: {0}")]
+    Io(#[from] std::io::Error),
 }
 
 /// Result with this crate's [`Error`].

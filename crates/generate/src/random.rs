@@ -22,6 +22,8 @@ pub(crate) enum Purpose {
     Query = 6,
     /// A vertex's labels beyond its first.
     MoreVertexLabels = 7,
+    /// An RDF entity's triples; the kind's number is added.
+    Rdf = 0x200,
 }
 
 /// The stream for (`seed`, `purpose` plus `offset`, `index`).

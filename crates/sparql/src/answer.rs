@@ -10,19 +10,23 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use gsi_core::{find_matches, CountOnly, DataIndex, Engine, MatchOptions, Semantics, Status};
+use gsi_core::{
+    find_matches, CountOnly, DataIndex, Engine, MatchOptions, MatchReport, MatchSink, Semantics,
+    Status,
+};
 use gsi_graph::formats::{LabelNames, SkippedEdges, VertexNames};
-use gsi_graph::{EdgeLabel, VertexId};
+use gsi_graph::{EdgeLabel, Graph, VertexId};
 use oxrdf::vocab::xsd;
 
 use crate::bgp::{QueryGraph, Terms};
 use crate::error::{Error, Result};
+use crate::explain;
 use crate::filter::Filter;
 use crate::order::{Held, Key};
 use crate::parse::{Form, Query, Variable};
-use crate::predicates::PredicateVariables;
+use crate::predicates::{predicate_name, PredicateVariables};
 use crate::results::ResultsWriter;
-use crate::rows::{Assigned, Filtered, RowSink, Rows, Tally};
+use crate::rows::{Assigned, Filtered, RowSink, Rows, Tally, Typed};
 use crate::spelling::TermIndex;
 
 /// An indexed N-Triples graph, ready for queries.
@@ -79,20 +83,70 @@ pub fn answer<W: Write>(
     data: &RdfData<'_>,
     engine: &mut dyn Engine,
     options: &MatchOptions,
-    mut output: Option<ResultsWriter<W>>,
+    output: Option<ResultsWriter<W>>,
 ) -> Result<u64> {
     let bgp = Union::build(query, &data.terms)?;
+    let mut matcher = Matcher {
+        engine,
+        reports: None,
+        part: 0,
+    };
+    answer_union(query, data, &bgp, &mut matcher, options, output)
+}
+
+/// [`answer`], and how: each query graph of the BGP with its plan and engine, as text
+/// ([`crate::explain`]).
+///
+/// # Errors
+/// Those of [`answer`].
+pub fn answer_explained<W: Write>(
+    query: &Query,
+    data: &RdfData<'_>,
+    engine: &mut dyn Engine,
+    options: &MatchOptions,
+    output: Option<ResultsWriter<W>>,
+) -> Result<(u64, String)> {
+    let bgp = Union::build(query, &data.terms)?;
+    let mut matcher = Matcher {
+        engine,
+        reports: Some(bgp.parts.iter().map(|_| None).collect()),
+        part: 0,
+    };
+    let n = answer_union(query, data, &bgp, &mut matcher, options, output)?;
+    let mut text = String::new();
+    let reports = matcher.reports.unwrap_or_default();
+    for ((part, assignment), report) in bgp.parts.iter().zip(&reports) {
+        let named: Vec<(&str, &str)> = bgp
+            .predicates
+            .variables
+            .iter()
+            .zip(assignment)
+            .map(|(v, &p)| (v.as_str(), predicate_name(&data.terms, p).unwrap_or("")))
+            .collect();
+        explain::query_graph(&mut text, part, &named, &data.terms, report.as_ref());
+    }
+    Ok((n, text))
+}
+
+/// [`answer`] of the BGP `bgp`, matched by `matcher`.
+fn answer_union<W: Write>(
+    query: &Query,
+    data: &RdfData<'_>,
+    bgp: &Union,
+    matcher: &mut Matcher<'_>,
+    options: &MatchOptions,
+    mut output: Option<ResultsWriter<W>>,
+) -> Result<u64> {
     let filter = query.filter.as_ref();
     let mut options = MatchOptions {
         semantics: Semantics::Homomorphism,
-        pinned: bgp.shape.pinned.clone(),
         ..options.clone()
     };
     match &query.form {
         Form::Ask => {
             let answer = query.limit != Some(0) && {
                 options.limit = Some(query.offset.saturating_add(1) as u64);
-                count(&bgp, data, engine, &options, filter)? > query.offset as u64
+                count(bgp, data, matcher, &options, filter)? > query.offset as u64
             };
             if let Some(output) = output {
                 output.boolean(answer)?;
@@ -100,7 +154,7 @@ pub fn answer<W: Write>(
             Ok(u64::from(answer))
         }
         Form::Count { variable } => {
-            let n = count(&bgp, data, engine, &options, filter)?;
+            let n = count(bgp, data, matcher, &options, filter)?;
             if let Some(mut output) = output {
                 let name = [variable.as_str()];
                 output.start(&name)?;
@@ -129,7 +183,7 @@ pub fn answer<W: Write>(
             let matches_wanted = query.limit.map(|l| query.offset.saturating_add(l) as u64);
             if output.is_none() && !distinct {
                 options.limit = matches_wanted;
-                let n = count(&bgp, data, engine, &options, filter)?
+                let n = count(bgp, data, matcher, &options, filter)?
                     .saturating_sub(query.offset as u64);
                 return Ok(query.limit.map_or(n, |l| n.min(l as u64)));
             }
@@ -165,7 +219,7 @@ pub fn answer<W: Write>(
                 names: &names,
                 width: bgp.shape.vertex_count(),
                 vertices: &data.terms.vertices,
-                predicates: &data.terms.predicates,
+                terms: &data.terms,
                 seen: distinct.then(HashSet::new),
                 skip: query.offset,
                 left: query.limit,
@@ -176,7 +230,7 @@ pub fn answer<W: Write>(
             if ordered {
                 let width = bgp.shape.vertex_count() + bgp.predicates.variables.len();
                 let mut held = Held::new(width, keys.len(), options.memory_budget);
-                matches(&bgp, data, engine, &options, filter, &mut held)?;
+                matches(bgp, data, matcher, &options, filter, &mut held)?;
                 for row in held.sorted(&keys, &data.terms.vertices)? {
                     if sink.left == Some(0) {
                         break;
@@ -184,7 +238,7 @@ pub fn answer<W: Write>(
                     sink.row(row)?;
                 }
             } else {
-                matches(&bgp, data, engine, &options, filter, &mut sink)?;
+                matches(bgp, data, matcher, &options, filter, &mut sink)?;
             }
             let n = sink.count;
             if let Some(output) = output {
@@ -232,16 +286,51 @@ impl Union {
     }
 }
 
+/// The engine that matches each query graph of a union, keeping each one's report where
+/// asked (`--explain`).
+struct Matcher<'e> {
+    engine: &'e mut dyn Engine,
+    /// By query graph of the union, once matched.
+    reports: Option<Vec<Option<MatchReport>>>,
+    /// The query graph being matched.
+    part: usize,
+}
+
+impl Matcher<'_> {
+    /// The matches of `graph`, the graph of `part`, to `sink`; returns their number. A
+    /// search stopped by the caller's deadline or interrupt is an error ([`whole`]).
+    fn find(
+        &mut self,
+        part: &QueryGraph,
+        graph: &Graph,
+        index: &DataIndex,
+        options: &MatchOptions,
+        sink: &mut dyn MatchSink,
+    ) -> Result<u64> {
+        let options = MatchOptions {
+            pinned: part.pinned.clone(),
+            ..options.clone()
+        };
+        let report = find_matches(self.engine, graph, index, &options, sink)?;
+        let (count, status) = (report.count, report.status);
+        if let Some(reports) = &mut self.reports {
+            reports[self.part] = Some(report);
+        }
+        whole(status)?;
+        Ok(count)
+    }
+}
+
 /// The number of solutions of the union that pass `filter` (up to `options.limit`).
 fn count(
     bgp: &Union,
     data: &RdfData<'_>,
-    engine: &mut dyn Engine,
+    matcher: &mut Matcher<'_>,
     options: &MatchOptions,
     filter: Option<&Filter>,
 ) -> Result<u64> {
     let mut total = 0;
-    for (part, _) in &bgp.parts {
+    for (i, (part, _)) in bgp.parts.iter().enumerate() {
         let limit = options.limit.map(|l| l.saturating_sub(total));
         if limit == Some(0) {
             break;
@@ -250,7 +339,8 @@ fn count(
             limit,
             ..options.clone()
         };
-        total += count_part(part, data, engine, &options, filter)?;
+        matcher.part = i;
+        total += count_part(part, data, matcher, &options, filter)?;
     }
     Ok(total)
 }
@@ -259,7 +349,7 @@ fn count(
 fn count_part(
     bgp: &QueryGraph,
     data: &RdfData<'_>,
-    engine: &mut dyn Engine,
+    matcher: &mut Matcher<'_>,
     options: &MatchOptions,
     filter: Option<&Filter>,
 ) -> Result<u64> {
@@ -267,13 +357,11 @@ fn count_part(
         (None, _) => Ok(0),
         // The empty BGP has one solution, binding nothing.
         (Some(_), None) if bgp.vertex_count() == 0 => Ok(1),
-        (Some(graph), None) => {
-            let report = find_matches(engine, graph, data.index, options, &mut CountOnly)?;
-            whole(report.status)?;
-            Ok(report.count)
+        (Some(graph), None) if bgp.typing.is_none() => {
+            matcher.find(bgp, graph, data.index, options, &mut CountOnly)
         }
-        // Each match is filtered, so the limit is on solutions, not matches.
-        (Some(_), Some(_)) => {
+        // Each match is filtered or typed, so the limit is on solutions, not matches.
+        (Some(_), _) => {
             let stop = Arc::new(AtomicBool::new(false));
             let mut tally = Tally::new(options.limit, stop.clone());
             let options = MatchOptions {
@@ -281,7 +369,7 @@ fn count_part(
                 enough: Some(stop),
                 ..options.clone()
             };
-            part_matches(bgp, data, engine, &options, filter, &mut tally)?;
+            part_matches(bgp, data, matcher, &options, filter, &mut tally)?;
             Ok(tally.count)
         }
     }
@@ -292,23 +380,24 @@ fn count_part(
 fn matches(
     bgp: &Union,
     data: &RdfData<'_>,
-    engine: &mut dyn Engine,
+    matcher: &mut Matcher<'_>,
     options: &MatchOptions,
     filter: Option<&Filter>,
     sink: &mut dyn Rows,
 ) -> Result<()> {
-    for (part, assignment) in &bgp.parts {
+    for (i, (part, assignment)) in bgp.parts.iter().enumerate() {
+        matcher.part = i;
         match options.stop() {
             Some(Status::Limit) => break,
             Some(status) => whole(status)?,
             None => {}
         }
         if assignment.is_empty() {
-            part_matches(part, data, engine, options, filter, sink)?;
+            part_matches(part, data, matcher, options, filter, sink)?;
         } else {
             let width = bgp.shape.vertex_count();
             let mut assigned = Assigned::new(width, assignment, sink);
-            part_matches(part, data, engine, options, filter, &mut assigned)?;
+            part_matches(part, data, matcher, options, filter, &mut assigned)?;
         }
     }
     Ok(())
@@ -318,16 +407,16 @@ fn matches(
 fn part_matches(
     bgp: &QueryGraph,
     data: &RdfData<'_>,
-    engine: &mut dyn Engine,
+    matcher: &mut Matcher<'_>,
     options: &MatchOptions,
     filter: Option<&Filter>,
     sink: &mut dyn Rows,
 ) -> Result<()> {
     let Some(filter) = filter else {
-        return all_matches(bgp, data, engine, options, sink);
+        return all_matches(bgp, data, matcher, options, sink);
     };
     let mut filtered = Filtered::new(filter, bgp, &data.terms.vertices, sink);
-    let matched = all_matches(bgp, data, engine, options, &mut filtered);
+    let matched = all_matches(bgp, data, matcher, options, &mut filtered);
     match filtered.failed {
         Some(error) => Err(error),
         None => matched,
@@ -338,7 +427,7 @@ fn part_matches(
 fn all_matches(
     bgp: &QueryGraph,
     data: &RdfData<'_>,
-    engine: &mut dyn Engine,
+    matcher: &mut Matcher<'_>,
     options: &MatchOptions,
     sink: &mut dyn Rows,
 ) -> Result<()> {
@@ -346,7 +435,17 @@ fn all_matches(
         None => Ok(()),
         Some(_) if bgp.vertex_count() == 0 => Ok(sink.row(&[])?),
         Some(graph) => {
-            whole(find_matches(engine, graph, data.index, options, &mut RowSink(sink))?.status)
+            match &bgp.typing {
+                Some(typing) => {
+                    let width = bgp.vertex_count();
+                    let mut typed = Typed::new(typing, width, data.index, &data.terms, sink);
+                    matcher.find(bgp, graph, data.index, options, &mut RowSink(&mut typed))?;
+                }
+                None => {
+                    matcher.find(bgp, graph, data.index, options, &mut RowSink(sink))?;
+                }
+            }
+            Ok(())
         }
     }
 }
@@ -369,7 +468,7 @@ struct Solutions<'s, W: Write> {
     /// Query vertices: a row's places from here on hold predicates.
     width: usize,
     vertices: &'s TermIndex<'s>,
-    predicates: &'s TermIndex<'s>,
+    terms: &'s Terms<'s>,
     /// Projected solutions seen, under `DISTINCT`.
     seen: Option<HashSet<Vec<Option<VertexId>>>>,
     /// Solutions still to skip (`OFFSET`).
@@ -403,7 +502,7 @@ impl<W: Write> Rows for Solutions<'_, W> {
                 .iter()
                 .zip(&self.columns)
                 .map(|(v, c)| match c {
-                    Some(c) if *c >= self.width => v.and_then(|v| self.predicates.name(v)),
+                    Some(c) if *c >= self.width => v.and_then(|v| predicate_name(self.terms, v)),
                     _ => v.and_then(|v| self.vertices.name(v)),
                 })
                 .collect();

@@ -18,12 +18,13 @@ use spargebra::term::{NamedNodePattern, TermPattern, TriplePattern};
 
 use crate::error::{Error, Result};
 use crate::parse::Variable;
+use crate::predicates::RDF_TYPE;
 use crate::spelling::TermIndex;
 
 /// The data a BGP is translated for: its vertices' terms and its label dictionaries.
 #[derive(Clone, Debug)]
 pub struct Terms<'d> {
-    /// Every data vertex's term.
+    /// Every data vertex's term, then the classes that are no vertex.
     pub vertices: TermIndex<'d>,
     /// The predicates (edge labels).
     pub predicates: TermIndex<'d>,
@@ -40,7 +41,7 @@ impl<'d> Terms<'d> {
     pub fn of(vertices: &'d Dictionary, labels: &'d LabelNames) -> Result<Terms<'d>> {
         match (&labels.edge, &labels.vertex) {
             (Some(predicates), Some(classes)) => Ok(Terms {
-                vertices: TermIndex::new(vertices, "term")?,
+                vertices: TermIndex::new(vertices, "term")?.with_after(classes),
                 predicates: TermIndex::new(predicates, "predicate")?,
                 classes: TermIndex::new(classes, "class")?,
             }),
@@ -65,10 +66,15 @@ enum Node {
 pub struct QueryGraph {
     /// The graph; `None` when the BGP can have no solution in this data.
     pub graph: Option<Graph>,
-    /// Constants' query vertices with their data vertices.
+    /// Constants' vertices of the graph with their data vertices.
     pub pinned: Vec<(usize, VertexId)>,
     /// The query vertex of each variable.
     variables: HashMap<String, usize>,
+    /// Each query vertex's term as SPARQL writes it (`?x`, `_:b`, `<iri>`, `"text"@en`).
+    terms: Vec<String>,
+    /// The `rdf:type` triples of variable predicates, matched through classes; `None`
+    /// without them, when the graph's vertices are the query vertices.
+    pub typing: Option<Typing>,
     /// Query vertices.
     vertex_count: usize,
 }
@@ -88,10 +94,15 @@ impl QueryGraph {
     ) -> Result<QueryGraph> {
         let mut nodes: HashMap<Node, usize> = HashMap::new();
         let mut labels: Vec<(usize, VertexLabel)> = Vec::new();
-        let mut edges: Vec<(VertexId, VertexId, EdgeLabel)> = Vec::new();
+        let mut edges: Vec<(usize, usize, EdgeLabel)> = Vec::new();
+        // Triples whose variable predicate is rdf:type: subject and class vertices.
+        let mut typed: Vec<(usize, usize)> = Vec::new();
+        // Vertices that are a subject, or an object other than a typed triple's class.
+        let mut nodes_seen: Vec<usize> = Vec::new();
         let mut solvable = true;
         for pattern in patterns {
             let subject = vertex(&mut nodes, &pattern.subject);
+            nodes_seen.push(subject);
             let label = match &pattern.predicate {
                 NamedNodePattern::Variable(v) => variables
                     .iter()
@@ -119,36 +130,77 @@ impl QueryGraph {
             };
             let object = vertex(&mut nodes, &pattern.object);
             match label {
+                Some(RDF_TYPE) => typed.push((subject, object)),
                 Some(label) if subject != object => {
-                    edges.push((subject as VertexId, object as VertexId, label))
+                    nodes_seen.push(object);
+                    edges.push((subject, object, label));
                 }
                 _ => solvable = false,
             }
         }
         let vertex_count = nodes.len();
+        let mut is_node = vec![false; vertex_count];
+        for u in nodes_seen {
+            is_node[u] = true;
+        }
+        // The query vertex of each matched vertex: all but those that are only classes.
+        let matched: Vec<usize> = (0..vertex_count).filter(|&u| is_node[u]).collect();
+        let mut compact = vec![usize::MAX; vertex_count];
+        for (i, &u) in matched.iter().enumerate() {
+            compact[u] = i;
+        }
         let mut pinned = Vec::new();
         let mut variables = HashMap::new();
+        let mut terms = vec![String::new(); vertex_count];
+        // The class each constant of a typed triple's class names.
+        let mut constant_classes: HashMap<usize, VertexLabel> = HashMap::new();
         for (node, u) in nodes {
             match node {
                 Node::Variable(name) => {
+                    terms[u] = format!("?{name}");
                     variables.insert(name, u);
                 }
-                Node::Blank(_) => {}
-                Node::Constant(term) => match data.vertices.id(&term) {
-                    Some(v) => pinned.push((u, v)),
-                    None => solvable = false,
-                },
+                Node::Blank(name) => terms[u] = format!("_:{name}"),
+                Node::Constant(term) => {
+                    if typed.iter().any(|&(_, o)| o == u) {
+                        match data.classes.id(&term) {
+                            Some(class) => {
+                                constant_classes.insert(u, class);
+                            }
+                            None => solvable = false,
+                        }
+                    }
+                    if is_node[u] {
+                        match data.vertices.id(&term) {
+                            Some(v) => pinned.push((compact[u], v)),
+                            None => solvable = false,
+                        }
+                    }
+                    terms[u] = term;
+                }
             }
         }
         pinned.sort_unstable();
+        // A constant class is a vertex label of its subjects, as under a constant rdf:type.
+        for &(s, o) in &typed {
+            if let Some(&class) = constant_classes.get(&o) {
+                labels.push((s, class));
+            }
+        }
+        let typing = (!typed.is_empty())
+            .then(|| Typing::new(&typed, &is_node, &constant_classes, matched.clone()));
         let graph = if solvable {
+            let mut edges: Vec<(VertexId, VertexId, EdgeLabel)> = edges
+                .into_iter()
+                .map(|(s, o, label)| (compact[s] as VertexId, compact[o] as VertexId, label))
+                .collect();
             edges.sort_unstable();
             edges.dedup();
             labels.sort_unstable();
             labels.dedup();
-            let mut builder = GraphBuilder::with_edges(true, vec![0; vertex_count], edges)?;
+            let mut builder = GraphBuilder::with_edges(true, vec![0; matched.len()], edges)?;
             for (u, label) in labels {
-                builder.add_label(u as VertexId, label)?;
+                builder.add_label(compact[u] as VertexId, label)?;
             }
             Some(builder.build()?)
         } else {
@@ -158,8 +210,17 @@ impl QueryGraph {
             graph,
             pinned,
             variables,
+            terms,
+            typing,
             vertex_count,
         })
+    }
+
+    /// The term of vertex `u` of [`QueryGraph::graph`] as SPARQL writes it (`?x`, `_:b`,
+    /// `<iri>`, `"text"@en`).
+    pub fn term(&self, u: usize) -> &str {
+        let vertex = self.typing.as_ref().map_or(u, |t| t.matched[u]);
+        &self.terms[vertex]
     }
 
     /// The query vertex of `variable`, if the BGP has it.
@@ -170,6 +231,45 @@ impl QueryGraph {
     /// Query vertices: variables, blank nodes and constants.
     pub fn vertex_count(&self) -> usize {
         self.vertex_count
+    }
+}
+
+/// How the triples `s ?p o` whose predicate variable is assigned `rdf:type` are answered:
+/// they are no edges of the graph matched, and the class `o` must be one of the labels of
+/// `s`'s data vertex. Where `o` is a subject or object elsewhere, it is matched and its term
+/// is checked to be such a class (`checks`); where it is not, it is no vertex of the graph,
+/// and each match is repeated for each class its subjects share (`classes`).
+#[derive(Clone, Debug)]
+pub struct Typing {
+    /// The query vertex of each vertex of the graph.
+    pub matched: Vec<usize>,
+    /// Query vertices `(s, o)`: `o`'s term is a class of `s`.
+    pub checks: Vec<(usize, usize)>,
+    /// Query vertices that are only classes, each with its subjects and, for a constant,
+    /// its class.
+    pub classes: Vec<(usize, Vec<usize>, Option<VertexLabel>)>,
+}
+
+impl Typing {
+    fn new(
+        typed: &[(usize, usize)],
+        is_node: &[bool],
+        constant_classes: &HashMap<usize, VertexLabel>,
+        matched: Vec<usize>,
+    ) -> Typing {
+        let checks = typed.iter().copied().filter(|&(_, o)| is_node[o]).collect();
+        let mut classes: Vec<(usize, Vec<usize>, Option<VertexLabel>)> = Vec::new();
+        for &(s, o) in typed.iter().filter(|&&(_, o)| !is_node[o]) {
+            match classes.iter_mut().find(|(u, _, _)| *u == o) {
+                Some((_, subjects, _)) => subjects.push(s),
+                None => classes.push((o, vec![s], constant_classes.get(&o).copied())),
+            }
+        }
+        Typing {
+            matched,
+            checks,
+            classes,
+        }
     }
 }
 

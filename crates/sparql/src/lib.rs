@@ -15,6 +15,7 @@ pub mod answer;
 pub mod bgp;
 pub mod compare;
 mod error;
+mod explain;
 pub mod filter;
 pub mod order;
 pub mod parse;
@@ -23,7 +24,7 @@ pub mod results;
 mod rows;
 pub mod spelling;
 
-pub use answer::{answer, RdfData};
+pub use answer::{answer, answer_explained, RdfData};
 pub use error::{Error, Result};
 pub use parse::{parse, Form, Query, SortKey};
 pub use results::ResultsFormat;

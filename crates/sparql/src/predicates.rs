@@ -2,7 +2,10 @@
 //! over every assignment of the data's predicates to its predicate variables (one variable,
 //! one predicate, in every triple it names), of the solutions of the BGP with those
 //! predicates, each extended with the variables bound to them. Each solution binds a
-//! variable to one predicate, so the union is exact under bag semantics.
+//! variable to one predicate, so the union is exact under bag semantics. Over data with
+//! `rdf:type` triples, which gsi holds as vertex labels rather than edges, `rdf:type` is one
+//! more predicate ([`RDF_TYPE`]): its triples are matched through their subject's classes
+//! ([`crate::bgp::Typing`]).
 
 use gsi_graph::EdgeLabel;
 use spargebra::term::{NamedNodePattern, TermPattern};
@@ -13,6 +16,21 @@ use crate::parse::{Query, Variable};
 
 /// The most assignments of predicates one query may be answered by.
 pub const MAX_ASSIGNMENTS: u64 = 10_000;
+
+/// The edge label that stands for `rdf:type` in an assignment: no data edge has it.
+pub const RDF_TYPE: EdgeLabel = EdgeLabel::MAX;
+
+/// The term of predicate `label` of an assignment in `data`.
+pub fn predicate_name<'d>(data: &Terms<'d>, label: EdgeLabel) -> Option<&'d str> {
+    match label {
+        RDF_TYPE => Some(concat!(
+            "<",
+            "http://www.w3.org/1999/02/22-rdf-syntax-ns#type",
+            ">"
+        )),
+        _ => data.predicates.name(label),
+    }
+}
 
 /// The predicate variables of a query, with the assignments they take.
 #[derive(Clone, Debug)]
@@ -28,8 +46,8 @@ impl PredicateVariables {
     ///
     /// # Errors
     /// [`Error::Unsupported`] for a predicate variable that is also a subject or an object,
-    /// one that a `FILTER` or `ORDER BY` names, one over data with `rdf:type` triples (they
-    /// are vertex labels, no edges), and more than [`MAX_ASSIGNMENTS`] assignments.
+    /// one that a `FILTER` or `ORDER BY` names, and more than [`MAX_ASSIGNMENTS`]
+    /// assignments.
     pub fn of(query: &Query, data: &Terms<'_>) -> Result<PredicateVariables> {
         let mut variables: Vec<Variable> = Vec::new();
         for pattern in &query.patterns {
@@ -39,7 +57,12 @@ impl PredicateVariables {
                 }
             }
         }
-        let labels: Vec<EdgeLabel> = data.predicates.ids().collect();
+        let typed = data.classes.ids().next().is_some();
+        let labels: Vec<EdgeLabel> = data
+            .predicates
+            .ids()
+            .chain(typed.then_some(RDF_TYPE))
+            .collect();
         if variables.is_empty() {
             return Ok(PredicateVariables { variables, labels });
         }
@@ -65,9 +88,6 @@ impl PredicateVariables {
         }
         if query.order.iter().any(|k| variables.contains(&k.variable)) {
             return refuse("ORDER BY a variable predicate");
-        }
-        if data.classes.ids().next().is_some() {
-            return refuse("a variable predicate over data with rdf:type triples");
         }
         let assignments = u32::try_from(variables.len())
             .ok()
@@ -173,7 +193,11 @@ mod tests {
             "{DATA}<http://ex/a> <{}> <http://ex/C> .\n",
             rdf::TYPE.as_str()
         );
-        assert!(refused(&typed, "SELECT * { ?x ?p ?y }").contains("rdf:type"));
+        // Over typed data, rdf:type is one more predicate.
+        let assignments = variables(&typed, "SELECT * { ?x ?p ?y }")
+            .unwrap()
+            .assignments();
+        assert_eq!(assignments, vec![vec![0], vec![1], vec![2], vec![RDF_TYPE]]);
         // 3^8 assignments are answered, 3^9 are too many.
         let chain = |k: usize| {
             let triples: Vec<String> = (0..k)

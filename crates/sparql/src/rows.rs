@@ -5,11 +5,11 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use gsi_core::MatchSink;
-use gsi_graph::{EdgeLabel, VertexId};
+use gsi_core::{DataIndex, MatchSink};
+use gsi_graph::{EdgeLabel, VertexId, VertexLabel};
 use oxrdf::Term;
 
-use crate::bgp::QueryGraph;
+use crate::bgp::{QueryGraph, Terms, Typing};
 use crate::error::Error;
 use crate::filter::Filter;
 use crate::parse::Variable;
@@ -62,6 +62,88 @@ impl Rows for Assigned<'_> {
     fn row(&mut self, row: &[VertexId]) -> gsi_core::Result<()> {
         self.row[..self.width].copy_from_slice(row);
         self.inner.row(&self.row)
+    }
+}
+
+/// The rows of a query graph matched without its typed triples ([`Typing`]): each extended
+/// to every query vertex, kept where its checked vertices are classes of their subjects, and
+/// repeated for each class that its class vertices' subjects share.
+pub struct Typed<'t> {
+    typing: &'t Typing,
+    index: &'t DataIndex,
+    terms: &'t Terms<'t>,
+    /// The row being extended, a place per query vertex.
+    row: Vec<VertexId>,
+    inner: &'t mut dyn Rows,
+}
+
+impl<'t> Typed<'t> {
+    /// Rows of `width` query vertices, as `typing` says, over the data of `index` and
+    /// `terms`.
+    pub fn new(
+        typing: &'t Typing,
+        width: usize,
+        index: &'t DataIndex,
+        terms: &'t Terms<'t>,
+        inner: &'t mut dyn Rows,
+    ) -> Typed<'t> {
+        Typed {
+            typing,
+            index,
+            terms,
+            row: vec![0; width],
+            inner,
+        }
+    }
+
+    /// The labels of data vertex `v`: its classes, and 0, which every vertex has.
+    fn classes(&self, v: VertexId) -> &'t [VertexLabel] {
+        let index = self.index;
+        index
+            .internal_id(v)
+            .map_or(&[][..], |i| index.graph().labels_of(i))
+    }
+
+    /// Hands on the row once for each class of the class vertices from the `k`-th on.
+    fn expand(&mut self, k: usize) -> gsi_core::Result<()> {
+        let typing = self.typing;
+        let Some((vertex, subjects, constant)) = typing.classes.get(k) else {
+            return self.inner.row(&self.row);
+        };
+        for &class in self
+            .classes(self.row[subjects[0]])
+            .iter()
+            .filter(|&&c| c != 0)
+        {
+            let shared = subjects[1..]
+                .iter()
+                .all(|&s| self.classes(self.row[s]).contains(&class));
+            if !shared || constant.is_some_and(|c| c != class) {
+                continue;
+            }
+            let Some(id) = self.terms.vertices.after(class) else {
+                continue;
+            };
+            self.row[*vertex] = id;
+            self.expand(k + 1)?;
+        }
+        Ok(())
+    }
+}
+
+impl Rows for Typed<'_> {
+    fn row(&mut self, matched: &[VertexId]) -> gsi_core::Result<()> {
+        for (&u, &v) in self.typing.matched.iter().zip(matched) {
+            self.row[u] = v;
+        }
+        for &(s, o) in &self.typing.checks {
+            let class = self.terms.vertices.name(self.row[o]);
+            let class = class.and_then(|name| self.terms.classes.id(name));
+            if !class.is_some_and(|c| self.classes(self.row[s]).contains(&c)) {
+                return Ok(());
+            }
+        }
+        self.expand(0)
     }
 }
 

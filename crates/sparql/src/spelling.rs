@@ -20,6 +20,9 @@ pub struct TermIndex<'d> {
     names: &'d Dictionary,
     /// Oxrdf's spelling of each term that the file spelled otherwise.
     respelled: HashMap<String, u32>,
+    /// Terms numbered after those of `names`, in their order: the classes, which a solution
+    /// binds where a variable predicate is `rdf:type` ([`TermIndex::after`]).
+    after: Option<&'d Dictionary>,
 }
 
 impl<'d> TermIndex<'d> {
@@ -49,7 +52,28 @@ impl<'d> TermIndex<'d> {
             }
             respelled.insert(canonical, id);
         }
-        Ok(TermIndex { names, respelled })
+        Ok(TermIndex {
+            names,
+            respelled,
+            after: None,
+        })
+    }
+
+    /// These terms, then those of `after` numbered from the end of these on.
+    pub fn with_after(self, after: &'d Dictionary) -> TermIndex<'d> {
+        TermIndex {
+            after: Some(after),
+            ..self
+        }
+    }
+
+    /// The number of `after`'s term numbered `id` there, among these terms: its own number
+    /// here if it is one of these, else its number after them.
+    pub fn after(&self, id: u32) -> Option<u32> {
+        let after = self.after?;
+        let name = after.name(id)?;
+        self.id(name)
+            .or_else(|| self.end()?.checked_add(id.checked_sub(after.first())?))
     }
 
     /// The number of `term`, spelled as oxrdf writes it.
@@ -59,14 +83,26 @@ impl<'d> TermIndex<'d> {
             .or_else(|| self.respelled.get(term).copied())
     }
 
+    /// The number after the last of these terms.
+    fn end(&self) -> Option<u32> {
+        self.names
+            .first()
+            .checked_add(u32::try_from(self.names.len()).ok()?)
+    }
+
     /// Every term's number.
     pub fn ids(&self) -> impl ExactSizeIterator<Item = u32> + 'd {
         self.names.iter().map(|(id, _)| id)
     }
 
-    /// The term numbered `id`, as the file spelled it.
+    /// The term numbered `id`, as the file spelled it (a term of [`TermIndex::with_after`]
+    /// past these).
     pub fn name(&self, id: u32) -> Option<&'d str> {
-        self.names.name(id)
+        self.names.name(id).or_else(|| {
+            let past = id.checked_sub(self.end()?)?;
+            let after = self.after?;
+            after.name(past.checked_add(after.first())?)
+        })
     }
 }
 
