@@ -168,3 +168,50 @@ fn explain_shows_the_query_graph_its_pinned_vertices_plan_and_engine() {
     );
     assert!(!run.stderr.contains("engine:"), "{}", run.stderr);
 }
+
+/// A query whose answer takes long to list stops at SIGINT: exit code 130, and a message
+/// saying the results written are incomplete.
+#[test]
+fn sigint_stops_a_long_answer_with_exit_code_130() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let dir = TestDir::new();
+    // 1,500 resources, each knowing the next 60: paths of four steps number 1,500 · 60^4.
+    let mut data = String::new();
+    for s in 0..1500 {
+        for d in 1..=60 {
+            let o = (s + d) % 1500;
+            data.push_str(&format!(
+                "<http://ex/r{s}> <http://ex/knows> <http://ex/r{o}> .\n"
+            ));
+        }
+    }
+    dir.write("many.nt", data);
+    let query = "PREFIX : <http://ex/> SELECT * { ?a :knows ?b . ?b :knows ?c . ?c :knows ?d . ?d :knows ?e }";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gsi"))
+        .args(["sparql", "--data", "many.nt", "--engine", "cpu", "--quiet"])
+        .args(["--results", "tsv", "-e", query])
+        .current_dir(dir.path(""))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start gsi");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let header = lines.next().expect("a header").unwrap();
+    assert_eq!(header, "?a\t?b\t?c\t?d\t?e");
+    lines.next().expect("a first solution").unwrap();
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let signalled = Instant::now();
+    lines.for_each(drop);
+    let output = child.wait_with_output().expect("wait for gsi");
+    assert!(signalled.elapsed() < Duration::from_secs(20));
+    assert_eq!(output.status.code(), Some(130));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("interrupted"), "{stderr}");
+}

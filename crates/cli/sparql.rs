@@ -13,6 +13,7 @@ use crate::exit::{input_error, Exit};
 use crate::flags::{ResultsArg, SparqlArgs};
 use crate::progress;
 use crate::session::{Session, Show};
+use crate::signals;
 
 pub fn run(args: SparqlArgs) -> Result<Exit> {
     let text = match (&args.query, &args.expression) {
@@ -50,6 +51,7 @@ pub fn run(args: SparqlArgs) -> Result<Exit> {
         vertex_labels: None,
         memory: Some(crate::config::process_bound()),
     };
+    let interrupt = signals::interrupt()?;
     let mut session = Session::open(&args.data, &read, &engine, show, false)?;
     let data = RdfData::new(
         &session.index,
@@ -60,16 +62,25 @@ pub fn run(args: SparqlArgs) -> Result<Exit> {
     .map_err(sparql_error)
     .with_context(|| format!("data {}", args.data.display()))?;
     let engine = session.engines[0].as_mut();
-    let options = MatchOptions::default();
+    let options = MatchOptions {
+        interrupt: Some(interrupt.flag()),
+        ..MatchOptions::default()
+    };
     let count = writer.is_none();
-    let n = match args.explain {
-        true => {
-            let (n, explained) =
-                answer_explained(&query, &data, engine, &options, writer).map_err(sparql_error)?;
+    let answered = match args.explain {
+        true => answer_explained(&query, &data, engine, &options, writer).map(|(n, explained)| {
             eprint!("{explained}");
             n
+        }),
+        false => answer(&query, &data, engine, &options, writer),
+    };
+    let n = match answered {
+        // The solutions written so far are a part of the answer: the exit code says so.
+        Err(gsi_sparql::Error::Interrupted) if interrupt.is_set() => {
+            eprintln!("gsi: interrupted; the results written are incomplete");
+            return Ok(interrupt.exit());
         }
-        false => answer(&query, &data, engine, &options, writer).map_err(sparql_error)?,
+        answered => answered.map_err(sparql_error)?,
     };
     if count {
         writeln!(stdout.lock(), "{n}")?;
