@@ -18,8 +18,11 @@ use spargebra::term::{NamedNodePattern, TermPattern, TriplePattern};
 
 use crate::error::{Error, Result};
 use crate::parse::Variable;
-use crate::predicates::RDF_TYPE;
 use crate::spelling::TermIndex;
+
+/// The edge label that stands for `rdf:type` in a predicate variable's assignment
+/// (`crate::predicates`): no data edge has it.
+pub const RDF_TYPE: EdgeLabel = EdgeLabel::MAX;
 
 /// The data a BGP is translated for: its vertices' terms and its label dictionaries.
 #[derive(Clone, Debug)]

@@ -10,15 +10,12 @@
 use gsi_graph::EdgeLabel;
 use spargebra::term::{NamedNodePattern, TermPattern};
 
-use crate::bgp::Terms;
+use crate::bgp::{Terms, RDF_TYPE};
 use crate::error::{Error, Result};
 use crate::parse::{Query, Variable};
 
 /// The most assignments of predicates one query may be answered by.
 pub const MAX_ASSIGNMENTS: u64 = 10_000;
-
-/// The edge label that stands for `rdf:type` in an assignment: no data edge has it.
-pub const RDF_TYPE: EdgeLabel = EdgeLabel::MAX;
 
 /// The term of predicate `label` of an assignment in `data`.
 pub fn predicate_name<'d>(data: &Terms<'d>, label: EdgeLabel) -> Option<&'d str> {
