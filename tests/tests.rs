@@ -6,6 +6,7 @@
 //! - `sparql`: `gsi sparql` as a user runs it.
 //! - `turtle`: Turtle data read as its triples written as N-Triples.
 //! - `trees`: tree-shaped queries counted by dynamic programming, against the brute force.
+//! - `wide_counts`: counts beyond 64 bits against formulas, and past 128 bits refused.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
 //! - `gmatch`: graphs written as gMatch's binary CSR, read back from its documented layout.
 //! - `patterns`: the query files of `benches/patterns` hold their patterns and count right.
@@ -30,3 +31,4 @@ mod sparql;
 mod trees;
 mod turtle;
 mod util;
+mod wide_counts;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use gsi_graph::Graph;
 
 use crate::engine::Engine;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::index::DataIndex;
 use crate::options::{MatchOptions, Share, Status};
 #[cfg(doc)]
@@ -199,7 +199,10 @@ pub fn find_matches_spread(
         parts.push(part);
     }
     whole.times.join = started.elapsed();
-    whole.count = reports.iter().map(|r| r.count).sum();
+    whole.count = reports
+        .iter()
+        .try_fold(0u128, |sum, r| sum.checked_add(r.count))
+        .ok_or(Error::CountBeyond128Bits)?;
     whole.status = reports
         .iter()
         .map(|r| r.status)

@@ -105,7 +105,7 @@ impl PyMatcher {
         semantics: &str,
         timeout: Option<f64>,
         share: Option<(u32, u32)>,
-    ) -> PyResult<u64> {
+    ) -> PyResult<u128> {
         let (mut job, timeout) = self.job(py, query, semantics, None, timeout)?;
         if let Some((index, count)) = share {
             job.options.share = Some(Share::new(index, count).ok_or_else(|| {

@@ -78,7 +78,7 @@ pub fn answer<W: Write>(
     engine: &mut dyn Engine,
     options: &MatchOptions,
     mut output: Option<ResultsWriter<W>>,
-) -> Result<u64> {
+) -> Result<u128> {
     let bgp = Union::build(query, &data.terms)?;
     let filter = query.filter.as_ref();
     let mut options = MatchOptions {
@@ -90,12 +90,12 @@ pub fn answer<W: Write>(
         Form::Ask => {
             let answer = query.limit != Some(0) && {
                 options.limit = Some(query.offset.saturating_add(1) as u64);
-                count(&bgp, data, engine, &options, filter)? > query.offset as u64
+                count(&bgp, data, engine, &options, filter)? > query.offset as u128
             };
             if let Some(output) = output {
                 output.boolean(answer)?;
             }
-            Ok(u64::from(answer))
+            Ok(u128::from(answer))
         }
         Form::Count { variable } => {
             let n = count(&bgp, data, engine, &options, filter)?;
@@ -128,8 +128,8 @@ pub fn answer<W: Write>(
             if output.is_none() && !distinct {
                 options.limit = matches_wanted;
                 let n = count(&bgp, data, engine, &options, filter)?
-                    .saturating_sub(query.offset as u64);
-                return Ok(query.limit.map_or(n, |l| n.min(l as u64)));
+                    .saturating_sub(query.offset as u128);
+                return Ok(query.limit.map_or(n, |l| n.min(l as u128)));
             }
             let columns = variables.iter().map(|v| bgp.column_of(v)).collect();
             let names: Vec<&str> = variables.iter().map(|v| v.as_str()).collect();
@@ -188,7 +188,7 @@ pub fn answer<W: Write>(
             if let Some(output) = output {
                 output.finish()?;
             }
-            Ok(n)
+            Ok(u128::from(n))
         }
     }
 }
@@ -237,10 +237,12 @@ fn count(
     engine: &mut dyn Engine,
     options: &MatchOptions,
     filter: Option<&Filter>,
-) -> Result<u64> {
-    let mut total = 0;
+) -> Result<u128> {
+    let mut total = 0u128;
     for (part, _) in &bgp.parts {
-        let limit = options.limit.map(|l| l.saturating_sub(total));
+        let limit = options
+            .limit
+            .map(|l| l.saturating_sub(u64::try_from(total).unwrap_or(u64::MAX)));
         if limit == Some(0) {
             break;
         }
@@ -248,7 +250,9 @@ fn count(
             limit,
             ..options.clone()
         };
-        total += count_part(part, data, engine, &options, filter)?;
+        total = total
+            .checked_add(count_part(part, data, engine, &options, filter)?)
+            .ok_or(gsi_core::Error::CountBeyond128Bits)?;
     }
     Ok(total)
 }
@@ -260,7 +264,7 @@ fn count_part(
     engine: &mut dyn Engine,
     options: &MatchOptions,
     filter: Option<&Filter>,
-) -> Result<u64> {
+) -> Result<u128> {
     match (&bgp.graph, filter) {
         (None, _) => Ok(0),
         // The empty BGP has one solution, binding nothing.
@@ -278,7 +282,7 @@ fn count_part(
                 ..options.clone()
             };
             part_matches(bgp, data, engine, &options, filter, &mut tally)?;
-            Ok(tally.count)
+            Ok(u128::from(tally.count))
         }
     }
 }
@@ -428,7 +432,7 @@ mod tests {
 "#;
 
     /// The results of `query` over [`DATA`] in `format`, and the number `answer` returned.
-    fn run(query: &str, format: Option<ResultsFormat>) -> (String, u64) {
+    fn run(query: &str, format: Option<ResultsFormat>) -> (String, u128) {
         let loaded = ntriples::parse(Path::new("d.nt"), DATA.as_bytes()).unwrap();
         let (graph, facts) = GraphFacts::split(loaded);
         let index = DataIndex::build(graph).unwrap();
@@ -448,7 +452,7 @@ mod tests {
         (String::from_utf8(out).unwrap(), n)
     }
 
-    fn count(query: &str) -> u64 {
+    fn count(query: &str) -> u128 {
         run(query, None).1
     }
 

@@ -97,7 +97,9 @@ impl Symmetry {
                 break;
             };
             let orbit: Vec<usize> = (0..n).filter(|&w| find(&mut class, w) == v).collect();
-            let classes = symmetry.classes.saturating_mul(size[v]);
+            let Some(classes) = symmetry.classes.checked_mul(size[v]) else {
+                break;
+            };
             if classes > max_images {
                 break;
             }
@@ -508,6 +510,27 @@ mod tests {
         // A cap on the images stops the chain early.
         let capped = Symmetry::of(&k4, 12);
         assert_eq!(capped.classes(), 12);
+    }
+
+    #[test]
+    fn the_chain_stops_before_its_classes_pass_64_bits() {
+        // |Aut(K_22)| = 22! > 2^64: the classes are the product of the stages kept, exactly.
+        let n = 22u32;
+        let edges: Vec<(u32, u32, u32)> = (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b, 0)))
+            .collect();
+        let clique = graph(false, &vec![0; n as usize], &edges);
+        let symmetry = Symmetry::of(&clique, u64::MAX);
+        let product = symmetry
+            .stages
+            .iter()
+            .try_fold(1u64, |p, (_, images)| p.checked_mul(images.len() as u64));
+        assert_eq!(Some(symmetry.classes()), product);
+        assert!(
+            symmetry.stages.len() >= 15,
+            "{} stages",
+            symmetry.stages.len()
+        );
     }
 
     #[test]
