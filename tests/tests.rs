@@ -5,6 +5,8 @@
 //! - `pinned`: query vertices pinned to one data vertex each, against the brute force.
 //! - `sparql`: `gsi sparql` as a user runs it.
 //! - `turtle`: Turtle data read as its triples written as N-Triples.
+//! - `equivalents`: equivalent query vertices counted from one extension set, against the
+//!   brute force and against enumerating them.
 //! - `trees`: tree-shaped queries counted by dynamic programming, against the brute force.
 //! - `wide_counts`: counts beyond 64 bits against formulas, and past 128 bits refused.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
@@ -20,6 +22,7 @@
 mod brute;
 mod cli;
 mod docs;
+mod equivalents;
 mod gmatch;
 mod listing;
 mod oracle;

@@ -92,6 +92,10 @@ pub struct MatchOptions {
     /// Counts a tree-shaped query by dynamic programming instead of a join, where its
     /// homomorphisms are its matches ([`crate::tree_count`]); off for tests and measurements.
     pub tree_counts: bool,
+    /// Counts equivalent query vertices (same labels, same neighbours by the same edges)
+    /// from one extension set instead of enumerating them, where the engine can
+    /// ([`crate::plan::equivalence_classes`]); off for tests and measurements.
+    pub equivalent_vertices: bool,
     /// Query vertices fixed to one data vertex each, `(u, v)`: C(u) keeps only `v`, if the
     /// filter let it in (a SPARQL constant). Applied right after filtering.
     pub pinned: Vec<(usize, VertexId)>,
@@ -265,6 +269,7 @@ impl Default for MatchOptions {
             join_order: JoinOrder::Sampled,
             symmetry: true,
             tree_counts: true,
+            equivalent_vertices: true,
             heavy_query_work: HEAVY_QUERY_WORK,
             pinned: Vec::new(),
         }

@@ -14,7 +14,7 @@ use crate::index::DataIndex;
 use crate::options::{JoinOrder, JoinPaths, MatchOptions, Semantics, Share, Status, AXES};
 use crate::plan::estimate::plan_on_host;
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
-use crate::plan::{Plan, Strategy};
+use crate::plan::{Plan, Postpone, Strategy};
 use crate::shares::ShareSpace;
 use crate::sink::{Images, MatchSink, OriginalIds};
 use crate::tree_count;
@@ -139,7 +139,20 @@ pub(crate) fn plan_query(
     // Leaves are multiplied only in a count, and not when induced (two leaves must then not
     // be adjacent: their matches are no longer independent).
     let induced = options.semantics == Semantics::Induced;
-    let postpone = options.postpone_leaves && counting && !induced;
+    // Equivalent vertices are counted from one extension set by an engine that can, and not
+    // with pins or in a share (a pinned vertex, or one whose set a share cuts, is no longer
+    // interchangeable with the others).
+    let postpone = match options.postpone_leaves && counting && !induced {
+        false => Postpone::Nothing,
+        true if options.equivalent_vertices
+            && options.pinned.is_empty()
+            && options.share.is_none()
+            && engine.counts_equivalent_vertices() =>
+        {
+            Postpone::Equivalents
+        }
+        true => Postpone::Leaves,
+    };
     let mut plan = match to_host(&mut candidates, query, data, options)? {
         Some(sets) => plan_on_host(query, sets, data, options, postpone, &CpuEngine::default()),
         None => Plan::with_strategy(
@@ -162,7 +175,15 @@ pub(crate) fn plan_query(
         && options.stop().is_none()
     {
         let max_images = if counting { u64::MAX } else { MAX_IMAGES };
-        plan.break_symmetry(query, Symmetry::of(query, max_images));
+        // Equivalent vertices counted together keep their interchanges: the count multiplies
+        // them.
+        let mut kept = vec![false; query.vertex_count()];
+        for group in plan.leaves.groups.iter().filter(|g| g.equivalent) {
+            for &step in &group.steps {
+                kept[plan.steps[step].vertex] = true;
+            }
+        }
+        plan.break_symmetry(query, Symmetry::of_keeping(query, max_images, &kept));
     }
     if induced {
         let labels = match &options.absent_labels {
@@ -263,7 +284,14 @@ impl Planned {
     fn without_match(query: &Graph, data: &DataIndex, counting: bool) -> Planned {
         let started = Instant::now();
         let n = query.vertex_count();
-        let plan = Plan::with_strategy(query, &vec![0; n], data, false, Strategy::Paper, &|| false);
+        let plan = Plan::with_strategy(
+            query,
+            &vec![0; n],
+            data,
+            Postpone::Nothing,
+            Strategy::Paper,
+            &|| false,
+        );
         Planned {
             candidates: Candidates::Host(CandidateSets::from_lists(vec![Vec::new(); n], 0)),
             plan,

@@ -121,9 +121,15 @@ pub fn find_matches_spread(
     // then take shares, or are called off.
     let go = AtomicBool::new(false);
     let called_off = Arc::new(AtomicBool::new(false));
+    // A share cuts the candidate sets of the plan's first vertices, which then are no
+    // longer interchangeable with their equivalents: planned without equivalent vertices.
+    let planning_options = MatchOptions {
+        equivalent_vertices: false,
+        ..options.clone()
+    };
     let others_options = MatchOptions {
         interrupt: Some(called_off.clone()),
-        ..options.clone()
+        ..planning_options.clone()
     };
     let ahead = ahead.as_ref();
     let (first_outcome, others_results) = std::thread::scope(|scope| {
@@ -151,7 +157,7 @@ pub fn find_matches_spread(
             let planned = match ahead {
                 Some(planned) => planned,
                 None => {
-                    own = plan_query(first.as_mut(), query, data, options, counting)?;
+                    own = plan_query(first.as_mut(), query, data, &planning_options, counting)?;
                     &own
                 }
             };

@@ -630,6 +630,24 @@ impl CpuJoin<'_> {
         for group in &leaves.groups {
             // Each member's extension set goes into its own step's buffer (which keeps its
             // length: growing it again would clear it again).
+            if group.equivalent {
+                // One extension set for every member: |E| (|E| - 1) ... or |E|^k.
+                let step = group.steps[0];
+                let n = self.step_extensions(step, leaves.from, true, search) as u128;
+                if n == 0 {
+                    return Err(step);
+                }
+                let k = group.steps.len() as u128;
+                let value = (0..k).fold(1u128, |p, i| match injective {
+                    true => p.saturating_mul(n.saturating_sub(i)),
+                    false => p.saturating_mul(n),
+                });
+                product = product.saturating_mul(value);
+                if product == 0 {
+                    break;
+                }
+                continue;
+            }
             let mut lengths = [0usize; MAX_LEAF_GROUP];
             for (j, &step) in group.steps.iter().enumerate() {
                 lengths[j] = self.step_extensions(step, leaves.from, true, search);

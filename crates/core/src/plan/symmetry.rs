@@ -51,8 +51,14 @@ impl Symmetry {
     /// The constraints of `query`'s automorphisms (vertex labels, edge labels and directions
     /// kept), with the chain cut before the transversal exceeds `max_images`.
     pub fn of(query: &Graph, max_images: u64) -> Symmetry {
+        Symmetry::of_keeping(query, max_images, &vec![false; query.vertex_count()])
+    }
+
+    /// As [`Symmetry::of`], with the vertices `kept` never fixed nor constrained (equivalent
+    /// vertices, whose interchanges a count makes by multiplying).
+    pub fn of_keeping(query: &Graph, max_images: u64, kept: &[bool]) -> Symmetry {
         let n = query.vertex_count();
-        let mut search = Search::new(query);
+        let mut search = Search::new(query, kept);
         let mut symmetry = Symmetry::none();
         let mut fixed: Vec<usize> = Vec::new();
         'chain: loop {
@@ -205,6 +211,8 @@ enum Found {
 /// Backtracking for automorphisms of one query with some vertices' images prescribed.
 struct Search<'q> {
     query: &'q Graph,
+    /// Vertices never fixed ([`Symmetry::of_keeping`]).
+    kept: &'q [bool],
     /// Vertices in an order where each, after the first of its component, has a neighbour
     /// before it (breadth-first), so candidates come from a neighbour's list.
     order: Vec<usize>,
@@ -215,7 +223,7 @@ struct Search<'q> {
 }
 
 impl<'q> Search<'q> {
-    fn new(query: &'q Graph) -> Search<'q> {
+    fn new(query: &'q Graph, kept: &'q [bool]) -> Search<'q> {
         let n = query.vertex_count();
         let mut order = Vec::with_capacity(n);
         let mut seen = vec![false; n];
@@ -242,6 +250,7 @@ impl<'q> Search<'q> {
         }
         Search {
             query,
+            kept,
             order,
             budget: SEARCH_BUDGET,
             colours: vec![0; n],
@@ -302,9 +311,9 @@ impl<'q> Search<'q> {
         self.colours = colours;
     }
 
-    /// Whether vertex `u` may be fixed: it has two or more edges.
+    /// Whether vertex `u` may be fixed: it has two or more edges and is not kept.
     fn breakable(&self, u: usize) -> bool {
-        self.query.total_degree(u as VertexId) >= 2
+        self.query.total_degree(u as VertexId) >= 2 && !self.kept[u]
     }
 
     /// Whether `x` may go to `y`: same colour and the same labels (colours may collide).
