@@ -103,8 +103,8 @@ fn extend(
 }
 
 /// The number of matches.
-pub fn count(query: &Graph, data: &Graph, homomorphism: bool) -> u64 {
-    let mut n = 0u64;
+pub fn count(query: &Graph, data: &Graph, homomorphism: bool) -> u128 {
+    let mut n = 0u128;
     for_each_match(query, data, homomorphism, &mut |_| n += 1);
     n
 }
@@ -188,7 +188,7 @@ pub fn is_match(query: &Graph, data: &Graph, embedding: &[VertexId], homomorphis
 }
 
 /// The edge isomorphisms of `query` in `data` (undirected), counted from the definition.
-pub fn edge_isomorphism_count(query: &Graph, data: &Graph) -> u64 {
+pub fn edge_isomorphism_count(query: &Graph, data: &Graph) -> u128 {
     let mut count = 0;
     for_each_edge_isomorphism(query, data, &mut |_| count += 1);
     count

@@ -126,7 +126,7 @@ fn demo_count_equals_brute_force_on_the_same_molecules() {
 
     for args in [vec![], vec!["demo"], vec!["demo", "--engine", "cpu"]] {
         let run = dir.gsi(&args).ok();
-        let count: u64 = run
+        let count: u128 = run
             .value("count")
             .unwrap_or_else(|| panic!("no `count = N` line: {run:#?}"))
             .parse()
@@ -143,7 +143,7 @@ fn demo_count_equals_brute_force_on_the_same_molecules() {
                     .any(|m| l.trim_start().starts_with(m))
             })
             .count();
-        assert_eq!(rows as u64, expected, "{}", run.stdout);
+        assert_eq!(rows as u128, expected, "{}", run.stdout);
     }
 }
 
@@ -632,7 +632,7 @@ fn cli_agrees_with_brute_force(directed: bool, homomorphism: bool, seed: u64) {
     assert!(nonzero >= 10, "too few queries with matches: {nonzero}");
     assert_eq!(
         out.summary.matches,
-        out.queries.iter().map(|q| q.matches).sum::<u64>()
+        out.queries.iter().map(|q| q.matches).sum::<u128>()
     );
 }
 
@@ -671,7 +671,7 @@ fn partition_shares_add_up_to_the_brute_force_count() {
         dir.write_spec(&format!("queries/q_{i}.graph"), q);
     }
     let shares = 3;
-    let mut sums = vec![0u64; queries.len()];
+    let mut sums = vec![0u128; queries.len()];
     let mut lines = Vec::new();
     for i in 0..shares {
         let partition = format!("{i}/{shares}");
@@ -708,7 +708,7 @@ fn partition_shares_add_up_to_the_brute_force_count() {
         nonzero += usize::from(expected > 0);
     }
     assert!(nonzero >= 10, "too few queries with matches: {nonzero}");
-    assert_eq!(lines.len() as u64, sums.iter().sum::<u64>());
+    assert_eq!(lines.len() as u128, sums.iter().sum::<u128>());
     let distinct: std::collections::HashSet<&String> = lines.iter().collect();
     assert_eq!(distinct.len(), lines.len(), "a match in two shares");
 }
@@ -721,7 +721,7 @@ fn counts_beyond_a_doubles_precision_are_json_strings() {
     let dir = TestDir::new();
     dir.write_spec("k100.graph", &clique(false, 100, 0));
     dir.write_spec("path.graph", &path(false, 9, 0));
-    let expected: u64 = 100 * 99u64.pow(8);
+    let expected: u128 = 100 * 99u128.pow(8);
     assert!(expected > 1 << 53);
     let run = dir
         .match_files("k100.graph", &["path.graph"], &["--json", "--homomorphism"])
@@ -788,7 +788,11 @@ fn merge_adds_up_the_shares_and_refuses_broken_sets() {
     let mut total = 0;
     for (q, line) in queries.iter().zip(&lines) {
         let expected = brute::count(&q.graph(), &data_graph, false);
-        assert_eq!(line["matches"], expected, "{line}");
+        assert_eq!(
+            line["matches"].as_u64().map(u128::from),
+            Some(expected),
+            "{line}"
+        );
         assert_eq!(
             (line["status"].as_str(), line["complete"].as_bool()),
             (Some("ok"), Some(true))
@@ -797,7 +801,10 @@ fn merge_adds_up_the_shares_and_refuses_broken_sets() {
     }
     let summary = lines.last().expect("a summary");
     assert_eq!(
-        (summary["shares"].as_u64(), summary["matches"].as_u64()),
+        (
+            summary["shares"].as_u64(),
+            summary["matches"].as_u64().map(u128::from)
+        ),
         (Some(3), Some(total))
     );
     share("data.graph", "0/4", "k4.jsonl");
@@ -881,7 +888,7 @@ fn files_of_several_labels_per_vertex_count_as_the_brute_force() {
         dir.write_spec(&format!("{name}.graph"), spec);
         names.push(format!("{name}.graph"));
     }
-    let expected: Vec<u64> = queries
+    let expected: Vec<u128> = queries
         .iter()
         .map(|(_, q)| brute::count(&q.graph(), &data_graph, false))
         .collect();
@@ -894,7 +901,7 @@ fn files_of_several_labels_per_vertex_count_as_the_brute_force() {
             let run = dir
                 .match_files(data_file, &names, &["--json", "--engine", engine])
                 .ok();
-            let counts: Vec<u64> = run.json().queries.iter().map(|q| q.matches).collect();
+            let counts: Vec<u128> = run.json().queries.iter().map(|q| q.matches).collect();
             assert_eq!(counts, expected, "{data_file} on {engine}");
         }
     }
@@ -936,7 +943,7 @@ fn generated_graphs_of_several_labels_per_vertex_count_as_the_brute_force() {
     let names: Vec<String> = (1..=8)
         .map(|i| format!("q/query_dense_4_{i}.graph"))
         .collect();
-    let expected: Vec<u64> = names
+    let expected: Vec<u128> = names
         .iter()
         .map(|n| brute::count(&read_sunluo(&dir.path(n), false), &data, false))
         .collect();
@@ -946,7 +953,7 @@ fn generated_graphs_of_several_labels_per_vertex_count_as_the_brute_force() {
         let run = dir
             .match_files("g.graph", &names, &["--json", "--engine", engine])
             .ok();
-        let counts: Vec<u64> = run.json().queries.iter().map(|q| q.matches).collect();
+        let counts: Vec<u128> = run.json().queries.iter().map(|q| q.matches).collect();
         assert_eq!(counts, expected, "{engine}");
     }
 }
@@ -984,7 +991,7 @@ fn the_failing_sets_switch_tunes_the_cpu_join() {
     let names: Vec<String> = (1..=5)
         .map(|i| format!("q/query_dense_7_{i}.graph"))
         .collect();
-    let expected: Vec<u64> = names
+    let expected: Vec<u128> = names
         .iter()
         .map(|n| brute::count(&read_sunluo(&dir.path(n), false), &data, false))
         .collect();
@@ -1026,7 +1033,7 @@ fn the_failing_sets_switch_tunes_the_cpu_join() {
                 ],
             )
             .ok();
-        let counts: Vec<u64> = run.json().queries.iter().map(|q| q.matches).collect();
+        let counts: Vec<u128> = run.json().queries.iter().map(|q| q.matches).collect();
         assert_eq!(counts, expected, "--failing-sets-from {from}");
     }
 }
@@ -1095,7 +1102,7 @@ fn a_disconnected_query_counts_every_combination() {
     assert_eq!(run.json().queries[0].matches, expected);
     let rows = output_rows(&dir.read("m.txt"));
     assert_valid_matches(&query.graph(), &data.graph(), &rows, false);
-    assert_eq!(rows.len() as u64, expected);
+    assert_eq!(rows.len() as u128, expected);
 }
 
 #[test]
@@ -1124,7 +1131,7 @@ fn limit_stops_at_exactly_k_matches() {
     dir.write_spec("data.graph", &clique(false, 8, 0));
     dir.write_spec("query.graph", &clique(false, 3, 0));
     let total = 8 * 7 * 6;
-    for k in [1u64, 5, 100, 335] {
+    for k in [1u128, 5, 100, 335] {
         let run = dir
             .match_files(
                 "data.graph",
@@ -1155,7 +1162,7 @@ fn limit_stops_at_exactly_k_matches() {
         );
         assert_eq!(out.summary.limits, 1);
         let rows = output_rows(&dir.read("m.txt"));
-        assert_eq!(rows.len() as u64, k);
+        assert_eq!(rows.len() as u128, k);
         assert_valid_matches(
             &clique(false, 3, 0).graph(),
             &clique(false, 8, 0).graph(),
@@ -1174,7 +1181,7 @@ fn limit_stops_at_exactly_k_matches() {
             .ok();
         let q = &run.json().queries[0];
         assert_eq!((q.matches, q.status.as_str()), (total, "ok"), "k = {k}");
-        assert_eq!(output_rows(&dir.read("m.txt")).len() as u64, total);
+        assert_eq!(output_rows(&dir.read("m.txt")).len() as u128, total);
     }
 }
 
@@ -1209,7 +1216,7 @@ fn output_file_holds_every_match_once() {
     let q = crate::util::read_sunluo(&dir.path("query.graph"), false);
     let d = crate::util::read_sunluo(&dir.path("data.graph"), false);
     assert_valid_matches(&q, &d, &rows, false);
-    assert_eq!(rows.len() as u64, reported);
+    assert_eq!(rows.len() as u128, reported);
     let expected = brute::count(&q, &d, false);
     assert_eq!(reported, expected);
     assert!(expected > 100, "a query with many matches: {expected}");
@@ -1252,7 +1259,7 @@ fn output_file_with_several_queries_has_one_section_each() {
     ];
     for ((name, rows), (q, spec)) in sections.iter().zip(out.queries.iter().zip(&queries)) {
         assert_eq!(name, &q.query);
-        assert_eq!(rows.len() as u64, q.matches, "{name}");
+        assert_eq!(rows.len() as u128, q.matches, "{name}");
         assert_valid_matches(&spec.graph(), &data.graph(), rows, false);
         assert_eq!(q.matches, brute::count(&spec.graph(), &data.graph(), false));
     }
@@ -1429,7 +1436,7 @@ fn a_small_memory_limit_gives_the_exact_count_within_the_limit() {
     b.sort();
     assert_eq!(a.len(), 12 * 11 * 10 * 9);
     assert_eq!(a, b);
-    assert_eq!(tight.json().queries[0].matches, a.len() as u64);
+    assert_eq!(tight.json().queries[0].matches, a.len() as u128);
 }
 
 /// With no linking edge to split on, the first step's one row holds all of C(u0): here 10,000
@@ -1759,7 +1766,7 @@ fn semantics_option_counts_induced_matches() {
     data.edges.truncate(7);
     let query = path(false, 3, 0);
     let (q, d) = (query.graph(), data.graph());
-    let induced = brute::induced_matches(&q, &d).len() as u64;
+    let induced = brute::induced_matches(&q, &d).len() as u128;
     assert_ne!(induced, brute::count(&q, &d, false));
     dir.write_spec("data.graph", &data);
     dir.write_spec("query.graph", &query);
@@ -1822,7 +1829,7 @@ fn semantics_option_matches_edge_isomorphisms() {
         .lines()
         .filter(|l| l.contains('-') && !l.starts_with('#'))
         .collect();
-    assert_eq!(rows.len() as u64, expected, "{}", listed.stdout);
+    assert_eq!(rows.len() as u128, expected, "{}", listed.stdout);
     assert!(rows.contains(&"0-1 1-2 0-2"), "{}", listed.stdout);
     assert!(rows.contains(&"4-5 4-6 4-7"), "{}", listed.stdout);
     // A query vertex without an edge has no place in a line graph.

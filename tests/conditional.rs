@@ -134,6 +134,10 @@ fn main() {
             },
         ),
         on_gpu.trial(
+            "gpu::gpu_counts_that_could_pass_64_bits_are_bounded_or_refused",
+            || gpu::gpu_counts_that_could_pass_64_bits_are_bounded_or_refused(&mut gpu()),
+        ),
+        on_gpu.trial(
             "gpu::a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts",
             gpu::a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts,
         ),

@@ -19,6 +19,7 @@ use gsi_graph::{Graph, GraphBuilder};
 
 use crate::brute;
 use crate::hprd::expected_counts;
+use crate::util::{labelled_clique, star_of_labels};
 
 /// `gpu`, its join tuned by `tuning` for the queries that follow.
 fn tuned(gpu: &mut GpuEngine, tuning: GpuTuning) -> &mut GpuEngine {
@@ -269,7 +270,7 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                     "case {case}: GPU count, {join_order:?}"
                 );
             }
-            let shares: u64 = (0..3)
+            let shares: u128 = (0..3)
                 .map(|i| {
                     let options = MatchOptions {
                         share: Share::new(i, 3),
@@ -285,7 +286,7 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                     .expect("GPU engine")
                     .count
                 })
-                .sum();
+                .sum::<u128>();
             assert_eq!(shares, expected, "case {case}: three shares' counts");
             let mut on_gpu = CollectMatches::default();
             let mut on_cpu = CollectMatches::default();
@@ -438,7 +439,7 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
             }
             if !homomorphism {
                 // Induced: counted on each path, and listed as the CPU lists them.
-                let expected = brute::induced_matches(&query.graph, index.graph()).len() as u64;
+                let expected = brute::induced_matches(&query.graph, index.graph()).len() as u128;
                 let induced = MatchOptions {
                     semantics: Semantics::Induced,
                     ..options.clone()
@@ -550,7 +551,7 @@ pub fn queries_wider_than_a_warp_count_as_the_formula_says(gpu: &mut GpuEngine) 
             .expect("GPU engine");
             assert_eq!(
                 report.count,
-                2 * u64::from(n),
+                2 * u128::from(n),
                 "path of {k}, {depth_first_rows:?}, naive {naive_set_operations}"
             );
         }
@@ -564,7 +565,7 @@ pub fn queries_wider_than_a_warp_count_as_the_formula_says(gpu: &mut GpuEngine) 
             &mut listed,
         )
         .expect("GPU engine");
-        assert_eq!(report.count, 2 * u64::from(n), "path of {k}, listed");
+        assert_eq!(report.count, 2 * u128::from(n), "path of {k}, listed");
         let rows: Vec<&[u32]> = listed.flat().chunks(k as usize).collect();
         assert_eq!(rows.len(), 2 * n as usize, "path of {k}, rows listed");
         assert!(
@@ -578,7 +579,7 @@ pub fn queries_wider_than_a_warp_count_as_the_formula_says(gpu: &mut GpuEngine) 
     };
     let report =
         find_matches(gpu, &path(200), &index, &induced, &mut CountOnly).expect("GPU engine");
-    assert_eq!(report.count, 2 * u64::from(n), "induced path of 200");
+    assert_eq!(report.count, 2 * u128::from(n), "induced path of 200");
     let mut listed = CollectMatches::default();
     find_matches(gpu, &path(200), &index, &induced, &mut listed).expect("GPU engine");
     assert_eq!(
@@ -647,7 +648,7 @@ pub fn gpu_counts_equal_the_published_hprd_counts(gpu: &mut GpuEngine, shared: &
             &mut CountOnly,
         )
         .expect("GPU engine");
-        assert_eq!(report.count, count, "{name}");
+        assert_eq!(report.count, u128::from(count), "{name}");
     }
 }
 
@@ -855,7 +856,7 @@ pub fn gpu_counts_on_vertices_of_several_labels_equal_the_brute_force(gpu: &mut 
                 rows.sort();
                 rows
             });
-            assert_eq!(rows[0].len() as u64, expected, "case {case}: listed");
+            assert_eq!(rows[0].len() as u128, expected, "case {case}: listed");
             assert!(
                 rows[0] == rows[1],
                 "case {case}: GPU and CPU listings differ"
@@ -878,6 +879,46 @@ pub fn gpu_counts_on_vertices_of_several_labels_equal_the_brute_force(gpu: &mut 
         sets_in_one >= 12,
         "only {sets_in_one} queries of label sets"
     );
+}
+
+/// The kernels count in 64 bits: a count whose bound (the homomorphisms of the query's
+/// spanning tree over its candidate sets) passes 2^64 is refused, never wrapped; one whose
+/// launches could pass 2^64 but whose bound does not is exact. A centre with leaves of four
+/// labels in K_200 of five labels: 40^9 homomorphisms with two leaves per label, 40^17 with
+/// four.
+pub fn gpu_counts_that_could_pass_64_bits_are_bounded_or_refused(gpu: &mut GpuEngine) {
+    let data = DataIndex::build(labelled_clique(200, 5).graph()).expect("index");
+    for semantics in [Semantics::Homomorphism, Semantics::Isomorphism] {
+        let options = MatchOptions {
+            semantics,
+            tree_counts: false,
+            ..MatchOptions::default()
+        };
+        let small = find_matches(
+            gpu,
+            &star_of_labels(5, 2).graph(),
+            &data,
+            &options,
+            &mut CountOnly,
+        )
+        .expect("GPU engine");
+        let expected = match semantics {
+            Semantics::Homomorphism => 40u128.pow(9),
+            _ => 40 * (40 * 39u128).pow(4),
+        };
+        assert_eq!(small.count, expected, "{semantics:?}");
+        let large = find_matches(
+            gpu,
+            &star_of_labels(5, 4).graph(),
+            &data,
+            &options,
+            &mut CountOnly,
+        );
+        assert!(
+            matches!(large, Err(gsi_core::Error::GpuCountMayWrap { .. })),
+            "{semantics:?}: {large:?}"
+        );
+    }
 }
 
 /// One query over two engines on one GPU (`--devices 0,0`), spread even when small, and on

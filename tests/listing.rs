@@ -80,7 +80,7 @@ pub fn heavy_listing(engine: &str) {
     let text = dir.read("out.txt");
     let rows = output_rows(&text);
     assert!(query.matches > 0, "no match listed before the timeout");
-    assert_eq!(rows.len() as u64, query.matches);
+    assert_eq!(rows.len() as u128, query.matches);
     let marker = text.lines().last().unwrap_or_default();
     assert!(
         marker.starts_with("# incomplete: c6.graph reached its --timeout"),

@@ -249,7 +249,7 @@ fn check_against_brute(
             prop_assert_eq!(counted.status, Status::Complete);
             prop_assert_eq!(
                 counted.count,
-                expected.len() as u64,
+                expected.len() as u128,
                 "count-only run, depth-first from {:?} rows, leaf products {}, symmetry {}",
                 depth_first_rows,
                 postpone_leaves,
@@ -268,7 +268,7 @@ fn check_against_brute(
         let counted = gsi(&q, &index, &options, &mut CountOnly);
         prop_assert_eq!(
             counted.count,
-            expected.len() as u64,
+            expected.len() as u128,
             "label and degree filter, depth-first from {:?} rows",
             depth_first_rows
         );
@@ -300,7 +300,7 @@ fn check_against_brute(
                 let counted = gsi_tuned(&q, &index, &options, tuning, &mut CountOnly);
                 prop_assert_eq!(
                     counted.count,
-                    expected.len() as u64,
+                    expected.len() as u128,
                     "{:?} order, {} refinement rounds, local candidates {}, failing sets {}",
                     join_order,
                     refine_rounds,
@@ -321,7 +321,7 @@ fn check_against_brute(
         "count with and without matches wanted"
     );
     prop_assert_eq!(
-        sink.rows.len() as u64,
+        sink.rows.len() as u128,
         listed.count,
         "rows emitted vs count reported"
     );
@@ -566,7 +566,7 @@ impl vf2::Graph for Vf2Graph {
     }
 }
 
-fn vf2_count(query: &Spec, data: &Spec) -> u64 {
+fn vf2_count(query: &Spec, data: &Spec) -> u128 {
     if query.len() > data.len() {
         // vf2 refuses such a pair; there is no injective map.
         return 0;
@@ -577,10 +577,10 @@ fn vf2_count(query: &Spec, data: &Spec) -> u64 {
         .node_eq(|a: &u32, b: &u32| a == b)
         .edge_eq(|a: &u32, b: &u32| a == b)
         .iter()
-        .count() as u64
+        .count() as u128
 }
 
-fn vf2_induced_count(query: &Spec, data: &Spec) -> u64 {
+fn vf2_induced_count(query: &Spec, data: &Spec) -> u128 {
     if query.len() > data.len() {
         return 0;
     }
@@ -590,14 +590,14 @@ fn vf2_induced_count(query: &Spec, data: &Spec) -> u64 {
         .node_eq(|a: &u32, b: &u32| a == b)
         .edge_eq(|a: &u32, b: &u32| a == b)
         .iter()
-        .count() as u64
+        .count() as u128
 }
 
-fn gsi_count(query: &Spec, data: &Spec) -> u64 {
+fn gsi_count(query: &Spec, data: &Spec) -> u128 {
     gsi_count_as(query, data, Semantics::Isomorphism)
 }
 
-fn gsi_count_as(query: &Spec, data: &Spec, semantics: Semantics) -> u64 {
+fn gsi_count_as(query: &Spec, data: &Spec, semantics: Semantics) -> u128 {
     let index = DataIndex::build(data.graph()).expect("index");
     let options = MatchOptions {
         depth_first_rows: Some(0),
@@ -783,14 +783,14 @@ proptest! {
             data_and_subgraph(DIRECTED_MULTI, 1..=12, 4),
         ],
         semantics in semantics(),
-        k in 1u64..40,
+        k in 1u128..40,
         budget in prop_oneof![Just(64usize), Just(1 << 20)],
     ) {
         let (q, d) = (query.graph(), data.graph());
         let homomorphism = semantics == Semantics::Homomorphism;
         let total = brute::count(&q, &d, homomorphism);
         let index = DataIndex::build(d.clone()).expect("index");
-        let options = MatchOptions { semantics, limit: Some(k), memory_budget: budget, ..MatchOptions::default() };
+        let options = MatchOptions { semantics, limit: Some(k as u64), memory_budget: budget, ..MatchOptions::default() };
         let expected_status = if total > k { Status::Limit } else { Status::Complete };
 
         let counted = gsi(&q, &index, &options, &mut CountOnly);
@@ -802,7 +802,7 @@ proptest! {
         let mut sink = Collect::default();
         let listed = gsi(&q, &index, &options, &mut sink);
         prop_assert_eq!((listed.count, listed.status), (total.min(k), expected_status));
-        prop_assert_eq!(sink.rows.len() as u64, total.min(k));
+        prop_assert_eq!(sink.rows.len() as u128, total.min(k));
         let checker = brute::Checker::new(&q, &d, homomorphism);
         prop_assert!(sink.rows.iter().all(|row| checker.is_match(row)));
         let distinct: HashSet<&Vec<VertexId>> = sink.rows.iter().collect();
@@ -886,7 +886,7 @@ fn failing_sets_skip_extensions_and_keep_the_brute_force_count() {
         .run(&cases, |(data, query, induced)| {
             let (q, d) = (query.graph(), data.graph());
             let expected = match induced {
-                true => brute::induced_matches(&q, &d).len() as u64,
+                true => brute::induced_matches(&q, &d).len() as u128,
                 false => brute::count(&q, &d, false),
             };
             let semantics = match induced {
@@ -1006,7 +1006,7 @@ fn symmetric_queries_count_and_list_what_the_brute_force_finds() {
                         failing_sets_from: failing_sets.then_some(0),
                     };
                     let counted = gsi_tuned(&q, &index, &options, tuning, &mut CountOnly);
-                    prop_assert_eq!(counted.count, expected.len() as u64);
+                    prop_assert_eq!(counted.count, expected.len() as u128);
                 }
             }
             let mut sink = Collect::default();
@@ -1018,7 +1018,7 @@ fn symmetric_queries_count_and_list_what_the_brute_force_finds() {
                     broken.fetch_add(1, Ordering::Relaxed);
                 }
             }
-            prop_assert_eq!(listed.count, expected.len() as u64);
+            prop_assert_eq!(listed.count, expected.len() as u128);
             sink.rows.sort();
             prop_assert_eq!(sink.rows, expected, "listed matches vs brute force");
             Ok(())
@@ -1053,7 +1053,7 @@ proptest! {
         expected.sort();
         let index = DataIndex::build(d.clone()).expect("index");
         let mut found = Vec::new();
-        let mut counted = [0u64; 2];
+        let mut counted = [0u128; 2];
         for i in 0..shares {
             let options = MatchOptions {
                 semantics,
@@ -1064,7 +1064,7 @@ proptest! {
             let mut sink = Collect::default();
             let listed = gsi(&q, &index, &options, &mut sink);
             prop_assert_eq!(listed.status, Status::Complete);
-            prop_assert_eq!(sink.rows.len() as u64, listed.count);
+            prop_assert_eq!(sink.rows.len() as u128, listed.count);
             found.extend(sink.rows);
             for (total, depth_first_rows) in counted.iter_mut().zip([None, Some(0)]) {
                 let options = MatchOptions { depth_first_rows, ..options.clone() };
@@ -1073,7 +1073,7 @@ proptest! {
         }
         found.sort();
         prop_assert_eq!(found, expected.clone(), "the shares' matches vs brute force");
-        prop_assert_eq!(counted, [expected.len() as u64; 2]);
+        prop_assert_eq!(counted, [expected.len() as u128; 2]);
     }
 }
 
@@ -1182,7 +1182,7 @@ fn induced_matches_drop_those_with_extra_edges() {
     for (data, query) in &cases {
         let (q, d) = (query.graph(), data.graph());
         let expected = brute::induced_matches(&q, &d);
-        if expected.len() as u64 != brute::count(&q, &d, false) {
+        if expected.len() as u128 != brute::count(&q, &d, false) {
             differ += 1;
         }
         let index = DataIndex::build(d).expect("index");
@@ -1198,7 +1198,11 @@ fn induced_matches_drop_those_with_extra_edges() {
                     ..CpuTuning::default()
                 };
                 let counted = gsi_tuned(&q, &index, &options, tuning, &mut CountOnly);
-                assert_eq!(counted.count, expected.len() as u64, "{depth_first_rows:?}");
+                assert_eq!(
+                    counted.count,
+                    expected.len() as u128,
+                    "{depth_first_rows:?}"
+                );
                 let mut sink = Collect::default();
                 gsi_tuned(&q, &index, &options, tuning, &mut sink);
                 sink.rows.sort();
@@ -1214,7 +1218,7 @@ fn induced_matches_drop_those_with_extra_edges() {
 
 /// Edge isomorphism as `--semantics edge-isomorphism` runs it: both graphs as line graphs,
 /// matched induced. `None` when the query has no line graph (an isolated vertex).
-fn gsi_edge_isomorphisms(query: &Spec, data: &Spec, options: &MatchOptions) -> Option<u64> {
+fn gsi_edge_isomorphisms(query: &Spec, data: &Spec, options: &MatchOptions) -> Option<u128> {
     use gsi_core::{DataEdges, NamedSemantics};
     let data = DataIndex::build(data.graph()).expect("index");
     let (data, line) = DataEdges::of(&data).ok()?;

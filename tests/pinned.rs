@@ -50,7 +50,7 @@ proptest! {
             let options = MatchOptions { depth_first_rows, postpone_leaves, ..options.clone() };
             let counted = gsi(&q, &index, &options, &mut CountOnly);
             prop_assert_eq!(counted.status, Status::Complete);
-            prop_assert_eq!(counted.count, expected.len() as u64);
+            prop_assert_eq!(counted.count, expected.len() as u128);
         }
         let mut listed = Collect::default();
         gsi(&q, &index, &options, &mut listed);

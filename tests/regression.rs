@@ -858,7 +858,7 @@ fn issue_11_likely_mistakes_get_a_hint_and_still_the_exact_answer() {
         )
         .ok();
     let out = run.json();
-    let counts: Vec<u64> = out.queries.iter().map(|q| q.matches).collect();
+    let counts: Vec<u128> = out.queries.iter().map(|q| q.matches).collect();
     // K4 in K3: none; label 7 is not in the data: none; the path 0-1-2 in K3: 6.
     assert_eq!(counts, [0, 0, 6]);
     for says in [

@@ -6,7 +6,10 @@
 //! - `sparql`: `gsi sparql` as a user runs it.
 //! - `serve`: `gsi serve` as HTTP clients reach it, hostile ones included.
 //! - `turtle`: Turtle data read as its triples written as N-Triples.
+//! - `equivalents`: equivalent query vertices counted from one extension set, against the
+//!   brute force and against enumerating them.
 //! - `trees`: tree-shaped queries counted by dynamic programming, against the brute force.
+//! - `wide_counts`: counts beyond 64 bits against formulas, and past 128 bits refused.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
 //! - `gmatch`: graphs written as gMatch's binary CSR, read back from its documented layout.
 //! - `patterns`: the query files of `benches/patterns` hold their patterns and count right.
@@ -20,6 +23,7 @@
 mod brute;
 mod cli;
 mod docs;
+mod equivalents;
 mod gmatch;
 mod listing;
 mod oracle;
@@ -32,3 +36,4 @@ mod sparql;
 mod trees;
 mod turtle;
 mod util;
+mod wide_counts;

@@ -146,7 +146,7 @@ fn turtle_answers_match_as_its_ntriples_do() {
                 &["--json", "--engine", "cpu"],
             )
             .ok();
-        let counts: Vec<u64> = run.json().queries.iter().map(|q| q.matches).collect();
+        let counts: Vec<u128> = run.json().queries.iter().map(|q| q.matches).collect();
         // Chains of three: d a b c and d a b [].
         assert_eq!(counts, [4, 2, 2], "{data}");
     }

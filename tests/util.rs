@@ -105,6 +105,26 @@ pub fn clique(directed: bool, n: u32, label: VertexLabel) -> Spec {
     spec
 }
 
+/// K_n with vertex v labelled v mod `labels`.
+pub fn labelled_clique(n: u32, labels: u32) -> Spec {
+    let mut spec = clique(false, n, 0);
+    spec.labels = (0..n).map(|v| v % labels).collect();
+    spec
+}
+
+/// A centre labelled 0 with `per_label` leaves of each label 1..`labels`.
+pub fn star_of_labels(labels: u32, per_label: u32) -> Spec {
+    let mut star = Spec::new(false, vec![0]);
+    for label in 1..labels {
+        for _ in 0..per_label {
+            let leaf = star.labels.len() as VertexId;
+            star.labels.push(label);
+            star = star.edge(0, leaf, 0);
+        }
+    }
+    star
+}
+
 /// The path `0 - 1 - ... - (n-1)`, all vertices labelled `label`, edges labelled 0.
 pub fn path(directed: bool, n: u32, label: VertexLabel) -> Spec {
     let mut spec = Spec::new(directed, vec![label; n as usize]);
@@ -277,7 +297,7 @@ pub struct PhasesJson {
 
 /// A count as the JSON output writes it: a number up to 2^53, a string of digits above,
 /// never a number past 2^53 nor a string below it.
-fn count_of_json<'de, D: serde::Deserializer<'de>>(from: D) -> Result<u64, D::Error> {
+fn count_of_json<'de, D: serde::Deserializer<'de>>(from: D) -> Result<u128, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Count {
@@ -286,9 +306,9 @@ fn count_of_json<'de, D: serde::Deserializer<'de>>(from: D) -> Result<u64, D::Er
     }
     const EXACT: u64 = 1 << 53;
     match Count::deserialize(from)? {
-        Count::Number(n) if n <= EXACT => Ok(n),
-        Count::Digits(digits) => match digits.parse::<u64>() {
-            Ok(n) if n > EXACT => Ok(n),
+        Count::Number(n) if n <= EXACT => Ok(u128::from(n)),
+        Count::Digits(digits) => match digits.parse::<u128>() {
+            Ok(n) if n > u128::from(EXACT) => Ok(n),
             _ => Err(serde::de::Error::custom(format!(
                 "count {digits:?} as a string"
             ))),
@@ -305,7 +325,7 @@ pub struct QueryJson {
     pub kind: String,
     pub query: String,
     #[serde(deserialize_with = "count_of_json")]
-    pub matches: u64,
+    pub matches: u128,
     pub status: String,
     /// Whether `matches` is every match.
     pub complete: bool,
@@ -337,7 +357,7 @@ pub struct SummaryJson {
     pub edges: usize,
     pub queries: usize,
     #[serde(deserialize_with = "count_of_json")]
-    pub matches: u64,
+    pub matches: u128,
     pub ok: usize,
     pub timeouts: usize,
     pub limits: usize,

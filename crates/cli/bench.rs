@@ -26,7 +26,7 @@ struct Timed {
     times: Vec<Duration>,
     /// Phase times of each timed run.
     phases: Vec<PhaseTimes>,
-    count: u64,
+    count: u128,
     status: Option<Status>,
     /// Engines that ran it (under `auto`, possibly both).
     engines: Vec<&'static str>,
@@ -131,7 +131,7 @@ struct QueryJson {
     kind: &'static str,
     query: String,
     #[serde(serialize_with = "crate::output::count_json")]
-    matches: u64,
+    matches: u128,
     status: &'static str,
     median_ms: f64,
     min_ms: f64,

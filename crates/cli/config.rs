@@ -257,6 +257,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             },
             symmetry: !args.no_symmetry,
             tree_counts: !args.no_tree_counts,
+            equivalent_vertices: !args.no_equivalent_vertices,
             heavy_query_work: args.heavy_work,
             pinned: Vec::new(),
         },

@@ -179,7 +179,7 @@ mod tests {
                         .unwrap();
                 let mut rows: Vec<Vec<VertexId>> = found.rows().map(<[_]>::to_vec).collect();
                 rows.sort();
-                assert_eq!(rows.len() as u64, report.count);
+                assert_eq!(rows.len() as u128, report.count);
                 rows
             })
             .collect()

@@ -891,6 +891,11 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub no_tree_counts: bool,
 
+    /// For tests and measurements: enumerates equivalent query vertices (same labels, same
+    /// neighbours by the same edges) instead of counting them from one extension set.
+    #[arg(long, hide = true)]
+    pub no_equivalent_vertices: bool,
+
     /// For tests and measurements: cuts each query's shares (`--partition`, `--devices`) into
     /// the evenest grid over its first three vertices, whatever its plan's estimated work.
     /// Every share of one query must be answered with the same choice.

@@ -228,7 +228,7 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
                 file_sink.as_ref().map_or(Duration::ZERO, |s| s.elapsed) - output_before;
             let report: Result<MatchReport, String> = match result {
                 Ok(report) => {
-                    summary.matches += report.count;
+                    summary.matches = crate::output::add_counts(summary.matches, report.count)?;
                     match report.status {
                         Status::Complete => summary.ok += 1,
                         Status::Timeout => summary.timeouts += 1,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::exit::{input_error, shown, Exit};
 use crate::flags::MergeArgs;
-use crate::output::count_json;
+use crate::output::{add_counts, count_json};
 
 /// One line of a `gsi match --json` run: a query's record or the closing summary (the keys
 /// merge reads; the others are ignored).
@@ -25,7 +25,7 @@ enum Line {
 struct QueryLine {
     query: String,
     #[serde(deserialize_with = "count_of_json")]
-    matches: u64,
+    matches: u128,
     status: String,
     complete: bool,
     elapsed_ms: f64,
@@ -61,7 +61,7 @@ struct MergedQuery<'a> {
     kind: &'static str,
     query: &'a str,
     #[serde(serialize_with = "count_json")]
-    matches: u64,
+    matches: u128,
     status: &'a str,
     complete: bool,
     /// The shares' times added up, and the longest.
@@ -78,13 +78,13 @@ struct MergedSummary<'a> {
     shares: u32,
     queries: usize,
     #[serde(serialize_with = "count_json")]
-    matches: u64,
+    matches: u128,
     complete: bool,
 }
 
 /// A count as `gsi match --json` writes it: a number, or a string of digits above 2^53
 /// ([`count_json`]).
-fn count_of_json<'de, D: serde::Deserializer<'de>>(from: D) -> Result<u64, D::Error> {
+fn count_of_json<'de, D: serde::Deserializer<'de>>(from: D) -> Result<u128, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Count {
@@ -92,7 +92,7 @@ fn count_of_json<'de, D: serde::Deserializer<'de>>(from: D) -> Result<u64, D::Er
         Digits(String),
     }
     match Count::deserialize(from)? {
-        Count::Number(n) => Ok(n),
+        Count::Number(n) => Ok(u128::from(n)),
         Count::Digits(digits) => digits.parse().map_err(serde::de::Error::custom),
     }
 }
@@ -121,7 +121,7 @@ pub fn run(args: MergeArgs) -> Result<Exit> {
             query: &query.query,
             matches: answers
                 .iter()
-                .fold(0u64, |sum, a| sum.wrapping_add(a.matches)),
+                .try_fold(0, |sum, a| add_counts(sum, a.matches))?,
             status: STATUSES[gravest],
             complete: answers.iter().all(|a| a.complete),
             shares_ms: answers.iter().map(|a| a.elapsed_ms).sum(),
@@ -135,7 +135,7 @@ pub fn run(args: MergeArgs) -> Result<Exit> {
         queries: merged.len(),
         matches: merged
             .iter()
-            .fold(0u64, |sum, q| sum.wrapping_add(q.matches)),
+            .try_fold(0, |sum, q| add_counts(sum, q.matches))?,
         complete: merged.iter().all(|q| q.complete),
     };
     let mut out = std::io::stdout().lock();

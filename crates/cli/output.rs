@@ -18,12 +18,17 @@ pub const EXACT_JSON_COUNT_MAX: u64 = 1 << 53;
 
 /// Writes a count as a JSON number, or as a string of its digits above
 /// [`EXACT_JSON_COUNT_MAX`].
-pub fn count_json<S: serde::Serializer>(count: &u64, out: S) -> Result<S::Ok, S::Error> {
-    if *count > EXACT_JSON_COUNT_MAX {
-        out.collect_str(count)
-    } else {
-        out.serialize_u64(*count)
+pub fn count_json<S: serde::Serializer>(count: &u128, out: S) -> Result<S::Ok, S::Error> {
+    match u64::try_from(*count) {
+        Ok(count) if count <= EXACT_JSON_COUNT_MAX => out.serialize_u64(count),
+        _ => out.collect_str(count),
     }
+}
+
+/// `a + b`, two counts added up, or an error where the sum passes what gsi counts.
+pub fn add_counts(a: u128, b: u128) -> anyhow::Result<u128> {
+    a.checked_add(b)
+        .ok_or_else(|| anyhow::anyhow!(gsi_core::Error::CountBeyond128Bits))
 }
 
 /// Phase times in milliseconds.
@@ -42,7 +47,7 @@ pub struct QueryJson {
     pub kind: &'static str,
     pub query: String,
     #[serde(serialize_with = "count_json")]
-    pub matches: u64,
+    pub matches: u128,
     pub status: &'static str,
     /// Whether `matches` is every match: false after a timeout, a limit, an interrupt or an
     /// error (the count is then a lower bound).
@@ -150,7 +155,7 @@ pub struct SummaryJson {
     pub edges: usize,
     pub queries: usize,
     #[serde(serialize_with = "count_json")]
-    pub matches: u64,
+    pub matches: u128,
     pub ok: usize,
     pub timeouts: usize,
     pub limits: usize,

@@ -31,10 +31,10 @@ const COMPARED_MATCHES: u64 = 20_000;
 struct Run {
     sizes: Vec<usize>,
     candidates: Vec<Vec<VertexId>>,
-    count: u64,
+    count: u128,
     status: Status,
     /// The count with each join path forced: depth-first at once, breadth-first to the end.
-    forced: Vec<(&'static str, u64, Status)>,
+    forced: Vec<(&'static str, u128, Status)>,
     matches: Vec<VertexId>,
 }
 

@@ -89,6 +89,13 @@ impl std::fmt::Display for Notice {
 /// An engine: the filtering phase and the joining phase of GSI. Engines are `Send`, so that
 /// one query may run on several at once ([`crate::spread`]).
 pub trait Engine: Send {
+    /// Whether the engine's join counts a group of equivalent query vertices from one
+    /// extension set, of any size ([`crate::plan::Postpone::Equivalents`]); the GPU's kernels
+    /// count groups of at most [`crate::plan::MAX_LEAF_GROUP`] by their intersections.
+    fn counts_equivalent_vertices(&self) -> bool {
+        false
+    }
+
     /// The GPU the engine uses, by name and architecture (`None` for the CPU engine).
     fn device(&self) -> Option<String> {
         None

@@ -30,7 +30,7 @@ mod backend;
 
 pub(crate) use backend::{BufferLayout, FilledBuffers, JoinBackend, SmallEnd, SmallSteps};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::options::{Counted, JoinOutcome, JoinPaths, MatchOptions, Status, StepPath};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
@@ -102,8 +102,12 @@ pub(crate) fn run<B: JoinBackend>(
             st.balance = driver.backend.balance(i);
         }
     }
+    if driver.count == u128::MAX {
+        return Err(Error::CountBeyond128Bits);
+    }
     Ok(JoinOutcome {
         count: driver.count,
+        count_may_wrap: driver.backend.count_may_wrap(),
         status: driver.status,
         peak_bytes: driver.peak_bytes,
         engine,
@@ -133,7 +137,8 @@ struct Driver<'a, B> {
     budget: usize,
     /// Bytes one step may hold.
     step_budget: usize,
-    count: u64,
+    /// Saturated at `u128::MAX`: a count that reaches it is an error.
+    count: u128,
     status: Status,
     live_bytes: usize,
     peak_bytes: usize,
@@ -166,8 +171,8 @@ impl<B: JoinBackend> Driver<'_, B> {
     fn take(&mut self, available: usize) -> usize {
         match self.options.limit {
             Some(k) => {
-                let left = k.saturating_sub(self.count);
-                if (available as u64) > left {
+                let left = u128::from(k).saturating_sub(self.count);
+                if (available as u128) > left {
                     self.status = Status::Limit;
                 }
                 available.min(usize::try_from(left).unwrap_or(usize::MAX))
@@ -211,7 +216,7 @@ impl<B: JoinBackend> Driver<'_, B> {
         }
         match small.end {
             SmallEnd::Counted(count) => {
-                self.count += count;
+                self.count = self.count.saturating_add(count);
                 Ok(())
             }
             SmallEnd::Stopped {
@@ -240,7 +245,7 @@ impl<B: JoinBackend> Driver<'_, B> {
         if !self.count_only {
             self.backend.emit_first(first, take, self.sink)?;
         }
-        self.count += take as u64;
+        self.count += take as u128;
         Ok(())
     }
 
@@ -277,15 +282,15 @@ impl<B: JoinBackend> Driver<'_, B> {
                 let enough = self
                     .options
                     .limit
-                    .map(|k| k.saturating_sub(self.count).saturating_add(1));
+                    .map(|k| u128::from(k).saturating_sub(self.count).saturating_add(1));
                 let found = self
                     .backend
                     .count(step, table, start..end, enough, self.budget)?;
-                self.count += found;
+                self.count = self.count.saturating_add(found);
                 // A backend that stopped early counted only part: say why.
                 self.stopped();
-                if let Some(k) = self.options.limit.filter(|&k| self.count > k) {
-                    self.count = k;
+                if let Some(k) = self.options.limit.filter(|&k| self.count > u128::from(k)) {
+                    self.count = u128::from(k);
                     self.status = Status::Limit;
                 }
                 start = end;
@@ -408,7 +413,7 @@ impl<B: JoinBackend> Driver<'_, B> {
         if self.count_only {
             // A backend that cannot count the last step as it goes: its buffers are the count.
             self.release(filled_bytes);
-            self.count += take as u64;
+            self.count = self.count.saturating_add(take as u128);
             self.pace(step, rows.len(), started.elapsed());
             return Ok(());
         }
@@ -418,7 +423,9 @@ impl<B: JoinBackend> Driver<'_, B> {
             .emit(step, table, rows, layout, &filled, take, self.sink);
         self.release(filled_bytes);
         self.pace(step, run, started.elapsed());
-        self.count += *result.as_ref().unwrap_or(&0) as u64;
+        self.count = self
+            .count
+            .saturating_add(*result.as_ref().unwrap_or(&0) as u128);
         if result.as_ref().is_ok_and(|&emitted| emitted < take) {
             // Cut short: say why.
             self.stopped();

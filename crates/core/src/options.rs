@@ -96,6 +96,10 @@ pub struct MatchOptions {
     /// Counts a tree-shaped query by dynamic programming instead of a join, where its
     /// homomorphisms are its matches ([`crate::tree_count`]); off for tests and measurements.
     pub tree_counts: bool,
+    /// Counts equivalent query vertices (same labels, same neighbours by the same edges)
+    /// from one extension set instead of enumerating them, where the engine can
+    /// ([`crate::plan::equivalence_classes`]); off for tests and measurements.
+    pub equivalent_vertices: bool,
     /// Query vertices fixed to one data vertex each, `(u, v)`: C(u) keeps only `v`, if the
     /// filter let it in (a SPARQL constant). Applied right after filtering.
     pub pinned: Vec<(usize, VertexId)>,
@@ -270,6 +274,7 @@ impl Default for MatchOptions {
             join_order: JoinOrder::Sampled,
             symmetry: true,
             tree_counts: true,
+            equivalent_vertices: true,
             heavy_query_work: HEAVY_QUERY_WORK,
             pinned: Vec::new(),
         }
@@ -338,7 +343,11 @@ impl Status {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JoinOutcome {
     /// Matches found (all of them when `status` is `Complete`).
-    pub count: u64,
+    pub count: u128,
+    /// Whether a part of `count` came from a 64-bit counter that may have wrapped
+    /// (a backend counting in 64 bits, the GPU): exact only once the whole count is
+    /// bounded below 2^64.
+    pub count_may_wrap: bool,
     /// How the join ended.
     pub status: Status,
     /// Most bytes of tables and buffers held at once.

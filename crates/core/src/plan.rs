@@ -14,7 +14,9 @@ pub mod refine;
 mod step;
 pub mod symmetry;
 
-pub use leaves::{LeafGroup, LeafSuffix, LeafTerm, MAX_LEAF_GROUP, MAX_LEAF_LINKS};
+pub use leaves::{
+    equivalence_classes, LeafGroup, LeafSuffix, LeafTerm, Postpone, MAX_LEAF_GROUP, MAX_LEAF_LINKS,
+};
 pub use step::{JoinStep, LinkEdge, OrderBound};
 
 use self::leaves::postponable;
@@ -46,6 +48,8 @@ pub struct Plan {
     /// Whether leaves of different labels never share a match (every data vertex has one
     /// label), so that the leaf suffix groups them by label; otherwise in one group.
     pub leaf_groups_by_label: bool,
+    /// What the plan joins last to multiply.
+    pub postponed: Postpone,
 }
 
 /// How a plan's order was chosen: which strategy, and what refinement and sampling saw.
@@ -183,11 +187,15 @@ impl Plan {
         data: &DataIndex,
         postpone_leaves: bool,
     ) -> Plan {
+        let postpone = match postpone_leaves {
+            true => Postpone::Leaves,
+            false => Postpone::Nothing,
+        };
         Plan::with_strategy(
             query,
             candidate_sizes,
             data,
-            postpone_leaves,
+            postpone,
             Strategy::Paper,
             &|| false,
         )
@@ -200,7 +208,7 @@ impl Plan {
         query: &Graph,
         candidate_sizes: &[usize],
         data: &DataIndex,
-        postpone_leaves: bool,
+        postpone: Postpone,
         strategy: Strategy<'_>,
         stop: &dyn Fn() -> bool,
     ) -> Plan {
@@ -211,17 +219,13 @@ impl Plan {
             data,
             vec![false; n],
             Strategy::Paper,
-            false,
+            Postpone::Nothing,
             stop,
         );
-        if matches!(strategy, Strategy::Paper) && !postpone_leaves {
+        if matches!(strategy, Strategy::Paper) && postpone == Postpone::Nothing {
             return paper;
         }
-        let postponed = if postpone_leaves {
-            postponable(query, !data.graph().has_label_sets())
-        } else {
-            vec![false; n]
-        };
+        let postponed = postponable(query, !data.graph().has_label_sets(), postpone);
         Plan {
             estimated_rows: paper.estimated_rows,
             ..Plan::ordered(
@@ -230,22 +234,22 @@ impl Plan {
                 data,
                 postponed,
                 strategy,
-                postpone_leaves,
+                postpone,
                 stop,
             )
         }
     }
 
     /// Orders the vertices not `postponed` by `strategy`, then the postponed ones (each
-    /// group by index once `stop` says so); with `multiply`, the plan's [`LeafSuffix`] starts
-    /// at the postponed ones or before.
+    /// group by index once `stop` says so); unless `multiply` is [`Postpone::Nothing`], the
+    /// plan's [`LeafSuffix`] starts at the postponed ones or before.
     fn ordered(
         query: &Graph,
         candidate_sizes: &[usize],
         data: &DataIndex,
         postponed: Vec<bool>,
         strategy: Strategy<'_>,
-        multiply: bool,
+        multiply: Postpone,
         stop: &dyn Fn() -> bool,
     ) -> Plan {
         let n = query.vertex_count();
@@ -381,8 +385,15 @@ impl Plan {
             estimated_rows += rows;
         }
         let leaf_groups_by_label = !data.graph().has_label_sets();
-        let leaves = if multiply {
-            LeafSuffix::of(query, &steps, core, &vec![false; n], leaf_groups_by_label)
+        let leaves = if multiply != Postpone::Nothing {
+            LeafSuffix::of(
+                query,
+                &steps,
+                core,
+                &vec![false; n],
+                leaf_groups_by_label,
+                multiply,
+            )
         } else {
             LeafSuffix {
                 from: n,
@@ -401,6 +412,7 @@ impl Plan {
             },
             symmetry: Symmetry::none(),
             leaf_groups_by_label,
+            postponed: multiply,
         }
     }
 
@@ -446,6 +458,7 @@ impl Plan {
                 last + 1,
                 &constrained,
                 self.leaf_groups_by_label,
+                self.postponed,
             );
         }
         self.symmetry = symmetry;
@@ -574,6 +587,19 @@ impl fmt::Display for Plan {
                 leaves.from - 1,
                 leaves.groups.len()
             )?;
+            for group in leaves.groups.iter().filter(|g| g.equivalent) {
+                let members: Vec<String> = group
+                    .steps
+                    .iter()
+                    .map(|&i| format!("u{}", self.steps[i].vertex))
+                    .collect();
+                writeln!(
+                    f,
+                    "  equivalent vertices {} counted, not enumerated: one extension set E, |E|!/(|E|-{k})! injective choices (|E|^{k} under homomorphism)",
+                    members.join(" "),
+                    k = members.len()
+                )?;
+            }
         }
         Ok(())
     }

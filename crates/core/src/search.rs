@@ -14,7 +14,7 @@ use crate::index::DataIndex;
 use crate::options::{JoinOrder, JoinPaths, MatchOptions, Semantics, Share, Status, AXES};
 use crate::plan::estimate::plan_on_host;
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
-use crate::plan::{Plan, Strategy};
+use crate::plan::{Plan, Postpone, Strategy};
 use crate::shares::ShareSpace;
 use crate::sink::{Images, MatchSink, OriginalIds};
 use crate::tree_count;
@@ -35,7 +35,7 @@ pub struct PhaseTimes {
 #[derive(Clone, Debug)]
 pub struct MatchReport {
     /// Matches found.
-    pub count: u64,
+    pub count: u128,
     /// How the search ended.
     pub status: Status,
     /// Time per phase.
@@ -106,8 +106,10 @@ pub struct Planned {
     counting: bool,
     /// False when the query cannot match at all ([`misfit`]): the join answers 0 at once.
     fits: bool,
-    /// The query, when its count is its tree's homomorphism count ([`tree_count`]): no join.
-    tree: Option<Box<Graph>>,
+    /// The query.
+    query: Box<Graph>,
+    /// Whether its count is its tree's homomorphism count ([`tree_count`]): no join.
+    by_tree: bool,
     /// The candidate sets readied for shares, when the query is joined in shares on one
     /// engine ([`ShareSpace`]).
     shares: Mutex<Option<ShareSpace>>,
@@ -137,7 +139,20 @@ pub(crate) fn plan_query(
     // Leaves are multiplied only in a count, and not when induced (two leaves must then not
     // be adjacent: their matches are no longer independent).
     let induced = options.semantics == Semantics::Induced;
-    let postpone = options.postpone_leaves && counting && !induced;
+    // Equivalent vertices are counted from one extension set by an engine that can, and not
+    // with pins or in a share (a pinned vertex, or one whose set a share cuts, is no longer
+    // interchangeable with the others).
+    let postpone = match options.postpone_leaves && counting && !induced {
+        false => Postpone::Nothing,
+        true if options.equivalent_vertices
+            && options.pinned.is_empty()
+            && options.share.is_none()
+            && engine.counts_equivalent_vertices() =>
+        {
+            Postpone::Equivalents
+        }
+        true => Postpone::Leaves,
+    };
     let mut plan = match to_host(&mut candidates, query, data, options)? {
         Some(sets) => plan_on_host(query, sets, data, options, postpone, &CpuEngine::default()),
         None => Plan::with_strategy(
@@ -160,7 +175,15 @@ pub(crate) fn plan_query(
         && options.stop().is_none()
     {
         let max_images = if counting { u64::MAX } else { MAX_IMAGES };
-        plan.break_symmetry(query, Symmetry::of(query, max_images));
+        // Equivalent vertices counted together keep their interchanges: the count multiplies
+        // them.
+        let mut kept = vec![false; query.vertex_count()];
+        for group in plan.leaves.groups.iter().filter(|g| g.equivalent) {
+            for &step in &group.steps {
+                kept[plan.steps[step].vertex] = true;
+            }
+        }
+        plan.break_symmetry(query, Symmetry::of_keeping(query, max_images, &kept));
     }
     if induced {
         let labels = match &options.absent_labels {
@@ -176,11 +199,11 @@ pub(crate) fn plan_query(
         planning: filtered.elapsed(),
         counting,
         fits: true,
-        tree: (counting
+        query: Box::new(query.clone()),
+        by_tree: counting
             && options.tree_counts
             && options.limit.is_none()
-            && tree_count::applies(query, data, options.semantics))
-        .then(|| Box::new(query.clone())),
+            && tree_count::applies(query, data, options.semantics),
         shares: Mutex::new(None),
     })
 }
@@ -261,7 +284,14 @@ impl Planned {
     fn without_match(query: &Graph, data: &DataIndex, counting: bool) -> Planned {
         let started = Instant::now();
         let n = query.vertex_count();
-        let plan = Plan::with_strategy(query, &vec![0; n], data, false, Strategy::Paper, &|| false);
+        let plan = Plan::with_strategy(
+            query,
+            &vec![0; n],
+            data,
+            Postpone::Nothing,
+            Strategy::Paper,
+            &|| false,
+        );
         Planned {
             candidates: Candidates::Host(CandidateSets::from_lists(vec![Vec::new(); n], 0)),
             plan,
@@ -269,7 +299,8 @@ impl Planned {
             planning: started.elapsed(),
             counting,
             fits: false,
-            tree: None,
+            query: Box::new(query.clone()),
+            by_tree: false,
             shares: Mutex::new(None),
         }
     }
@@ -321,7 +352,8 @@ impl Planned {
             planning: Duration::ZERO,
             counting: self.counting,
             fits: self.fits,
-            tree: self.tree.clone(),
+            query: self.query.clone(),
+            by_tree: self.by_tree,
             shares: Mutex::new(None),
         })
     }
@@ -375,10 +407,12 @@ impl Planned {
     ) -> Result<MatchReport> {
         let candidates = shared.unwrap_or(&self.candidates);
         let cut = started.elapsed();
-        if let Some(tree) = &self.tree {
+        if self.by_tree {
             let mut report = self.report();
             let sets = candidates.to_host()?;
-            match tree_count::count(tree, &sets, data, &|| options.stop().is_some()) {
+            let stop = || options.stop().is_some();
+            match tree_count::forest_homomorphisms(&self.query, &sets, data, &stop) {
+                Some(u128::MAX) => return Err(Error::CountBeyond128Bits),
                 Some(count) => report.count = count,
                 None => report.status = options.stop().unwrap_or(Status::Timeout),
             }
@@ -409,9 +443,16 @@ impl Planned {
             let mut images = Images::new(symmetry, sink);
             engine.join(&self.plan, candidates, data, options, &mut images)?
         };
+        if outcome.count_may_wrap {
+            self.bound_below_64_bits(candidates, data)?;
+        }
         let mut report = self.report();
-        // Each match found stands for its class (exact modulo 2^64, as the leaf products).
-        report.count = outcome.count.wrapping_mul(symmetry.classes());
+        // Each match found stands for its class.
+        report.count = outcome
+            .count
+            .checked_mul(u128::from(symmetry.classes()))
+            .filter(|&count| count < u128::MAX)
+            .ok_or(Error::CountBeyond128Bits)?;
         report.status = outcome.status;
         report.times.plan += cut;
         report.times.join = started.elapsed() - cut;
@@ -419,5 +460,18 @@ impl Planned {
         report.engine = outcome.engine;
         report.paths = outcome.paths;
         Ok(report)
+    }
+
+    /// Checks that a count made with 64-bit counters cannot have wrapped: every match over
+    /// `candidates` is a homomorphism of the query's spanning forest, whose count must stay
+    /// below 2^64 ([`tree_count::forest_homomorphisms`]).
+    fn bound_below_64_bits(&self, candidates: &Candidates, data: &DataIndex) -> Result<()> {
+        let sets = candidates.to_host()?;
+        let bound = tree_count::forest_homomorphisms(&self.query, &sets, data, &|| false)
+            .expect("never stopped");
+        match bound > u128::from(u64::MAX) {
+            true => Err(Error::GpuCountMayWrap { bound }),
+            false => Ok(()),
+        }
     }
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use gsi_graph::Graph;
 
 use crate::engine::Engine;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::index::DataIndex;
 use crate::options::{MatchOptions, Share, Status};
 #[cfg(doc)]
@@ -121,9 +121,15 @@ pub fn find_matches_spread(
     // then take shares, or are called off.
     let go = AtomicBool::new(false);
     let called_off = Arc::new(AtomicBool::new(false));
+    // A share cuts the candidate sets of the plan's first vertices, which then are no
+    // longer interchangeable with their equivalents: planned without equivalent vertices.
+    let planning_options = MatchOptions {
+        equivalent_vertices: false,
+        ..options.clone()
+    };
     let others_options = MatchOptions {
         interrupt: Some(called_off.clone()),
-        ..options.clone()
+        ..planning_options.clone()
     };
     let ahead = ahead.as_ref();
     let (first_outcome, others_results) = std::thread::scope(|scope| {
@@ -151,7 +157,7 @@ pub fn find_matches_spread(
             let planned = match ahead {
                 Some(planned) => planned,
                 None => {
-                    own = plan_query(first.as_mut(), query, data, options, counting)?;
+                    own = plan_query(first.as_mut(), query, data, &planning_options, counting)?;
                     &own
                 }
             };
@@ -199,7 +205,10 @@ pub fn find_matches_spread(
         parts.push(part);
     }
     whole.times.join = started.elapsed();
-    whole.count = reports.iter().map(|r| r.count).sum();
+    whole.count = reports
+        .iter()
+        .try_fold(0u128, |sum, r| sum.checked_add(r.count))
+        .ok_or(Error::CountBeyond128Bits)?;
     whole.status = reports
         .iter()
         .map(|r| r.status)

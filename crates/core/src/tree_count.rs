@@ -39,11 +39,12 @@ pub(crate) fn applies(query: &Graph, data: &DataIndex, semantics: Semantics) -> 
 
 /// Whether every vertex of `query` is reached from vertex 0, edges read both ways.
 fn connected(query: &Graph) -> bool {
-    tree_order(query).len() + 1 == query.vertex_count()
+    let forest = spanning_forest(query);
+    forest.roots.len() == 1
 }
 
-/// An edge of the rooted query tree: `child`'s matches are N(v, label, direction) of its
-/// parent's match v.
+/// An edge of a rooted spanning tree of the query: `child`'s matches are N(v, label,
+/// direction) of its parent's match v.
 struct TreeEdge {
     parent: usize,
     child: usize,
@@ -51,57 +52,75 @@ struct TreeEdge {
     direction: Direction,
 }
 
-/// The query's edges from vertex 0 outwards (breadth-first), each child after its parent;
-/// the vertices it reaches are those of the returned edges' children, and vertex 0.
-fn tree_order(query: &Graph) -> Vec<TreeEdge> {
+/// A spanning forest of the query: one tree per connected component (edges read both ways),
+/// rooted at its least vertex.
+struct SpanningForest {
+    roots: Vec<usize>,
+    /// The trees' edges breadth-first from their roots, each child after its parent.
+    edges: Vec<TreeEdge>,
+}
+
+fn spanning_forest(query: &Graph) -> SpanningForest {
     let n = query.vertex_count();
     let mut seen = vec![false; n];
-    let mut order = Vec::with_capacity(n.saturating_sub(1));
-    let mut queue = std::collections::VecDeque::from([0usize]);
-    seen[0] = true;
-    while let Some(u) = queue.pop_front() {
-        for &direction in query.directions() {
-            let (neighbors, labels) = query.edges(u as VertexId, direction);
-            for (&w, &label) in neighbors.iter().zip(labels) {
-                let w = w as usize;
-                if !seen[w] {
-                    seen[w] = true;
-                    queue.push_back(w);
-                    order.push(TreeEdge {
-                        parent: u,
-                        child: w,
-                        label,
-                        direction,
-                    });
+    let mut forest = SpanningForest {
+        roots: Vec::new(),
+        edges: Vec::with_capacity(n.saturating_sub(1)),
+    };
+    let mut queue = std::collections::VecDeque::new();
+    for root in 0..n {
+        if seen[root] {
+            continue;
+        }
+        seen[root] = true;
+        forest.roots.push(root);
+        queue.push_back(root);
+        while let Some(u) = queue.pop_front() {
+            for &direction in query.directions() {
+                let (neighbors, labels) = query.edges(u as VertexId, direction);
+                for (&w, &label) in neighbors.iter().zip(labels) {
+                    let w = w as usize;
+                    if !seen[w] {
+                        seen[w] = true;
+                        queue.push_back(w);
+                        forest.edges.push(TreeEdge {
+                            parent: u,
+                            child: w,
+                            label,
+                            direction,
+                        });
+                    }
                 }
             }
         }
     }
-    order
+    forest
 }
 
-/// The number of homomorphisms of the tree `query` into the data graph whose vertex u maps
-/// into `sets`' C(u), modulo 2^64 as every count of gsi; `None` when `stop` says so between
-/// two query vertices.
-pub(crate) fn count(
+/// The number of homomorphisms of a spanning forest of `query` into the data graph whose
+/// vertex u maps into `sets`' C(u), saturated at `u128::MAX` (a value that says "this many or
+/// more"); `None` when `stop` says so between two query edges. For a tree-shaped query it is
+/// the query's homomorphism count; for any other it bounds the query's matches under every
+/// semantics from above, as each match maps the forest's edges onto data edges.
+pub fn forest_homomorphisms(
     query: &Graph,
     sets: &CandidateSets,
     data: &DataIndex,
     stop: &dyn Fn() -> bool,
-) -> Option<u64> {
+) -> Option<u128> {
     let graph = data.graph();
     let n = graph.vertex_count();
-    let edges = tree_order(query);
+    let forest = spanning_forest(query);
     // f[u]: per data vertex, u's subtree's homomorphisms there; children first.
-    let mut f: Vec<Option<Vec<u64>>> = (0..query.vertex_count()).map(|_| None).collect();
-    let start = |u: usize| -> Vec<u64> {
-        let mut values = vec![0u64; n];
+    let mut f: Vec<Option<Vec<u128>>> = (0..query.vertex_count()).map(|_| None).collect();
+    let start = |u: usize| -> Vec<u128> {
+        let mut values = vec![0u128; n];
         for &v in sets.list(u) {
             values[v as usize] = 1;
         }
         values
     };
-    for e in edges.iter().rev() {
+    for e in forest.edges.iter().rev() {
         if stop() {
             return None;
         }
@@ -112,15 +131,17 @@ pub(crate) fn count(
                 let sum = graph
                     .neighbors(v as VertexId, e.label, e.direction)
                     .iter()
-                    .fold(0u64, |s, &w| s.wrapping_add(child[w as usize]));
-                *value = value.wrapping_mul(sum);
+                    .fold(0u128, |s, &w| s.saturating_add(child[w as usize]));
+                *value = value.saturating_mul(sum);
             }
         });
     }
-    let root = f[0].take().unwrap_or_else(|| start(0));
-    Some(
-        root.par_iter()
-            .fold(|| 0u64, |s, &x| s.wrapping_add(x))
-            .reduce(|| 0, u64::wrapping_add),
-    )
+    Some(forest.roots.iter().fold(1u128, |product, &root| {
+        let values = f[root].take().unwrap_or_else(|| start(root));
+        let sum = values
+            .par_iter()
+            .fold(|| 0u128, |s, &x| s.saturating_add(x))
+            .reduce(|| 0, u128::saturating_add);
+        product.saturating_mul(sum)
+    }))
 }

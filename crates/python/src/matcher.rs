@@ -105,7 +105,7 @@ impl PyMatcher {
         semantics: &str,
         timeout: Option<f64>,
         share: Option<(u32, u32)>,
-    ) -> PyResult<u64> {
+    ) -> PyResult<u128> {
         let (job, timeout) = self.job(py, query, semantics, None, timeout, share)?;
         let (report, _) = job.run(py, gsi_core::CountOnly)?;
         Ok(finished(py, report, timeout)?.count)

@@ -222,6 +222,23 @@ def test_count_is_exact_past_32_bits() -> None:
     assert m.count(star, homomorphism=True) == n * (n - 1) ** leaves
 
 
+def test_count_is_exact_past_64_bits() -> None:
+    # Homomorphisms of a path of 10 edges in K_100, by dynamic programming.
+    m = gsi.Matcher(nx.complete_graph(100), engine="cpu")
+    assert m.count(nx.path_graph(11), homomorphism=True) == 100 * 99**10 > 2**64
+    # A centre of label 0 with 4 leaves of each of labels 1..4 in K_200 labelled v mod 5:
+    # the leaves multiplied per row of the centre.
+    G = nx.complete_graph(200)
+    nx.set_node_attributes(G, {v: v % 5 for v in G}, "label")
+    star = nx.star_graph(16)
+    nx.set_node_attributes(star, {v: 0 if v == 0 else 1 + (v - 1) // 4 for v in star}, "label")
+    labelled = gsi.Matcher(G, engine="cpu")
+    assert labelled.count(star) == 40 * math.perm(40, 4) ** 4 > 2**64
+    # Past 2^128 - 1: an error, never a number.
+    with pytest.raises(gsi.GsiError, match="2\\^128"):
+        m.count(nx.path_graph(21), homomorphism=True)
+
+
 def test_matches_match_array_limit_and_explain() -> None:
     G = triangle_with_tail()
     m = gsi.Matcher(G, engine="cpu", memory_limit="64MiB")

@@ -173,6 +173,20 @@ def test_a_failed_share_is_retried_or_named_never_summed(tmp_path):
     assert broken.tries[2] == 3
 
 
+def test_shares_add_up_past_64_bits(tmp_path):
+    # Homomorphisms of a path of 10 edges in K_100: 100 * 99^10, above 2^64.
+    n = 100
+    lines = [f"t {n} {n * (n - 1) // 2}"] + [f"v {v} 0 {n - 1}" for v in range(n)]
+    lines += [f"e {u} {v} 0" for u in range(n) for v in range(u + 1, n)]
+    path = tmp_path / "k100.graph"
+    path.write_text("\n".join(lines) + "\n")
+    with ThreadPoolExecutor(2) as pool:
+        answer = gsi.distributed.count(
+            path, nx.path_graph(11), shares=3, executor=pool, engine="cpu", homomorphism=True
+        )
+    assert answer.complete and answer.total == 100 * 99**10 > 2**64
+
+
 def test_bad_arguments_name_themselves(tmp_path):
     path, _ = data_file(tmp_path)
     Q = chorded_square([0, 0, 0, 0])

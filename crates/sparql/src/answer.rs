@@ -84,7 +84,7 @@ pub fn answer<W: Write>(
     engine: &mut dyn Engine,
     options: &MatchOptions,
     output: Option<ResultsWriter<W>>,
-) -> Result<u64> {
+) -> Result<u128> {
     let bgp = Union::build(query, &data.terms)?;
     let mut matcher = Matcher {
         engine,
@@ -105,7 +105,7 @@ pub fn answer_explained<W: Write>(
     engine: &mut dyn Engine,
     options: &MatchOptions,
     output: Option<ResultsWriter<W>>,
-) -> Result<(u64, String)> {
+) -> Result<(u128, String)> {
     let bgp = Union::build(query, &data.terms)?;
     let mut matcher = Matcher {
         engine,
@@ -136,7 +136,7 @@ fn answer_union<W: Write>(
     matcher: &mut Matcher<'_>,
     options: &MatchOptions,
     mut output: Option<ResultsWriter<W>>,
-) -> Result<u64> {
+) -> Result<u128> {
     let filter = query.filter.as_ref();
     let mut options = MatchOptions {
         semantics: Semantics::Homomorphism,
@@ -146,12 +146,12 @@ fn answer_union<W: Write>(
         Form::Ask => {
             let answer = query.limit != Some(0) && {
                 options.limit = Some(query.offset.saturating_add(1) as u64);
-                count(bgp, data, matcher, &options, filter)? > query.offset as u64
+                count(bgp, data, matcher, &options, filter)? > query.offset as u128
             };
             if let Some(output) = output {
                 output.boolean(answer)?;
             }
-            Ok(u64::from(answer))
+            Ok(u128::from(answer))
         }
         Form::Count { variable } => {
             let n = count(bgp, data, matcher, &options, filter)?;
@@ -184,8 +184,8 @@ fn answer_union<W: Write>(
             if output.is_none() && !distinct {
                 options.limit = matches_wanted;
                 let n = count(bgp, data, matcher, &options, filter)?
-                    .saturating_sub(query.offset as u64);
-                return Ok(query.limit.map_or(n, |l| n.min(l as u64)));
+                    .saturating_sub(query.offset as u128);
+                return Ok(query.limit.map_or(n, |l| n.min(l as u128)));
             }
             let columns = variables.iter().map(|v| bgp.column_of(v)).collect();
             let names: Vec<&str> = variables.iter().map(|v| v.as_str()).collect();
@@ -244,7 +244,7 @@ fn answer_union<W: Write>(
             if let Some(output) = output {
                 output.finish()?;
             }
-            Ok(n)
+            Ok(u128::from(n))
         }
     }
 }
@@ -306,7 +306,7 @@ impl Matcher<'_> {
         index: &DataIndex,
         options: &MatchOptions,
         sink: &mut dyn MatchSink,
-    ) -> Result<u64> {
+    ) -> Result<u128> {
         let options = MatchOptions {
             pinned: part.pinned.clone(),
             ..options.clone()
@@ -328,10 +328,12 @@ fn count(
     matcher: &mut Matcher<'_>,
     options: &MatchOptions,
     filter: Option<&Filter>,
-) -> Result<u64> {
-    let mut total = 0;
+) -> Result<u128> {
+    let mut total = 0u128;
     for (i, (part, _)) in bgp.parts.iter().enumerate() {
-        let limit = options.limit.map(|l| l.saturating_sub(total));
+        let limit = options
+            .limit
+            .map(|l| l.saturating_sub(u64::try_from(total).unwrap_or(u64::MAX)));
         if limit == Some(0) {
             break;
         }
@@ -340,7 +342,9 @@ fn count(
             ..options.clone()
         };
         matcher.part = i;
-        total += count_part(part, data, matcher, &options, filter)?;
+        total = total
+            .checked_add(count_part(part, data, matcher, &options, filter)?)
+            .ok_or(gsi_core::Error::CountBeyond128Bits)?;
     }
     Ok(total)
 }
@@ -352,7 +356,7 @@ fn count_part(
     matcher: &mut Matcher<'_>,
     options: &MatchOptions,
     filter: Option<&Filter>,
-) -> Result<u64> {
+) -> Result<u128> {
     match (&bgp.graph, filter) {
         (None, _) => Ok(0),
         // The empty BGP has one solution, binding nothing.
@@ -370,7 +374,7 @@ fn count_part(
                 ..options.clone()
             };
             part_matches(bgp, data, matcher, &options, filter, &mut tally)?;
-            Ok(tally.count)
+            Ok(u128::from(tally.count))
         }
     }
 }
@@ -540,7 +544,7 @@ mod tests {
 "#;
 
     /// The results of `query` over [`DATA`] in `format`, and the number `answer` returned.
-    fn run(query: &str, format: Option<ResultsFormat>) -> (String, u64) {
+    fn run(query: &str, format: Option<ResultsFormat>) -> (String, u128) {
         let loaded = ntriples::parse(Path::new("d.nt"), DATA.as_bytes()).unwrap();
         let (graph, facts) = GraphFacts::split(loaded);
         let index = DataIndex::build(graph).unwrap();
@@ -560,7 +564,7 @@ mod tests {
         (String::from_utf8(out).unwrap(), n)
     }
 
-    fn count(query: &str) -> u64 {
+    fn count(query: &str) -> u128 {
         run(query, None).1
     }
 

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use fixedbitset::FixedBitSet;
 use gsi_graph::VertexId;
+use portable_atomic::AtomicU128;
 use rayon::prelude::*;
 
 use crate::candidates::CandidateSets;
@@ -471,9 +472,9 @@ impl JoinBackend for CpuJoin<'_> {
         step: usize,
         table: &Vec<VertexId>,
         rows: Range<usize>,
-        enough: Option<u64>,
+        enough: Option<u128>,
         budget: usize,
-    ) -> Result<u64> {
+    ) -> Result<u128> {
         if self.local.is_none() {
             let wanted = self.tuning.local_candidates;
             self.local = Some(
@@ -490,7 +491,7 @@ impl JoinBackend for CpuJoin<'_> {
             );
         }
         let width = step;
-        let found = AtomicU64::new(0);
+        let found = AtomicU128::new(0);
         let stop = AtomicBool::new(false);
         let shared = Shared {
             found: &found,
@@ -575,7 +576,8 @@ struct DepthFirst {
     /// With failing sets: per step, the columns (with theirs) whose matches injectivity took
     /// from the step's last extensions.
     conflicts: Vec<FailingSet>,
-    counted: u64,
+    /// Saturated at `u128::MAX`, as every count of the join.
+    counted: u128,
     /// Extensions skipped by failing sets since it last reported.
     skipped: u64,
     /// Extensions tried since the stop conditions were last looked at.
@@ -606,11 +608,11 @@ impl DepthFirst {
     }
 }
 
-/// What the threads of one depth-first count share: the matches reported, how many are enough
-/// (a limit), and the flag that stops them all.
+/// What the threads of one depth-first count share: the matches reported (saturated at
+/// `u128::MAX`), how many are enough (a limit), and the flag that stops them all.
 struct Shared<'s> {
-    found: &'s AtomicU64,
-    enough: Option<u64>,
+    found: &'s AtomicU128,
+    enough: Option<u128>,
     stop: &'s AtomicBool,
 }
 
@@ -618,15 +620,34 @@ impl CpuJoin<'_> {
     /// The matches of the leaf suffix ([`crate::plan::LeafSuffix`]) that extend the partial
     /// match `search.row[..leaves.from]`: over the label groups, the product of each group's
     /// injective choices, from the sizes of its members' extension sets and their
-    /// intersections. Arithmetic wraps modulo 2^64, so the count is exact whenever it fits.
+    /// intersections. A group's value (at most the product of its sets' sizes, below 2^128)
+    /// is exact in arithmetic modulo 2^128; the product over groups saturates at `u128::MAX`.
     /// `Err` names a step whose extension set is empty (no match).
-    fn leaf_product(&self, search: &mut DepthFirst) -> std::result::Result<u64, usize> {
+    fn leaf_product(&self, search: &mut DepthFirst) -> std::result::Result<u128, usize> {
         let leaves = &self.plan.leaves;
         let injective = self.options.semantics.injective();
-        let mut product: u64 = 1;
+        let mut product: u128 = 1;
         for group in &leaves.groups {
             // Each member's extension set goes into its own step's buffer (which keeps its
             // length: growing it again would clear it again).
+            if group.equivalent {
+                // One extension set for every member: |E| (|E| - 1) ... or |E|^k.
+                let step = group.steps[0];
+                let n = self.step_extensions(step, leaves.from, true, search) as u128;
+                if n == 0 {
+                    return Err(step);
+                }
+                let k = group.steps.len() as u128;
+                let value = (0..k).fold(1u128, |p, i| match injective {
+                    true => p.saturating_mul(n.saturating_sub(i)),
+                    false => p.saturating_mul(n),
+                });
+                product = product.saturating_mul(value);
+                if product == 0 {
+                    break;
+                }
+                continue;
+            }
             let mut lengths = [0usize; MAX_LEAF_GROUP];
             for (j, &step) in group.steps.iter().enumerate() {
                 lengths[j] = self.step_extensions(step, leaves.from, true, search);
@@ -637,11 +658,11 @@ impl CpuJoin<'_> {
             let buffers = &search.buffers;
             let set = |j: usize| &buffers[group.steps[j]][..lengths[j]];
             let value = if !injective || group.steps.len() == 1 {
-                (0..group.steps.len()).fold(1u64, |p, j| p.wrapping_mul(set(j).len() as u64))
+                (0..group.steps.len()).fold(1u128, |p, j| p.saturating_mul(set(j).len() as u128))
             } else {
                 let k = group.steps.len();
                 let common = &mut search.common;
-                let mut size = [0u64; 1 << MAX_LEAF_GROUP];
+                let mut size = [0u128; 1 << MAX_LEAF_GROUP];
                 for (mask, size) in size.iter_mut().enumerate().take(1 << k).skip(1) {
                     let first = mask.trailing_zeros() as usize;
                     common.clear();
@@ -650,17 +671,17 @@ impl CpuJoin<'_> {
                     for j in (first + 1..k).filter(|&j| mask & (1 << j) != 0) {
                         n = intersect_in_place(&mut common[..n], set(j));
                     }
-                    *size = n as u64;
+                    *size = n as u128;
                 }
-                group.terms.iter().fold(0u64, |sum, term| {
+                group.terms.iter().fold(0u128, |sum, term| {
                     let blocks = term
                         .blocks
                         .iter()
-                        .fold(1u64, |p, &b| p.wrapping_mul(size[b as usize]));
-                    sum.wrapping_add((term.coefficient as u64).wrapping_mul(blocks))
+                        .fold(1u128, |p, &b| p.wrapping_mul(size[b as usize]));
+                    sum.wrapping_add((term.coefficient as i128 as u128).wrapping_mul(blocks))
                 })
             };
-            product = product.wrapping_mul(value);
+            product = product.saturating_mul(value);
             if product == 0 {
                 break;
             }
@@ -671,11 +692,20 @@ impl CpuJoin<'_> {
     /// Adds the matches `search` counted (and the extensions it skipped) to the totals, and
     /// stops every thread when the stop conditions hold or the total is enough.
     fn report(&self, search: &mut DepthFirst, shared: &Shared<'_>) {
-        let total = shared.found.fetch_add(search.counted, Ordering::Relaxed) + search.counted;
-        search.counted = 0;
+        let counted = std::mem::take(&mut search.counted);
+        let add = |found: u128| Some(found.saturating_add(counted));
+        let total = match shared
+            .found
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, add)
+        {
+            Ok(before) | Err(before) => before.saturating_add(counted),
+        };
         self.skipped
             .fetch_add(std::mem::take(&mut search.skipped), Ordering::Relaxed);
-        if self.options.stop().is_some() || shared.enough.is_some_and(|k| total >= k) {
+        if self.options.stop().is_some()
+            || total == u128::MAX
+            || shared.enough.is_some_and(|k| total >= k)
+        {
             shared.stop.store(true, Ordering::Relaxed);
         }
     }
@@ -691,9 +721,9 @@ impl CpuJoin<'_> {
         if step == self.plan.leaves.from {
             return match self.leaf_product(search) {
                 Ok(product) => {
-                    search.counted = search.counted.wrapping_add(product);
-                    // A product of 0 from sets none of which is empty (injectivity, or a
-                    // count wrapped modulo 2^64) is not explained.
+                    search.counted = search.counted.saturating_add(product);
+                    // A product of 0 from sets none of which is empty (injectivity) is not
+                    // explained.
                     if product == 0 {
                         UNEXPLAINED
                     } else {
@@ -709,7 +739,7 @@ impl CpuJoin<'_> {
             return self.empty_extensions(step, search);
         }
         if last {
-            search.counted += n as u64;
+            search.counted = search.counted.saturating_add(n as u128);
             return FOUND;
         }
         let buf = std::mem::take(&mut search.buffers[step]);

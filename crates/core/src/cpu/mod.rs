@@ -31,6 +31,10 @@ impl CpuEngine {
 }
 
 impl Engine for CpuEngine {
+    fn counts_equivalent_vertices(&self) -> bool {
+        true
+    }
+
     fn tune(&mut self, tuning: &Tuning) {
         self.tuning = tuning.cpu;
     }

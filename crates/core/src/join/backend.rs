@@ -112,15 +112,22 @@ pub(crate) trait JoinBackend {
     /// products of [`crate::plan::LeafSuffix`], before them depth-first through every
     /// remaining step (where [`JoinBackend::depth_first_rows`] allows). May stop once it has
     /// counted `enough`. What it holds besides the tables (say, local candidate lists) takes
-    /// a part of `budget`, the driver's bytes.
+    /// a part of `budget`, the driver's bytes. A count that reaches `u128::MAX` stays there.
     fn count(
         &mut self,
         step: usize,
         table: &Self::Table,
         rows: Range<usize>,
-        enough: Option<u64>,
+        enough: Option<u128>,
         budget: usize,
-    ) -> Result<u64>;
+    ) -> Result<u128>;
+
+    /// Whether one of the counts so far may have passed 2^64 where the backend counts in 64
+    /// bits (the GPU's kernels): it then came back modulo 2^64, and the caller must bound
+    /// the whole count before trusting it.
+    fn count_may_wrap(&self) -> bool {
+        false
+    }
 
     /// Whether [`JoinBackend::count`] counts the last step's extensions as they are found;
     /// where not, a count fills the last step's buffers and adds up what they hold.
@@ -171,7 +178,7 @@ pub(crate) struct SmallSteps<T> {
 /// The end of [`JoinBackend::join_small`].
 pub(crate) enum SmallEnd<T> {
     /// Every match counted (at the last step it took).
-    Counted(u64),
+    Counted(u128),
     /// Stopped before a step too large for it: the breadth-first join goes on from `step`,
     /// with `rows` rows of `table` (`None`: the table it was given).
     Stopped {

@@ -15,7 +15,7 @@ use crate::candidates::CandidateSets;
 use crate::index::DataIndex;
 use crate::options::{JoinOrder, MatchOptions};
 use crate::plan::refine::{refine, CandidateEdges};
-use crate::plan::{two_core, Plan, Strategy};
+use crate::plan::{two_core, Plan, Postpone, Strategy};
 
 /// Walks that decide whether a query is heavy enough to try other orders.
 const FIRST_WALKS: usize = 32;
@@ -63,7 +63,7 @@ pub(crate) fn plan_on_host(
     sets: &mut CandidateSets,
     data: &DataIndex,
     options: &MatchOptions,
-    postpone_leaves: bool,
+    postpone: Postpone,
     join: &dyn JoinForWalks,
 ) -> Plan {
     let keep = |mut plan: Plan, reason: String| {
@@ -76,14 +76,8 @@ pub(crate) fn plan_on_host(
     let stop = || options.stop().is_some();
     let mut unrefined = None;
     if options.join_order == JoinOrder::Sampled && options.heavy_query_work > 0.0 {
-        let mut paper = Plan::with_strategy(
-            query,
-            &sets.sizes(),
-            data,
-            postpone_leaves,
-            Strategy::Paper,
-            &stop,
-        );
+        let mut paper =
+            Plan::with_strategy(query, &sets.sizes(), data, postpone, Strategy::Paper, &stop);
         let sampler = Sampler {
             sets,
             data,
@@ -105,8 +99,7 @@ pub(crate) fn plan_on_host(
         plan.choice.filtered_total = (now < filtered).then_some(filtered);
         plan
     };
-    let plan =
-        |strategy| Plan::with_strategy(query, &sizes, data, postpone_leaves, strategy, &stop);
+    let plan = |strategy| Plan::with_strategy(query, &sizes, data, postpone, strategy, &stop);
     let edges = || CandidateEdges::count(query, data, sets);
     refined(match options.join_order {
         JoinOrder::Paper => plan(Strategy::Paper),
@@ -465,7 +458,7 @@ mod tests {
                 &mut sets,
                 &data,
                 &options(heavy_query_work),
-                false,
+                Postpone::Nothing,
                 &ByDefinition,
             );
             assert_eq!(
@@ -483,7 +476,7 @@ mod tests {
             &mut sets,
             &data,
             &options(1e4),
-            false,
+            Postpone::Nothing,
             &ByDefinition,
         );
         assert_eq!(
@@ -497,7 +490,14 @@ mod tests {
             ..MatchOptions::default()
         };
         let mut sets = CandidateSets::from_lists(vec![all.clone(); 3], 6);
-        let plan = plan_on_host(&query, &mut sets, &data, &options, false, &ByDefinition);
+        let plan = plan_on_host(
+            &query,
+            &mut sets,
+            &data,
+            &options,
+            Postpone::Nothing,
+            &ByDefinition,
+        );
         assert_eq!(plan.choice.estimated_work, None);
         assert!(plan.choice.estimated_steps.is_empty());
         assert_eq!(plan.expected_rows(), plan.estimated_rows);

@@ -3,13 +3,27 @@
 
 use std::collections::HashMap;
 
-use gsi_graph::{Graph, VertexId, VertexLabel};
+use gsi_graph::{EdgeLabel, Graph, VertexId, VertexLabel};
 
 use super::step::JoinStep;
 
 /// Most leaves of one vertex label that a count multiplies: a group of k leaves costs an
 /// inclusion–exclusion over the Bell(k) partitions of the group (15 for 4).
 pub const MAX_LEAF_GROUP: usize = 4;
+
+/// What a count's plan joins last and multiplies rather than enumerates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Postpone {
+    /// Nothing: every step is enumerated (a listing, or a count that asks so).
+    #[default]
+    Nothing,
+    /// Leaves, isolated vertices and independent last steps, in groups of one label of at
+    /// most [`MAX_LEAF_GROUP`] members.
+    Leaves,
+    /// Those, and classes of equivalent query vertices ([`equivalence_classes`]) of any size,
+    /// each a group counted from one extension set (the CPU join's).
+    Equivalents,
+}
 
 /// Most linking edges of the members of one leaf group (the GPU keeps their lists' ranges in
 /// shared memory).
@@ -33,13 +47,18 @@ pub struct LeafSuffix {
 /// Leaves of one vertex label, and how to count their injective matches from the sizes of the
 /// intersections of their extension sets: the sum over the set partitions π of the group of
 /// μ(π) · Π over the blocks B of π of |∩_{j ∈ B} E_j|, with μ(π) = Π_B (-1)^{|B|-1} (|B|-1)!
-/// (inclusion–exclusion on the lattice of set partitions).
+/// (inclusion–exclusion on the lattice of set partitions). When the members are equivalent
+/// they share one extension set E, and the count is |E| (|E| − 1) ... (|E| − k + 1), or |E|^k
+/// under homomorphism.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeafGroup {
     /// The group's steps.
     pub steps: Vec<usize>,
-    /// One term per set partition.
+    /// One term per set partition (none for an equivalent group of more than
+    /// [`MAX_LEAF_GROUP`] members).
     pub terms: Vec<LeafTerm>,
+    /// Whether the members are equivalent query vertices ([`equivalence_classes`]).
+    pub equivalent: bool,
 }
 
 /// One set partition of a group: its Möbius coefficient and its blocks, each a bitmask over
@@ -58,16 +77,28 @@ impl LeafSuffix {
     /// their vertex has no query edge to a vertex of the suffix, its label group stays within
     /// [`MAX_LEAF_GROUP`] members and [`MAX_LEAF_LINKS`] linking edges, and one step is left
     /// before it. A suffix of one step is the ordinary last step: nothing to multiply.
-    /// Steps whose vertex is `fixed` stay out of it.
+    /// Steps whose vertex is `fixed` stay out of it. Under [`Postpone::Equivalents`] a label
+    /// group whose members are all of one class of equivalent vertices has no cap.
     pub(super) fn of(
         query: &Graph,
         steps: &[JoinStep],
         mut from: usize,
         fixed: &[bool],
         by_label: bool,
+        postpone: Postpone,
     ) -> LeafSuffix {
         let n = steps.len();
         let key = |u: usize| leaf_key(query, u, by_label);
+        let classes = (postpone == Postpone::Equivalents).then(|| equivalence_classes(query));
+        // Whether the members `members` of one group are equivalent vertices, two or more.
+        let one_class = |members: &[usize]| {
+            classes.as_ref().is_some_and(|c| {
+                members.len() > 1
+                    && members
+                        .iter()
+                        .all(|&i| c[steps[i].vertex] == c[steps[members[0]].vertex])
+            })
+        };
         let mut inside = vec![false; n];
         for st in &steps[from..] {
             inside[st.vertex] = true;
@@ -88,11 +119,15 @@ impl LeafSuffix {
                 .iter()
                 .any(|&d| query.edges(u, d).0.iter().any(|&w| inside[w as usize]));
             let (members, links) = label_load(key(st.vertex), &inside);
-            if adjacent
-                || fixed[st.vertex]
-                || members + 1 > MAX_LEAF_GROUP
-                || links + st.links().count() > MAX_LEAF_LINKS
-            {
+            let group: Vec<usize> = (from - 1..n)
+                .filter(|&i| {
+                    i == from - 1
+                        || (inside[steps[i].vertex] && key(steps[i].vertex) == key(st.vertex))
+                })
+                .collect();
+            let capped =
+                members + 1 > MAX_LEAF_GROUP || links + st.links().count() > MAX_LEAF_LINKS;
+            if adjacent || fixed[st.vertex] || (capped && !one_class(&group)) {
                 break;
             }
             inside[st.vertex] = true;
@@ -116,18 +151,47 @@ impl LeafSuffix {
             from,
             groups: groups
                 .into_iter()
-                .map(|(_, members)| LeafGroup::new(members))
+                .map(|(_, members)| {
+                    let equivalent = one_class(&members);
+                    LeafGroup::new(members, equivalent)
+                })
                 .collect(),
         }
     }
 }
 
 impl LeafGroup {
-    pub(super) fn new(steps: Vec<usize>) -> LeafGroup {
+    pub(super) fn new(steps: Vec<usize>, equivalent: bool) -> LeafGroup {
         let mut terms = Vec::new();
-        set_partitions(steps.len(), &mut Vec::new(), 0, &mut terms);
-        LeafGroup { steps, terms }
+        if steps.len() <= MAX_LEAF_GROUP {
+            set_partitions(steps.len(), &mut Vec::new(), 0, &mut terms);
+        }
+        LeafGroup {
+            steps,
+            terms,
+            equivalent,
+        }
     }
+}
+
+/// Per query vertex, the least vertex equivalent to it: of the same labels, with the same
+/// neighbours by the same edge labels and directions (hence not adjacent: the graph has no
+/// self-loops). Given the other vertices' matches, equivalent vertices have one extension
+/// set, so that k of them have |E| (|E| − 1) ... (|E| − k + 1) injective matches.
+pub fn equivalence_classes(query: &Graph) -> Vec<usize> {
+    let around = |u: usize| {
+        let mut edges: Vec<(usize, VertexId, EdgeLabel)> = Vec::new();
+        for (d, &direction) in query.directions().iter().enumerate() {
+            let (neighbors, labels) = query.edges(u as VertexId, direction);
+            edges.extend(neighbors.iter().zip(labels).map(|(&w, &l)| (d, w, l)));
+        }
+        edges.sort_unstable();
+        (query.labels_of(u as VertexId).to_vec(), edges)
+    };
+    let keys: Vec<_> = (0..query.vertex_count()).map(around).collect();
+    (0..keys.len())
+        .map(|u| (0..u).find(|&w| keys[w] == keys[u]).unwrap_or(u))
+        .collect()
 }
 
 /// Every set partition of members `next..k`, extending the blocks `blocks` of the members
@@ -171,12 +235,13 @@ fn leaf_key(query: &Graph, u: usize, by_label: bool) -> VertexLabel {
 }
 
 /// The query vertices a plan may postpone: isolated vertices, and leaves whose one neighbour
-/// is not postponed itself; at most [`MAX_LEAF_GROUP`] of one group ([`leaf_key`]); one
-/// vertex stays.
-pub(super) fn postponable(query: &Graph, by_label: bool) -> Vec<bool> {
+/// is not postponed itself; at most [`MAX_LEAF_GROUP`] of one group ([`leaf_key`]); under
+/// [`Postpone::Equivalents`] also each class of equivalent vertices whose neighbours are not
+/// postponed and whose group holds no other postponed vertex; one vertex stays.
+pub(super) fn postponable(query: &Graph, by_label: bool, postpone: Postpone) -> Vec<bool> {
     let n = query.vertex_count();
     let mut postponed = vec![false; n];
-    if n < 2 {
+    if n < 2 || postpone == Postpone::Nothing {
         return postponed;
     }
     let mut per_label: HashMap<u32, usize> = HashMap::new();
@@ -200,6 +265,33 @@ pub(super) fn postponable(query: &Graph, by_label: bool) -> Vec<bool> {
             postponed[u as usize] = true;
         }
     }
+    if postpone == Postpone::Equivalents {
+        let classes = equivalence_classes(query);
+        let size = |c: usize| classes.iter().filter(|&&d| d == c).count();
+        // The largest classes first: they save the most enumeration.
+        let mut order: Vec<usize> = (0..n).filter(|&c| classes[c] == c).collect();
+        order.sort_by_key(|&c| std::cmp::Reverse(size(c)));
+        for c in order {
+            let members: Vec<usize> = (0..n).filter(|&u| classes[u] == c).collect();
+            let group = leaf_key(query, c, by_label);
+            let free = members.len() > 1
+                && !query.directions().iter().any(|&d| {
+                    query
+                        .edges(c as VertexId, d)
+                        .0
+                        .iter()
+                        .any(|&w| postponed[w as usize])
+                })
+                && (0..n).all(|u| {
+                    !postponed[u] || classes[u] == c || leaf_key(query, u, by_label) != group
+                });
+            if free {
+                for &u in &members {
+                    postponed[u] = true;
+                }
+            }
+        }
+    }
     if postponed.iter().all(|&p| p) {
         postponed[0] = false;
     }
@@ -215,7 +307,7 @@ mod tests {
         // k members drawing from one set of s vertices: s (s-1) ... (s-k+1) injective choices,
         // and every intersection of the identical sets has size s.
         for k in 1..=MAX_LEAF_GROUP {
-            let group = LeafGroup::new((0..k).collect());
+            let group = LeafGroup::new((0..k).collect(), false);
             let bell = [1, 1, 2, 5, 15][k];
             assert_eq!(group.terms.len(), bell, "Bell({k})");
             for s in 0..8i64 {

@@ -51,8 +51,14 @@ impl Symmetry {
     /// The constraints of `query`'s automorphisms (vertex labels, edge labels and directions
     /// kept), with the chain cut before the transversal exceeds `max_images`.
     pub fn of(query: &Graph, max_images: u64) -> Symmetry {
+        Symmetry::of_keeping(query, max_images, &vec![false; query.vertex_count()])
+    }
+
+    /// As [`Symmetry::of`], with the vertices `kept` never fixed nor constrained (equivalent
+    /// vertices, whose interchanges a count makes by multiplying).
+    pub fn of_keeping(query: &Graph, max_images: u64, kept: &[bool]) -> Symmetry {
         let n = query.vertex_count();
-        let mut search = Search::new(query);
+        let mut search = Search::new(query, kept);
         let mut symmetry = Symmetry::none();
         let mut fixed: Vec<usize> = Vec::new();
         'chain: loop {
@@ -97,7 +103,9 @@ impl Symmetry {
                 break;
             };
             let orbit: Vec<usize> = (0..n).filter(|&w| find(&mut class, w) == v).collect();
-            let classes = symmetry.classes.saturating_mul(size[v]);
+            let Some(classes) = symmetry.classes.checked_mul(size[v]) else {
+                break;
+            };
             if classes > max_images {
                 break;
             }
@@ -203,6 +211,8 @@ enum Found {
 /// Backtracking for automorphisms of one query with some vertices' images prescribed.
 struct Search<'q> {
     query: &'q Graph,
+    /// Vertices never fixed ([`Symmetry::of_keeping`]).
+    kept: &'q [bool],
     /// Vertices in an order where each, after the first of its component, has a neighbour
     /// before it (breadth-first), so candidates come from a neighbour's list.
     order: Vec<usize>,
@@ -213,7 +223,7 @@ struct Search<'q> {
 }
 
 impl<'q> Search<'q> {
-    fn new(query: &'q Graph) -> Search<'q> {
+    fn new(query: &'q Graph, kept: &'q [bool]) -> Search<'q> {
         let n = query.vertex_count();
         let mut order = Vec::with_capacity(n);
         let mut seen = vec![false; n];
@@ -240,6 +250,7 @@ impl<'q> Search<'q> {
         }
         Search {
             query,
+            kept,
             order,
             budget: SEARCH_BUDGET,
             colours: vec![0; n],
@@ -300,9 +311,9 @@ impl<'q> Search<'q> {
         self.colours = colours;
     }
 
-    /// Whether vertex `u` may be fixed: it has two or more edges.
+    /// Whether vertex `u` may be fixed: it has two or more edges and is not kept.
     fn breakable(&self, u: usize) -> bool {
-        self.query.total_degree(u as VertexId) >= 2
+        self.query.total_degree(u as VertexId) >= 2 && !self.kept[u]
     }
 
     /// Whether `x` may go to `y`: same colour and the same labels (colours may collide).
@@ -508,6 +519,27 @@ mod tests {
         // A cap on the images stops the chain early.
         let capped = Symmetry::of(&k4, 12);
         assert_eq!(capped.classes(), 12);
+    }
+
+    #[test]
+    fn the_chain_stops_before_its_classes_pass_64_bits() {
+        // |Aut(K_22)| = 22! > 2^64: the classes are the product of the stages kept, exactly.
+        let n = 22u32;
+        let edges: Vec<(u32, u32, u32)> = (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b, 0)))
+            .collect();
+        let clique = graph(false, &vec![0; n as usize], &edges);
+        let symmetry = Symmetry::of(&clique, u64::MAX);
+        let product = symmetry
+            .stages
+            .iter()
+            .try_fold(1u64, |p, (_, images)| p.checked_mul(images.len() as u64));
+        assert_eq!(Some(symmetry.classes()), product);
+        assert!(
+            symmetry.stages.len() >= 15,
+            "{} stages",
+            symmetry.stages.len()
+        );
     }
 
     #[test]

@@ -73,6 +73,9 @@ pub(crate) struct GpuJoin<'a> {
     /// Whether the matches are listed, so that rows cut into pieces keep their extensions
     /// in order (a count does not need it).
     listing: bool,
+    /// Whether a count so far may have passed 2^64 in a kernel's counter
+    /// ([`GpuJoin::may_pass_64_bits`]).
+    may_wrap: bool,
 }
 
 impl<'a> GpuJoin<'a> {
@@ -138,6 +141,7 @@ impl<'a> GpuJoin<'a> {
             balance: None,
             lone_leaves: None,
             listing,
+            may_wrap: false,
             on_device: PlanOnDevice::upload(device, plan, &links, &depth_steps)?,
             options,
             tuning,
@@ -852,9 +856,10 @@ impl JoinBackend for GpuJoin<'_> {
             let found = stream
                 .clone_dtoh(&state.total)
                 .map_err(driver("reading the match count"))?[0];
+            self.may_wrap |= self.may_pass_64_bits(step, rows);
             return Ok(Some(SmallSteps {
                 rows_in,
-                end: SmallEnd::Counted(found),
+                end: SmallEnd::Counted(u128::from(found)),
             }));
         }
         // Stopped before step `stopped_at`, whose rows lie where the state says.
@@ -895,14 +900,18 @@ impl JoinBackend for GpuJoin<'_> {
         step: usize,
         table: &DeviceTable,
         rows: Range<usize>,
-        enough: Option<u64>,
+        enough: Option<u128>,
         _budget: usize,
-    ) -> Result<u64> {
+    ) -> Result<u128> {
+        self.may_wrap |= self.may_pass_64_bits(step, rows.len());
         if step == self.plan.leaves.from {
-            return self.count_leaf_products(step, table, rows);
+            return self.count_leaf_products(step, table, rows).map(u128::from);
         }
         if step + 1 < self.plan.width() {
-            return self.count_depth_first(step, table, rows, enough);
+            let enough = enough.map(|k| u64::try_from(k).unwrap_or(u64::MAX));
+            return self
+                .count_depth_first(step, table, rows, enough)
+                .map(u128::from);
         }
         let mut total = self
             .device
@@ -921,6 +930,22 @@ impl JoinBackend for GpuJoin<'_> {
             .stream
             .clone_dtoh(&total)
             .map_err(driver("reading the match count"))?;
-        Ok(found[0])
+        Ok(u128::from(found[0]))
+    }
+
+    fn count_may_wrap(&self) -> bool {
+        self.may_wrap
+    }
+}
+
+impl GpuJoin<'_> {
+    /// Whether the matches that extend `rows` rows at `step` can reach 2^64, so that a
+    /// kernel's 64-bit count of them could have wrapped: they are at most `rows` times the
+    /// product of every later step's longest extension list.
+    fn may_pass_64_bits(&self, step: usize, rows: usize) -> bool {
+        let bound = self.steps[step..]
+            .iter()
+            .fold(rows as u128, |b, s| b.saturating_mul(s.max_bound as u128));
+        bound > u128::from(u64::MAX)
     }
 }
