@@ -134,8 +134,8 @@ fn main() {
             },
         ),
         on_gpu.trial(
-            "gpu::gpu_counts_that_could_pass_64_bits_are_bounded_or_refused",
-            || gpu::gpu_counts_that_could_pass_64_bits_are_bounded_or_refused(&mut gpu()),
+            "gpu::gpu_counts_that_could_pass_64_bits_come_with_their_bound",
+            || gpu::gpu_counts_that_could_pass_64_bits_come_with_their_bound(&mut gpu()),
         ),
         on_gpu.trial(
             "gpu::a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts",

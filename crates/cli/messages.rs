@@ -8,7 +8,6 @@ pub fn advice(err: &Error) -> Option<&'static str> {
     match err {
         Error::NoGpu(NoGpu::NoSuchDevice { .. }) => Some("choose one with --device N"),
         Error::NoGpu(_) | Error::GpuIndexTooLarge { .. } => Some("use --engine cpu or auto"),
-        Error::GpuCountMayWrap { .. } => Some("use --engine cpu, which counts in 128 bits"),
         _ => None,
     }
 }

@@ -91,13 +91,6 @@ pub enum Error {
     /// A count reached 2^128 − 1, the most gsi holds.
     #[error("the count reaches 2^128 - 1 or more, beyond what gsi counts")]
     CountBeyond128Bits,
-    /// A GPU count may have passed 2^64, where the kernels' counters wrap: the bound of the
-    /// query's spanning forest's homomorphisms over the candidate sets reaches 2^64.
-    #[error("the count may exceed 2^64 - 1, the most the GPU's counters hold (the query's spanning tree has {bound} homomorphisms over its candidate sets)")]
-    GpuCountMayWrap {
-        /// The bound ([`crate::tree_count::bound`]), saturated at 2^128 − 1.
-        bound: u128,
-    },
     /// The GPU engine cannot run.
     #[error("{0}")]
     NoGpu(NoGpu),

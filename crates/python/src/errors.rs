@@ -84,7 +84,6 @@ pub fn core_error_in(py: Python<'_>, err: gsi_core::Error, context: &str) -> PyE
             "pass limit=, a larger memory_limit=, or read the matches as they come with matches()",
         ),
         Error::NoGpu(_) | Error::GpuIndexTooLarge { .. } => Some("use engine='cpu' or 'auto'"),
-        Error::GpuCountMayWrap { .. } => Some("use engine='cpu', which counts in 128 bits"),
         _ => None,
     };
     let message = match advice {
@@ -100,8 +99,7 @@ pub fn core_error_in(py: Python<'_>, err: gsi_core::Error, context: &str) -> PyE
         | Error::GpuIndexTooLarge { .. }
         | Error::Driver { .. }
         | Error::Compile { .. }
-        | Error::MissingKernel { .. }
-        | Error::GpuCountMayWrap { .. } => raise(py, "GpuError", (message,)),
+        | Error::MissingKernel { .. } => raise(py, "GpuError", (message,)),
         Error::MemoryLimit { budget, .. } => raise(py, "MemoryLimitExceeded", (message, budget)),
         _ => gsi_error(py, message),
     }
