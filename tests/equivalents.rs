@@ -97,7 +97,7 @@ proptest! {
             _ => brute::count(&q, &d, semantics == Semantics::Homomorphism),
         };
         // Joined, so that the leaves and equivalent vertices are what counts them.
-        let options = MatchOptions { semantics, tree_counts: false, ..MatchOptions::default() };
+        let options = MatchOptions { semantics, tree_counts: gsi_core::TreeCounts::Never, ..MatchOptions::default() };
         prop_assert_eq!(count(&query, &index, &options).count, expected);
         let enumerated = MatchOptions { equivalent_vertices: false, ..options };
         let report = count(&query, &index, &enumerated);
@@ -122,7 +122,7 @@ fn a_complete_bipartite_query_counts_its_equivalent_side() {
     for semantics in [Semantics::Isomorphism, Semantics::Homomorphism] {
         let options = MatchOptions {
             semantics,
-            tree_counts: false,
+            tree_counts: gsi_core::TreeCounts::Never,
             ..MatchOptions::default()
         };
         let report = count(&query, &index, &options);
@@ -159,7 +159,7 @@ fn a_group_of_equivalent_leaves_has_no_cap() {
     }
     let index = DataIndex::build(clique(false, 12, 0).graph()).expect("index");
     let options = MatchOptions {
-        tree_counts: false,
+        tree_counts: gsi_core::TreeCounts::Never,
         ..MatchOptions::default()
     };
     let report = count(&star, &index, &options);

@@ -891,7 +891,7 @@ pub fn gpu_counts_that_could_pass_64_bits_come_with_their_bound(gpu: &mut GpuEng
     for semantics in [Semantics::Homomorphism, Semantics::Isomorphism] {
         let options = MatchOptions {
             semantics,
-            tree_counts: false,
+            tree_counts: gsi_core::TreeCounts::Never,
             ..MatchOptions::default()
         };
         let small = find_matches(

@@ -2,14 +2,14 @@
 //! brute force: undirected and directed, under homomorphism (any labels) and isomorphism
 //! (all labels distinct, or repeated), with the path checked to be the one taken.
 
-use gsi_core::{find_matches, CountOnly, DataIndex, MatchOptions, Semantics};
+use gsi_core::{find_matches, CountOnly, DataIndex, MatchOptions, Semantics, TreeCounts};
 use gsi_graph::VertexId;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, RngSeed};
 
 use crate::brute;
 use crate::oracle::{graph, Shape};
-use crate::util::Spec;
+use crate::util::{clique, path, Spec};
 
 /// A random tree of 2 to 6 vertices: vertex i hangs from a random earlier vertex by an edge
 /// of label 0 or 1 pointing either way; vertex labels drawn from `0..labels`, or a shuffle
@@ -79,7 +79,7 @@ proptest! {
         let semantics = if homomorphism { Semantics::Homomorphism } else { Semantics::Isomorphism };
         let index = DataIndex::build(d.clone()).expect("index");
         let expected = brute::count(&q, &d, homomorphism);
-        let options = MatchOptions { semantics, ..MatchOptions::default() };
+        let options = MatchOptions { semantics, tree_counts: TreeCounts::Always, ..MatchOptions::default() };
         let counted = find_matches(&mut gsi_core::cpu::CpuEngine::default(), &q, &index, &options, &mut CountOnly)
             .expect("counted");
         prop_assert_eq!(counted.count, expected);
@@ -96,7 +96,7 @@ proptest! {
         } else {
             prop_assert!(!counted.paths.tree_counted);
         }
-        let joined = MatchOptions { tree_counts: false, ..options };
+        let joined = MatchOptions { tree_counts: TreeCounts::Never, ..options };
         let joined = find_matches(&mut gsi_core::cpu::CpuEngine::default(), &q, &index, &joined, &mut CountOnly)
             .expect("joined");
         prop_assert!(!joined.paths.tree_counted);
@@ -131,6 +131,7 @@ fn a_star_and_a_path_are_counted_as_trees() {
         let q = query.graph();
         let options = MatchOptions {
             semantics,
+            tree_counts: TreeCounts::Always,
             ..MatchOptions::default()
         };
         let report = find_matches(
@@ -149,4 +150,67 @@ fn a_star_and_a_path_are_counted_as_trees() {
             "{semantics:?}: counted as a tree"
         );
     }
+}
+
+/// By the estimates: a path of 10 edges in K_100 (10^21 homomorphisms) is counted by the
+/// dynamic program, an edge from the one vertex of a rare label on a long path by a join;
+/// either forced the other way counts the same, and the plan says which and why.
+#[test]
+fn the_estimates_choose_between_the_tree_and_the_join() {
+    let count = |query: &Spec, data: &Spec, semantics, tree_counts| {
+        let index = DataIndex::build(data.graph()).expect("index");
+        let options = MatchOptions {
+            semantics,
+            tree_counts,
+            ..MatchOptions::default()
+        };
+        find_matches(
+            &mut gsi_core::cpu::CpuEngine::default(),
+            &query.graph(),
+            &index,
+            &options,
+            &mut CountOnly,
+        )
+        .expect("counted")
+    };
+    let mut rare = path(false, 2000, 0);
+    rare.labels[1000] = 1;
+    let edge = Spec::new(false, vec![1, 0]).edge(0, 1, 0);
+    // n·(n−1)^k homomorphisms of a path of k edges in K_n; the rare vertex's two neighbours.
+    for (query, data, semantics, tree, expected) in [
+        (
+            &path(false, 11, 0),
+            &clique(false, 100, 0),
+            Semantics::Homomorphism,
+            true,
+            100 * 99u128.pow(10),
+        ),
+        (&edge, &rare, Semantics::Isomorphism, false, 2),
+    ] {
+        let chosen = count(query, data, semantics, TreeCounts::ByEstimate);
+        assert_eq!(chosen.paths.tree_counted, tree, "{}", chosen.plan);
+        let choice = chosen
+            .plan
+            .choice
+            .tree_count
+            .expect("a tree count was possible");
+        assert!(choice.chosen == tree && !choice.forced, "{choice:?}");
+        let said = match tree {
+            true => "count: dynamic programming over the tree",
+            false => "count: a join",
+        };
+        assert!(chosen.plan.to_string().contains(said), "{}", chosen.plan);
+        assert_eq!(chosen.count, expected);
+    }
+    // Forced the other way, the light query is counted alike (the heavy one has too many
+    // homomorphisms to join).
+    let forced = count(&edge, &rare, Semantics::Isomorphism, TreeCounts::Always);
+    assert!(forced.paths.tree_counted);
+    assert_eq!(forced.count, 2);
+    let choice = forced
+        .plan
+        .choice
+        .tree_count
+        .expect("a tree count was possible");
+    assert!(choice.chosen && choice.forced, "{choice:?}");
 }

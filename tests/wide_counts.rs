@@ -6,7 +6,7 @@
 
 use gsi_core::cpu::CpuEngine;
 use gsi_core::options::Counted;
-use gsi_core::{find_matches, CountOnly, DataIndex, Error, MatchOptions, Semantics};
+use gsi_core::{find_matches, CountOnly, DataIndex, Error, MatchOptions, Semantics, TreeCounts};
 use gsi_graph::VertexId;
 
 use crate::util::{clique, labelled_clique, path, star_of_labels, Spec, TestDir};
@@ -61,9 +61,9 @@ fn leaves_are_multiplied_beyond_64_bits() {
     let isomorphisms = 40 * falling(40, 4).pow(4);
     let homomorphisms = 40u128.pow(17);
     for (semantics, tree_counts, expected) in [
-        (Semantics::Isomorphism, true, isomorphisms),
-        (Semantics::Homomorphism, false, homomorphisms),
-        (Semantics::Homomorphism, true, homomorphisms),
+        (Semantics::Isomorphism, TreeCounts::Always, isomorphisms),
+        (Semantics::Homomorphism, TreeCounts::Never, homomorphisms),
+        (Semantics::Homomorphism, TreeCounts::Always, homomorphisms),
     ] {
         assert!(expected > u128::from(u64::MAX));
         let options = MatchOptions {
@@ -81,7 +81,7 @@ fn leaves_are_multiplied_beyond_64_bits() {
         .expect("counted");
         assert_eq!(
             report.count, expected,
-            "{semantics:?}, tree counts {tree_counts}"
+            "{semantics:?}, tree counts {tree_counts:?}"
         );
         let multiplied = report
             .paths
@@ -111,7 +111,7 @@ fn a_count_past_128_bits_is_an_error() {
     // 20^37 > 2^128, by the join's leaf products.
     let data = DataIndex::build(labelled_clique(200, 10).graph()).expect("index");
     let joined = MatchOptions {
-        tree_counts: false,
+        tree_counts: TreeCounts::Never,
         ..homomorphism
     };
     assert!(matches!(

@@ -8,7 +8,7 @@ use gsi_core::options::FilterTests;
 use gsi_core::VertexNumbering;
 use gsi_core::{
     CpuTuning, EngineConfig, EngineKind, GpuTuning, IndexOptions, JoinOrder, MatchOptions,
-    NamedSemantics, PcsrLayout, Semantics, Share, ShareGrid, Tuning,
+    NamedSemantics, PcsrLayout, Semantics, Share, ShareGrid, TreeCounts, Tuning,
 };
 use gsi_graph::formats::{Format, MemoryBound, ReadOptions};
 
@@ -256,7 +256,11 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
                 _ => JoinOrder::Sampled,
             },
             symmetry: !args.no_symmetry,
-            tree_counts: !args.no_tree_counts,
+            tree_counts: match (args.no_tree_counts, args.always_tree_counts) {
+                (true, _) => TreeCounts::Never,
+                (false, true) => TreeCounts::Always,
+                (false, false) => TreeCounts::ByEstimate,
+            },
             equivalent_vertices: !args.no_equivalent_vertices,
             heavy_query_work: args.heavy_work,
             pinned: Vec::new(),

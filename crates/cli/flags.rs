@@ -891,6 +891,11 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub no_tree_counts: bool,
 
+    /// For tests and measurements: counts a tree-shaped query by dynamic programming where
+    /// its homomorphisms are its matches, whatever the estimates say.
+    #[arg(long, hide = true, conflicts_with = "no_tree_counts")]
+    pub always_tree_counts: bool,
+
     /// For tests and measurements: enumerates equivalent query vertices (same labels, same
     /// neighbours by the same edges) instead of counting them from one extension set.
     #[arg(long, hide = true)]

@@ -78,7 +78,7 @@ const FORCED_PATHS: [(&str, ForcePath); 25] = [
     }),
     ("without symmetry breaking", |o, _| o.symmetry = false),
     ("joined rather than counted as a tree", |o, _| {
-        o.tree_counts = false
+        o.tree_counts = gsi_core::TreeCounts::Never
     }),
     ("every list balanced over blocks", |_, t| {
         t.gpu.balance_from = Some(0)

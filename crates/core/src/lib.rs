@@ -46,7 +46,9 @@ pub use edges::{DataEdges, NamedSemantics};
 pub use engine::{Candidates, Engine, Notice};
 pub use error::{Error, NoGpu, Result};
 pub use index::{DataIndex, IndexBytes, IndexOptions};
-pub use options::{JoinOrder, JoinOutcome, MatchOptions, Semantics, Share, ShareGrid, Status};
+pub use options::{
+    JoinOrder, JoinOutcome, MatchOptions, Semantics, Share, ShareGrid, Status, TreeCounts,
+};
 pub use pcsr::PcsrLayout;
 pub use plan::Plan;
 pub use saved::{SavedIndex, SourceFile};

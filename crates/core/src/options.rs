@@ -93,9 +93,9 @@ pub struct MatchOptions {
     /// Counts one match per class of the query's automorphisms and multiplies (isomorphism
     /// without a limit, [`crate::plan::symmetry`]); off for tests and measurements.
     pub symmetry: bool,
-    /// Counts a tree-shaped query by dynamic programming instead of a join, where its
-    /// homomorphisms are its matches ([`crate::tree_count`]); off for tests and measurements.
-    pub tree_counts: bool,
+    /// When a tree-shaped query whose homomorphisms are its matches is counted by dynamic
+    /// programming instead of a join ([`crate::tree_count`]).
+    pub tree_counts: TreeCounts,
     /// Counts equivalent query vertices (same labels, same neighbours by the same edges)
     /// from one extension set instead of enumerating them, where the engine can
     /// ([`crate::plan::equivalence_classes`]); off for tests and measurements.
@@ -113,6 +113,19 @@ pub const REFINE_ROUNDS: usize = 4;
 /// it the join takes well under a millisecond, less than sampling other orders would (about
 /// 1 ms on one core for yeast's 8-vertex queries).
 pub const HEAVY_QUERY_WORK: f64 = 1e4;
+
+/// When a count takes the tree's dynamic program ([`crate::tree_count`]) rather than a join.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TreeCounts {
+    /// Never: the query is joined (for tests and measurements).
+    Never,
+    /// When the program's estimated work is at most the join's
+    /// ([`crate::tree_count::work`] against the plan's estimate).
+    #[default]
+    ByEstimate,
+    /// Always (for tests and measurements).
+    Always,
+}
 
 /// How the join order is chosen ([`crate::plan::Plan::with_strategy`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -273,7 +286,7 @@ impl Default for MatchOptions {
             refine_rounds: REFINE_ROUNDS,
             join_order: JoinOrder::Sampled,
             symmetry: true,
-            tree_counts: true,
+            tree_counts: TreeCounts::ByEstimate,
             equivalent_vertices: true,
             heavy_query_work: HEAVY_QUERY_WORK,
             pinned: Vec::new(),

@@ -69,6 +69,40 @@ pub struct PlanChoice {
     /// That estimate step by step (empty when no walks ran): what cutting the work into
     /// shares weighs ([`crate::options::Share`]).
     pub estimated_steps: Vec<f64>,
+    /// For a count the tree's dynamic program could answer: which method counts it, and why.
+    pub tree_count: Option<TreeCountChoice>,
+}
+
+/// A count's choice between the tree's dynamic program ([`crate::tree_count`]) and the join.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TreeCountChoice {
+    /// Whether the dynamic program counts the query.
+    pub chosen: bool,
+    /// Whether the options forced the choice rather than the estimates.
+    pub forced: bool,
+    /// The program's work ([`crate::tree_count::work`]).
+    pub tree_work: f64,
+    /// The join's: the walks' estimate where they ran, else [`Plan::estimated_rows`].
+    pub join_work: f64,
+}
+
+impl std::fmt::Display for TreeCountChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tree = format!(
+            "dynamic programming over the tree ({:.3e} vertex and edge reads)",
+            self.tree_work
+        );
+        let join = format!("a join ({:.3e} rows estimated)", self.join_work);
+        let (chosen, other) = match self.chosen {
+            true => (tree, join),
+            false => (join, tree),
+        };
+        let why = match self.forced {
+            true => "forced",
+            false => "the lesser estimate",
+        };
+        write!(f, "count: {chosen} rather than {other} ({why})")
+    }
 }
 
 impl Strategy<'_> {
@@ -558,6 +592,9 @@ impl fmt::Display for Plan {
             write!(f, " ({reason})")?;
         }
         writeln!(f)?;
+        if let Some(tree_count) = &choice.tree_count {
+            writeln!(f, "  {tree_count}")?;
+        }
         if !self.symmetry.is_trivial() {
             let orbits: Vec<String> = self
                 .symmetry

@@ -11,10 +11,12 @@ use crate::engine::{Candidates, Engine};
 use crate::error::{Error, Result};
 use crate::fit::misfit;
 use crate::index::DataIndex;
-use crate::options::{JoinOrder, JoinPaths, MatchOptions, Semantics, Share, Status, AXES};
+use crate::options::{
+    JoinOrder, JoinPaths, MatchOptions, Semantics, Share, Status, TreeCounts, AXES,
+};
 use crate::plan::estimate::plan_on_host;
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
-use crate::plan::{Plan, Postpone, Strategy};
+use crate::plan::{Plan, Postpone, Strategy, TreeCountChoice};
 use crate::shares::ShareSpace;
 use crate::sink::{Images, MatchSink, OriginalIds};
 use crate::tree_count;
@@ -197,7 +199,24 @@ pub(crate) fn plan_query(
         };
         plan.exclude_other_edges(query, &labels);
     }
+    let tree_countable =
+        counting && options.limit.is_none() && tree_count::applies(query, data, options.semantics);
+    plan.choice.tree_count = tree_countable.then(|| {
+        let tree_work = tree_count::work(query, data);
+        let join_work = plan.choice.estimated_work.unwrap_or(plan.estimated_rows);
+        TreeCountChoice {
+            chosen: match options.tree_counts {
+                TreeCounts::Never => false,
+                TreeCounts::ByEstimate => tree_work <= join_work,
+                TreeCounts::Always => true,
+            },
+            forced: options.tree_counts != TreeCounts::ByEstimate,
+            tree_work,
+            join_work,
+        }
+    });
     Ok(Planned {
+        by_tree: plan.choice.tree_count.is_some_and(|c| c.chosen),
         candidates,
         plan,
         filter: filtered - started,
@@ -205,10 +224,6 @@ pub(crate) fn plan_query(
         counting,
         fits: true,
         query: Box::new(query.clone()),
-        by_tree: counting
-            && options.tree_counts
-            && options.limit.is_none()
-            && tree_count::applies(query, data, options.semantics),
         shares: Mutex::new(None),
     })
 }

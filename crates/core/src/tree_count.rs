@@ -37,6 +37,14 @@ pub(crate) fn applies(query: &Graph, data: &DataIndex, semantics: Semantics) -> 
     }
 }
 
+/// The dynamic program's work, in the units of the planner's estimate of rows: a pass over
+/// the data's vertices and neighbour lists per query edge.
+pub fn work(query: &Graph, data: &DataIndex) -> f64 {
+    let graph = data.graph();
+    let edges = query.vertex_count().saturating_sub(1) as f64;
+    edges * (graph.vertex_count() + graph.edge_count()) as f64
+}
+
 /// Whether every vertex of `query` is reached from vertex 0, edges read both ways.
 fn connected(query: &Graph) -> bool {
     let forest = spanning_forest(query);
