@@ -335,7 +335,35 @@ fn quality(ranges: &[(String, f32)], media_type: &str) -> Option<f32> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+
+    proptest! {
+        /// Whatever a client sends as a query string, an `Accept` header or a `timeout`, the
+        /// server answers with a value or a 400/406 naming the problem, never a panic.
+        #[test]
+        fn any_request_text_is_read_or_refused_by_name(
+            text in proptest::collection::vec(any::<u8>(), 0..120),
+            accept in "[ -~]{0,60}",
+            seconds in "[ -~]{0,12}",
+        ) {
+            match parameters(&text) {
+                Ok(pairs) => prop_assert!(pairs.iter().all(|(name, _)| !name.contains('&'))),
+                Err(failure) => prop_assert_eq!(failure.status, StatusCode::BAD_REQUEST),
+            }
+            for form in [select(), Form::Ask] {
+                if let Err(failure) = negotiate(Some(&accept), &form) {
+                    prop_assert_eq!(failure.status, StatusCode::NOT_ACCEPTABLE);
+                }
+            }
+            let most = Duration::from_secs(60);
+            match timeout(&[("timeout".to_owned(), seconds)], most) {
+                Ok(limit) => prop_assert!(limit <= most),
+                Err(failure) => prop_assert_eq!(failure.status, StatusCode::BAD_REQUEST),
+            }
+        }
+    }
 
     fn select() -> Form {
         Form::Select {
