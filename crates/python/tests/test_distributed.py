@@ -156,6 +156,47 @@ def test_progress_tells_each_share_as_it_finishes(tmp_path):
     assert answer.total == networkx_count(G, Q)
 
 
+def test_progress_true_shows_a_bar_or_a_line_per_share(tmp_path, capsys, monkeypatch):
+    path, G = data_file(tmp_path, seed=19)
+    Q = chorded_square([1, 1, 0, 0])
+    expected = networkx_count(G, Q)
+    # Without tqdm: a line on standard error per share.
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    answer = gsi.distributed.count(
+        path, Q, shares=3, executor=_LastFirst(3), engine="cpu", progress=True
+    )
+    assert answer.total == expected
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [f"gsi: share {i} of 3 done" for i in (2, 1, 0)]
+    monkeypatch.undo()
+    # With tqdm: its bar, counted to the last share.
+    pytest.importorskip("tqdm")
+    answer = gsi.distributed.count(
+        path, Q, shares=3, executor=_LastFirst(3), engine="cpu", progress=True
+    )
+    assert answer.total == expected
+    assert "3/3" in capsys.readouterr().err
+
+
+def test_hprd_test_queries_shared_out_count_as_published(shared_data):
+    """The first 20 of hprd-test's queries, 5 shares each on a process pool: each total equals
+    the published count."""
+    folder = shared_data / "hprd-test"
+    expected = {}
+    for line in (folder / "expected_output.res").read_text().splitlines():
+        if line.strip():
+            name, count = line.split(":")
+            expected[name.strip()] = int(count)
+    data = folder / "data_graph" / "HPRD.graph"
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(2, mp_context=context) as pool:
+        for name in sorted(expected)[:20]:
+            query = folder / "query_graph" / f"{name}.graph"
+            answer = gsi.distributed.count(data, query, shares=5, executor=pool, engine="cpu")
+            assert answer.complete, name
+            assert answer.total == expected[name], name
+
+
 def test_a_failed_share_is_retried_or_named_never_summed(tmp_path):
     path, G = data_file(tmp_path, seed=5)
     Q = chorded_square([0, 0, 1, 1])

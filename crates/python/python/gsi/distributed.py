@@ -22,6 +22,7 @@ in which gsi has already run may hang on a lock its threads held.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from concurrent.futures import Future
@@ -267,12 +268,35 @@ def _work(
     return _Work(os.path.abspath(os.fspath(data)), query, shares, engine, options, output_dir)
 
 
+
+def _reporter(
+    progress: Union[bool, Callable[[Any], None], None], shares: int
+) -> Tuple[Callable[[Any], None], Callable[[], None]]:
+    """What `progress` asks for, as a function called with each share's answer and one called
+    at the end: ``True`` gives a tqdm bar where tqdm is installed, else a line on standard
+    error per share; a function is called as it is."""
+    if progress is True:
+        try:
+            from tqdm import tqdm
+        except ImportError:
+
+            def line(done: Any) -> None:
+                print(f"gsi: share {done.share} of {shares} done", file=sys.stderr, flush=True)
+
+            return line, lambda: None
+        bar = tqdm(total=shares, unit="share")
+        return lambda _: bar.update(1), bar.close
+    if callable(progress):
+        return progress, lambda: None
+    return lambda _: None, lambda: None
+
+
 def _run_shares(
     task: Callable,
     work: _Work,
     executor: Any,
     retries: int,
-    progress: Optional[Callable[[Any], None]],
+    progress: Union[bool, Callable[[Any], None], None],
     answer: type,
 ) -> List[Any]:
     """Runs `task` for every share on `executor`, each retried up to `retries` times as soon
@@ -291,24 +315,27 @@ def _run_shares(
     running = {share: submit(share) for share in range(work.shares)}
     answers: dict = {}
     errors: dict = {}
-    while running:
-        done = [share for share, future in running.items() if future.done()]
-        if not done:
-            time.sleep(_POLL_SECONDS)
-        for share in done:
-            future = running.pop(share)
-            try:
-                got = future.result()
-            except Exception as err:  # a task's failure, whatever the executor wraps it in
-                if attempts[share] <= retries:
-                    attempts[share] += 1
-                    running[share] = submit(share)
-                else:
-                    errors[share] = err
-                continue
-            answers[share] = answer(share=share, attempts=attempts[share], **got)
-            if progress is not None:
-                progress(answers[share])
+    report, close = _reporter(progress, work.shares)
+    try:
+        while running:
+            done = [share for share, future in running.items() if future.done()]
+            if not done:
+                time.sleep(_POLL_SECONDS)
+            for share in done:
+                future = running.pop(share)
+                try:
+                    got = future.result()
+                except Exception as err:  # a task's failure, whatever the executor wraps it in
+                    if attempts[share] <= retries:
+                        attempts[share] += 1
+                        running[share] = submit(share)
+                    else:
+                        errors[share] = err
+                    continue
+                answers[share] = answer(share=share, attempts=attempts[share], **got)
+                report(answers[share])
+    finally:
+        close()
     if errors:
         failed = sorted(errors)
         first = errors[failed[0]]
@@ -329,7 +356,7 @@ def count(
     executor: Any,
     engine: str = "auto",
     retries: int = 1,
-    progress: Optional[Callable[[ShareCount], None]] = None,
+    progress: Union[bool, Callable[[ShareCount], None], None] = None,
     **options: Any,
 ) -> DistributedCount:
     """Counts the matches of `query` in `data` as `shares` tasks on `executor`.
@@ -358,7 +385,8 @@ def count(
         Further tries of a share whose task failed (an error or a lost worker); a share that
         still fails raises :class:`ShareFailed` naming it.
     progress:
-        Called with each share's answer as the share finishes.
+        ``True`` for a tqdm bar (a line on standard error per share without tqdm), or a
+        function called with each share's answer as the share finishes.
     options:
         Passed to :meth:`gsi.Matcher.count` (``homomorphism``, ``induced``, ``timeout``...).
 
@@ -390,7 +418,7 @@ def matches(
     output_dir: PathLike,
     engine: str = "auto",
     retries: int = 1,
-    progress: Optional[Callable[[ShareMatches], None]] = None,
+    progress: Union[bool, Callable[[ShareMatches], None], None] = None,
     **options: Any,
 ) -> DistributedMatches:
     """Writes the matches of `query` in `data` as `shares` tasks on `executor`, each share
