@@ -42,12 +42,17 @@ def shared_data() -> Path:
 
 
 @pytest.fixture(scope="session")
-def gsi_command() -> str:
-    """The `gsi` command built beside the package ($GSI_BIN, else target/release/gsi)."""
-    path = Path(os.environ.get("GSI_BIN", REPO / "target" / "release" / "gsi"))
+def gsi_binary() -> Path:
+    """The `gsi` command built beside the package: $GSI_BINARY (which must then exist; the
+    README's test command sets it), else target/release/gsi (skipped where it is not built)."""
+    given = os.environ.get("GSI_BINARY")
+    path = Path(given) if given else REPO / "target" / "release" / "gsi"
     if not path.is_file():
-        pytest.skip(f"the gsi command is not at {path} (cargo build --release, or set GSI_BIN)")
-    return str(path)
+        missing = f"the gsi binary is not at {path}"
+        if given:
+            pytest.fail(f"GSI_BINARY is set, but {missing}")
+        pytest.skip(f"{missing} (cargo build --release, or set GSI_BINARY)")
+    return path
 
 
 @pytest.fixture(scope="session")

@@ -75,12 +75,12 @@ def test_ntriples_are_matched_by_name(tmp_path) -> None:
     assert m.count(Q) == 0
 
 
-def test_a_saved_index_is_read_indexed(tmp_path, gsi_command) -> None:
+def test_a_saved_index_is_read_indexed(tmp_path, gsi_binary) -> None:
     text = tmp_path / "g.graph"
     text.write_text("t 3 3\nv 0 1 2\nv 1 1 2\nv 2 2 2\ne 0 1\ne 1 2\ne 2 0\n")
     saved = tmp_path / "g.gsidx"
     subprocess.run(
-        [gsi_command, "index", str(text), "-o", str(saved)], check=True, capture_output=True
+        [gsi_binary, "index", str(text), "-o", str(saved)], check=True, capture_output=True
     )
     g = gsi.Graph.read(saved)
     assert g.indexed and (g.vertex_count, g.edge_count) == (3, 3)

@@ -392,12 +392,12 @@ def test_shares_on_ray_add_up_and_survive_a_killed_worker(tmp_path):
         ray.shutdown()
 
 
-def test_the_share_balance_script_checks_and_tells_the_spread(tmp_path, gsi_command):
+def test_the_share_balance_script_checks_and_tells_the_spread(tmp_path, gsi_binary):
     path, G = data_file(tmp_path, seed=21)
     Q = chorded_square([0, 1, 0, 1])
     query = write_graph(Q, tmp_path / "q.graph")
     done = subprocess.run(
-        [sys.executable, str(REPO / "scripts" / "share_balance.py"), "--gsi", gsi_command]
+        [sys.executable, str(REPO / "scripts" / "share_balance.py"), "--gsi", gsi_binary]
         + ["--data", str(path), "--query", str(query), "--shares", "2", "5", "--workers", "2"],
         capture_output=True,
         text=True,

@@ -29,10 +29,8 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 import pytest
+from conftest import REPO
 from test_sparql_cli import (
-    GSI,
-    GIVEN,
-    REPO,
     RESULTS_NS,
     XSD,
     json_term,
@@ -50,16 +48,6 @@ rdflib = pytest.importorskip("rdflib")
 from rdflib.plugins.stores.sparqlstore import SPARQLStore  # noqa: E402
 
 LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
-
-
-@pytest.fixture(scope="module")
-def gsi_binary() -> Path:
-    if not GSI.is_file():
-        missing = f"the gsi binary is not at {GSI}"
-        if GIVEN:
-            pytest.fail(f"GSI_BINARY is set, but {missing}")
-        pytest.skip(f"{missing} (cargo build --release, or set GSI_BINARY)")
-    return GSI
 
 
 class Server:

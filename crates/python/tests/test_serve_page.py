@@ -11,8 +11,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_serve import gsi_binary, serve  # noqa: F401 (a fixture)
-from test_sparql_cli import REPO, XSD, oxigraph_store
+from test_serve import serve
+from conftest import REPO
+from test_sparql_cli import XSD, oxigraph_store
 
 pyoxigraph = pytest.importorskip("pyoxigraph")
 webdriver = pytest.importorskip("selenium.webdriver")
@@ -64,7 +65,7 @@ def shown(term) -> str:
 
 
 def test_the_page_runs_a_query_and_shows_oxigraphs_solutions(
-    gsi_binary: Path,  # noqa: F811
+    gsi_binary: Path,
     browser,
     tmp_path: Path,
 ) -> None:

@@ -37,12 +37,12 @@ def slurm(tmp_path_factory):
 
 
 @pytest.fixture
-def indexed(tmp_path, gsi_command):
+def indexed(tmp_path, gsi_binary):
     """A saved index of a small random graph, a query file, and networkx's count."""
     path, G = data_file(tmp_path, seed=11, n=60, m=300)
     Q = chorded_square([0, 1, 0, 1])
     index = tmp_path / "data.gsidx"
-    subprocess.run([gsi_command, "index", str(path), "-o", str(index)], check=True)
+    subprocess.run([gsi_binary, "index", str(path), "-o", str(index)], check=True)
     expected = networkx_count(G, Q)
     assert expected > 0
     return index, write_graph(Q, tmp_path / "q.graph"), expected
@@ -79,11 +79,11 @@ def _json_lines(text: str) -> list:
 
 
 def test_a_job_array_merged_equals_networkx_and_the_single_run(
-    slurm, indexed, gsi_command, tmp_path
+    slurm, indexed, gsi_binary, tmp_path
 ):
     index, query_file, expected = indexed
     single = subprocess.run(
-        [gsi_command, "match", "--data", str(index), "--query", str(query_file), "--json"],
+        [gsi_binary, "match", "--data", str(index), "--query", str(query_file), "--json"],
         capture_output=True,
         text=True,
         check=True,
@@ -91,7 +91,7 @@ def test_a_job_array_merged_equals_networkx_and_the_single_run(
     [whole] = [line for line in _json_lines(single.stdout) if line["type"] == "query"]
     out = tmp_path / "shares"
     out.mkdir()
-    env = {**slurm.env, "PATH": f"{Path(gsi_command).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {**slurm.env, "PATH": f"{Path(gsi_binary).parent}{os.pathsep}{os.environ['PATH']}"}
     array = subprocess.run(
         ["sbatch", "--wait", f"--array=0-{SHARES - 1}", f"--output={out}/%a.log"]
         + [str(SBATCH_SCRIPT), str(index), str(query_file), str(out)],
@@ -112,7 +112,7 @@ def test_a_job_array_merged_equals_networkx_and_the_single_run(
     }
     assert partitions == {f"{i}/{SHARES}" for i in range(SHARES)}
     merged = subprocess.run(
-        [gsi_command, "merge", "--json"] + [str(share) for share in shares],
+        [gsi_binary, "merge", "--json"] + [str(share) for share in shares],
         capture_output=True,
         text=True,
         check=True,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from test_sparql_cli import gsi_binary, json_term, oxigraph_term, pyoxigraph  # noqa: F401
+from test_sparql_cli import json_term, oxigraph_term, pyoxigraph  # noqa: F401
 
 TRIPLES = 20_000
 QUERIES = REPO / "benches" / "watdiv"
@@ -31,7 +31,7 @@ def generate(binary: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def watdiv(gsi_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:  # noqa: F811
+def watdiv(gsi_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("watdiv") / "watdiv.nt.gz"
     done = generate(gsi_binary, "--triples", str(TRIPLES), "--seed", "11", "-o", str(path))
     assert done.returncode == 0, done.stderr
