@@ -171,3 +171,38 @@ fn a_group_of_equivalent_leaves_has_no_cap() {
         report.plan
     );
 }
+
+/// A wheel of four spokes on a graph with hubs: the rim's opposite vertices are equivalent,
+/// but counting them together would leave the rim's other symmetries unbroken and order the
+/// hub's wedges first. The plan enumerates them instead, with all 8 automorphisms broken,
+/// and counts what the brute force counts.
+#[test]
+fn a_wheels_rim_is_enumerated_with_its_symmetry_broken() {
+    let mut spec = gsi_generate::GraphSpec::new(400, 3200, gsi_generate::Shape::ScaleFree);
+    spec.seed = 7;
+    let data = gsi_generate::generate_graph(&spec).expect("graph");
+    let index = DataIndex::build(data.clone()).expect("index");
+    let mut wheel = Spec::new(false, vec![0; 5]);
+    for (a, b) in [
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (1, 2),
+        (1, 3),
+        (3, 4),
+        (2, 4),
+    ] {
+        wheel = wheel.edge(a, b, 0);
+    }
+    let report = count(&wheel, &index, &MatchOptions::default());
+    assert!(!counted_equivalents(&report), "{}", report.plan);
+    assert!(
+        report.plan.to_string().contains("8 automorphisms broken"),
+        "{}",
+        report.plan
+    );
+    let expected = brute::count(&wheel.graph(), &data, false);
+    assert!(expected > 0);
+    assert_eq!(report.count, expected);
+}

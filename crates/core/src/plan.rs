@@ -197,7 +197,41 @@ fn query_neighbours(query: &Graph, u: usize) -> Vec<usize> {
     neighbours
 }
 
+/// The rows expected into each of `steps` in turn (Algorithm 2's estimate): each step's
+/// first edge multiplies the rows by its label's average degree, scaled to C(u).
+fn step_rows<'s>(
+    data: &'s DataIndex,
+    steps: &'s [JoinStep],
+    candidate_sizes: &'s [usize],
+) -> impl Iterator<Item = f64> + 's {
+    steps.iter().scan(1.0f64, move |rows, step| {
+        let candidates = candidate_sizes[step.vertex];
+        *rows *= match step.first {
+            None => candidates as f64,
+            Some(e) => expansion(data, e.label, e.direction, candidates),
+        };
+        *rows = rows.min(1e30);
+        Some(*rows)
+    })
+}
+
 impl Plan {
+    /// The partial matches the join enumerates, by the walks' estimate of each step when they
+    /// ran, else Algorithm 2's: the rows of the steps before the leaf suffix, and once more
+    /// those that reach it (each counts the suffix's matches as one product).
+    pub fn enumerated_rows(&self, data: &DataIndex) -> f64 {
+        let per_step: Vec<f64> = match self.choice.estimated_steps.len() == self.steps.len() {
+            true => self.choice.estimated_steps.clone(),
+            false => step_rows(data, &self.steps, &self.candidate_sizes).collect(),
+        };
+        let from = self.leaves.from.min(per_step.len());
+        let reaching = match from < per_step.len() {
+            true => from.checked_sub(1).map_or(1.0, |last| per_step[last]),
+            false => 0.0,
+        };
+        per_step[..from].iter().sum::<f64>() + reaching
+    }
+
     /// The rows the join is expected to produce, summed over its steps: the walks' estimate
     /// when they ran, else [`Plan::estimated_rows`].
     pub fn expected_rows(&self) -> f64 {
@@ -407,17 +441,7 @@ impl Plan {
                 absent: Vec::new(),
             });
         }
-        let mut rows = 1.0f64;
-        let mut estimated_rows = 0.0;
-        for step in &steps {
-            let candidates = candidate_sizes[step.vertex];
-            rows *= match step.first {
-                None => candidates as f64,
-                Some(e) => expansion(data, e.label, e.direction, candidates),
-            };
-            rows = rows.min(1e30);
-            estimated_rows += rows;
-        }
+        let estimated_rows = step_rows(data, &steps, candidate_sizes).sum();
         let leaf_groups_by_label = !data.graph().has_label_sets();
         let leaves = if multiply != Postpone::Nothing {
             LeafSuffix::of(

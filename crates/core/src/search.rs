@@ -160,37 +160,35 @@ pub(crate) fn plan_query(
         }
         true => Postpone::Leaves,
     };
-    let mut plan = match to_host(&mut candidates, query, data, options)? {
-        Some(sets) => plan_on_host(query, sets, data, options, postpone, &CpuEngine::default()),
-        None => Plan::with_strategy(
-            query,
-            &candidates.sizes(),
-            data,
-            postpone,
-            Strategy::Paper,
-            &|| options.stop().is_some(),
-        ),
+    let mut make_plan = |postpone: Postpone| -> Result<(Plan, Symmetry)> {
+        let mut plan = match to_host(&mut candidates, query, data, options)? {
+            Some(sets) => plan_on_host(query, sets, data, options, postpone, &CpuEngine::default()),
+            None => Plan::with_strategy(
+                query,
+                &candidates.sizes(),
+                data,
+                postpone,
+                Strategy::Paper,
+                &|| options.stop().is_some(),
+            ),
+        };
+        let symmetry = symmetry_of(&plan, query, options, counting);
+        plan.break_symmetry(query, symmetry.clone());
+        Ok((plan, symmetry))
     };
-    // Matches in classes of the query's automorphisms: injective ones only, and all of them
-    // wanted (a limit wants the first few, found as well without), and not for a query
-    // already out of time (the join stops at once), nor with pins (they tell automorphic
-    // vertices apart).
-    if options.symmetry
-        && options.semantics.injective()
-        && options.limit.is_none()
-        && options.pinned.is_empty()
-        && options.stop().is_none()
-    {
-        let max_images = if counting { u64::MAX } else { MAX_IMAGES };
-        // Equivalent vertices counted together keep their interchanges: the count multiplies
-        // them.
-        let mut kept = vec![false; query.vertex_count()];
-        for group in plan.leaves.groups.iter().filter(|g| g.equivalent) {
-            for &step in &group.steps {
-                kept[plan.steps[step].vertex] = true;
-            }
+    let (mut plan, symmetry) = make_plan(postpone)?;
+    // Equivalent vertices counted together keep their interchanges unbroken, and the join
+    // order must leave them last: where that costs more than it saves (a wheel's rim, whose
+    // opposite vertices are equivalent), the plan that enumerates them is kept instead, by
+    // the rows each enumerates (Algorithm 2's estimate) per match it finds.
+    if plan.leaves.groups.iter().any(|g| g.equivalent) {
+        let (enumerating, its_symmetry) = make_plan(Postpone::Leaves)?;
+        let per_match = |plan: &Plan, symmetry: &Symmetry| {
+            plan.enumerated_rows(data) / symmetry.classes() as f64
+        };
+        if per_match(&enumerating, &its_symmetry) < per_match(&plan, &symmetry) {
+            plan = enumerating;
         }
-        plan.break_symmetry(query, Symmetry::of_keeping(query, max_images, &kept));
     }
     if induced {
         let labels = match &options.absent_labels {
@@ -226,6 +224,30 @@ pub(crate) fn plan_query(
         query: Box::new(query.clone()),
         shares: Mutex::new(None),
     })
+}
+
+/// The query's automorphisms the join breaks (`plan`'s order bounds): none unless matches are
+/// injective and all of them wanted (a limit wants the first few, found as well without), and
+/// not for a query already out of time (the join stops at once), nor with pins (they tell
+/// automorphic vertices apart). Equivalent vertices counted together keep their
+/// interchanges: the count multiplies them.
+fn symmetry_of(plan: &Plan, query: &Graph, options: &MatchOptions, counting: bool) -> Symmetry {
+    if !(options.symmetry
+        && options.semantics.injective()
+        && options.limit.is_none()
+        && options.pinned.is_empty()
+        && options.stop().is_none())
+    {
+        return Symmetry::none();
+    }
+    let max_images = if counting { u64::MAX } else { MAX_IMAGES };
+    let mut kept = vec![false; query.vertex_count()];
+    for group in plan.leaves.groups.iter().filter(|g| g.equivalent) {
+        for &step in &group.steps {
+            kept[plan.steps[step].vertex] = true;
+        }
+    }
+    Symmetry::of_keeping(query, max_images, &kept)
 }
 
 /// Cuts C(u) to `v` alone, or to nothing where the filter left `v` out (or the graph has no
