@@ -157,6 +157,9 @@ fn main() {
             "gpu::gpu_counts_on_vertices_of_several_labels_equal_the_brute_force",
             || gpu::gpu_counts_on_vertices_of_several_labels_equal_the_brute_force(&mut gpu()),
         ),
+        on_gpu.trial("gpu::kept_sets_count_what_the_brute_force_counts", || {
+            gpu::kept_sets_count_what_the_brute_force_counts(&mut gpu())
+        }),
         on_gpu.trial("gpu::gpu_edge_isomorphisms_equal_the_brute_force", || {
             gpu::gpu_edge_isomorphisms_equal_the_brute_force(&mut gpu())
         }),

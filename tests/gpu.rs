@@ -19,7 +19,7 @@ use gsi_graph::{Graph, GraphBuilder};
 
 use crate::brute;
 use crate::hprd::expected_counts;
-use crate::util::{labelled_clique, star_of_labels};
+use crate::util::{clique, labelled_clique, star_of_labels};
 
 /// `gpu`, its join tuned by `tuning` for the queries that follow.
 fn tuned(gpu: &mut GpuEngine, tuning: GpuTuning) -> &mut GpuEngine {
@@ -1036,6 +1036,98 @@ pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {
 }
 
 /// Two dense random-walk queries of `vertices` vertices from `data`, when it has them.
+/// The depth-first count's kept sets (a level drawing its candidates from an earlier level's
+/// intersection) and the rows' sources (the shortest of their lists, or the first edge's)
+/// against the brute force: cliques of 3 to 6 vertices and dense generated queries, on graphs
+/// with hubs, with sets of the default size, of a few candidates (most lists do not fit, and
+/// the level intersects all its lists again), or none; in one launch and in launches of 2 µs
+/// (levels handed to other warps rebuild their sets); breadth-first too; both numberings;
+/// every semantics.
+pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
+    let mut checked = 0;
+    for case in 0..12u64 {
+        let mut spec = GraphSpec::new(36 + case as usize, 260, Shape::ScaleFree);
+        spec.vertex_labels = 1 + (case % 2) as u32;
+        spec.edge_labels = 1 + (case % 3 == 2) as u32;
+        spec.seed = 100 + case;
+        spec.edges = spec.edges.min(spec.max_edges() as usize);
+        let data = generate_graph(&spec).expect("graph");
+        let numbering = if case % 2 == 0 {
+            VertexNumbering::Degree
+        } else {
+            VertexNumbering::Given
+        };
+        let index = DataIndex::build_with(
+            data,
+            IndexOptions {
+                numbering,
+                ..IndexOptions::default()
+            },
+        )
+        .expect("index");
+        let mut queries: Vec<Graph> = (3..=6).map(|n| clique(false, n, 0).graph()).collect();
+        queries.extend(
+            dense_queries(index.graph(), 4 + (case as usize % 3), case)
+                .into_iter()
+                .flatten()
+                .map(|q| q.graph),
+        );
+        for query in &queries {
+            for semantics in [
+                Semantics::Isomorphism,
+                Semantics::Homomorphism,
+                Semantics::Induced,
+            ] {
+                let expected = match semantics {
+                    Semantics::Induced => {
+                        brute::induced_matches(query, index.graph()).len() as u128
+                    }
+                    s => brute::count(query, index.graph(), s == Semantics::Homomorphism),
+                };
+                let default = GpuTuning::default().kept_sets_up_to;
+                // (depth-first from, kept sets up to, shortest source, launches of µs)
+                let paths = [
+                    (Some(0), default, true, 100_000),
+                    (Some(0), default, true, 2),
+                    (Some(0), Some(3), true, 100_000),
+                    (Some(0), Some(3), true, 2),
+                    (Some(0), None, true, 2),
+                    (Some(0), default, false, 2),
+                    (Some(usize::MAX), default, true, 100_000),
+                    (Some(usize::MAX), default, false, 100_000),
+                ];
+                for (depth_first_rows, kept_sets_up_to, shortest_source, slice_us) in paths {
+                    let options = MatchOptions {
+                        semantics,
+                        depth_first_rows,
+                        ..MatchOptions::default()
+                    };
+                    let tuning = GpuTuning {
+                        kept_sets_up_to,
+                        shortest_source,
+                        small_steps_up_to: None,
+                        depth_first_slice: std::time::Duration::from_micros(slice_us),
+                        ..GpuTuning::default()
+                    };
+                    let report =
+                        find_matches(tuned(gpu, tuning), query, &index, &options, &mut CountOnly)
+                            .expect("GPU engine");
+                    assert_eq!(
+                        report.count,
+                        expected,
+                        "case {case}, {semantics:?}, depth-first from {depth_first_rows:?}, kept \
+                         sets up to {kept_sets_up_to:?}, shortest source {shortest_source}, \
+                         launches of {slice_us} µs, query of {} vertices",
+                        query.vertex_count()
+                    );
+                    checked += u64::from(expected > 0);
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} counts were not zero");
+}
+
 fn dense_queries(data: &Graph, vertices: usize, seed: u64) -> Option<Vec<GeneratedQuery>> {
     let spec = QuerySpec {
         vertices,

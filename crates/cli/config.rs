@@ -221,6 +221,11 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
         args.small_steps_up_to.as_deref(),
         Some(gsi_core::tuning::SMALL_STEPS_UP_TO),
     )?;
+    let kept_sets_up_to = from(
+        "kept-sets-up-to",
+        args.kept_sets_up_to.as_deref(),
+        Some(gsi_core::tuning::KEPT_SETS_UP_TO),
+    )?;
     let semantics = match args.homomorphism {
         true => NamedSemantics::Vertices(Semantics::Homomorphism),
         false => args
@@ -284,6 +289,8 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             leaf_counts_from,
             narrow_rows_up_to,
             small_steps_up_to,
+            kept_sets_up_to,
+            shortest_source: !args.first_edge_source,
         },
     };
     Ok((matching, tuning))

@@ -853,6 +853,17 @@ pub struct MatchingArgs {
     #[arg(long, value_name = "N|never", hide = true)]
     pub small_steps_up_to: Option<String>,
 
+    /// For tests and measurements: the GPU's depth-first count keeps up to N candidates of a
+    /// level per warp for the later levels whose edges include the level's (`never`: every
+    /// level intersects all its lists again). Default: 4096.
+    #[arg(long, value_name = "N|never", hide = true)]
+    pub kept_sets_up_to: Option<String>,
+
+    /// For tests and measurements: the GPU draws a row's extensions from its first edge's
+    /// list, as the paper does, rather than from the shortest of its linking edges' lists.
+    #[arg(long, hide = true)]
+    pub first_edge_source: bool,
+
     /// For tests and measurements: join leaves in Algorithm 2's order and enumerate them,
     /// instead of joining them last and counting them as products.
     #[arg(long, hide = true)]

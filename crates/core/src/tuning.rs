@@ -70,6 +70,15 @@ pub struct GpuTuning {
     /// step's rows times its longest list stay at most this (the GPU: one launch, not a few
     /// per step); `None` never does (a switch for tests and measurements).
     pub small_steps_up_to: Option<usize>,
+    /// The GPU's depth-first count keeps a level's candidates that pass its linking edges,
+    /// up to this many per level and warp, when a later level's edges include the level's,
+    /// and draws that later level's candidates from them (`None`: every level intersects
+    /// all its lists again; a switch for tests and measurements).
+    pub kept_sets_up_to: Option<usize>,
+    /// The GPU draws a row's extensions from the shortest of its linking edges' lists (cut to
+    /// the order bounds) and tests the others; off, from its first edge's list, as the
+    /// paper's Algorithm 3 (line 5) does (a switch for tests and measurements).
+    pub shortest_source: bool,
 }
 
 impl Default for GpuTuning {
@@ -85,6 +94,8 @@ impl Default for GpuTuning {
             leaf_counts_from: Some(LEAF_COUNTS_FROM),
             narrow_rows_up_to: Some(NARROW_ROWS_UP_TO),
             small_steps_up_to: Some(SMALL_STEPS_UP_TO),
+            kept_sets_up_to: Some(KEPT_SETS_UP_TO),
+            shortest_source: true,
         }
     }
 }
@@ -132,6 +143,15 @@ pub const DUPLICATE_REMOVAL: bool = false;
 /// List length from which the GPU's leaf products look a lone leaf's count up by default: a
 /// list of a warp's 32 elements or fewer takes one pass to scan.
 pub const LEAF_COUNTS_FROM: usize = 32;
+
+/// Candidates a level of the GPU's depth-first count keeps for later levels by default, per
+/// warp (a level whose list, cut to its order bounds, is longer keeps none). The sets take
+/// at most [`KEPT_SETS_BYTES`] of device memory: fewer per level when the grid's warps and
+/// the plan's kept levels need more.
+pub const KEPT_SETS_UP_TO: usize = 4096;
+
+/// Device memory the kept sets of one depth-first count take at most.
+pub const KEPT_SETS_BYTES: usize = 512 << 20;
 
 /// Longest list of a step whose rows the GPU joins with eight lanes each by default.
 pub const NARROW_ROWS_UP_TO: usize = 256;

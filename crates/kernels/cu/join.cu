@@ -31,14 +31,31 @@ __device__ __forceinline__ const u32* kept_row(const u32* __restrict__ table, u3
     return WIDE_TABLES ? table + (u64)r * width : space;
 }
 
-// Algorithm 3's tests (lines 9-12) of x, an element of a row's first-edge list: C(u)'s bitset,
-// the subtraction of the row's `width` vertices (when injective), and every linking edge from
-// `first_other` on by binary search in its list, whose ranges are pairs in `ranges`; then,
-// for induced matching, x in none of the `absent_count` lists after the links.
+// Whether x, an element of the list a row's extensions are drawn from, lies in every linking
+// edge's list from `first_other` on but those whose bit is set in `skip` (links the list
+// already guarantees: its own, or those of a depth-first level's kept set), by binary search
+// in its list, whose ranges are pairs in `ranges`.
+__device__ __forceinline__ bool has_links(u32 x, const u32* __restrict__ ci, const u32* ranges,
+                                          u32 first_other, u32 link_count, u32 skip) {
+    for (u32 k = first_other; k < link_count; ++k) {
+        if (k < 32 && ((skip >> k) & 1u)) {
+            continue;
+        }
+        if (!sorted_contains(ci, ranges[2 * k], ranges[2 * k + 1], x)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Algorithm 3's tests (lines 9-12) of x, an element of a row's source list: C(u)'s bitset,
+// the subtraction of the row's `width` vertices (when injective), and the linking edges as
+// has_links tests them; then, for induced matching, x in none of the `absent_count` lists
+// after the links.
 __device__ __forceinline__ bool admits(u32 x, const u32* __restrict__ bits, u32 injective,
                                        const u32* row, u32 width, const u32* __restrict__ ci,
                                        const u32* ranges, u32 first_other, u32 link_count,
-                                       u32 absent_count) {
+                                       u32 absent_count, u32 skip) {
     if (!((bits[x / 32] >> (x % 32)) & 1u)) {
         return false;
     }
@@ -49,10 +66,8 @@ __device__ __forceinline__ bool admits(u32 x, const u32* __restrict__ bits, u32 
             }
         }
     }
-    for (u32 k = first_other; k < link_count; ++k) {
-        if (!sorted_contains(ci, ranges[2 * k], ranges[2 * k + 1], x)) {
-            return false;
-        }
+    if (!has_links(x, ci, ranges, first_other, link_count, skip)) {
+        return false;
     }
     for (u32 k = link_count; k < link_count + absent_count; ++k) {
         if (sorted_contains(ci, ranges[2 * k], ranges[2 * k + 1], x)) {
@@ -62,22 +77,60 @@ __device__ __forceinline__ bool admits(u32 x, const u32* __restrict__ bits, u32 
     return true;
 }
 
-// The list a row's extensions are drawn from (Algorithm 3, line 5): its first edge's, whose
-// range is ranges[0..2), or C(u) when the step has no first edge; cut to the step's order
-// bounds. Its length goes to *length.
+// Which of a row's first `choose` linking edges has the shortest list once cut to the
+// window [lo, hi) (the first of equals): its number, and its cut list in [*begin, *end). A
+// list is cut only when its whole length could beat the best so far.
+__device__ __forceinline__ u32 shortest_link(const u32* __restrict__ ci, const u32* ranges,
+                                             u32 choose, u32 lo, u32 hi, bool cut,
+                                             u32* begin, u32* end) {
+    u32 best = 0;
+    for (u32 k = 0; k < choose; ++k) {
+        u32 b = ranges[2 * k];
+        u32 e = ranges[2 * k + 1];
+        if (k > 0 && e - b >= *end - *begin) {
+            continue;
+        }
+        if (cut) {
+            cut_to_window(ci, lo, hi, &b, &e);
+        }
+        if (k == 0 || e - b < *end - *begin) {
+            best = k;
+            *begin = b;
+            *end = e;
+        }
+    }
+    return best;
+}
+
+// The list a row's extensions are drawn from (Algorithm 3, line 5), cut to the step's order
+// bounds: with a first edge, the shortest of the lists of its first `source_links` linking
+// edges (1: the first edge's, as the paper draws them; their ranges are pairs in `ranges`),
+// else C(u). Its length goes to *length; the links its candidates must still pass to
+// has_links's `skip` (first_other 0): the list's own link is not tested again.
 __device__ __forceinline__ const u32* row_source(const u32* __restrict__ ci, const u32* ranges,
-                                                 u32 has_first,
+                                                 u32 has_first, u32 source_links,
                                                  const u32* __restrict__ candidate_list,
                                                  u32 candidate_count,
                                                  const u32* __restrict__ order_bounds,
                                                  u32 order_bound_count, const u32* row,
-                                                 u32* length) {
-    const u32* source = has_first ? ci : candidate_list;
-    u32 begin = has_first ? ranges[0] : 0;
-    u32 end = has_first ? ranges[1] : candidate_count;
-    keep_order_bounds(source, order_bounds, order_bound_count, row, &begin, &end);
+                                                 u32* length, u32* skip) {
+    *skip = 0;
+    if (!has_first) {
+        u32 begin = 0;
+        u32 end = candidate_count;
+        keep_order_bounds(candidate_list, order_bounds, order_bound_count, row, &begin, &end);
+        *length = end - begin;
+        return candidate_list + begin;
+    }
+    u32 lo, hi;
+    order_window(order_bounds, order_bound_count, row, &lo, &hi);
+    u32 begin = 0;
+    u32 end = 0;
+    u32 k = shortest_link(ci, ranges, min(max(source_links, 1u), 32u), lo, hi,
+                          order_bound_count > 0, &begin, &end);
+    *skip = 1u << k;
     *length = end - begin;
-    return source + begin;
+    return ci + begin;
 }
 
 // Warp per row (grid-stride): the buffer bound |N(v', l0)| of Algorithm 4, or |C(u)|.
@@ -109,7 +162,7 @@ extern "C" __global__ void gsi_join_bounds(
 __device__ __forceinline__ u64 join_span(const u32* source, u32 start, u32 end, u32 r,
                                          const u32* __restrict__ bits, u32 injective,
                                          const u32* row, u32 width, const u32* __restrict__ ci,
-                                         const u32* ranges, u32 first_other, u32 link_count,
+                                         const u32* ranges, u32 skip, u32 link_count,
                                          u32 absent_count, u64 out_at, u32* __restrict__ gba,
                                          u32* __restrict__ counts) {
     u32 lane = threadIdx.x & 31u;
@@ -118,8 +171,8 @@ __device__ __forceinline__ u64 join_span(const u32* source, u32 start, u32 end, 
     for (u32 base = start + w * WARP_SIZE; base < end; base += BLOCK_SIZE) {
         u32 i = base + lane;
         u32 x = i < end ? source[i] : 0;
-        bool valid = i < end && admits(x, bits, injective, row, width, ci, ranges, first_other,
-                                       link_count, absent_count);
+        bool valid = i < end && admits(x, bits, injective, row, width, ci, ranges, 0,
+                                       link_count, absent_count, skip);
         u32 mask = __ballot_sync(FULL_MASK, valid);
         if (!gba && !counts) {
             found += __popc(mask);
@@ -154,7 +207,7 @@ __device__ __forceinline__ u64 join_span(const u32* source, u32 start, u32 end, 
 __device__ __forceinline__ u64 join_pooled(const u32* source, u32 length, u32 r,
                                            const u32* __restrict__ bits, u32 injective,
                                            const u32* row, u32 width, const u32* __restrict__ ci,
-                                           const u32* ranges, u32 first_other, u32 link_count,
+                                           const u32* ranges, u32 skip, u32 link_count,
                                            u32 absent_count, u64 out_at, u32* __restrict__ gba,
                                            u32* __restrict__ counts, u32* found_sh) {
     u32 lane = threadIdx.x & 31u;
@@ -163,8 +216,8 @@ __device__ __forceinline__ u64 join_pooled(const u32* source, u32 length, u32 r,
     for (u32 base = 0; base < length; base += BLOCK_SIZE) {
         u32 i = base + w * WARP_SIZE + lane;
         u32 x = i < length ? source[i] : 0;
-        bool valid = i < length && admits(x, bits, injective, row, width, ci, ranges,
-                                          first_other, link_count, absent_count);
+        bool valid = i < length && admits(x, bits, injective, row, width, ci, ranges, 0,
+                                          link_count, absent_count, skip);
         u32 mask = __ballot_sync(FULL_MASK, valid);
         if (lane == 0) {
             found_sh[w] = __popc(mask);
@@ -195,10 +248,11 @@ __device__ __forceinline__ u64 join_pooled(const u32* source, u32 length, u32 r,
 
 // Warp per row, a block taking WARPS_PER_BLOCK consecutive rows at a time (grid-stride),
 // Algorithm 3 lines 5-12. The row is kept in shared memory for the subtraction; the PCSR
-// ranges of every linking edge are located once per row. The first edge's list, cut to the
-// step's order bounds (symmetry breaking), is read 32 elements at a time; each lane tests its
-// element against C(u)'s bitset (one read), the row (subtraction, skipped when !injective)
-// and, by binary search, every other linking edge's list — so subtraction and both
+// ranges of every linking edge are located once per row. The row's source (row_source: the
+// shortest linking edge's list, or the first edge's as in the paper), cut to the step's order
+// bounds (symmetry breaking), is read 32 elements at a time; each lane tests its element
+// against C(u)'s bitset (one read), the row (subtraction, skipped when !injective) and, by
+// binary search, every other linking edge's list — so subtraction and both
 // intersections are fused into one pass and the buffer is written once. Survivors are
 // compacted by ballot into a 128-byte per-warp write cache in shared memory that is flushed
 // to the row's GBA buffer 32 words at a time (one transaction). Row r's buffer starts at
@@ -220,7 +274,7 @@ extern "C" __global__ void gsi_join_rows(
     const u32* __restrict__ table, u32 rows, u32 width,
     const u32* __restrict__ groups, const u32* __restrict__ ci,
     const Link* __restrict__ links, u32 link_count, u32 absent_count, u32 has_first,
-    const u32* __restrict__ order_bounds, u32 order_bound_count,
+    u32 source_links, const u32* __restrict__ order_bounds, u32 order_bound_count,
     const u32* __restrict__ candidate_list, u32 candidate_count,
     const u32* __restrict__ candidate_bits, u32 injective,
     const u32* __restrict__ offsets, u32 offset_base, u32 stride, u32* __restrict__ gba,
@@ -234,6 +288,7 @@ extern "C" __global__ void gsi_join_rows(
     __shared__ const u32* pool_source_sh[WARPS_PER_BLOCK];
     __shared__ u32 pool_length_sh[WARPS_PER_BLOCK];
     __shared__ u32 pool_found_sh[WARPS_PER_BLOCK];
+    __shared__ u32 pool_skip_sh[WARPS_PER_BLOCK];
     // Duplicate removal: each warp's first-edge vertex, whether its list may be shared, and
     // the lists read once for the block.
     __shared__ u32 first_sh[WARPS_PER_BLOCK];
@@ -242,7 +297,6 @@ extern "C" __global__ void gsi_join_rows(
     u32 lane = threadIdx.x & 31u;
     u32 w = threadIdx.x / WARP_SIZE;
     u32 lanes_before = (1u << lane) - 1u;
-    u32 first_other = has_first ? 1u : 0u;
     u64 found = 0;
     for (u32 first_row = blockIdx.x * WARPS_PER_BLOCK; first_row < rows;
          first_row += gridDim.x * WARPS_PER_BLOCK) {
@@ -251,6 +305,7 @@ extern "C" __global__ void gsi_join_rows(
         bool own = r < rows;
         const u32* source = candidate_list;
         u32 source_len = 0;
+        u32 skip = 0;
         const u32* row = kept_row(table, r, width, row_sh[w]);
         if (own) {
             copy_row(table, r, width, row_sh[w], lane, WARP_SIZE);
@@ -265,8 +320,9 @@ extern "C" __global__ void gsi_join_rows(
                 }
             }
             __syncwarp();
-            source = row_source(ci, range_sh[w], has_first, candidate_list, candidate_count,
-                                order_bounds, order_bound_count, row, &source_len);
+            source = row_source(ci, range_sh[w], has_first, source_links, candidate_list,
+                                candidate_count, order_bounds, order_bound_count, row,
+                                &source_len, &skip);
         }
         if (own && source_len > balance_from) {
             // Layers 1 and 2: a long list is cut into pieces for whole blocks.
@@ -299,6 +355,7 @@ extern "C" __global__ void gsi_join_rows(
             if (lane == 0) {
                 pool_length_sh[w] = pooled ? source_len : 0;
                 pool_source_sh[w] = source;
+                pool_skip_sh[w] = skip;
             }
             if (__syncthreads_or(pooled)) {
                 for (u32 t = 0; t < WARPS_PER_BLOCK; ++t) {
@@ -313,7 +370,7 @@ extern "C" __global__ void gsi_join_rows(
                     found += join_pooled(pool_source_sh[t], length, rt, candidate_bits,
                                          injective, kept_row(table, rt, width, row_sh[t]),
                                          width, ci, range_sh[t],
-                                         first_other, link_count, absent_count, out_at, gba,
+                                         pool_skip_sh[t], link_count, absent_count, out_at, gba,
                                          counts, pool_found_sh);
                 }
                 // Every warp has read the pool before any puts its next row there.
@@ -323,9 +380,10 @@ extern "C" __global__ void gsi_join_rows(
         }
         if (remove_duplicates) {
             // Sec. 6.2 (Algorithm 5): the first warp of the block whose row reads a short
-            // first-edge list reads it into shared memory for every other warp reading it.
+            // first-edge list reads it into shared memory for every other warp reading it
+            // (rows drawing from another link's list keep to their own).
             u32 v = own && has_first ? row[links[0].column] : 0;
-            bool shares = own && has_first &&
+            bool shares = own && has_first && skip == 1u &&
                           range_sh[w][1] - range_sh[w][0] <= SHARED_LIST_WORDS;
             if (lane == 0) {
                 first_sh[w] = v;
@@ -356,8 +414,8 @@ extern "C" __global__ void gsi_join_rows(
             u32 i = base + lane;
             u32 x = i < source_len ? source[i] : 0;
             bool valid = i < source_len && admits(x, candidate_bits, injective, row, width, ci,
-                                                  range_sh[w], first_other, link_count,
-                                                  absent_count);
+                                                  range_sh[w], 0, link_count, absent_count,
+                                                  skip);
             u32 mask = __ballot_sync(FULL_MASK, valid);
             if (!gba) {
                 cached += __popc(mask);
@@ -470,7 +528,7 @@ __device__ __forceinline__ void pcsr_locate_narrow(const u32* __restrict__ group
 #if !WIDE_TABLES
 // gsi_join_rows for short lists: NARROW lanes per row (grid-stride), so that a warp joins four
 // rows at once where most lists are shorter than a warp. The row's lanes locate its linking
-// edges' lists, then test NARROW elements of the first-edge list at a time with admits and
+// edges' lists, then test NARROW elements of the row's source at a time with admits and
 // write the survivors straight to the row's buffer (placed as gsi_join_rows places it), or
 // only count them. No long list is given to blocks: the host takes this kernel only for steps
 // whose lists are all short, and tables of at most NARROW_MAX_WIDTH columns and lists.
@@ -478,7 +536,7 @@ extern "C" __global__ void gsi_join_rows_narrow(
     const u32* __restrict__ table, u32 rows, u32 width,
     const u32* __restrict__ groups, const u32* __restrict__ ci,
     const Link* __restrict__ links, u32 link_count, u32 absent_count, u32 has_first,
-    const u32* __restrict__ order_bounds, u32 order_bound_count,
+    u32 source_links, const u32* __restrict__ order_bounds, u32 order_bound_count,
     const u32* __restrict__ candidate_list, u32 candidate_count,
     const u32* __restrict__ candidate_bits, u32 injective,
     const u32* __restrict__ offsets, u32 offset_base, u32 stride, u32* __restrict__ gba,
@@ -509,17 +567,17 @@ extern "C" __global__ void gsi_join_rows_narrow(
             }
         }
         __syncwarp(mask);
-        u32 first_other = has_first ? 1u : 0u;
-        u32 source_len;
-        const u32* source = row_source(ci, range, has_first, candidate_list, candidate_count,
-                                       order_bounds, order_bound_count, row, &source_len);
+        u32 source_len, skip;
+        const u32* source = row_source(ci, range, has_first, source_links, candidate_list,
+                                       candidate_count, order_bounds, order_bound_count, row,
+                                       &source_len, &skip);
         u64 out_at = !gba ? 0 : offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride;
         u32 written = 0;
         for (u32 base = 0; base < source_len; base += NARROW) {
             u32 i = base + sub;
             u32 x = i < source_len ? source[i] : 0;
             bool valid = i < source_len && admits(x, candidate_bits, injective, row, width, ci,
-                                                  range, first_other, link_count, absent_count);
+                                                  range, 0, link_count, absent_count, skip);
             u32 ballot = (__ballot_sync(mask, valid) & mask) >> first_lane;
             if (gba && valid) {
                 gba[out_at + written + __popc(ballot & ((1u << sub) - 1u))] = x;
@@ -554,7 +612,7 @@ extern "C" __global__ void gsi_join_pieces(
     const u32* __restrict__ table, u32 width,
     const u32* __restrict__ groups, const u32* __restrict__ ci,
     const Link* __restrict__ links, u32 link_count, u32 absent_count, u32 has_first,
-    const u32* __restrict__ order_bounds, u32 order_bound_count,
+    u32 source_links, const u32* __restrict__ order_bounds, u32 order_bound_count,
     const u32* __restrict__ candidate_list, u32 candidate_count,
     const u32* __restrict__ candidate_bits, u32 injective,
     const u32* __restrict__ offsets, u32 offset_base, u32 stride, u32* __restrict__ gba,
@@ -593,20 +651,20 @@ extern "C" __global__ void gsi_join_pieces(
             }
         }
         __syncthreads();
-        u32 first_other = has_first ? 1u : 0u;
-        u32 source_len;
-        const u32* source = row_source(ci, range_sh, has_first, candidate_list, candidate_count,
-                                       order_bounds, order_bound_count, row, &source_len);
+        u32 source_len, skip;
+        const u32* source = row_source(ci, range_sh, has_first, source_links, candidate_list,
+                                       candidate_count, order_bounds, order_bound_count, row,
+                                       &source_len, &skip);
         u32 piece_end = min(source_len, start + piece_length);
         u64 out_at = !gba ? 0 : offsets ? (u64)(offsets[r] - offset_base) : (u64)r * stride;
         if (gba && piece_found) {
             join_pooled(source + start, piece_end - start, p, candidate_bits, injective, row,
-                        width, ci, range_sh, first_other, link_count, absent_count,
+                        width, ci, range_sh, skip, link_count, absent_count,
                         out_at + start, gba, piece_found, found_sh);
             continue;
         }
         found += join_span(source, start, piece_end, r, candidate_bits, injective, row, width,
-                           ci, range_sh, first_other, link_count, absent_count, out_at, gba,
+                           ci, range_sh, skip, link_count, absent_count, out_at, gba,
                            counts);
     }
     if (total && lane == 0 && found > 0) {
@@ -772,6 +830,15 @@ struct DepthStep {
     u32 order_bounds_from;
     u32 order_bound_count;
     u32 max_bound;  // the longest list a row of the step can draw from
+    // Kept sets of the depth-first count (gsi-core cuda/join/kept_sets.rs): the slot where this
+    // level keeps its set (NO_SLOT: it keeps none), the slot of the earlier level whose set
+    // it draws from (NO_SLOT: none), and which of its links that set guarantees (bit k: link k).
+    u32 set_slot;
+    u32 parent_slot;
+    u32 inherited;
+    // Lists the row's source is chosen among (row_source): the first edge's alone (1, the
+    // paper's) or the shortest of the first source_links links'.
+    u32 source_links;
 };
 static_assert(sizeof(DepthStep) == GSI_DEPTH_STEP_BYTES, "struct DepthStep differs from the host's");
 static_assert(field_offset(&DepthStep::vertex) == GSI_DEPTH_STEP_VERTEX_OFFSET, "DepthStep::vertex is not at the host's offset");
@@ -784,6 +851,10 @@ static_assert(field_offset(&DepthStep::candidate_count) == GSI_DEPTH_STEP_CANDID
 static_assert(field_offset(&DepthStep::order_bounds_from) == GSI_DEPTH_STEP_ORDER_BOUNDS_FROM_OFFSET, "DepthStep::order_bounds_from is not at the host's offset");
 static_assert(field_offset(&DepthStep::order_bound_count) == GSI_DEPTH_STEP_ORDER_BOUND_COUNT_OFFSET, "DepthStep::order_bound_count is not at the host's offset");
 static_assert(field_offset(&DepthStep::max_bound) == GSI_DEPTH_STEP_MAX_BOUND_OFFSET, "DepthStep::max_bound is not at the host's offset");
+static_assert(field_offset(&DepthStep::set_slot) == GSI_DEPTH_STEP_SET_SLOT_OFFSET, "DepthStep::set_slot is not at the host's offset");
+static_assert(field_offset(&DepthStep::parent_slot) == GSI_DEPTH_STEP_PARENT_SLOT_OFFSET, "DepthStep::parent_slot is not at the host's offset");
+static_assert(field_offset(&DepthStep::inherited) == GSI_DEPTH_STEP_INHERITED_OFFSET, "DepthStep::inherited is not at the host's offset");
+static_assert(field_offset(&DepthStep::source_links) == GSI_DEPTH_STEP_SOURCE_LINKS_OFFSET, "DepthStep::source_links is not at the host's offset");
 
 // Nanoseconds of the GPU's global timer.
 __device__ __forceinline__ u64 global_ns() {
@@ -956,7 +1027,7 @@ __device__ u64 leaf_product(const Query& q, const LeafSuffix& leaves, const u32*
                         // tested again).
                         valid = admits(x, q.candidate_bits + (u64)sj.vertex * q.words,
                                        q.injective, row, width, q.ci, range, from,
-                                       link_at[j + 1], 0);
+                                       link_at[j + 1], 0, 0);
                     }
                 }
                 count += __popc(__ballot_sync(lanes_mask, valid) & lanes_mask);
@@ -1191,14 +1262,161 @@ __device__ bool hand_over(const Levels& s, u32 lo, u32 hi, u32 lane, u32* tasks,
 #define SLICE_OVER 2u
 #define SHARE 3u
 
+// Kept sets: a depth-first level whose links include every link of an earlier level that
+// keeps its set draws its candidates from that set (cut to its own order window) and tests
+// only the links the set does not guarantee: a clique's level intersects one more list
+// instead of all of them again. The sets of a warp lie in `sets`, `set_words` words a slot;
+// a level keeps its set only when its list fits. KEPT_LEVELS (from the host) levels at most
+// keep or draw from sets; NO_SLOT marks none.
+#if !defined(KEPT_LEVELS) || !defined(NO_SLOT)
+#error "KEPT_LEVELS and NO_SLOT must be defined by the host"
+#endif
+// A warp's kept sets: each slot's length (NO_SLOT: not kept for this row) and order window;
+// per level (of the first KEPT_LEVELS), the slot its candidates are drawn from (NO_SLOT: a
+// list of the PCSR, or C(u)'s) and, when from the PCSR, the bit of the link whose list it is.
+struct KeptSets {
+    u32* length;
+    u32* lo;
+    u32* hi;
+    u32* from;
+    u32* skip;
+    u32* base;  // the warp's first slot
+    u32 words;
+};
+
+// Where a level draws its candidates from: the PCSR's column index (or C(u)'s list), or a
+// kept set's slot.
+__device__ __forceinline__ const u32* level_source(const KeptSets& k, const DepthStep& st,
+                                                   u32 level, const u32* __restrict__ ci,
+                                                   const u32* __restrict__ candidate_lists) {
+    u32 from = level < KEPT_LEVELS ? k.from[level] : NO_SLOT;
+    return from != NO_SLOT ? k.base + (u64)from * k.words
+                           : st.has_first ? ci : candidate_lists;
+}
+
+// Which of a level's links its candidates are still tested against, as has_links reads them
+// (first_other, skip): the PCSR list's own link is skipped, a parent's set skips the links it
+// guarantees, and the level's own kept set all of them. A level past KEPT_LEVELS draws from
+// its first edge's list.
+__device__ __forceinline__ void level_tests(const KeptSets& k, const DepthStep& st, u32 level,
+                                            u32* first_other, u32* skip) {
+    if (level >= KEPT_LEVELS) {
+        *first_other = st.has_first ? 1u : 0u;
+        *skip = 0;
+        return;
+    }
+    u32 from = k.from[level];
+    bool own = from != NO_SLOT && from == st.set_slot;
+    *first_other = own ? st.link_count : 0u;
+    *skip = from == NO_SLOT ? k.skip[level] : own ? 0u : st.inherited;
+}
+
+// By the whole warp, on entering `level` for the row's current prefix: locates every linking
+// edge's list, and cuts the level's source to its order window: the shortest of its links'
+// lists (row_source's choice; the first edge's past KEPT_LEVELS) or C(u)'s, or the parent's
+// kept set when that covers the window and is no longer. When the level keeps its set and
+// the list fits, the candidates that pass its links are written to its slot (in list order,
+// so that a level handed to another warp is rebuilt alike) and drawn from there. Leaves the
+// list's place in s.begin[level] and s.length[level].
+__device__ void open_level(u32 level, const DepthStep& st, const Query& q, const u32* order_bounds,
+                           const u32* row, u32* range, const Levels& s, const KeptSets& k,
+                           u32 lane) {
+    for (u32 j = 0; j < st.link_count + st.absent_count; ++j) {
+        Link link = q.links[st.links_from + j];
+        u32 b, e;
+        pcsr_locate(q.groups, link, row[link.column], lane, &b, &e);
+        if (lane == 0) {
+            range[2 * (st.links_from + j)] = b;
+            range[2 * (st.links_from + j) + 1] = e;
+        }
+    }
+    __syncwarp();
+    const u32* ranges = range + 2 * st.links_from;
+    const u32* bounds = order_bounds + st.order_bounds_from;
+    u32 length, skip;
+    const u32* plain = row_source(q.ci, ranges, st.has_first,
+                                  level < KEPT_LEVELS ? st.source_links : 1u,
+                                  q.candidate_lists + st.candidates_from, st.candidate_count,
+                                  bounds, st.order_bound_count, row, &length, &skip);
+    u32 b = plain - (st.has_first ? q.ci : q.candidate_lists);
+    u32 e = b + length;
+    if (level >= KEPT_LEVELS) {
+        if (lane == 0) {
+            s.begin[level] = b;
+            s.length[level] = e - b;
+        }
+        __syncwarp();
+        return;
+    }
+    u32 lo, hi;
+    order_window(bounds, st.order_bound_count, row, &lo, &hi);
+    u32 from = NO_SLOT;
+    if (st.parent_slot != NO_SLOT) {
+        u32 p = st.parent_slot;
+        u32 kept = k.length[p];
+        if (kept != NO_SLOT && k.lo[p] <= lo && hi <= k.hi[p]) {
+            u32 pb = 0, pe = kept;
+            cut_to_window(k.base + (u64)p * k.words, lo, hi, &pb, &pe);
+            if (pe - pb <= e - b) {
+                from = p;
+                b = pb;
+                e = pe;
+            }
+        }
+    }
+    if (lane == 0) {
+        k.from[level] = from;
+        k.skip[level] = skip;
+    }
+    __syncwarp();
+    if (st.set_slot != NO_SLOT) {
+        u32 kept = NO_SLOT;
+        if (e - b <= k.words) {
+            const u32* source = level_source(k, st, level, q.ci, q.candidate_lists);
+            u32 first_other, skipped;
+            level_tests(k, st, level, &first_other, &skipped);
+            u32* set = k.base + (u64)st.set_slot * k.words;
+            kept = 0;
+            for (u32 i = b; i < e; i += WARP_SIZE) {
+                u32 x = i + lane < e ? source[i + lane] : 0;
+                bool in = i + lane < e &&
+                          has_links(x, q.ci, ranges, first_other, st.link_count, skipped);
+                u32 ballot = __ballot_sync(FULL_MASK, in);
+                if (in) {
+                    set[kept + __popc(ballot & ((1u << lane) - 1u))] = x;
+                }
+                kept += __popc(ballot);
+            }
+            b = 0;
+            e = kept;
+        }
+        __syncwarp();
+        if (lane == 0) {
+            k.length[st.set_slot] = kept;
+            k.lo[st.set_slot] = lo;
+            k.hi[st.set_slot] = hi;
+            if (kept != NO_SLOT) {
+                k.from[level] = st.set_slot;
+            }
+        }
+        __syncwarp();
+    }
+    if (lane == 0) {
+        s.begin[level] = b;
+        s.length[level] = e - b;
+    }
+    __syncwarp();
+}
+
 // Counts the matches that extend each row of `table` (width first_step) through the remaining
 // steps, depth-first, without writing any table; the leaf suffix (from step leaves_from; the
 // plan's width when there is none) is counted as leaf_product for each of its rows. A warp takes
 // a row, or a task of the pool, at a time. Each level keeps, in shared memory, where its
-// candidate list lies, how far the warp has read it and a 32-bit mask of the candidates of
-// the last 32 read that passed Algorithm 3's tests (C(u)'s bitset, the subtraction, every
-// other linking edge by binary search) and are not yet followed; the warp follows them lowest
-// lane first, and at the last level only counts them (popcount of the ballots).
+// candidate list lies (open_level: a list of the PCSR, or a kept set), how far the warp has
+// read it and a 32-bit mask of the candidates of the last 32 read that passed Algorithm 3's
+// tests (C(u)'s bitset, the subtraction, every linking edge the list does not guarantee, by
+// binary search) and are not yet followed; the warp follows them lowest lane first, and at
+// the last level only counts them (popcount of the ballots).
 // Work stealing: a warp without work counts itself hungry; a warp with work that sees hungry
 // warps hands its shallowest pending level over to the pool (the largest subtrees). Warps take
 // new work for slice_ns; after that a warp hands all its pending work over and stops (the host
@@ -1215,7 +1433,7 @@ extern "C" __global__ void gsi_join_depth_first(
     const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
     const u32* __restrict__ blocks, const u32* __restrict__ counts_at,
     const u32* __restrict__ leaf_counts, u32 lookup_from, u32 total_links,
-    u32* __restrict__ ranges,
+    u32* __restrict__ ranges, u32* __restrict__ sets, u32 set_slots, u32 set_words,
     u32* tasks, u32 task_words, u32 capacity, u32* counters, u64* __restrict__ total,
     u64 slice_ns, u64 deadline_ns) {
     __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
@@ -1225,12 +1443,19 @@ extern "C" __global__ void gsi_join_depth_first(
     __shared__ u32 mask_sh[WARPS_PER_BLOCK][MAX_WIDTH];
     __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * SHARED_LINKS];
     __shared__ u32 leaf_range_sh[WARPS_PER_BLOCK][2 * MAX_LEAF_LINKS];
+    __shared__ u32 kept_length_sh[WARPS_PER_BLOCK][KEPT_LEVELS];
+    __shared__ u32 kept_lo_sh[WARPS_PER_BLOCK][KEPT_LEVELS];
+    __shared__ u32 kept_hi_sh[WARPS_PER_BLOCK][KEPT_LEVELS];
+    __shared__ u32 from_sh[WARPS_PER_BLOCK][KEPT_LEVELS];
+    __shared__ u32 skip_sh[WARPS_PER_BLOCK][KEPT_LEVELS];
     Query q = {groups, ci, links, steps, candidate_lists, candidate_bits, words, injective};
     LeafSuffix leaves = {leaf_groups, group_count, members, terms, blocks,
                          counts_at, leaf_counts, lookup_from};
     u32 lane = threadIdx.x & 31u;
     u32 w = threadIdx.x / WARP_SIZE;
     Levels s = {row_sh[w], begin_sh[w], length_sh[w], read_sh[w], mask_sh[w]};
+    KeptSets kept = {kept_length_sh[w], kept_lo_sh[w], kept_hi_sh[w], from_sh[w], skip_sh[w],
+                     sets + (u64)global_warp() * set_slots * set_words, set_words};
     u32* range = total_links <= SHARED_LINKS
         ? range_sh[w]
         : ranges + (u64)global_warp() * total_links * 2;
@@ -1317,13 +1542,24 @@ extern "C" __global__ void gsi_join_depth_first(
                 row_sh[w][j] = table[(u64)item * first_step + j];
             }
         }
+        // No set is kept for a new item; a task's levels before its own are rebuilt (the
+        // level handed over may draw from their sets).
+        if (lane < KEPT_LEVELS) {
+            kept_length_sh[w][lane] = NO_SLOT;
+            from_sh[w][lane] = NO_SLOT;
+        }
         __syncwarp();
+        for (u32 l = first_step; l < base && l < KEPT_LEVELS; ++l) {
+            DepthStep st = steps[l];
+            if (st.set_slot != NO_SLOT) {
+                open_level(l, st, q, order_bounds, row_sh[w], range, s, kept, lane);
+            }
+        }
         u32 level = base;
         bool enter = true;
         u32 since_look = 0;
         while (true) {
             DepthStep st = steps[level];
-            const u32* source = st.has_first ? ci : candidate_lists;
             if (enter) {
                 enter = false;
                 if (level == leaves_from) {
@@ -1336,26 +1572,8 @@ extern "C" __global__ void gsi_join_depth_first(
                     --level;
                     continue;
                 }
-                // Locate every linking edge's list once for this partial match.
-                for (u32 k = 0; k < st.link_count + st.absent_count; ++k) {
-                    Link link = links[st.links_from + k];
-                    u32 b, e;
-                    pcsr_locate(groups, link, row_sh[w][link.column], lane, &b, &e);
-                    if (lane == 0) {
-                        range[2 * (st.links_from + k)] = b;
-                        range[2 * (st.links_from + k) + 1] = e;
-                    }
-                }
-                __syncwarp();
-                u32 b = st.has_first ? range[2 * st.links_from] : st.candidates_from;
-                u32 e = st.has_first ? range[2 * st.links_from + 1]
-                                     : st.candidates_from + st.candidate_count;
-                keep_order_bounds(source, order_bounds + st.order_bounds_from, st.order_bound_count,
-                                  row_sh[w], &b, &e);
-                __syncwarp();
+                open_level(level, st, q, order_bounds, row_sh[w], range, s, kept, lane);
                 if (lane == 0) {
-                    begin_sh[w][level] = b;
-                    length_sh[w][level] = e - b;
                     read_sh[w][level] = level == base ? start : 0;
                     mask_sh[w][level] = level == base ? start_mask : 0;
                 }
@@ -1398,7 +1616,9 @@ extern "C" __global__ void gsi_join_depth_first(
             u32 begin = begin_sh[w][level];
             u32 length = length_sh[w][level];
             const u32* bits = candidate_bits + (u64)st.vertex * words;
-            u32 first_other = st.has_first ? 1u : 0u;
+            const u32* source = level_source(kept, st, level, ci, candidate_lists);
+            u32 first_other, skip;
+            level_tests(kept, st, level, &first_other, &skip);
             bool last = level + 1 == width;
             u32 read = read_sh[w][level];
             u32 mask = mask_sh[w][level];
@@ -1416,7 +1636,7 @@ extern "C" __global__ void gsi_join_depth_first(
                 u32 x = i < length ? source[begin + i] : 0;
                 bool valid = i < length && admits(x, bits, injective, row_sh[w], level, ci,
                                                   range + 2 * st.links_from, first_other,
-                                                  st.link_count, st.absent_count);
+                                                  st.link_count, st.absent_count, skip);
                 u32 ballot = __ballot_sync(FULL_MASK, valid);
                 __syncwarp();
                 if (lane == 0) {
@@ -1515,6 +1735,11 @@ extern "C" __global__ void gsi_join_small(
     __shared__ u32 row_sh[WARPS_PER_BLOCK][MAX_WIDTH];
     __shared__ u32 range_sh[WARPS_PER_BLOCK][2 * MAX_WIDTH];
     __shared__ u32 leaf_range_sh[WARPS_PER_BLOCK][2 * MAX_LEAF_LINKS];
+    __shared__ u32 kept_length_sh[WARPS_PER_BLOCK][KEPT_LEVELS];
+    __shared__ u32 kept_lo_sh[WARPS_PER_BLOCK][KEPT_LEVELS];
+    __shared__ u32 kept_hi_sh[WARPS_PER_BLOCK][KEPT_LEVELS];
+    __shared__ u32 from_sh[WARPS_PER_BLOCK][KEPT_LEVELS];
+    __shared__ u32 skip_sh[WARPS_PER_BLOCK][KEPT_LEVELS];
     Query q = {groups, ci, links, steps, candidate_lists, candidate_bits, words, injective};
     LeafSuffix leaves = {leaf_groups, group_count, members, terms, blocks,
                          counts_at, leaf_counts, lookup_from};
@@ -1570,20 +1795,19 @@ extern "C" __global__ void gsi_join_small(
                 }
             }
             __syncwarp();
-            u32 first_other = st.has_first ? 1u : 0u;
-            u32 length;
-            const u32* source = row_source(ci, range_sh[w], st.has_first,
+            u32 length, skip;
+            const u32* source = row_source(ci, range_sh[w], st.has_first, st.source_links,
                                            candidate_lists + st.candidates_from,
                                            st.candidate_count,
                                            order_bounds + st.order_bounds_from,
-                                           st.order_bound_count, row_sh[w], &length);
+                                           st.order_bound_count, row_sh[w], &length, &skip);
             const u32* bits = candidate_bits + (u64)st.vertex * words;
             for (u32 base = 0; base < length; base += WARP_SIZE) {
                 u32 i = base + lane;
                 u32 x = i < length ? source[i] : 0;
                 bool valid = i < length && admits(x, bits, injective, row_sh[w], step, ci,
-                                                  range_sh[w], first_other, st.link_count,
-                                                  st.absent_count);
+                                                  range_sh[w], 0, st.link_count,
+                                                  st.absent_count, skip);
                 u32 ballot = __ballot_sync(FULL_MASK, valid);
                 if (last) {
                     found += __popc(ballot);

@@ -189,6 +189,30 @@ __device__ __forceinline__ u32 sorted_lower_bound(const u32* __restrict__ a, u32
 // the matches of some earlier columns and below others'. A bound is a column, with ABOVE (from
 // the host) set for "above".
 
+// The window [*lo, *hi) of vertex ids that a step's `count` order bounds leave, given the
+// row's earlier matches.
+__device__ __forceinline__ void order_window(const u32* __restrict__ bounds, u32 count,
+                                             const u32* row, u32* lo, u32* hi) {
+    *lo = 0;
+    *hi = 0xffffffffu;
+    for (u32 k = 0; k < count; ++k) {
+        u32 v = row[bounds[k] & ~ABOVE];
+        if (bounds[k] & ABOVE) {
+            *lo = max(*lo, v + 1u);
+        } else {
+            *hi = min(*hi, v);
+        }
+    }
+}
+
+// Cuts the sorted list a[*begin, *end) to its part inside the window [lo, hi).
+__device__ __forceinline__ void cut_to_window(const u32* __restrict__ a, u32 lo, u32 hi,
+                                              u32* begin, u32* end) {
+    u32 from = sorted_lower_bound(a, *begin, *end, lo);
+    *end = max(from, sorted_lower_bound(a, from, *end, hi));
+    *begin = from;
+}
+
 // Cuts the sorted list a[*begin, *end) to its part that keeps a step's `count` order bounds,
 // given the row's earlier matches.
 __device__ __forceinline__ void keep_order_bounds(const u32* __restrict__ a, const u32* __restrict__ bounds,
@@ -196,19 +220,9 @@ __device__ __forceinline__ void keep_order_bounds(const u32* __restrict__ a, con
     if (count == 0) {
         return;
     }
-    u32 lo = 0;
-    u32 hi = 0xffffffffu;
-    for (u32 k = 0; k < count; ++k) {
-        u32 v = row[bounds[k] & ~ABOVE];
-        if (bounds[k] & ABOVE) {
-            lo = max(lo, v + 1u);
-        } else {
-            hi = min(hi, v);
-        }
-    }
-    u32 from = sorted_lower_bound(a, *begin, *end, lo);
-    *end = max(from, sorted_lower_bound(a, from, *end, hi));
-    *begin = from;
+    u32 lo, hi;
+    order_window(bounds, count, row, &lo, &hi);
+    cut_to_window(a, lo, hi, begin, end);
 }
 
 // The warp this thread belongs to, counted over the grid, and the number of warps in the grid.

@@ -3,6 +3,7 @@
 
 use cudarc::driver::LaunchConfig;
 
+use super::join::kept_sets::{KEPT_LEVELS, NO_SLOT};
 use super::join::layout;
 use crate::config::ListIndex;
 use crate::pcsr::{EMPTY_SLOT, GROUP_WORDS, KEYS_PER_GROUP, NO_GROUP};
@@ -134,6 +135,8 @@ pub fn defines(wide_tables: bool) -> Vec<String> {
         ("NO_GROUP", format!("{NO_GROUP:#x}u")),
         ("MAX_LEAF_GROUP", MAX_LEAF_GROUP.to_string()),
         ("MAX_LEAF_LINKS", MAX_LEAF_LINKS.to_string()),
+        ("KEPT_LEVELS", KEPT_LEVELS.to_string()),
+        ("NO_SLOT", format!("{NO_SLOT:#x}u")),
         ("DF_NEXT_ROW", depth_first::NEXT_ROW.to_string()),
         ("DF_HEAD", depth_first::HEAD.to_string()),
         ("DF_TAIL", depth_first::TAIL.to_string()),

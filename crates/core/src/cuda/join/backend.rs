@@ -6,6 +6,7 @@ use std::ops::Range;
 use cudarc::driver::{CudaSlice, CudaView};
 
 use super::device_plan::PlanOnDevice;
+use super::kept_sets::{kept_sets, KeptSet};
 use super::kernels::{
     join_bounds, join_link, join_permute, join_refilter, join_rows, join_small, leaf_counts,
     Balance, DepthFirstArgs, LeafSuffixArgs, LoneLeafCounts, Place, RowPaths, RowsOutput,
@@ -37,6 +38,16 @@ pub(super) const DEPTH_FIRST_TASKS: u32 = 1 << 17;
 /// small memory budget): a step whose new table would overflow it is left to the
 /// breadth-first join.
 const SMALL_BUFFER_WORDS: usize = 1 << 22;
+
+/// Lists a row of a step with `links` linking edges draws its extensions from: the shortest
+/// of them (as the kernels cut them to the order bounds), or the first edge's alone (the
+/// paper's Algorithm 3, line 5) when the tuning says so. The kernels choose among 32 at most.
+fn source_links(tuning: GpuTuning, links: u32) -> u32 {
+    match tuning.shortest_source {
+        true => links.clamp(1, 32),
+        false => 1,
+    }
+}
 
 /// What one step reads on the device.
 struct StepLinks {
@@ -70,6 +81,10 @@ pub(crate) struct GpuJoin<'a> {
     balance: Option<Balance>,
     /// The lone leaves' counts, made at the first count of the leaf suffix.
     pub(super) lone_leaves: Option<LoneLeafCounts>,
+    /// Slots of the depth-first count's kept sets per warp, and their buffer with the words
+    /// of one slot, made at the first depth-first count.
+    pub(super) kept_slots: usize,
+    pub(super) kept_sets: Option<(CudaSlice<u32>, u32)>,
     /// Whether the matches are listed, so that rows cut into pieces keep their extensions
     /// in order (a count does not need it).
     listing: bool,
@@ -120,11 +135,20 @@ impl<'a> GpuJoin<'a> {
             });
             order_bounds_from += step.order_bounds.len();
         }
+        let step_links: Vec<&[Link]> = steps
+            .iter()
+            .map(|s| &links[s.links_from..s.links_from + s.count as usize])
+            .collect();
+        let (kept, kept_slots) = match tuning.kept_sets_up_to {
+            Some(_) => kept_sets(&step_links, plan.leaves.from),
+            None => (vec![KeptSet::NONE; steps.len()], 0),
+        };
         let depth_steps: Vec<DepthStep> = plan
             .steps
             .iter()
             .zip(&steps)
-            .map(|(step, s)| DepthStep {
+            .zip(&kept)
+            .map(|((step, s), kept)| DepthStep {
                 vertex: step.vertex as u32,
                 links_from: s.links_from as u32,
                 link_count: s.count,
@@ -135,10 +159,16 @@ impl<'a> GpuJoin<'a> {
                 order_bounds_from: s.order_bounds.start as u32,
                 order_bound_count: s.order_bounds.len() as u32,
                 max_bound: u32::try_from(s.max_bound).unwrap_or(u32::MAX),
+                set_slot: kept.set_slot,
+                parent_slot: kept.parent_slot,
+                inherited: kept.inherited,
+                source_links: source_links(tuning, s.count),
             })
             .collect();
         Ok(GpuJoin {
             balance: None,
+            kept_slots,
+            kept_sets: None,
             lone_leaves: None,
             listing,
             may_wrap: false,
@@ -224,6 +254,7 @@ impl<'a> GpuJoin<'a> {
         let mut args = self.step_args(step, table, rows);
         if tests == Tests::FirstEdge {
             args.link_count = args.has_first;
+            args.source_links = 1;
             args.absent_count = 0;
             args.injective = 0;
         }
@@ -378,6 +409,7 @@ impl<'a> GpuJoin<'a> {
             link_count: s.count,
             absent_count: s.absent,
             has_first: u32::from(s.has_first),
+            source_links: source_links(self.tuning, s.count),
             order_bounds: self.on_device.order_bounds().slice(s.order_bounds.clone()),
             candidate_list: self.candidates.lists.slice(self.candidates.range(u)),
             candidate_bits: self.candidates.bits.slice(u * words..(u + 1) * words),

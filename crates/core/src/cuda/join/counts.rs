@@ -10,6 +10,7 @@ use super::kernels::{
 };
 use crate::cuda::launch::BLOCK_SIZE;
 use crate::error::{driver, Result};
+use crate::tuning::KEPT_SETS_BYTES;
 
 impl GpuJoin<'_> {
     /// Counts the leaf suffix's matches for `rows` of a table at the suffix's first step.
@@ -48,6 +49,18 @@ impl GpuJoin<'_> {
         Ok(found[0])
     }
 
+    /// Words of one kept-set slot for a grid of `warps` warps: the tuning's, fewer when the
+    /// sets would pass [`KEPT_SETS_BYTES`] (0 when no level keeps a set).
+    fn kept_set_words(&self, warps: usize) -> usize {
+        match (self.tuning.kept_sets_up_to, self.kept_slots) {
+            (Some(up_to), slots) if slots > 0 => {
+                let fit = KEPT_SETS_BYTES / 4 / (warps * slots);
+                up_to.min(fit - fit % 32)
+            }
+            _ => 0,
+        }
+    }
+
     /// Counts the matches extending `rows` through every remaining step, depth-first (the leaf
     /// suffix as products), in launches that each take new work for `tuning.depth_first_slice`;
     /// between launches the stop conditions and `enough` are looked at, and the tasks left in
@@ -63,6 +76,21 @@ impl GpuJoin<'_> {
         if self.plan.leaves.from < self.plan.width() && self.lone_leaves.is_none() {
             self.lone_leaves = self.lone_leaf_counts()?;
         }
+        let grid = depth_first_grid(self.device);
+        let warps = grid.grid_dim.0 as usize * (BLOCK_SIZE as usize / 32);
+        let (sets, set_words) = match self.kept_sets.take() {
+            Some(kept) => kept,
+            None => {
+                let words = self.kept_set_words(warps);
+                (
+                    self.device
+                        .stream
+                        .alloc_zeros::<u32>((warps * self.kept_slots * words).max(1))
+                        .map_err(driver("allocating the depth-first kept sets"))?,
+                    words as u32,
+                )
+            }
+        };
         let count = rows.len();
         let view = self.view(table, rows, step);
         let links = self.on_device.links();
@@ -70,8 +98,6 @@ impl GpuJoin<'_> {
         let order_bounds = self.on_device.order_bounds();
         let leaves = LeafSuffixArgs::new(&self.on_device, self.lone_leaves.as_ref());
         let total_links = links.len() as u32;
-        let grid = depth_first_grid(self.device);
-        let warps = grid.grid_dim.0 as usize * (BLOCK_SIZE as usize / 32);
         let width = self.plan.width();
         // A task: its level word, read and mask, then up to `width` columns; whole 128-byte
         // lines.
@@ -85,6 +111,9 @@ impl GpuJoin<'_> {
         };
         let mut state = DepthFirstState {
             ranges: zeros("the depth-first ranges", warps * total_links as usize * 2)?,
+            sets,
+            set_slots: self.kept_slots as u32,
+            set_words,
             tasks: zeros("the depth-first pool", capacity * task_words)?,
             spare: None,
             task_words: task_words as u32,
@@ -141,6 +170,7 @@ impl GpuJoin<'_> {
                 || self.options.stop().is_some()
                 || enough.is_some_and(|k| total >= k)
             {
+                self.kept_sets = Some((state.sets, state.set_words));
                 return Ok(total);
             }
             if head > 0 {

@@ -68,6 +68,9 @@ pub(super) struct StepArgs<'a> {
     pub(super) link_count: u32,
     pub(super) absent_count: u32,
     pub(super) has_first: u32,
+    /// Lists a row's source is chosen among (the kernels' `row_source`): 1, the first
+    /// edge's (the paper's), or the shortest of the first `source_links` links'.
+    pub(super) source_links: u32,
     /// The step's order bounds: a column each, [`ABOVE`] set for "above".
     pub(super) order_bounds: CudaView<'a, u32>,
     pub(super) candidate_list: CudaView<'a, u32>,
@@ -243,6 +246,7 @@ pub(super) fn join_rows(
                 .arg(&step.link_count)
                 .arg(&step.absent_count)
                 .arg(&step.has_first)
+                .arg(&step.source_links)
                 .arg(&step.order_bounds)
                 .arg(&order_bound_count)
                 .arg(&step.candidate_list)
@@ -302,7 +306,8 @@ pub(super) fn join_rows(
         .arg(&paths.remove_duplicates)
         .arg(&paths.write_cache);
     // SAFETY: gsi_join_rows(table[rows*width], rows, width, groups, ci, links[count +
-    // absent], count, absent, has_first, order_bounds[count], count, candidate_list[|C(u)|], |C(u)|,
+    // absent], count, absent, has_first, source_links, order_bounds[count], count,
+    // candidate_list[|C(u)|], |C(u)|,
     // candidate_bits[words], injective, offsets[rows + 1] | null, offset_base, stride,
     // gba | null, counts[rows] | null, total[1] | null, balance_from, piece_length,
     // pieces[2 * capacity] | null, piece_count[1] | null, capacity, pool_from,
@@ -469,11 +474,14 @@ impl<'a> DepthFirstArgs<'a> {
 }
 
 /// What `gsi_join_depth_first` keeps between launches: the warps' ranges when they do not fit
-/// shared memory, the pool of tasks (`task_words` words each; a second buffer to move the
-/// waiting ones to the front between launches), the counters (`launch::depth_first`) and the
-/// count.
+/// shared memory, their kept sets (`set_slots` slots of `set_words` words a warp), the pool of
+/// tasks (`task_words` words each; a second buffer to move the waiting ones to the front
+/// between launches), the counters (`launch::depth_first`) and the count.
 pub(super) struct DepthFirstState {
     pub(super) ranges: CudaSlice<u32>,
+    pub(super) sets: CudaSlice<u32>,
+    pub(super) set_slots: u32,
+    pub(super) set_words: u32,
     pub(super) tasks: CudaSlice<u32>,
     pub(super) spare: Option<CudaSlice<u32>>,
     pub(super) task_words: u32,
@@ -498,9 +506,9 @@ pub(super) fn join_depth_first(
 ) -> Result<()> {
     // SAFETY: gsi_join_depth_first(table[rows*first_step], rows, <DepthFirstArgs::push>,
     // <leaf suffix>, total_links, ranges[grid warps*total_links*2],
-    // tasks[capacity*task_words], task_words, capacity, counters[COUNTERS], total[1],
-    // slice_ns, deadline_ns): `ranges` is sized for `depth_first_grid`, the plan and the leaf
-    // suffix as their `push` say.
+    // sets[grid warps*set_slots*set_words], set_slots, set_words, tasks[capacity*task_words], task_words, capacity, counters[COUNTERS], total[1],
+    // slice_ns, deadline_ns): `ranges` and `sets` are sized for `depth_first_grid`, the plan
+    // and the leaf suffix as their `push` say.
     let mut launch = device
         .stream
         .launch_builder(device.kernel(Kernel::JoinDepthFirst)?);
@@ -510,6 +518,9 @@ pub(super) fn join_depth_first(
     launch
         .arg(&args.total_links)
         .arg(&mut state.ranges)
+        .arg(&mut state.sets)
+        .arg(&state.set_slots)
+        .arg(&state.set_words)
         .arg(&mut state.tasks)
         .arg(&state.task_words)
         .arg(&state.capacity)

@@ -60,13 +60,20 @@ pub(super) struct DepthStep {
     pub(super) order_bounds_from: u32,
     pub(super) order_bound_count: u32,
     pub(super) max_bound: u32,
+    /// The depth-first count's kept sets (`kept_sets.rs`): this level's slot, the slot it
+    /// draws from, and the links that slot's set guarantees.
+    pub(super) set_slot: u32,
+    pub(super) parent_slot: u32,
+    pub(super) inherited: u32,
+    /// Lists a row's source is chosen among (`row_source`): 1 for the first edge's alone.
+    pub(super) source_links: u32,
 }
 
-// SAFETY: `DepthStep` is `repr(C)`, ten u32, the layout of the kernel's `struct DepthStep`.
+// SAFETY: `DepthStep` is `repr(C)`, fourteen u32, the layout of the kernel's `struct DepthStep`.
 unsafe impl DeviceRepr for DepthStep {}
 
 /// 32-bit words of a [`DepthStep`].
-const DEPTH_STEP_WORDS: usize = 10;
+const DEPTH_STEP_WORDS: usize = 14;
 const _: () = assert!(std::mem::size_of::<DepthStep>() == 4 * DEPTH_STEP_WORDS);
 
 impl DepthStep {
@@ -83,6 +90,10 @@ impl DepthStep {
             self.order_bounds_from,
             self.order_bound_count,
             self.max_bound,
+            self.set_slot,
+            self.parent_slot,
+            self.inherited,
+            self.source_links,
         ]
     }
 }
@@ -173,7 +184,11 @@ pub(in crate::cuda) fn record_defines() -> Vec<(String, usize)> {
             candidate_count,
             order_bounds_from,
             order_bound_count,
-            max_bound
+            max_bound,
+            set_slot,
+            parent_slot,
+            inherited,
+            source_links
         ]
     ))
     .chain(record_layout!(

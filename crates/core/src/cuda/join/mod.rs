@@ -1,11 +1,13 @@
 //! The joining phase on the GPU, the host side of `join.cu`: typed wrappers of its kernels
 //! (`kernels.rs`), the records they read (`layout.rs`) and the plan made of them on the
-//! device (`device_plan.rs`), and the GPU's side of the join driver (`crate::join`), which
+//! device (`device_plan.rs`, with the depth-first count's kept sets from `kept_sets.rs`),
+//! and the GPU's side of the join driver (`crate::join`), which
 //! keeps tables and buffers in device memory (`backend.rs`, with its counts in `counts.rs`).
 
 mod backend;
 mod counts;
 mod device_plan;
+pub(super) mod kept_sets;
 mod kernels;
 pub(super) mod layout;
 
