@@ -180,11 +180,20 @@ pub(crate) fn plan_query(
     // Equivalent vertices counted together keep their interchanges unbroken, and the join
     // order must leave them last: where that costs more than it saves (a wheel's rim, whose
     // opposite vertices are equivalent), the plan that enumerates them is kept instead, by
-    // the rows each enumerates (Algorithm 2's estimate) per match it finds.
+    // the rows each enumerates (the walks' estimate, else Algorithm 2's) per match it finds.
     if plan.leaves.groups.iter().any(|g| g.equivalent) {
         let (enumerating, its_symmetry) = make_plan(Postpone::Leaves)?;
+        // Each row found stands for the symmetry's classes of matches, times the orders of
+        // each group of equivalent vertices its product counts at once.
         let per_match = |plan: &Plan, symmetry: &Symmetry| {
-            plan.enumerated_rows(data) / symmetry.classes() as f64
+            let orders: f64 = plan
+                .leaves
+                .groups
+                .iter()
+                .filter(|g| g.equivalent)
+                .map(|g| (1..=g.steps.len()).map(|k| k as f64).product::<f64>())
+                .product();
+            plan.enumerated_rows(data) / (symmetry.classes() as f64 * orders)
         };
         if per_match(&enumerating, &its_symmetry) < per_match(&plan, &symmetry) {
             plan = enumerating;
