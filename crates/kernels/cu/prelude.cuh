@@ -205,11 +205,12 @@ __device__ __forceinline__ void order_window(const u32* __restrict__ bounds, u32
     }
 }
 
-// Cuts the sorted list a[*begin, *end) to its part inside the window [lo, hi).
+// Cuts the sorted list a[*begin, *end) to its part inside the window [lo, hi) (an open side,
+// lo 0 or hi 0xffffffff, costs no search).
 __device__ __forceinline__ void cut_to_window(const u32* __restrict__ a, u32 lo, u32 hi,
                                               u32* begin, u32* end) {
-    u32 from = sorted_lower_bound(a, *begin, *end, lo);
-    *end = max(from, sorted_lower_bound(a, from, *end, hi));
+    u32 from = lo == 0 ? *begin : sorted_lower_bound(a, *begin, *end, lo);
+    *end = hi == 0xffffffffu ? max(from, *end) : max(from, sorted_lower_bound(a, from, *end, hi));
     *begin = from;
 }
 
