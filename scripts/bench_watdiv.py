@@ -5,7 +5,7 @@ For each size: `gsi generate rdf`, then the load of the N-Triples into a ready s
 for both — `gsi index` (parse, index, save) and pyoxigraph's in-memory `Store.bulk_load` —
 then each query of benches/watdiv, `--repeat` times on each, the median kept:
 
-- gsi: `gsi sparql --data FILE.gsidx --engine cpu --results tsv`, its lines read from a pipe
+- gsi: `gsi sparql --data FILE.gsidx --engine cpu|gpu --results tsv`, its lines read from a pipe
   and counted; each run is a process that opens the saved index (the time to do so alone, the
   `ready` figure, is that of a query without solutions);
 - Oxigraph: `Store.query`, its store already loaded, every solution taken from the iterator
@@ -84,7 +84,7 @@ def run_size(args: argparse.Namespace, triples: int, work: Path) -> list:
     oxigraph_load, _ = timed(
         lambda: store.bulk_load(path=str(data), format=pyoxigraph.RdfFormat.N_TRIPLES), 1
     )
-    sparql = ["sparql", "--data", str(index), "--engine", "cpu", "--quiet", "--results", "tsv"]
+    sparql = ["sparql", "--data", str(index), "--engine", args.engine, "--quiet", "--results", "tsv"]
     ready, _ = timed(lambda: gsi(args, *sparql, "-e", NOTHING), args.repeat)
     emit({"type": "load", "triples": triples, "quads": len(store), "gsi_index_ms": gsi_load,
           "oxigraph_bulk_load_ms": oxigraph_load, "gsi_ready_ms": ready})
@@ -132,6 +132,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--work", help="folder for the data (default: a temporary one)")
+    parser.add_argument("--engine", choices=["cpu", "gpu"], default="cpu",
+                        help="gsi's engine (each run opens the saved index, and on the GPU "
+                             "uploads it, within its `ready` time)")
     parser.add_argument(
         "--oxigraph-limit", type=float, default=300.0,
         help="seconds after which Oxigraph's solutions stop being taken (checked every 1024)",
