@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import networkx as nx
 import pytest
 
 import gsi
@@ -44,3 +45,29 @@ def test_gpu_counts_equal_the_published_hprd_counts(gpu, shared_data: Path) -> N
 def test_a_missing_device_is_named(gpu) -> None:
     with pytest.raises(gsi.GpuError, match="there is no GPU 999.*choose one with device=N"):
         gsi.Matcher(gsi.Graph.from_edges([[0, 1]]), engine="gpu", device=999)
+
+
+def test_a_gpu_count_that_could_pass_64_bits_comes_with_its_bound(gpu) -> None:
+    # A clique of 200 nodes labelled v % 5; a star whose centre (label 0) has four leaves of
+    # each other label, two of them (labels 1 and 2) joined so that it is not a tree (which
+    # would be counted on the host): each node has 40 candidates, any two of different labels
+    # adjacent, so the bound is 40^17 > 2^64, while with two leaves per label it is 40^9,
+    # the homomorphisms' number.
+    G = nx.complete_graph(200)
+    nx.set_node_attributes(G, {v: v % 5 for v in G}, "label")
+    m = gsi.Matcher(G, engine="gpu")
+
+    def star(per_label: int) -> nx.Graph:
+        Q = nx.Graph()
+        Q.add_node(0, label=0)
+        for label in range(1, 5):
+            for k in range(per_label):
+                leaf = len(Q)
+                Q.add_node(leaf, label=label)
+                Q.add_edge(0, leaf)
+        Q.add_edge(1, 1 + per_label)
+        return Q
+
+    small = m.explain(star(2), homomorphism=True)
+    assert small["count"] == 40**9 and small["count_bound_past_64_bits"] is None
+    assert m.explain(star(4), homomorphism=True)["count_bound_past_64_bits"] == 40**17
