@@ -70,12 +70,11 @@ impl ShareSpace {
             },
             Candidates::Device(sets) => Sets::on_device(sets.for_shares()?),
         };
-        // A plan shorter than the grid puts the remaining axes on its last vertex.
-        let last = plan.steps.len() - 1;
+        let cut_steps = plan.cut_steps();
         let any = Share::new(0, sides.iter().product()).expect("a grid of one share or more");
         let mut cut: Vec<CutVertex> = Vec::new();
         for axis in (0..AXES).filter(|&a| sides[a] > 1) {
-            let u = plan.steps[axis.min(last)].vertex;
+            let u = plan.steps[cut_steps[axis]].vertex;
             if let Some(known) = cut.iter_mut().find(|c| c.vertex == u) {
                 known.axes.push(axis);
                 continue;

@@ -24,6 +24,29 @@ const EVENNESS_SLACK: f64 = 0.1;
 const WEIGHED_COUNT_MAX: u32 = 1 << 16;
 
 impl Plan {
+    /// The steps whose vertices the grid's axes cut, one per axis: the plan's first [`AXES`]
+    /// steps whose vertex has more than one candidate (one of a single candidate, a pinned
+    /// vertex or a rare label's, would leave every match in one share); axes beyond them cut
+    /// the last of them again, or the plan's last step where none has more.
+    pub fn cut_steps(&self) -> [usize; AXES] {
+        let mut cut = self
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(_, st)| self.candidate_sizes[st.vertex] > 1)
+            .map(|(k, _)| k)
+            .take(AXES);
+        let mut steps = [self.steps.len().saturating_sub(1); AXES];
+        let mut last = None;
+        for step in &mut steps {
+            last = cut.next().or(last);
+            if let Some(k) = last {
+                *step = k;
+            }
+        }
+        steps
+    }
+
     /// The sides of the grid of `count` shares of this plan's query: under
     /// [`ShareGrid::ByWork`] and with the walks' estimate per step
     /// ([`crate::plan::PlanChoice::estimated_steps`]), the evenest grid whose shares together
@@ -41,7 +64,8 @@ impl Plan {
             return even;
         }
         let grids = grids_of(count);
-        let work: Vec<f64> = grids.iter().map(|&g| shares_work(steps, g)).collect();
+        let cut = self.cut_steps();
+        let work: Vec<f64> = grids.iter().map(|&g| shares_work(steps, cut, g)).collect();
         let least = work.iter().copied().fold(f64::INFINITY, f64::min);
         if !(least.is_finite() && least > 0.0) {
             return even;
@@ -56,17 +80,16 @@ impl Plan {
     }
 }
 
-/// The work of one share of a grid of `sides`, times the number of shares: the shares' work
-/// together. Step k's work is the rows it reads and the rows it makes (`steps[k - 1] +
-/// steps[k]`), divided by the classes of the axes whose vertex comes before step k (axes
-/// beyond a short plan cut its last vertex, as the shares do).
-fn shares_work(steps: &[f64], sides: [u32; AXES]) -> f64 {
-    let last = steps.len() - 1;
+/// The work of one share of a grid of `sides` over the steps `cut` ([`Plan::cut_steps`]),
+/// times the number of shares: the shares' work together. Step k's work is the rows it reads
+/// and the rows it makes (`steps[k - 1] + steps[k]`), divided by the classes of the axes
+/// whose step comes before step k.
+fn shares_work(steps: &[f64], cut: [usize; AXES], sides: [u32; AXES]) -> f64 {
     let count: f64 = sides.iter().map(|&s| f64::from(s)).product();
     let per_share: f64 = (1..steps.len())
         .map(|k| {
             let cut_before: f64 = (0..AXES)
-                .filter(|&axis| axis.min(last) < k)
+                .filter(|&axis| cut[axis] < k)
                 .map(|axis| f64::from(sides[axis]))
                 .product();
             (steps[k - 1] + steps[k]) / cut_before
@@ -194,15 +217,39 @@ mod tests {
         let steps = [1.0, 1e6, 3e7, 1.0];
         let sides = grid(&steps, 32);
         assert_eq!(sides.iter().product::<u32>(), 32);
+        let cut = [0, 1, 2, 3, 3];
         let least = grids_of(32)
             .into_iter()
-            .map(|g| shares_work(&steps, g))
+            .map(|g| shares_work(&steps, cut, g))
             .fold(f64::INFINITY, f64::min);
-        assert!(shares_work(&steps, sides) <= least * (1.0 + EVENNESS_SLACK));
+        assert!(shares_work(&steps, cut, sides) <= least * (1.0 + EVENNESS_SLACK));
         assert!(
             sides[0] < 32,
             "{sides:?}: cut more evenly than the first vertex alone"
         );
+    }
+
+    #[test]
+    fn the_axes_cut_the_first_vertices_of_more_than_one_candidate() {
+        let mut plan = path_plan(8);
+        assert_eq!(plan.cut_steps(), [0, 1, 2, 3, 4]);
+        // A path whose first three vertices have one candidate each (pinned, or of a rare
+        // label) is cut from its fourth on, the axes past its last vertex on that one.
+        for step in &plan.steps[..3] {
+            plan.candidate_sizes[step.vertex] = 1;
+        }
+        assert_eq!(plan.cut_steps(), [3, 4, 5, 6, 7]);
+        for step in &plan.steps[5..] {
+            plan.candidate_sizes[step.vertex] = 1;
+        }
+        assert_eq!(plan.cut_steps(), [3, 4, 4, 4, 4]);
+        // None of more than one: the last step.
+        for step in &plan.steps {
+            plan.candidate_sizes[step.vertex] = 1;
+        }
+        assert_eq!(plan.cut_steps(), [7; AXES]);
+        // A plan shorter than the grid: its last vertex again.
+        assert_eq!(path_plan(3).cut_steps(), [0, 1, 2, 2, 2]);
     }
 
     #[test]
