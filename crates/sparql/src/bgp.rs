@@ -88,7 +88,7 @@ impl QueryGraph {
     /// the query without solutions).
     ///
     /// # Errors
-    /// [`Error::Unsupported`] for `rdf:type` with a variable or blank class.
+    /// Where the graph of the patterns cannot be built.
     pub fn build(
         patterns: &[TriplePattern],
         data: &Terms<'_>,
@@ -115,10 +115,11 @@ impl QueryGraph {
                     let class = match &pattern.object {
                         TermPattern::NamedNode(class) => class.to_string(),
                         TermPattern::Literal(class) => class.to_string(),
+                        // A variable (or blank) class: matched through the subject's
+                        // classes, as a variable predicate's rdf:type triple is.
                         _ => {
-                            return Err(Error::Unsupported(
-                                "rdf:type with a variable or blank class".into(),
-                            ))
+                            typed.push((subject, vertex(&mut nodes, &pattern.object)));
+                            continue;
                         }
                     };
                     match data.classes.id(&class) {
@@ -355,13 +356,20 @@ mod tests {
     }
 
     #[test]
-    fn a_variable_class_is_refused() {
+    fn a_variable_class_is_matched_through_its_subjects_classes() {
         let loaded = data();
-        for bgp in ["?x a ?c", "?x a _:c"] {
-            assert!(
-                matches!(build(&loaded, bgp), Err(Error::Unsupported(c)) if c.contains("rdf:type")),
-                "{bgp}"
-            );
+        for bgp in ["?x a ?c", "?x a _:c", "?x :knows ?y . ?x a ?c"] {
+            let query = build(&loaded, bgp).unwrap();
+            let typing = query.typing.as_ref().expect("a typed triple");
+            let x = query.vertex_of(&Variable::new_unchecked("x")).unwrap();
+            // The class is no vertex of the graph: each match repeats per class of ?x.
+            assert_eq!(typing.classes.len(), 1, "{bgp}");
+            assert_eq!(typing.classes[0].1, vec![x], "{bgp}");
+            assert_eq!(typing.classes[0].2, None, "{bgp}");
+            assert!(typing.checks.is_empty(), "{bgp}");
         }
+        // A class that is also an object elsewhere is matched, and checked to be a class.
+        let query = build(&loaded, "?x a ?c . ?y :knows ?c").unwrap();
+        assert_eq!(query.typing.unwrap().checks.len(), 1);
     }
 }

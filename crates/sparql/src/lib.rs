@@ -4,7 +4,8 @@
 //! basic graph pattern (BGP) under `SELECT`, `ASK` or `SELECT (COUNT(*) AS ?n)`. Its BGP
 //! becomes a query graph in the data graph's numbering ([`bgp`]): variables and blank nodes
 //! are query vertices, constants are query vertices pinned to their data vertex, predicates
-//! are edge labels and `rdf:type` with a constant class is a vertex label; variable predicates
+//! are edge labels and `rdf:type` with a constant class is a vertex label (with a variable
+//! class, its triples are matched through their subject's classes); variable predicates
 //! take each of the data's predicates in turn ([`predicates`]). The matcher finds
 //! its homomorphisms, which are the BGP's solutions with their multiplicities, and
 //! [`answer`] writes them in the W3C result formats as they come ([`results`]), or once
