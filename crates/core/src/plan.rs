@@ -220,9 +220,13 @@ impl Plan {
     /// ran, else Algorithm 2's: the rows of the steps before the leaf suffix, and once more
     /// those that reach it (each counts the suffix's matches as one product).
     pub fn enumerated_rows(&self, data: &DataIndex) -> f64 {
-        let per_step: Vec<f64> = match self.choice.estimated_steps.len() == self.steps.len() {
-            true => self.choice.estimated_steps.clone(),
-            false => step_rows(data, &self.steps, &self.candidate_sizes).collect(),
+        let estimated;
+        let per_step: &[f64] = match self.choice.estimated_steps.len() == self.steps.len() {
+            true => &self.choice.estimated_steps,
+            false => {
+                estimated = step_rows(data, &self.steps, &self.candidate_sizes).collect::<Vec<_>>();
+                &estimated
+            }
         };
         let from = self.leaves.from.min(per_step.len());
         let reaching = match from < per_step.len() {

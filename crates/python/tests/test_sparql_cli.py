@@ -507,6 +507,21 @@ def test_constructs_outside_the_fragment_are_refused(
     assert construct in done.stderr
 
 
+def assert_agrees_with_oxigraph(
+    gsi_binary: Path, path: Path, data: str, store, bgp: str, names: list, distinct: str
+) -> None:
+    """`SELECT {distinct}* { bgp }` over `path` (`data`, loaded in Oxigraph's `store`): the
+    same solutions as Oxigraph's (by the variables `names`), `--count` their number, and the
+    same ASK."""
+    query = f"SELECT {distinct}* WHERE {{ {bgp} }}"
+    _, found = gsi_solutions(gsi_binary, path, query)
+    assert found == oxigraph_solutions(store, query, names), f"{query}\n{data}"
+    count = run_gsi(gsi_binary, path, query, "--count")
+    assert count.stdout.strip() == str(sum(found.values())), query
+    asked = run_gsi(gsi_binary, path, f"ASK {{ {bgp} }}")
+    assert json.loads(asked.stdout)["boolean"] == bool(store.query(f"ASK {{ {bgp} }}"))
+
+
 def test_variable_predicates_over_typed_data_agree_with_oxigraph(
     gsi_binary: Path, tmp_path: Path
 ) -> None:
@@ -536,13 +551,7 @@ def test_variable_predicates_over_typed_data_agree_with_oxigraph(
         for bgp, variables in bgps:
             names = [v[1:] for v in variables]
             distinct = "DISTINCT " if rng.random() < 0.3 else ""
-            query = f"SELECT {distinct}* WHERE {{ {bgp} }}"
-            _, found = gsi_solutions(gsi_binary, path, query)
-            assert found == oxigraph_solutions(store, query, names), f"{query}\n{data}"
-            count = run_gsi(gsi_binary, path, query, "--count")
-            assert count.stdout.strip() == str(sum(found.values())), query
-            asked = run_gsi(gsi_binary, path, f"ASK {{ {bgp} }}")
-            assert json.loads(asked.stdout)["boolean"] == bool(store.query(f"ASK {{ {bgp} }}"))
+            assert_agrees_with_oxigraph(gsi_binary, path, data, store, bgp, names, distinct)
             checked += 1
     assert checked == 120
 
@@ -583,13 +592,7 @@ def test_variable_classes_agree_with_oxigraph(gsi_binary: Path, tmp_path: Path) 
         for bgp in bgps:
             names = sorted({w.rstrip(".")[1:] for w in bgp.split() if w.startswith("?")})
             distinct = "DISTINCT " if rng.random() < 0.3 else ""
-            query = f"SELECT {distinct}* WHERE {{ {bgp} }}"
-            _, found = gsi_solutions(gsi_binary, path, query)
-            assert found == oxigraph_solutions(store, query, names), f"{query}\n{data}"
-            count = run_gsi(gsi_binary, path, query, "--count")
-            assert count.stdout.strip() == str(sum(found.values())), query
-            asked = run_gsi(gsi_binary, path, f"ASK {{ {bgp} }}")
-            assert json.loads(asked.stdout)["boolean"] == bool(store.query(f"ASK {{ {bgp} }}"))
+            assert_agrees_with_oxigraph(gsi_binary, path, data, store, bgp, names, distinct)
             checked += 1
     assert checked == 102
 
