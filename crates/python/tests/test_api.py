@@ -308,3 +308,20 @@ def test_auto_without_a_gpu_says_so_and_uses_the_cpu() -> None:
 def test_the_docstring_examples() -> None:
     results = doctest.testmod(gsi)
     assert results.attempted > 0 and results.failed == 0
+
+
+def test_a_query_label_equal_to_a_data_label_finds_it() -> None:
+    # Labels are compared as dictionary keys compare them: 1.0 is 1 (found by the fuzz test:
+    # a query labelled 1.0 over data labelled 1 counted nothing).
+    G = nx.DiGraph()
+    G.add_node(0)
+    G.add_node(3, label=1)
+    G.add_edge(3, 0)
+    for label in [1, 1.0, np.float64(1.0)]:
+        Q = nx.DiGraph()
+        Q.add_node("a", label=label)
+        Q.add_node("b")
+        Q.add_edge("a", "b")
+        assert gsi.count(G, Q, engine="cpu") == 1, label
+    Q.nodes["a"]["label"] = 1.5
+    assert gsi.count(G, Q, engine="cpu") == 0

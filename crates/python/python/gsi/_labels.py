@@ -48,7 +48,13 @@ class Labels:
         try:
             number = operator.index(value)
         except TypeError:
-            return None
+            # A value equal to an integer (1.0, which a dictionary finds as 1) stands for it.
+            try:
+                number = int(value)
+            except (TypeError, ValueError, OverflowError):
+                return None
+            if number != value:
+                return None
         if 0 <= number < LABEL_LIMIT and number not in self._values:
             return number
         return None
