@@ -881,47 +881,63 @@ pub fn gpu_counts_on_vertices_of_several_labels_equal_the_brute_force(gpu: &mut 
     );
 }
 
-/// The kernels count in 64 bits: a count whose bound (the homomorphisms of the query's
-/// spanning tree over its candidate sets) passes 2^64 comes with that bound, never alone; one
-/// whose launches could pass 2^64 but whose bound does not is exact and comes without. A
-/// centre with leaves of four labels in K_200 of five labels: 40^9 homomorphisms with two
-/// leaves per label, 40^17 with four.
-pub fn gpu_counts_that_could_pass_64_bits_come_with_their_bound(gpu: &mut GpuEngine) {
+/// The kernels count in 128 bits: counts past 2^64 are exact, against formulas, and a count
+/// past 2^128 − 1 is an error, as on the CPU. A centre with leaves of four labels in K_200 of
+/// five labels: 40^9 homomorphisms with two leaves per label, 40^17 with four; in K_200 of ten
+/// labels, 20^37 with four leaves of each of nine labels, 20^26 with three of eight and one.
+pub fn gpu_counts_past_64_bits_are_exact(gpu: &mut GpuEngine) {
     let data = DataIndex::build(labelled_clique(200, 5).graph()).expect("index");
+    let falling = |n: u128, k: u128| (0..k).map(|i| n - i).product::<u128>();
     for semantics in [Semantics::Homomorphism, Semantics::Isomorphism] {
         let options = MatchOptions {
             semantics,
             tree_counts: gsi_core::TreeCounts::Never,
             ..MatchOptions::default()
         };
-        let small = find_matches(
-            gpu,
-            &star_of_labels(5, 2).graph(),
-            &data,
-            &options,
-            &mut CountOnly,
-        )
-        .expect("GPU engine");
-        let expected = match semantics {
-            Semantics::Homomorphism => 40u128.pow(9),
-            _ => 40 * (40 * 39u128).pow(4),
-        };
-        assert_eq!(small.count, expected, "{semantics:?}");
-        assert_eq!(small.count_bound_past_64_bits, None, "{semantics:?}");
-        let large = find_matches(
-            gpu,
-            &star_of_labels(5, 4).graph(),
-            &data,
-            &options,
-            &mut CountOnly,
-        )
-        .expect("GPU engine");
-        assert_eq!(
-            large.count_bound_past_64_bits,
-            Some(40u128.pow(17)),
-            "{semantics:?}"
-        );
+        for per_label in [2, 4] {
+            let report = find_matches(
+                gpu,
+                &star_of_labels(5, per_label).graph(),
+                &data,
+                &options,
+                &mut CountOnly,
+            )
+            .expect("GPU engine");
+            let expected = match semantics {
+                Semantics::Homomorphism => 40u128.pow(4 * per_label + 1),
+                _ => 40 * falling(40, per_label.into()).pow(4),
+            };
+            assert_eq!(
+                report.count, expected,
+                "{semantics:?}, {per_label} per label"
+            );
+        }
     }
+    let data = DataIndex::build(labelled_clique(200, 10).graph()).expect("index");
+    let homomorphism = MatchOptions {
+        semantics: Semantics::Homomorphism,
+        tree_counts: gsi_core::TreeCounts::Never,
+        ..MatchOptions::default()
+    };
+    let past = find_matches(
+        gpu,
+        &star_of_labels(10, 4).graph(),
+        &data,
+        &homomorphism,
+        &mut CountOnly,
+    );
+    assert!(
+        matches!(past, Err(gsi_core::Error::CountBeyond128Bits)),
+        "{:?}",
+        past.map(|r| r.count)
+    );
+    let mut star = star_of_labels(9, 3);
+    star.labels.push(9);
+    let leaf = (star.labels.len() - 1) as gsi_graph::VertexId;
+    star = star.edge(0, leaf, 0);
+    let below =
+        find_matches(gpu, &star.graph(), &data, &homomorphism, &mut CountOnly).expect("GPU engine");
+    assert_eq!(below.count, 20u128.pow(26));
 }
 
 /// One query over two engines on one GPU (`--devices 0,0`), spread even when small, and on

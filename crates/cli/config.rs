@@ -291,6 +291,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             small_steps_up_to,
             kept_sets_up_to,
             shortest_source: !args.first_edge_source,
+            wide_leaf_products: args.wide_leaf_products,
         },
     };
     Ok((matching, tuning))

@@ -864,6 +864,11 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub first_edge_source: bool,
 
+    /// For tests and measurements: the GPU makes every row's leaf product in 128 bits, not
+    /// only where one could pass 2^64 - 1.
+    #[arg(long, hide = true)]
+    pub wide_leaf_products: bool,
+
     /// For tests and measurements: join leaves in Algorithm 2's order and enumerate them,
     /// instead of joining them last and counting them as products.
     #[arg(long, hide = true)]

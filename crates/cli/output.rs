@@ -66,10 +66,6 @@ pub struct QueryJson {
     /// How the query was spread over several GPUs (`--devices`), when it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spread: Option<SpreadJson>,
-    /// Where the GPU's 64-bit counters could not be shown to hold the count: the bound that
-    /// passes 2^64, in digits (`matches` is then exact only if the true count is below 2^64).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub count_bound_past_64_bits: Option<String>,
 }
 
 /// A spread query's grid of shares and each engine's part, in milliseconds.
@@ -145,9 +141,6 @@ impl QueryJson {
                 .zip(explain)
                 .map(|(r, legend)| format!("{}{legend}{}", r.plan, r.paths)),
             spread: ok.and_then(|r| r.spread.as_ref()).map(SpreadJson::of),
-            count_bound_past_64_bits: ok
-                .and_then(|r| r.count_bound_past_64_bits)
-                .map(|bound| bound.to_string()),
         }
     }
 }

@@ -107,7 +107,6 @@ pub(crate) fn run<B: JoinBackend>(
     }
     Ok(JoinOutcome {
         count: driver.count,
-        count_may_wrap: driver.backend.count_may_wrap(),
         status: driver.status,
         peak_bytes: driver.peak_bytes,
         engine,

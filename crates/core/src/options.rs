@@ -357,10 +357,6 @@ impl Status {
 pub struct JoinOutcome {
     /// Matches found (all of them when `status` is `Complete`).
     pub count: u128,
-    /// Whether a part of `count` came from a 64-bit counter that may have wrapped
-    /// (a backend counting in 64 bits, the GPU): exact only once the whole count is
-    /// bounded below 2^64.
-    pub count_may_wrap: bool,
     /// How the join ended.
     pub status: Status,
     /// Most bytes of tables and buffers held at once.

@@ -54,11 +54,6 @@ pub struct MatchReport {
     pub paths: JoinPaths,
     /// How the query was spread over several engines, when it was ([`crate::spread`]).
     pub spread: Option<SpreadReport>,
-    /// Set where the count was made with 64-bit counters (the GPU's kernels) and could not
-    /// be shown to stay below 2^64: the homomorphisms of the query's spanning forest over its
-    /// candidate sets, which bound it, pass 2^64. The count is then exact only if the true
-    /// count is below 2^64 (the CPU engine counts in 128 bits).
-    pub count_bound_past_64_bits: Option<u128>,
 }
 
 /// How one query was spread over several engines: the grid of its shares and what each
@@ -382,7 +377,6 @@ impl Planned {
             engine: "",
             paths: JoinPaths::default(),
             spread: None,
-            count_bound_past_64_bits: None,
         }
     }
 
@@ -496,9 +490,6 @@ impl Planned {
             engine.join(&self.plan, candidates, data, options, &mut images)?
         };
         let mut report = self.report();
-        if outcome.count_may_wrap {
-            report.count_bound_past_64_bits = self.bound_past_64_bits(candidates, data)?;
-        }
         // Each match found stands for its class.
         report.count = outcome
             .count
@@ -512,21 +503,5 @@ impl Planned {
         report.engine = outcome.engine;
         report.paths = outcome.paths;
         Ok(report)
-    }
-
-    /// Whether a count made with 64-bit counters may have wrapped: every match over
-    /// `candidates` is a homomorphism of the query's spanning forest, whose number bounds the
-    /// count ([`tree_count::forest_homomorphisms`]); the bound where it passes 2^64. (It is
-    /// loose: it passes 2^64 for 221 of yeast's 1,800 queries, while no published yeast count
-    /// reaches 10^18, so such a count is reported with its bound, not refused.)
-    fn bound_past_64_bits(
-        &self,
-        candidates: &Candidates,
-        data: &DataIndex,
-    ) -> Result<Option<u128>> {
-        let sets = candidates.to_host()?;
-        let bound = tree_count::forest_homomorphisms(&self.query, &sets, data, &|| false)
-            .expect("never stopped");
-        Ok((bound > u128::from(u64::MAX)).then_some(bound))
     }
 }

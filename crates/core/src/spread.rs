@@ -209,10 +209,6 @@ pub fn find_matches_spread(
         .iter()
         .try_fold(0u128, |sum, r| sum.checked_add(r.count))
         .ok_or(Error::CountBeyond128Bits)?;
-    whole.count_bound_past_64_bits = reports
-        .iter()
-        .filter_map(|r| r.count_bound_past_64_bits)
-        .max();
     whole.status = reports
         .iter()
         .map(|r| r.status)

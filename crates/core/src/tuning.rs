@@ -79,6 +79,9 @@ pub struct GpuTuning {
     /// the order bounds) and tests the others; off, from its first edge's list, as the
     /// paper's Algorithm 3 (line 5) does (a switch for tests and measurements).
     pub shortest_source: bool,
+    /// The GPU makes every row's leaf product in 128 bits (`gsi_join_leaf_product_wide`), not
+    /// only where one could pass 2^64 − 1 (a switch for tests).
+    pub wide_leaf_products: bool,
 }
 
 impl Default for GpuTuning {
@@ -96,6 +99,7 @@ impl Default for GpuTuning {
             small_steps_up_to: Some(SMALL_STEPS_UP_TO),
             kept_sets_up_to: Some(KEPT_SETS_UP_TO),
             shortest_source: true,
+            wide_leaf_products: false,
         }
     }
 }

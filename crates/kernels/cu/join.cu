@@ -13,6 +13,64 @@
 #error "WIDE_TABLES must be defined by the host"
 #endif
 
+// Counts. The device's counter is three words: the count modulo 2^128, low word first, then a
+// word set once the count (or a product within it) passed 2^128 - 1, which the host reports
+// as an error, as the CPU engine does (gsi-core cuda/join/counter.rs). A thread sums in 64
+// bits and adds its sum to the counter before it would wrap. A row's leaf product is made in
+// 64 bits where the host has shown that none passes 2^64 - 1 (the longest lists' product),
+// else in 128 bits by the `_wide` kernel.
+typedef unsigned __int128 u128;
+
+// a * b; in 128 bits, noting in *past when the product passes 2^128 - 1.
+__device__ __forceinline__ u64 times_count(u64 a, u64 b, bool*) {
+    return a * b;
+}
+__device__ __forceinline__ u128 times_count(u128 a, u128 b, bool* past) {
+    if (((a | b) >> 64) != 0 && a != 0 && b > ~(u128)0 / a) {
+        *past = true;
+    }
+    return a * b;
+}
+
+// Adds `count` to the counter total[0, 3): the low word by one atomic, its carry
+// and the high word by another; `past` (or a carry out of the high word) sets the last.
+__device__ __forceinline__ void add_to_total(u64* total, u128 count, bool past) {
+    u64 low = (u64)count;
+    u64 high = (u64)(count >> 64);
+    if (low != 0) {
+        u64 before = atomicAdd(&total[0], low);
+        if (before + low < before) {
+            ++high;
+            past |= high == 0;
+        }
+    }
+    if (high != 0) {
+        u64 before = atomicAdd(&total[1], high);
+        past |= before + high < before;
+    }
+    if (past) {
+        atomicExch(&total[2], 1ull);
+    }
+}
+
+// Adds x to a thread's running sum (the same in every lane of its row): a 64-bit sum that
+// would wrap is first added to the counter by the `leader` lane; a 128-bit one notes in *past
+// when it passes 2^128 - 1.
+__device__ __forceinline__ void add_to_sum(u64* sum, u64 x, u64* total, bool leader, bool*) {
+    if (*sum + x < *sum) {
+        if (leader) {
+            add_to_total(total, *sum, false);
+        }
+        *sum = 0;
+    }
+    *sum += x;
+}
+__device__ __forceinline__ void add_to_sum(u128* sum, u128 x, u64*, bool, bool* past) {
+    u128 before = *sum;
+    *sum += x;
+    *past |= *sum < before;
+}
+
 // Row r of `table` into `space` (MAX_WIDTH words of shared memory), the thread at `first`
 // copying every `stride`-th column; nothing in the wide build. The caller synchronises the
 // threads that share the row before reading it through kept_row.
@@ -459,7 +517,7 @@ extern "C" __global__ void gsi_join_rows(
         __syncwarp();
     }
     if (total && lane == 0 && found > 0) {
-        atomicAdd(total, found);
+        add_to_total(total, found, false);
     }
 }
 
@@ -594,7 +652,7 @@ extern "C" __global__ void gsi_join_rows_narrow(
         __syncwarp(mask);
     }
     if (total && sub == 0 && found > 0) {
-        atomicAdd(total, found);
+        add_to_total(total, found, false);
     }
 }
 #endif
@@ -668,7 +726,7 @@ extern "C" __global__ void gsi_join_pieces(
                            counts);
     }
     if (total && lane == 0 && found > 0) {
-        atomicAdd(total, found);
+        add_to_total(total, found, false);
     }
 }
 
@@ -930,11 +988,13 @@ struct Query {
 // the groups, the product of each group's injective choices, from
 // the sizes of the intersections of its members' extension sets (inclusion-exclusion over set
 // partitions; without injectivity simply the product of the sets' sizes). `range` holds
-// 2 * MAX_LEAF_LINKS words of the warp's own. Arithmetic wraps modulo 2^64, so a total is exact
-// whenever it fits. Every lane returns the same value.
-__device__ u64 leaf_product(const Query& q, const LeafSuffix& leaves, const u32* row, u32 width,
-                            u32 sub, u32 lanes_mask, u32 lanes, u32* range) {
-    u64 product = 1;
+// 2 * MAX_LEAF_LINKS words of the warp's own. In `Count`, u64 or u128 (then *past is set where
+// a product passes 2^128 - 1). Every lane returns the same value.
+template <typename Count>
+__device__ Count leaf_product(const Query& q, const LeafSuffix& leaves, const u32* row,
+                              u32 width, u32 sub, u32 lanes_mask, u32 lanes, u32* range,
+                              bool* past) {
+    Count product = 1;
     for (u32 g = 0; g < leaves.group_count && product != 0; ++g) {
         LeafGroup group = leaves.groups[g];
         u32 k = group.member_count;
@@ -990,7 +1050,7 @@ __device__ u64 leaf_product(const Query& q, const LeafSuffix& leaves, const u32*
                     value -= __popc(__ballot_sync(lanes_mask, taken) & lanes_mask);
                 }
             }
-            product *= value;
+            product = times_count(product, (Count)value, past);
             __syncwarp(lanes_mask);
             continue;
         }
@@ -1034,23 +1094,27 @@ __device__ u64 leaf_product(const Query& q, const LeafSuffix& leaves, const u32*
             }
             size[mask] = count;
         }
-        u64 value = 0;
+        Count value = 0;
         if (k == 1 || !q.injective) {
             value = 1;
             for (u32 j = 0; j < k; ++j) {
-                value *= size[1u << j];
+                value = times_count(value, (Count)size[1u << j], past);
             }
         } else {
+            // Signed terms modulo the type's range: exact where the value fits it (it is at
+            // most the product of the sizes); in 128 bits a term past it is noted.
             for (u32 t = 0; t < group.term_count; ++t) {
                 LeafTerm term = leaves.terms[group.terms_from + t];
-                u64 part = (u64)(long long)term.coefficient;
+                long long coefficient = term.coefficient;
+                Count part = (Count)(coefficient < 0 ? -coefficient : coefficient);
                 for (u32 b = 0; b < term.block_count; ++b) {
-                    part *= size[leaves.blocks[term.blocks_from + b]];
+                    part = times_count(part, (Count)size[leaves.blocks[term.blocks_from + b]],
+                                       past);
                 }
-                value += part;
+                value = coefficient < 0 ? value - part : value + part;
             }
         }
-        product *= value;
+        product = times_count(product, value, past);
         __syncwarp(lanes_mask);
     }
     return product;
@@ -1058,8 +1122,8 @@ __device__ u64 leaf_product(const Query& q, const LeafSuffix& leaves, const u32*
 
 // LANES lanes per row (a warp, or NARROW: four rows a warp), grid-stride: leaf_product of
 // each row of `table` (width = the suffix's first step, at most MAX_WIDTH for a warp and
-// NARROW_MAX_WIDTH for NARROW lanes), added to *total.
-template <u32 LANES>
+// NARROW_MAX_WIDTH for NARROW lanes) in `Count`, added to the counter `total`.
+template <u32 LANES, typename Count>
 __device__ __forceinline__ void leaf_products(const u32* __restrict__ table, u32 rows, u32 width,
                                               const Query& q, const LeafSuffix& leaves,
                                               u64* __restrict__ total) {
@@ -1071,16 +1135,19 @@ __device__ __forceinline__ void leaf_products(const u32* __restrict__ table, u32
     u32 lanes_mask = LANES == WARP_SIZE ? FULL_MASK : ((1u << LANES) - 1u) << (lane - sub);
     u32 slot = threadIdx.x / LANES;
     u32 all_rows = gridDim.x * (blockDim.x / LANES);
-    u64 sum = 0;
+    Count sum = 0;
+    bool past = false;
     for (u32 r = blockIdx.x * (blockDim.x / LANES) + slot; r < rows; r += all_rows) {
         copy_row(table, r, width, row_sh[slot], sub, LANES);
         __syncwarp(lanes_mask);
-        sum += leaf_product(q, leaves, kept_row(table, r, width, row_sh[slot]), width, sub,
-                            lanes_mask, LANES, range_sh[slot]);
+        Count product = leaf_product<Count>(q, leaves, kept_row(table, r, width, row_sh[slot]),
+                                            width, sub, lanes_mask, LANES, range_sh[slot],
+                                            &past);
+        add_to_sum(&sum, product, total, sub == 0, &past);
         __syncwarp(lanes_mask);
     }
-    if (sub == 0 && sum != 0) {
-        atomicAdd(total, sum);
+    if (sub == 0 && (sum != 0 || past)) {
+        add_to_total(total, sum, past);
     }
 }
 
@@ -1094,7 +1161,25 @@ extern "C" __global__ void gsi_join_leaf_product(
     const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
     const u32* __restrict__ blocks, const u32* __restrict__ counts_at,
     const u32* __restrict__ leaf_counts, u32 lookup_from, u64* __restrict__ total) {
-    leaf_products<WARP_SIZE>(table, rows, width,
+    leaf_products<WARP_SIZE, u64>(table, rows, width,
+        Query{groups, ci, links, steps, candidate_lists, candidate_bits, words, injective},
+        LeafSuffix{leaf_groups, group_count, members, terms, blocks, counts_at, leaf_counts,
+                   lookup_from},
+        total);
+}
+
+// gsi_join_leaf_product in 128 bits, for a leaf suffix whose rows' products could pass
+// 2^64 - 1. Host wrapper: the same.
+extern "C" __global__ void gsi_join_leaf_product_wide(
+    const u32* __restrict__ table, u32 rows, u32 width,
+    const u32* __restrict__ groups, const u32* __restrict__ ci,
+    const Link* __restrict__ links, const DepthStep* __restrict__ steps,
+    const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
+    u32 injective, const LeafGroup* __restrict__ leaf_groups, u32 group_count,
+    const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
+    const u32* __restrict__ blocks, const u32* __restrict__ counts_at,
+    const u32* __restrict__ leaf_counts, u32 lookup_from, u64* __restrict__ total) {
+    leaf_products<WARP_SIZE, u128>(table, rows, width,
         Query{groups, ci, links, steps, candidate_lists, candidate_bits, words, injective},
         LeafSuffix{leaf_groups, group_count, members, terms, blocks, counts_at, leaf_counts,
                    lookup_from},
@@ -1113,7 +1198,7 @@ extern "C" __global__ void gsi_join_leaf_product_narrow(
     const u32* __restrict__ members, const LeafTerm* __restrict__ terms,
     const u32* __restrict__ blocks, const u32* __restrict__ counts_at,
     const u32* __restrict__ leaf_counts, u32 lookup_from, u64* __restrict__ total) {
-    leaf_products<NARROW>(table, rows, width,
+    leaf_products<NARROW, u64>(table, rows, width,
         Query{groups, ci, links, steps, candidate_lists, candidate_bits, words, injective},
         LeafSuffix{leaf_groups, group_count, members, terms, blocks, counts_at, leaf_counts,
                    lookup_from},
@@ -1564,8 +1649,10 @@ extern "C" __global__ void gsi_join_depth_first(
                 enter = false;
                 if (level == leaves_from) {
                     // The leaf suffix: its matches are a product for this row.
-                    found += leaf_product(q, leaves, row_sh[w], level, lane, FULL_MASK, WARP_SIZE,
-                                          leaf_range_sh[w]);
+                    u64 product = leaf_product<u64>(q, leaves, row_sh[w], level, lane,
+                                                    FULL_MASK, WARP_SIZE, leaf_range_sh[w],
+                                                    nullptr);
+                    add_to_sum(&found, product, total, lane == 0, nullptr);
                     if (level == base) {
                         break;
                     }
@@ -1670,7 +1757,7 @@ extern "C" __global__ void gsi_join_depth_first(
     }
     if (lane == 0) {
         if (found > 0) {
-            atomicAdd(total, found);
+            add_to_total(total, found, false);
         }
         if (gave_up) {
             atomicExch(&counters[DF_ABANDONED], 1u);
@@ -1780,8 +1867,9 @@ extern "C" __global__ void gsi_join_small(
             }
             __syncwarp();
             if (leaf) {
-                found += leaf_product(q, leaves, row_sh[w], step, lane, FULL_MASK, WARP_SIZE,
-                                      leaf_range_sh[w]);
+                u64 product = leaf_product<u64>(q, leaves, row_sh[w], step, lane, FULL_MASK,
+                                                WARP_SIZE, leaf_range_sh[w], nullptr);
+                add_to_sum(&found, product, total, lane == 0, nullptr);
                 __syncwarp();
                 continue;
             }
@@ -1836,7 +1924,7 @@ extern "C" __global__ void gsi_join_small(
         }
         if (leaf || last) {
             if (lane == 0 && found > 0) {
-                atomicAdd(total, found);
+                add_to_total(total, found, false);
             }
             if (leader) {
                 state[SMALL_STEP] = width;

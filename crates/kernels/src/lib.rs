@@ -91,13 +91,16 @@ pub enum Kernel {
     JoinLeafProduct,
     /// `gsi_join_leaf_product_narrow`: the same with eight lanes per row, for short lists.
     JoinLeafProductNarrow,
+    /// `gsi_join_leaf_product_wide`: the same in 128 bits, where a row's product could pass
+    /// 2^64 − 1.
+    JoinLeafProductWide,
     /// `gsi_leaf_counts`: a lone leaf's extensions per candidate of its linked vertex.
     LeafCounts,
 }
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 18] = [
+    pub const ALL: [Kernel; 19] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
@@ -115,6 +118,7 @@ impl Kernel {
         Kernel::JoinSmall,
         Kernel::JoinLeafProduct,
         Kernel::JoinLeafProductNarrow,
+        Kernel::JoinLeafProductWide,
         Kernel::LeafCounts,
     ];
 
@@ -138,6 +142,7 @@ impl Kernel {
             Kernel::JoinSmall => "gsi_join_small",
             Kernel::JoinLeafProduct => "gsi_join_leaf_product",
             Kernel::JoinLeafProductNarrow => "gsi_join_leaf_product_narrow",
+            Kernel::JoinLeafProductWide => "gsi_join_leaf_product_wide",
             Kernel::LeafCounts => "gsi_leaf_counts",
         }
     }
@@ -161,6 +166,7 @@ impl Kernel {
             | Kernel::JoinSmall
             | Kernel::JoinLeafProduct
             | Kernel::JoinLeafProductNarrow
+            | Kernel::JoinLeafProductWide
             | Kernel::LeafCounts => KernelModule::Join,
         }
     }

@@ -361,7 +361,6 @@ fn explained<'py>(py: Python<'py>, report: &MatchReport) -> PyResult<Bound<'py, 
     out.set_item("automorphism_classes", plan.symmetry.classes())?;
     out.set_item("products_from_step", plan.leaves.from)?;
     out.set_item("estimated_rows", report.estimated_rows)?;
-    out.set_item("count_bound_past_64_bits", report.count_bound_past_64_bits)?;
     out.set_item("peak_join_bytes", report.peak_join_bytes)?;
     let times = PyDict::new(py);
     times.set_item("filter", report.times.filter.as_secs_f64() * 1e3)?;

@@ -47,12 +47,11 @@ def test_a_missing_device_is_named(gpu) -> None:
         gsi.Matcher(gsi.Graph.from_edges([[0, 1]]), engine="gpu", device=999)
 
 
-def test_a_gpu_count_that_could_pass_64_bits_comes_with_its_bound(gpu) -> None:
-    # A clique of 200 nodes labelled v % 5; a star whose centre (label 0) has four leaves of
-    # each other label, two of them (labels 1 and 2) joined so that it is not a tree (which
-    # would be counted on the host): each node has 40 candidates, any two of different labels
-    # adjacent, so the bound is 40^17 > 2^64, while with two leaves per label it is 40^9,
-    # the homomorphisms' number.
+def test_gpu_counts_past_64_bits_are_exact(gpu) -> None:
+    # A clique of 200 nodes labelled v % 5; a star whose centre (label 0) has `per_label`
+    # leaves of each other label, two of them (labels 1 and 2) joined so that it is not a
+    # tree (which would be counted on the host): each node has 40 candidates, any two of
+    # different labels adjacent, so its homomorphisms number 40^(4 per_label + 1).
     G = nx.complete_graph(200)
     nx.set_node_attributes(G, {v: v % 5 for v in G}, "label")
     m = gsi.Matcher(G, engine="gpu")
@@ -68,6 +67,7 @@ def test_a_gpu_count_that_could_pass_64_bits_comes_with_its_bound(gpu) -> None:
         Q.add_edge(1, 1 + per_label)
         return Q
 
-    small = m.explain(star(2), homomorphism=True)
-    assert small["count"] == 40**9 and small["count_bound_past_64_bits"] is None
-    assert m.explain(star(4), homomorphism=True)["count_bound_past_64_bits"] == 40**17
+    assert m.count(star(2), homomorphism=True) == 40**9
+    assert m.count(star(4), homomorphism=True) == 40**17 > 2**64
+    with pytest.raises(gsi.GsiError, match="2\\^128"):
+        m.count(star(6), homomorphism=True)  # 40^25 > 2^128

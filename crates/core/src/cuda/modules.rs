@@ -66,6 +66,8 @@ pub fn compile_cubin(module: KernelModule, arch: &str, build: Build) -> Result<V
     let mut options = launch::defines(build == Build::Wide);
     options.push(format!("--gpu-architecture={arch}"));
     options.push("--std=c++17".into());
+    // join.cu counts in 128 bits (`unsigned __int128`).
+    options.push("--device-int128".into());
     let prog = nvrtc::create_program(&source, Some(&name))
         .map_err(|e| compile_error(module, format!("{e:?}")))?;
     // SAFETY: `prog` was created above and is destroyed once, below.

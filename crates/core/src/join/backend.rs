@@ -122,13 +122,6 @@ pub(crate) trait JoinBackend {
         budget: usize,
     ) -> Result<u128>;
 
-    /// Whether one of the counts so far may have passed 2^64 where the backend counts in 64
-    /// bits (the GPU's kernels): it then came back modulo 2^64, and the caller must bound
-    /// the whole count before trusting it.
-    fn count_may_wrap(&self) -> bool {
-        false
-    }
-
     /// Whether [`JoinBackend::count`] counts the last step's extensions as they are found;
     /// where not, a count fills the last step's buffers and adds up what they hold.
     fn counts_last_step(&self) -> bool {

@@ -156,9 +156,8 @@ class Matcher:
         edge_isomorphism: bool = False,
         share: Optional[Tuple[int, int]] = None,
     ) -> int:
-        """The number of matches of `Q`, exact: beyond 2^64 on the CPU engine; on the GPU
-        engine a count is exact below 2^64, and where the query's bound passes 2^64
-        :meth:`explain` gives that bound as ``count_bound_past_64_bits``.
+        """The number of matches of `Q`, exact up to 2^128 - 1 on either engine (a count
+        beyond that raises :class:`gsi.GsiError`).
 
         Parameters
         ----------
@@ -282,9 +281,7 @@ class Matcher:
         nodes its match must be ``above`` or ``below`` (symmetry breaking), and how many
         rows were joined or counted there), ``candidates`` (``{node: |C(node)|}``),
         ``strategy`` and ``sampled`` (how the order was chosen), ``automorphism_classes``,
-        ``estimated_rows``, ``peak_join_bytes``, ``count_bound_past_64_bits`` (``None``, or
-        where the GPU engine counted and the query's bound passes 2^64, that bound: the count
-        is then exact only if it is below 2^64), ``times_ms`` (filter, plan, join) and
+        ``estimated_rows``, ``peak_join_bytes``, ``times_ms`` (filter, plan, join) and
         ``text`` (the plan as the command prints it, query vertices numbered ``u0, u1, ...``).
 
         With ``edge_isomorphism=True`` the plan is that of `Q`'s line graph: each of its

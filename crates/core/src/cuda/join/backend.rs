@@ -5,6 +5,7 @@ use std::ops::Range;
 
 use cudarc::driver::{CudaSlice, CudaView};
 
+use super::counter;
 use super::device_plan::PlanOnDevice;
 use super::kept_sets::{kept_sets, KeptSet};
 use super::kernels::{
@@ -88,9 +89,6 @@ pub(crate) struct GpuJoin<'a> {
     /// Whether the matches are listed, so that rows cut into pieces keep their extensions
     /// in order (a count does not need it).
     listing: bool,
-    /// Whether a count so far may have passed 2^64 in a kernel's counter
-    /// ([`GpuJoin::may_pass_64_bits`]).
-    may_wrap: bool,
 }
 
 impl<'a> GpuJoin<'a> {
@@ -171,7 +169,6 @@ impl<'a> GpuJoin<'a> {
             kept_sets: None,
             lone_leaves: None,
             listing,
-            may_wrap: false,
             on_device: PlanOnDevice::upload(device, plan, &links, &depth_steps)?,
             options,
             tuning,
@@ -310,6 +307,24 @@ impl<'a> GpuJoin<'a> {
     /// shared memory (depth-first, small steps) are not used.
     fn wide(&self) -> bool {
         self.plan.width() > MAX_WIDTH
+    }
+
+    /// Whether no row's leaf product can pass 2^64 − 1, so that the kernels may make it in 64
+    /// bits: the product over the leaf suffix's steps of their longest extension set (the
+    /// longest list of the first edge, at most C(u)) stays below. Where not, the products are
+    /// made in 128 bits (`gsi_join_leaf_product_wide`), and neither the small steps nor the
+    /// depth-first count (whose kernels make them in 64) are taken; so too where the tuning
+    /// asks for 128 bits everywhere.
+    pub(super) fn leaf_products_fit_64_bits(&self) -> bool {
+        let from = self.plan.leaves.from.min(self.plan.width());
+        let bound = self.plan.steps[from..]
+            .iter()
+            .zip(&self.steps[from..])
+            .fold(1u128, |product, (step, s)| {
+                let longest = s.max_bound.min(self.candidates.range(step.vertex).len());
+                product.saturating_mul(longest as u128)
+            });
+        !self.tuning.wide_leaf_products && bound <= u128::from(u64::MAX)
     }
 
     /// The naive set operations' further passes over the buffers `gsi_join_rows` filled with
@@ -805,7 +820,11 @@ impl JoinBackend for GpuJoin<'_> {
         budget: usize,
     ) -> Result<Option<SmallSteps<DeviceTable>>> {
         use crate::cuda::launch::small;
-        let Some(up_to) = self.tuning.small_steps_up_to.filter(|_| !self.wide()) else {
+        let Some(up_to) = self
+            .tuning
+            .small_steps_up_to
+            .filter(|_| !self.wide() && self.leaf_products_fit_64_bits())
+        else {
             return Ok(None);
         };
         let width = self.plan.width();
@@ -835,9 +854,7 @@ impl JoinBackend for GpuJoin<'_> {
             state: stream
                 .alloc_zeros::<u32>(small::words(width))
                 .map_err(driver("allocating the small steps' state"))?,
-            total: stream
-                .alloc_zeros::<u64>(1)
-                .map_err(driver("allocating the match counter"))?,
+            total: counter::zeroed(stream)?,
         };
         let links = self.on_device.links();
         let steps = self.on_device.steps();
@@ -885,13 +902,10 @@ impl JoinBackend for GpuJoin<'_> {
                 .map(rows_into)
                 .take_while(|&r| r > 0)
                 .collect();
-            let found = stream
-                .clone_dtoh(&state.total)
-                .map_err(driver("reading the match count"))?[0];
-            self.may_wrap |= self.may_pass_64_bits(step, rows);
+            let found = counter::read(stream, &state.total)?;
             return Ok(Some(SmallSteps {
                 rows_in,
-                end: SmallEnd::Counted(u128::from(found)),
+                end: SmallEnd::Counted(found),
             }));
         }
         // Stopped before step `stopped_at`, whose rows lie where the state says.
@@ -917,7 +931,7 @@ impl JoinBackend for GpuJoin<'_> {
         // Even with work stealing, measured slower than breadth-first on yeast's 1,458 and on
         // gw12 from every threshold tried (H100, 2026-11-23, docs/BENCHMARKS.md). Taken only
         // when asked for (`MatchOptions::depth_first_rows`).
-        (!self.wide()).then_some(usize::MAX)
+        (!self.wide() && self.leaf_products_fit_64_bits()).then_some(usize::MAX)
     }
 
     fn counts_last_step(&self) -> bool {
@@ -935,21 +949,13 @@ impl JoinBackend for GpuJoin<'_> {
         enough: Option<u128>,
         _budget: usize,
     ) -> Result<u128> {
-        self.may_wrap |= self.may_pass_64_bits(step, rows.len());
         if step == self.plan.leaves.from {
-            return self.count_leaf_products(step, table, rows).map(u128::from);
+            return self.count_leaf_products(step, table, rows);
         }
         if step + 1 < self.plan.width() {
-            let enough = enough.map(|k| u64::try_from(k).unwrap_or(u64::MAX));
-            return self
-                .count_depth_first(step, table, rows, enough)
-                .map(u128::from);
+            return self.count_depth_first(step, table, rows, enough);
         }
-        let mut total = self
-            .device
-            .stream
-            .alloc_zeros::<u64>(1)
-            .map_err(driver("allocating the match counter"))?;
+        let mut total = counter::zeroed(&self.device.stream)?;
         self.rows_on_device(
             step,
             table,
@@ -957,27 +963,6 @@ impl JoinBackend for GpuJoin<'_> {
             RowsOutput::Count { total: &mut total },
             Tests::All,
         )?;
-        let found = self
-            .device
-            .stream
-            .clone_dtoh(&total)
-            .map_err(driver("reading the match count"))?;
-        Ok(u128::from(found[0]))
-    }
-
-    fn count_may_wrap(&self) -> bool {
-        self.may_wrap
-    }
-}
-
-impl GpuJoin<'_> {
-    /// Whether the matches that extend `rows` rows at `step` can reach 2^64, so that a
-    /// kernel's 64-bit count of them could have wrapped: they are at most `rows` times the
-    /// product of every later step's longest extension list.
-    fn may_pass_64_bits(&self, step: usize, rows: usize) -> bool {
-        let bound = self.steps[step..]
-            .iter()
-            .fold(rows as u128, |b, s| b.saturating_mul(s.max_bound as u128));
-        bound > u128::from(u64::MAX)
+        counter::read(&self.device.stream, &total)
     }
 }

@@ -4,9 +4,10 @@
 use std::ops::Range;
 
 use super::backend::{DeviceTable, GpuJoin, DEPTH_FIRST_TASKS, LIMITED_SLICE};
+use super::counter;
 use super::kernels::{
     depth_first_grid, join_depth_first, join_leaf_product, DepthFirstArgs, DepthFirstState,
-    LeafSuffixArgs,
+    LeafLanes, LeafSuffixArgs,
 };
 use crate::cuda::launch::BLOCK_SIZE;
 use crate::error::{driver, Result};
@@ -19,15 +20,11 @@ impl GpuJoin<'_> {
         step: usize,
         table: &DeviceTable,
         rows: Range<usize>,
-    ) -> Result<u64> {
+    ) -> Result<u128> {
         if self.lone_leaves.is_none() {
             self.lone_leaves = self.lone_leaf_counts()?;
         }
-        let mut total = self
-            .device
-            .stream
-            .alloc_zeros::<u64>(1)
-            .map_err(driver("allocating the match counter"))?;
+        let mut total = counter::zeroed(&self.device.stream)?;
         join_leaf_product(
             self.device,
             self.pcsr,
@@ -39,14 +36,13 @@ impl GpuJoin<'_> {
             self.injective,
             &LeafSuffixArgs::new(&self.on_device, self.lone_leaves.as_ref()),
             &mut total,
-            self.narrow(step, &(step..self.plan.width())),
+            match self.leaf_products_fit_64_bits() {
+                false => LeafLanes::Wide,
+                true if self.narrow(step, &(step..self.plan.width())) => LeafLanes::Narrow,
+                true => LeafLanes::Warp,
+            },
         )?;
-        let found = self
-            .device
-            .stream
-            .clone_dtoh(&total)
-            .map_err(driver("reading the match count"))?;
-        Ok(found[0])
+        counter::read(&self.device.stream, &total)
     }
 
     /// Words of one kept-set slot for a grid of `warps` warps: the tuning's, fewer when the
@@ -70,8 +66,8 @@ impl GpuJoin<'_> {
         step: usize,
         table: &DeviceTable,
         rows: Range<usize>,
-        enough: Option<u64>,
-    ) -> Result<u64> {
+        enough: Option<u128>,
+    ) -> Result<u128> {
         use crate::cuda::launch::depth_first::{ABANDONED, COUNTERS, HEAD, NEXT_ROW, TAIL};
         if self.plan.leaves.from < self.plan.width() && self.lone_leaves.is_none() {
             self.lone_leaves = self.lone_leaf_counts()?;
@@ -119,9 +115,7 @@ impl GpuJoin<'_> {
             task_words: task_words as u32,
             capacity: capacity as u32,
             counters: zeros("the depth-first counters", COUNTERS)?,
-            total: stream
-                .alloc_zeros::<u64>(1)
-                .map_err(driver("allocating the match counter"))?,
+            total: counter::zeroed(stream)?,
         };
         let args = DepthFirstArgs {
             first_step: step as u32,
@@ -160,9 +154,7 @@ impl GpuJoin<'_> {
             let counters = stream
                 .clone_dtoh(&state.counters)
                 .map_err(driver("reading the depth-first counters"))?;
-            let total = stream
-                .clone_dtoh(&state.total)
-                .map_err(driver("reading the match count"))?[0];
+            let total = counter::read(stream, &state.total)?;
             let (head, tail) = (counters[HEAD] as usize, counters[TAIL] as usize);
             let rows_left = (counters[NEXT_ROW] as usize) < count;
             if counters[ABANDONED] != 0

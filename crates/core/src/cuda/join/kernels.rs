@@ -638,9 +638,20 @@ impl<'a> LeafSuffixArgs<'a> {
     }
 }
 
-/// `gsi_join_leaf_product`: warp per row (`gsi_join_leaf_product_narrow`: eight lanes per
-/// row, when `narrow`); adds to `total` the leaf suffix's matches of each of `rows` rows of
-/// `table` (width: the suffix's first step).
+/// Which kernel counts a leaf suffix's products.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum LeafLanes {
+    /// Eight lanes per row, in 64 bits: for short lists.
+    Narrow,
+    /// A warp per row, in 64 bits.
+    Warp,
+    /// A warp per row, in 128 bits: where a row's product could pass 2^64 − 1.
+    Wide,
+}
+
+/// `gsi_join_leaf_product` (or its `_narrow` or `_wide` twin, as `lanes` says): adds to the
+/// counter `total` the leaf suffix's matches of each of `rows` rows of `table` (width: the
+/// suffix's first step).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn join_leaf_product(
     device: &Device,
@@ -653,21 +664,22 @@ pub(super) fn join_leaf_product(
     injective: u32,
     leaves: &LeafSuffixArgs<'_>,
     total: &mut CudaSlice<u64>,
-    narrow: bool,
+    lanes: LeafLanes,
 ) -> Result<()> {
     let words = candidates.words as u32;
     let (links, steps) = (plan.links(), plan.steps());
-    let (kernel, config) = match narrow {
-        true => (
+    let (kernel, config) = match lanes {
+        LeafLanes::Narrow => (
             Kernel::JoinLeafProductNarrow,
             warp_per_row(rows.div_ceil(4)),
         ),
-        false => (Kernel::JoinLeafProduct, warp_per_row(rows)),
+        LeafLanes::Warp => (Kernel::JoinLeafProduct, warp_per_row(rows)),
+        LeafLanes::Wide => (Kernel::JoinLeafProductWide, warp_per_row(rows)),
     };
-    // SAFETY: gsi_join_leaf_product[_narrow](table[rows*width], rows, width, groups, ci,
-    // links, steps[query width], candidate_lists, candidate_bits[q*words], words, injective,
-    // <leaf suffix>, total[1]): the leaf suffix as `LeafSuffixArgs::push` says; the narrow
-    // one only for width <= NARROW_MAX_WIDTH.
+    // SAFETY: gsi_join_leaf_product[_narrow|_wide](table[rows*width], rows, width, groups,
+    // ci, links, steps[query width], candidate_lists, candidate_bits[q*words], words,
+    // injective, <leaf suffix>, total[3]): the leaf suffix as `LeafSuffixArgs::push` says;
+    // the narrow one only for width <= NARROW_MAX_WIDTH.
     let mut launch = device
         .stream
         .launch_builder(device.kernel_for_width(kernel, width)?);
