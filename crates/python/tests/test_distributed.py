@@ -104,6 +104,23 @@ def test_shares_on_a_process_pool_add_up_to_networkx_count(tmp_path, shares):
     assert hom.total == gsi.Matcher(gsi.Graph.read(path), engine="cpu").count(Q, homomorphism=True)
 
 
+def test_a_worker_reads_the_data_once_and_again_when_it_changes(tmp_path):
+    path, G = data_file(tmp_path)
+    Q = chorded_square([0, 1, 0, 1])
+    gsi.distributed._matcher.cache_clear()
+    with ThreadPoolExecutor(1) as pool:
+        first = gsi.distributed.count(path, Q, shares=6, executor=pool, engine="cpu")
+        assert first.total == networkx_count(G, Q)
+        assert gsi.distributed._matcher.cache_info().misses == 1  # six tasks, one read
+        # The file rewritten with another graph: read again, counted anew.
+        (tmp_path / "other").mkdir()
+        other_path, other = data_file(tmp_path / "other", seed=5)
+        os.replace(other_path, path)
+        second = gsi.distributed.count(path, Q, shares=6, executor=pool, engine="cpu")
+    assert gsi.distributed._matcher.cache_info().misses == 2
+    assert second.total == networkx_count(other, Q)
+
+
 class _FlakyExecutor:
     """Runs tasks at once; the first try of each share in `fail` raises, as a lost worker."""
 

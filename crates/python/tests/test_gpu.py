@@ -48,18 +48,15 @@ def test_a_missing_device_is_named(gpu) -> None:
 
 
 def test_gpu_counts_past_64_bits_are_exact(gpu) -> None:
-    # A clique of 200 nodes labelled v % 5; a star whose centre (label 0) has `per_label`
-    # leaves of each other label, two of them (labels 1 and 2) joined so that it is not a
-    # tree (which would be counted on the host): each node has 40 candidates, any two of
-    # different labels adjacent, so its homomorphisms number 40^(4 per_label + 1).
-    G = nx.complete_graph(200)
-    nx.set_node_attributes(G, {v: v % 5 for v in G}, "label")
-    m = gsi.Matcher(G, engine="gpu")
-
-    def star(per_label: int) -> nx.Graph:
+    # A clique of 200 nodes labelled v % `labels`; a star whose centre (label 0) has
+    # `per_label` leaves of each other label, two of them (labels 1 and 2) joined so that it
+    # is not a tree (which would be counted on the host): each node has 200 / labels
+    # candidates, any two of different labels adjacent, so its homomorphisms number
+    # (200 / labels)^((labels - 1) per_label + 1).
+    def star(labels: int, per_label: int) -> nx.Graph:
         Q = nx.Graph()
         Q.add_node(0, label=0)
-        for label in range(1, 5):
+        for label in range(1, labels):
             for k in range(per_label):
                 leaf = len(Q)
                 Q.add_node(leaf, label=label)
@@ -67,7 +64,13 @@ def test_gpu_counts_past_64_bits_are_exact(gpu) -> None:
         Q.add_edge(1, 1 + per_label)
         return Q
 
-    assert m.count(star(2), homomorphism=True) == 40**9
-    assert m.count(star(4), homomorphism=True) == 40**17 > 2**64
+    def matcher(labels: int) -> gsi.Matcher:
+        G = nx.complete_graph(200)
+        nx.set_node_attributes(G, {v: v % labels for v in G}, "label")
+        return gsi.Matcher(G, engine="gpu")
+
+    five = matcher(5)
+    assert five.count(star(5, 2), homomorphism=True) == 40**9
+    assert five.count(star(5, 4), homomorphism=True) == 40**17 > 2**64
     with pytest.raises(gsi.GsiError, match="2\\^128"):
-        m.count(star(6), homomorphism=True)  # 40^25 > 2^128
+        matcher(10).count(star(10, 4), homomorphism=True)  # 20^37 > 2^128

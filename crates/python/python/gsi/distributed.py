@@ -3,8 +3,9 @@
 The shares are those of ``gsi match --partition i/k`` (docs/DISTRIBUTED.md): disjoint, and
 together every match. :func:`count` adds up the shares' counts; :func:`matches` has each
 share write its matches to a file of its own. Each task opens the data graph itself from a
-path every worker can read — a saved index (``gsi index``) is mapped, not parsed — so the
-executor may be a process pool on one machine, a Dask cluster (a ``distributed.Client``),
+path every worker can read — a saved index (``gsi index``) is mapped, not parsed — and a
+worker keeps it open for its next task on the same file (a GPU worker uploads the index once),
+so the executor may be a process pool on one machine, a Dask cluster (a ``distributed.Client``),
 Slurm through submitit's executors, or Ray through :class:`RayExecutor`: anything with
 ``submit(fn, *args)`` returning futures with ``done()`` and ``result()``. A process pool
 should start its workers with ``spawn`` (or ``forkserver``): a worker forked from a process
@@ -21,6 +22,7 @@ in which gsi has already run may hang on a lock its threads held.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import tempfile
@@ -77,7 +79,8 @@ class ShareCount:
     status: str
     """``"ok"``, or ``"timeout"``."""
     seconds: float
-    """Its task's time, reading the data graph included."""
+    """Its task's time, reading the data graph included where the worker had not read it for
+    an earlier task."""
     engine: str
     """The engine that answered: ``"cpu"`` or ``"gpu"``."""
     device: Optional[str]
@@ -183,12 +186,24 @@ class _Work:
     output_dir: Optional[str] = None
 
 
-def _open(work: _Work) -> Tuple[Any, Any]:
-    """The data graph's matcher and the query, as a task opens them."""
+@functools.lru_cache(maxsize=2)
+def _matcher(data: str, stamp: Tuple[int, int, int], engine: str) -> Any:
+    """The data graph's matcher, kept in the worker's process for its next task on the same
+    file (`stamp`: its inode, size and modification time, so that a replaced or rewritten file
+    is read again)."""
     from .graph import Graph
     from .matcher import Matcher
 
-    matcher = Matcher(Graph.read(work.data), engine=work.engine)
+    return Matcher(Graph.read(data), engine=engine)
+
+
+def _open(work: _Work) -> Tuple[Any, Any]:
+    """The data graph's matcher and the query, as a task opens them."""
+    from .graph import Graph
+
+    file = os.stat(work.data)
+    stamp = (file.st_ino, file.st_size, file.st_mtime_ns)
+    matcher = _matcher(work.data, stamp, work.engine)
     query = Graph.read(work.query) if isinstance(work.query, str) else work.query
     return matcher, query
 
