@@ -11,6 +11,8 @@ server alone for --seconds: queries per second, p50 and p99 latency. Prints one 
 per server and level, then a Markdown table.
 
     scripts/bench_serve.py --gsi target/release/gsi --users 20000 --seconds 10
+
+`--engines cpu,gpu` starts one `gsi serve` per engine, each measured beside Oxigraph.
 """
 
 from __future__ import annotations
@@ -172,6 +174,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--levels", default="1,8,64")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--engines", default="cpu", help="gsi serve's engines, each a server: cpu, gpu or cpu,gpu"
+    )
     args = parser.parse_args()
     levels = [int(n) for n in args.levels.split(",")]
     with tempfile.TemporaryDirectory(prefix="gsi-bench-serve-") as folder:
@@ -185,35 +190,40 @@ def main() -> None:
             check=True,
             capture_output=True,
         )
-        gsi = [args.gsi, "serve", "--data", str(data), "--engine", "cpu", "--quiet"]
-        gsi += ["--bind", "127.0.0.1:0"]
         oxigraph = [args.oxigraph, "serve-read-only", "--location", str(store)]
         oxigraph += ["--bind", "127.0.0.1:7979"]
         results = []
-        with started(gsi, re.compile(r"listening on http://(\S+)"), "stderr") as gsi_at:
-            with started(oxigraph, re.compile(r"(127\.0\.0\.1:\d+)"), "stderr") as oxigraph_at:
-                sides = {
-                    "gsi serve (CPU)": (gsi_at, "/sparql"),
-                    "oxigraph": (oxigraph_at, "/query"),
+        with contextlib.ExitStack() as servers:
+            sides = {}
+            for engine in args.engines.split(","):
+                gsi = [args.gsi, "serve", "--data", str(data), "--engine", engine, "--quiet"]
+                gsi += ["--bind", "127.0.0.1:0"]
+                at = servers.enter_context(
+                    started(gsi, re.compile(r"listening on http://(\S+)"), "stderr")
+                )
+                sides[f"gsi serve ({engine.upper()})"] = (at, "/sparql")
+            oxigraph_at = servers.enter_context(
+                started(oxigraph, re.compile(r"(127\.0\.0\.1:\d+)"), "stderr")
+            )
+            sides["oxigraph"] = (oxigraph_at, "/query")
+            # Every server gives every query the same number of solutions.
+            connections = {
+                name: http.client.HTTPConnection(*at.rsplit(":", 1))
+                for name, (at, _) in sides.items()
+            }
+            for query in queries:
+                counts = {
+                    name: solutions(ask(connections[name], path, query))
+                    for name, (_, path) in sides.items()
                 }
-                # Both give every query the same number of solutions.
-                connections = {
-                    name: http.client.HTTPConnection(*at.rsplit(":", 1))
-                    for name, (at, _) in sides.items()
-                }
-                for query in queries:
-                    counts = {
-                        name: solutions(ask(connections[name], path, query))
-                        for name, (_, path) in sides.items()
-                    }
-                    assert len(set(counts.values())) == 1, (query, counts)
-                for clients in levels:
-                    for name, (at, path) in sides.items():
-                        measure(at, path, queries, clients, min(args.seconds, 2))  # warm-up
-                        record = measure(at, path, queries, clients, args.seconds)
-                        record = {"server": name, "triples": triples, **record}
-                        print(json.dumps(record), flush=True)
-                        results.append(record)
+                assert len(set(counts.values())) == 1, (query, counts)
+            for clients in levels:
+                for name, (at, path) in sides.items():
+                    measure(at, path, queries, clients, min(args.seconds, 2))  # warm-up
+                    record = measure(at, path, queries, clients, args.seconds)
+                    record = {"server": name, "triples": triples, **record}
+                    print(json.dumps(record), flush=True)
+                    results.append(record)
     print("\n| clients | server | queries/s | p50 ms | p99 ms |\n|---|---|---|---|---|")
     for r in results:
         print(

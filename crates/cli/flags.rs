@@ -1141,9 +1141,11 @@ pub struct ServeArgs {
     )]
     pub timeout: f64,
 
-    /// Queries answered at once, each on an engine of its own (on a GPU, each holds the index).
-    #[arg(long, value_name = "N", default_value_t = 2)]
-    pub max_concurrent: usize,
+    /// Queries answered at once, each on an engine of its own. Default: as many as the
+    /// machine has processors on the CPU engine, 2 where a GPU may answer (each GPU engine
+    /// holds a copy of the index).
+    #[arg(long, value_name = "N")]
+    pub max_concurrent: Option<usize>,
 
     /// Requests that may wait for an engine; more are answered 503.
     #[arg(long, value_name = "N", default_value_t = 64)]

@@ -25,6 +25,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use axum::serve::ListenerExt;
+use gsi_core::EngineKind;
 use gsi_graph::formats::{Format, ReadOptions};
 
 use crate::config::{engine_choice, parse_size, process_bound, seconds};
@@ -47,6 +48,10 @@ const LONGEST_TIMEOUT: Duration = Duration::from_secs(365 * 24 * 3600);
 
 /// How long queries still running at a stop may take to see their cancellation.
 const STOP_GRACE: Duration = Duration::from_secs(5);
+
+/// Queries answered at once by default where a GPU may answer: each GPU engine holds a copy
+/// of the index.
+const GPU_QUERIES_AT_ONCE: usize = 2;
 
 /// What one request may ask for.
 pub struct Limits {
@@ -73,12 +78,16 @@ pub fn run(args: ServeArgs) -> Result<Exit> {
         request_bytes: parse_size("--max-request", &args.max_request)?,
         response_bytes: parse_size("--max-response", &args.max_response)? as u64,
     };
-    if args.max_concurrent == 0 {
+    if args.max_concurrent == Some(0) {
         return Err(input_error(
             "--max-concurrent 0: expected at least one query at once".into(),
         ));
     }
     let choice = engine_choice(&args.engine, gsi_core::Tuning::default())?;
+    let max_concurrent = args.max_concurrent.unwrap_or(match choice.kind {
+        EngineKind::Cpu => std::thread::available_parallelism().map_or(2, usize::from),
+        EngineKind::Gpu | EngineKind::Auto => GPU_QUERIES_AT_ONCE,
+    });
     let show = Show {
         progress: progress::wanted(args.quiet),
         notes: !args.quiet,
@@ -98,7 +107,7 @@ pub fn run(args: ServeArgs) -> Result<Exit> {
     let server = Arc::new(Server {
         data,
         engines,
-        admission: Arc::new(Admission::new(args.max_concurrent, args.queue)),
+        admission: Arc::new(Admission::new(max_concurrent, args.queue)),
         metrics: Metrics::default(),
         limits,
     });
