@@ -84,14 +84,24 @@ pub struct TreeCountChoice {
     pub tree_work: f64,
     /// The join's: the walks' estimate where they ran, else [`Plan::estimated_rows`].
     pub join_work: f64,
+    /// Where the query's labels repeat, how many quotients the count adds up
+    /// ([`crate::quotients`]; `tree_work` is then their work together); 0 where they do not.
+    pub quotients: usize,
 }
 
 impl std::fmt::Display for TreeCountChoice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let tree = format!(
-            "dynamic programming over the tree ({:.3e} vertex and edge reads)",
-            self.tree_work
-        );
+        let tree = match self.quotients {
+            0 => format!(
+                "dynamic programming over the tree ({:.3e} vertex and edge reads)",
+                self.tree_work
+            ),
+            n => format!(
+                "inclusion-exclusion over {n} quotients, each one's homomorphisms counted \
+                 ({:.3e} reads and rows estimated)",
+                self.tree_work
+            ),
+        };
         let join = format!("a join ({:.3e} rows estimated)", self.join_work);
         let (chosen, other) = match self.chosen {
             true => (tree, join),

@@ -17,8 +17,9 @@ use crate::options::{
 use crate::plan::estimate::plan_on_host;
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
 use crate::plan::{Plan, Postpone, Strategy, TreeCountChoice};
+use crate::quotients;
 use crate::shares::ShareSpace;
-use crate::sink::{Images, MatchSink, OriginalIds};
+use crate::sink::{CountOnly, Images, MatchSink, OriginalIds};
 use crate::tree_count;
 
 /// Time spent in each phase of one query.
@@ -112,6 +113,9 @@ pub struct Planned {
     query: Box<Graph>,
     /// Whether its count is its tree's homomorphism count ([`tree_count`]): no join.
     by_tree: bool,
+    /// Where it is counted by inclusion–exclusion over its quotients ([`quotients`]): each
+    /// quotient's coefficient and its homomorphisms' plan.
+    by_quotients: Option<Vec<(i64, Planned)>>,
     /// The candidate sets readied for shares, when the query is joined in shares on one
     /// engine ([`ShareSpace`]).
     shares: Mutex<Option<ShareSpace>>,
@@ -215,10 +219,23 @@ pub(crate) fn plan_query(
             forced: options.tree_counts != TreeCounts::ByEstimate,
             tree_work,
             join_work,
+            quotients: 0,
         }
     });
+    let by_quotients = match counting
+        && options.limit.is_none()
+        && options.semantics == Semantics::Isomorphism
+        && options.pinned.is_empty()
+        && options.share.is_none()
+        && options.tree_counts != TreeCounts::Never
+        && !tree_countable
+    {
+        true => by_quotients(engine, query, data, options, &mut plan)?,
+        false => None,
+    };
     Ok(Planned {
-        by_tree: plan.choice.tree_count.is_some_and(|c| c.chosen),
+        by_tree: plan.choice.tree_count.is_some_and(|c| c.chosen) && by_quotients.is_none(),
+        by_quotients,
         candidates,
         plan,
         filter: filtered - started,
@@ -228,6 +245,47 @@ pub(crate) fn plan_query(
         query: Box::new(query.clone()),
         shares: Mutex::new(None),
     })
+}
+
+/// A tree-shaped query whose labels repeat, planned as its quotients' homomorphisms
+/// ([`quotients`]) where their estimated work is below the join's (or the options force it):
+/// each quotient with its coefficient, and the choice in `plan`'s.
+fn by_quotients(
+    engine: &mut dyn Engine,
+    query: &Graph,
+    data: &DataIndex,
+    options: &MatchOptions,
+    plan: &mut Plan,
+) -> Result<Option<Vec<(i64, Planned)>>> {
+    let Some(terms) = quotients::of_tree(query, data) else {
+        return Ok(None);
+    };
+    let homomorphism = MatchOptions {
+        semantics: Semantics::Homomorphism,
+        ..options.clone()
+    };
+    let planned = terms
+        .into_iter()
+        .map(|term| {
+            let planned = plan_query(engine, &term.graph, data, &homomorphism, true)?;
+            Ok((term.coefficient, planned))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let work = planned.iter().map(|(_, p)| p.work(data)).sum();
+    let join_work = plan.choice.estimated_work.unwrap_or(plan.estimated_rows);
+    let chosen = match options.tree_counts {
+        TreeCounts::Never => false,
+        TreeCounts::ByEstimate => work <= join_work,
+        TreeCounts::Always => true,
+    };
+    plan.choice.tree_count = Some(TreeCountChoice {
+        chosen,
+        forced: options.tree_counts != TreeCounts::ByEstimate,
+        tree_work: work,
+        join_work,
+        quotients: planned.len(),
+    });
+    Ok(chosen.then_some(planned))
 }
 
 /// The query's automorphisms the join breaks (`plan`'s order bounds): none unless matches are
@@ -347,6 +405,7 @@ impl Planned {
             fits: false,
             query: Box::new(query.clone()),
             by_tree: false,
+            by_quotients: None,
             shares: Mutex::new(None),
         }
     }
@@ -359,6 +418,20 @@ impl Planned {
     /// The rows the plan expects ([`Plan::expected_rows`]).
     pub(crate) fn expected_rows(&self) -> f64 {
         self.plan.expected_rows()
+    }
+
+    /// The estimated work of its count: the dynamic program's where it counts a tree, else
+    /// the join's (the walks' estimate where they ran, else the rows expected).
+    fn work(&self, data: &DataIndex) -> f64 {
+        match (self.fits, self.by_tree) {
+            (false, _) => 0.0,
+            (true, true) => tree_count::work(&self.query, data),
+            (true, false) => self
+                .plan
+                .choice
+                .estimated_work
+                .unwrap_or(self.plan.estimated_rows),
+        }
     }
 
     /// The report of a join that found nothing yet and took no time.
@@ -391,6 +464,15 @@ impl Planned {
             Candidates::Host(sets) => engine.adopt(sets)?,
             Candidates::Device(sets) => engine.adopt(&sets.download()?)?,
         };
+        let by_quotients = match &self.by_quotients {
+            Some(terms) => Some(
+                terms
+                    .iter()
+                    .map(|(coefficient, term)| Ok((*coefficient, term.adopted_by(engine)?)))
+                    .collect::<Result<Vec<_>>>()?,
+            ),
+            None => None,
+        };
         Ok(Planned {
             candidates,
             plan: self.plan.clone(),
@@ -400,6 +482,7 @@ impl Planned {
             fits: self.fits,
             query: self.query.clone(),
             by_tree: self.by_tree,
+            by_quotients,
             shares: Mutex::new(None),
         })
     }
@@ -415,6 +498,13 @@ impl Planned {
     ) -> Result<MatchReport> {
         if !self.fits {
             return Ok(self.report());
+        }
+        if let Some(terms) = &self.by_quotients {
+            // Not cut into shares: the first share counts it whole, the others nothing.
+            if share.is_some_and(|s| s.index() > 0) {
+                return Ok(self.report());
+            }
+            return self.join_quotients(terms, engine, data, options);
         }
         let started = Instant::now();
         let mut space = self.shares.lock().unwrap_or_else(PoisonError::into_inner);
@@ -438,6 +528,43 @@ impl Planned {
             space.restore(shared);
         }
         report
+    }
+
+    /// The count by inclusion–exclusion over the quotients `terms` ([`quotients`]): each
+    /// quotient's homomorphisms counted, times its coefficient. A term that does not finish
+    /// leaves no bound on the sum: the count is then 0, with the term's status.
+    fn join_quotients(
+        &self,
+        terms: &[(i64, Planned)],
+        engine: &mut dyn Engine,
+        data: &DataIndex,
+        options: &MatchOptions,
+    ) -> Result<MatchReport> {
+        let started = Instant::now();
+        let homomorphism = MatchOptions {
+            semantics: Semantics::Homomorphism,
+            ..options.clone()
+        };
+        let mut report = self.report();
+        let mut sum: i128 = 0;
+        for (coefficient, term) in terms {
+            let counted = term.join(engine, data, &homomorphism, None, &mut CountOnly)?;
+            report.engine = counted.engine;
+            if counted.status != Status::Complete {
+                report.status = counted.status;
+                report.times.join = started.elapsed();
+                return Ok(report);
+            }
+            sum = i128::try_from(counted.count)
+                .ok()
+                .and_then(|count| count.checked_mul(i128::from(*coefficient)))
+                .and_then(|part| sum.checked_add(part))
+                .ok_or(Error::CountBeyond128Bits)?;
+        }
+        report.count = u128::try_from(sum).expect("a number of matches is not negative");
+        report.times.join = started.elapsed();
+        report.paths.tree_counted = true;
+        Ok(report)
     }
 
     /// Joins the query over `shared`, a share's candidate sets, or over the whole sets; the

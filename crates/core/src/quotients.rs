@@ -1,0 +1,154 @@
+//! Counting a tree-shaped query whose labels repeat without enumerating it: its matches, the
+//! injective homomorphisms, by inclusion–exclusion over its quotients (Möbius inversion over
+//! the lattice of partitions of its vertices):
+//!
+//! inj(Q) = Σ over partitions π of μ(π) · hom(Q/π), with μ(π) = Π over blocks B of
+//! (−1)^(|B|−1) (|B|−1)!.
+//!
+//! Only partitions whose blocks one data vertex could match appear: each block of one label,
+//! no two of its vertices adjacent (a data graph has no self-loops, so hom(Q/π) is 0 for any
+//! other). Each quotient's homomorphisms are counted on their own: by dynamic programming
+//! where it is a tree ([`crate::tree_count`]), else by a join under homomorphism.
+
+use std::collections::BTreeSet;
+
+use gsi_graph::{Direction, Graph, GraphBuilder, VertexId};
+
+use crate::index::DataIndex;
+
+/// At most this many quotients are counted; a query with more is enumerated.
+pub const MAX_QUOTIENTS: usize = 64;
+
+/// One term of the sum: a quotient of the query and its coefficient μ(π).
+pub struct Quotient {
+    pub graph: Graph,
+    pub coefficient: i64,
+}
+
+/// The quotients of `query` (itself first, with coefficient 1) where it is a tree whose
+/// vertices' labels repeat, the data's and its vertices carry one label each, and there are
+/// at most [`MAX_QUOTIENTS`]; `None` otherwise.
+pub fn of_tree(query: &Graph, data: &DataIndex) -> Option<Vec<Quotient>> {
+    let n = query.vertex_count();
+    if n < 2
+        || query.edge_count() != n - 1
+        || query.has_label_sets()
+        || data.graph().has_label_sets()
+    {
+        return None;
+    }
+    let edges = edges_of(query);
+    let adjacent = |u: usize, w: usize| {
+        edges
+            .iter()
+            .any(|&(a, b, _)| (a, b) == (u, w) || (a, b) == (w, u))
+    };
+    let labels = query.vertex_labels();
+    let mut partitions = Vec::new();
+    let mut blocks: Vec<Vec<usize>> = Vec::new();
+    if !partitions_into(0, n, &mut blocks, &mut partitions, &|v, block: &[usize]| {
+        block
+            .iter()
+            .all(|&u| labels[u] == labels[v] && !adjacent(u, v))
+    }) {
+        return None;
+    }
+    if partitions.len() == 1 {
+        return None; // labels all differ, or repeat only on neighbours: one term
+    }
+    let mut quotients = Vec::with_capacity(partitions.len());
+    for partition in partitions {
+        quotients.push(quotient(query, &edges, &partition)?);
+    }
+    Some(quotients)
+}
+
+/// The query's edges, each once: (from, to, label), from < to where undirected.
+fn edges_of(query: &Graph) -> Vec<(usize, usize, gsi_graph::EdgeLabel)> {
+    let mut edges = Vec::with_capacity(query.edge_count());
+    for v in 0..query.vertex_count() {
+        let (neighbors, labels) = query.edges(v as VertexId, Direction::Out);
+        for (&w, &label) in neighbors.iter().zip(labels) {
+            let w = w as usize;
+            if query.is_directed() || v < w {
+                edges.push((v, w, label));
+            }
+        }
+    }
+    edges
+}
+
+/// Adds to `out` every partition of the vertices `v..n` added to `blocks` (each vertex into
+/// a block that `admits` it, or into a new one), in the order of restricted growth strings
+/// (the partition into singletons first); false once there would be more than
+/// [`MAX_QUOTIENTS`].
+fn partitions_into(
+    v: usize,
+    n: usize,
+    blocks: &mut Vec<Vec<usize>>,
+    out: &mut Vec<Vec<Vec<usize>>>,
+    admits: &dyn Fn(usize, &[usize]) -> bool,
+) -> bool {
+    if v == n {
+        out.push(blocks.clone());
+        return out.len() <= MAX_QUOTIENTS;
+    }
+    blocks.push(vec![v]);
+    let fits = partitions_into(v + 1, n, blocks, out, admits);
+    blocks.pop();
+    if !fits {
+        return false;
+    }
+    for b in 0..blocks.len() {
+        if admits(v, &blocks[b]) {
+            blocks[b].push(v);
+            let fits = partitions_into(v + 1, n, blocks, out, admits);
+            blocks[b].pop();
+            if !fits {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Q/π: a vertex per block, with its members' label, and the query's edges between blocks
+/// (edges that become one are kept once); μ(π) with it.
+fn quotient(
+    query: &Graph,
+    edges: &[(usize, usize, gsi_graph::EdgeLabel)],
+    partition: &[Vec<usize>],
+) -> Option<Quotient> {
+    let mut block_of = vec![0; query.vertex_count()];
+    for (b, block) in partition.iter().enumerate() {
+        for &v in block {
+            block_of[v] = b as VertexId;
+        }
+    }
+    let labels = partition
+        .iter()
+        .map(|block| query.vertex_labels()[block[0]])
+        .collect();
+    let mut builder = GraphBuilder::with_vertices(query.is_directed(), labels);
+    let mut kept = BTreeSet::new();
+    for &(a, b, label) in edges {
+        let (a, b) = (block_of[a], block_of[b]);
+        let key = match query.is_directed() {
+            true => (a, b, label),
+            false => (a.min(b), a.max(b), label),
+        };
+        if kept.insert(key) {
+            builder.add_edge(key.0, key.1, key.2).ok()?;
+        }
+    }
+    let coefficient = partition.iter().try_fold(1i64, |mu, block| {
+        let size = block.len() as i64;
+        let factorial: i64 = (1..size).product();
+        let sign = if size % 2 == 0 { -1 } else { 1 };
+        mu.checked_mul(sign * factorial)
+    })?;
+    Some(Quotient {
+        graph: builder.build().ok()?,
+        coefficient,
+    })
+}
