@@ -15,6 +15,7 @@ import random
 import re
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import threading
@@ -322,6 +323,10 @@ def test_kept_alive_connections_get_answers_without_delay(
                 assert response.status == 200
                 response.read()
                 times.append(time.perf_counter() - begun)
-            stalled = [t for t in times if t > 0.035]
-            assert len(stalled) <= 1, (query, sorted(times)[-10:])
+            # A stalled response takes 40 ms or more: not the usual one, and none past 35 ms
+            # (or, on a machine so busy that the usual one takes longer, past it by 30 ms).
+            usual = statistics.median(times)
+            assert usual < 0.035, (query, usual)
+            stalled = [t for t in times if t > max(0.035, usual + 0.030)]
+            assert len(stalled) <= 1, (query, usual, sorted(times)[-10:])
         connection.close()
