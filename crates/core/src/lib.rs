@@ -25,7 +25,7 @@ pub mod memory;
 pub mod options;
 pub mod pcsr;
 pub mod plan;
-mod quotients;
+pub mod quotients;
 pub mod saved;
 pub mod search;
 pub mod select;

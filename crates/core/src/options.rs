@@ -114,7 +114,8 @@ pub const REFINE_ROUNDS: usize = 4;
 /// 1 ms on one core for yeast's 8-vertex queries).
 pub const HEAVY_QUERY_WORK: f64 = 1e4;
 
-/// When a count takes the tree's dynamic program ([`crate::tree_count`]) rather than a join.
+/// When a count takes the tree's dynamic program ([`crate::tree_count`]), or, for a tree
+/// whose labels repeat, the sum over its quotients ([`crate::quotients`]), rather than a join.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TreeCounts {
     /// Never: the query is joined (for tests and measurements).

@@ -21,7 +21,9 @@ pub const MAX_QUOTIENTS: usize = 64;
 
 /// One term of the sum: a quotient of the query and its coefficient μ(π).
 pub struct Quotient {
+    /// Q/π.
     pub graph: Graph,
+    /// μ(π).
     pub coefficient: i64,
 }
 
