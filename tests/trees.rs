@@ -269,3 +269,48 @@ fn the_estimates_choose_between_the_tree_and_the_join() {
         .expect("a tree count was possible");
     assert!(choice.chosen && choice.forced, "{choice:?}");
 }
+
+/// A tree whose labels repeat, counted over its quotients with no time left: no partial sum
+/// is given for a count, as a part of the terms bounds nothing; the count is 0, timed out.
+/// With time, the same query is counted exactly.
+#[test]
+fn quotients_out_of_time_give_no_partial_sum() {
+    let data = clique(false, 12, 0);
+    // 0 - 1 - 2 - 3, every label 0: its ends are apart, so it has quotients.
+    let query = path(false, 4, 0);
+    let (q, d) = (query.graph(), data.graph());
+    let index = DataIndex::build(d.clone()).expect("index");
+    let options = MatchOptions {
+        tree_counts: TreeCounts::Always,
+        ..MatchOptions::default()
+    };
+    let counted = find_matches(
+        &mut gsi_core::cpu::CpuEngine::default(),
+        &q,
+        &index,
+        &options,
+        &mut CountOnly,
+    )
+    .expect("counted");
+    assert_eq!(counted.count, 12 * 11 * 10 * 9);
+    assert!(counted.paths.tree_counted, "counted over its quotients");
+    let late = MatchOptions {
+        deadline: Some(std::time::Instant::now()),
+        ..options
+    };
+    let stopped = find_matches(
+        &mut gsi_core::cpu::CpuEngine::default(),
+        &q,
+        &index,
+        &late,
+        &mut CountOnly,
+    )
+    .expect("stopped");
+    let choice = stopped.plan.choice.tree_count.expect("a tree's choice");
+    // Itself, {0, 2}, {1, 3}, {0, 3}, and {0, 2} with {1, 3}.
+    assert!(choice.chosen && choice.quotients == 5, "{choice:?}");
+    assert_eq!(
+        (stopped.count, stopped.status),
+        (0, gsi_core::Status::Timeout)
+    );
+}

@@ -154,3 +154,37 @@ fn quotient(
         coefficient,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use gsi_graph::GraphBuilder;
+
+    use super::of_tree;
+    use crate::index::DataIndex;
+
+    #[test]
+    fn a_stars_leaves_of_one_label_give_the_partitions_of_the_leaves() {
+        // A centre of label 1 with three leaves of label 0.
+        let mut builder = GraphBuilder::with_vertices(false, vec![1, 0, 0, 0]);
+        for leaf in 1..=3 {
+            builder.add_edge(0, leaf, 0).expect("an edge");
+        }
+        let star = builder.build().expect("a graph");
+        let data = DataIndex::build(star.clone()).expect("an index");
+        let quotients = of_tree(&star, &data).expect("quotients");
+        let mut terms: Vec<(usize, i64)> = quotients
+            .iter()
+            .map(|q| (q.graph.vertex_count(), q.coefficient))
+            .collect();
+        terms.sort_unstable();
+        // The partitions of three leaves: all apart (1), one pair together, three ways (−1
+        // each), all three together (2! = 2); the centre stays alone.
+        assert_eq!(terms, [(2, 2), (3, -1), (3, -1), (3, -1), (4, 1)]);
+        // A path of two labels that repeat only on neighbours has but one quotient.
+        let mut builder = GraphBuilder::with_vertices(false, vec![0, 0, 1]);
+        builder.add_edge(0, 1, 0).expect("an edge");
+        builder.add_edge(1, 2, 0).expect("an edge");
+        let path = builder.build().expect("a graph");
+        assert!(of_tree(&path, &data).is_none());
+    }
+}
