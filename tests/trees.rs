@@ -3,14 +3,28 @@
 //! (all labels distinct, or repeated: then by inclusion-exclusion over the query's quotients),
 //! with the path checked to be the one taken.
 
-use gsi_core::{find_matches, CountOnly, DataIndex, MatchOptions, Semantics, TreeCounts};
-use gsi_graph::VertexId;
+use gsi_core::{
+    find_matches, CountOnly, DataIndex, MatchOptions, MatchReport, Semantics, TreeCounts,
+};
+use gsi_graph::{Graph, VertexId};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, RngSeed};
 
 use crate::brute;
 use crate::oracle::{graph, Shape};
 use crate::util::{clique, path, Spec};
+
+/// The CPU engine's report of `query`'s matches in `index`, counted under `options`.
+fn cpu_count(query: &Graph, index: &DataIndex, options: &MatchOptions) -> MatchReport {
+    find_matches(
+        &mut gsi_core::cpu::CpuEngine::default(),
+        query,
+        index,
+        options,
+        &mut CountOnly,
+    )
+    .expect("counted")
+}
 
 /// A random tree of 2 to 6 vertices: vertex i hangs from a random earlier vertex by an edge
 /// of label 0 or 1 pointing either way; vertex labels drawn from `0..labels`, or a shuffle
@@ -81,8 +95,7 @@ proptest! {
         let index = DataIndex::build(d.clone()).expect("index");
         let expected = brute::count(&q, &d, homomorphism);
         let options = MatchOptions { semantics, tree_counts: TreeCounts::Always, ..MatchOptions::default() };
-        let counted = find_matches(&mut gsi_core::cpu::CpuEngine::default(), &q, &index, &options, &mut CountOnly)
-            .expect("counted");
+        let counted = cpu_count(&q, &index, &options);
         prop_assert_eq!(counted.count, expected);
         // The dynamic program answers every homomorphism count of a tree, and every
         // isomorphism count where the query's labels all differ (by draw or by chance).
@@ -110,8 +123,7 @@ proptest! {
             prop_assert!(!counted.paths.tree_counted);
         }
         let joined = MatchOptions { tree_counts: TreeCounts::Never, ..options };
-        let joined = find_matches(&mut gsi_core::cpu::CpuEngine::default(), &q, &index, &joined, &mut CountOnly)
-            .expect("joined");
+        let joined = cpu_count(&q, &index, &joined);
         prop_assert!(!joined.paths.tree_counted);
         prop_assert_eq!(joined.count, expected);
     }
@@ -150,10 +162,7 @@ proptest! {
         let expected = brute::count(&q, &d, false);
         for tree_counts in [TreeCounts::Always, TreeCounts::ByEstimate] {
             let options = MatchOptions { tree_counts, ..MatchOptions::default() };
-            let counted = find_matches(
-                &mut gsi_core::cpu::CpuEngine::default(), &q, &index, &options, &mut CountOnly,
-            )
-            .expect("counted");
+            let counted = cpu_count(&q, &index, &options);
             prop_assert_eq!(counted.count, expected, "{:?}", tree_counts);
         }
     }
@@ -189,14 +198,7 @@ fn a_star_and_a_path_are_counted_as_trees() {
             tree_counts: TreeCounts::Always,
             ..MatchOptions::default()
         };
-        let report = find_matches(
-            &mut gsi_core::cpu::CpuEngine::default(),
-            &q,
-            &index,
-            &options,
-            &mut CountOnly,
-        )
-        .expect("counted");
+        let report = cpu_count(&q, &index, &options);
         let expected = brute::count(&q, &d, semantics == Semantics::Homomorphism);
         assert!(expected > 0, "{semantics:?}: the case matches");
         assert_eq!(report.count, expected, "{semantics:?}");
@@ -219,14 +221,7 @@ fn the_estimates_choose_between_the_tree_and_the_join() {
             tree_counts,
             ..MatchOptions::default()
         };
-        find_matches(
-            &mut gsi_core::cpu::CpuEngine::default(),
-            &query.graph(),
-            &index,
-            &options,
-            &mut CountOnly,
-        )
-        .expect("counted")
+        cpu_count(&query.graph(), &index, &options)
     };
     let mut rare = path(false, 2000, 0);
     rare.labels[1000] = 1;
@@ -284,28 +279,14 @@ fn quotients_out_of_time_give_no_partial_sum() {
         tree_counts: TreeCounts::Always,
         ..MatchOptions::default()
     };
-    let counted = find_matches(
-        &mut gsi_core::cpu::CpuEngine::default(),
-        &q,
-        &index,
-        &options,
-        &mut CountOnly,
-    )
-    .expect("counted");
+    let counted = cpu_count(&q, &index, &options);
     assert_eq!(counted.count, 12 * 11 * 10 * 9);
     assert!(counted.paths.tree_counted, "counted over its quotients");
     let late = MatchOptions {
         deadline: Some(std::time::Instant::now()),
         ..options
     };
-    let stopped = find_matches(
-        &mut gsi_core::cpu::CpuEngine::default(),
-        &q,
-        &index,
-        &late,
-        &mut CountOnly,
-    )
-    .expect("stopped");
+    let stopped = cpu_count(&q, &index, &late);
     let choice = stopped.plan.choice.tree_count.expect("a tree's choice");
     // Itself, {0, 2}, {1, 3}, {0, 3}, and {0, 2} with {1, 3}.
     assert!(choice.chosen && choice.quotients == 5, "{choice:?}");

@@ -23,6 +23,7 @@ use self::leaves::postponable;
 use self::refine::CandidateEdges;
 use self::symmetry::Symmetry;
 use crate::index::DataIndex;
+use crate::options::TreeCounts;
 
 /// The whole join order.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,6 +88,24 @@ pub struct TreeCountChoice {
     /// Where the query's labels repeat, how many quotients the count adds up
     /// ([`crate::quotients`]; `tree_work` is then their work together); 0 where they do not.
     pub quotients: usize,
+}
+
+impl TreeCountChoice {
+    /// The choice `tree_counts` makes between a count of `tree_work` (over `quotients`
+    /// quotients, or none) and a join of `join_work`.
+    pub fn by(tree_counts: TreeCounts, tree_work: f64, join_work: f64, quotients: usize) -> Self {
+        TreeCountChoice {
+            chosen: match tree_counts {
+                TreeCounts::Never => false,
+                TreeCounts::ByEstimate => tree_work <= join_work,
+                TreeCounts::Always => true,
+            },
+            forced: tree_counts != TreeCounts::ByEstimate,
+            tree_work,
+            join_work,
+            quotients,
+        }
+    }
 }
 
 impl std::fmt::Display for TreeCountChoice {

@@ -209,18 +209,7 @@ pub(crate) fn plan_query(
         counting && options.limit.is_none() && tree_count::applies(query, data, options.semantics);
     plan.choice.tree_count = tree_countable.then(|| {
         let tree_work = tree_count::work(query, data);
-        let join_work = plan.choice.estimated_work.unwrap_or(plan.estimated_rows);
-        TreeCountChoice {
-            chosen: match options.tree_counts {
-                TreeCounts::Never => false,
-                TreeCounts::ByEstimate => tree_work <= join_work,
-                TreeCounts::Always => true,
-            },
-            forced: options.tree_counts != TreeCounts::ByEstimate,
-            tree_work,
-            join_work,
-            quotients: 0,
-        }
+        TreeCountChoice::by(options.tree_counts, tree_work, plan.expected_rows(), 0)
     });
     let by_quotients = match counting
         && options.limit.is_none()
@@ -260,10 +249,7 @@ fn by_quotients(
     let Some(terms) = quotients::of_tree(query, data) else {
         return Ok(None);
     };
-    let homomorphism = MatchOptions {
-        semantics: Semantics::Homomorphism,
-        ..options.clone()
-    };
+    let homomorphism = under_homomorphism(options);
     let planned = terms
         .into_iter()
         .map(|term| {
@@ -272,20 +258,22 @@ fn by_quotients(
         })
         .collect::<Result<Vec<_>>>()?;
     let work = planned.iter().map(|(_, p)| p.work(data)).sum();
-    let join_work = plan.choice.estimated_work.unwrap_or(plan.estimated_rows);
-    let chosen = match options.tree_counts {
-        TreeCounts::Never => false,
-        TreeCounts::ByEstimate => work <= join_work,
-        TreeCounts::Always => true,
-    };
-    plan.choice.tree_count = Some(TreeCountChoice {
-        chosen,
-        forced: options.tree_counts != TreeCounts::ByEstimate,
-        tree_work: work,
-        join_work,
-        quotients: planned.len(),
-    });
-    Ok(chosen.then_some(planned))
+    let choice = TreeCountChoice::by(
+        options.tree_counts,
+        work,
+        plan.expected_rows(),
+        planned.len(),
+    );
+    plan.choice.tree_count = Some(choice);
+    Ok(choice.chosen.then_some(planned))
+}
+
+/// `options` with homomorphism for semantics: how a quotient's terms are counted.
+fn under_homomorphism(options: &MatchOptions) -> MatchOptions {
+    MatchOptions {
+        semantics: Semantics::Homomorphism,
+        ..options.clone()
+    }
 }
 
 /// The query's automorphisms the join breaks (`plan`'s order bounds): none unless matches are
@@ -426,11 +414,7 @@ impl Planned {
         match (self.fits, self.by_tree) {
             (false, _) => 0.0,
             (true, true) => tree_count::work(&self.query, data),
-            (true, false) => self
-                .plan
-                .choice
-                .estimated_work
-                .unwrap_or(self.plan.estimated_rows),
+            (true, false) => self.expected_rows(),
         }
     }
 
@@ -541,10 +525,7 @@ impl Planned {
         options: &MatchOptions,
     ) -> Result<MatchReport> {
         let started = Instant::now();
-        let homomorphism = MatchOptions {
-            semantics: Semantics::Homomorphism,
-            ..options.clone()
-        };
+        let homomorphism = under_homomorphism(options);
         let mut report = self.report();
         let mut sum: i128 = 0;
         for (coefficient, term) in terms {
