@@ -4,7 +4,8 @@
 //! with the path checked to be the one taken.
 
 use gsi_core::{
-    find_matches, CountOnly, DataIndex, MatchOptions, MatchReport, Semantics, TreeCounts,
+    find_matches, find_matches_spread, CountOnly, DataIndex, MatchOptions, MatchReport, Semantics,
+    TreeCounts,
 };
 use gsi_graph::{Graph, VertexId};
 use proptest::prelude::*;
@@ -22,6 +23,24 @@ fn cpu_count(query: &Graph, index: &DataIndex, options: &MatchOptions) -> MatchR
         index,
         options,
         &mut CountOnly,
+    )
+    .expect("counted")
+}
+
+/// The report of `query`'s matches in `index` counted under `options`, spread at once over
+/// three CPU engines.
+fn spread_count(query: &Graph, index: &DataIndex, options: &MatchOptions) -> MatchReport {
+    let mut engines: Vec<Box<dyn gsi_core::Engine>> = (0..3)
+        .map(|_| Box::new(gsi_core::cpu::CpuEngine::default()) as Box<dyn gsi_core::Engine>)
+        .collect();
+    find_matches_spread(
+        &mut engines,
+        query,
+        index,
+        options,
+        &mut CountOnly,
+        None,
+        None,
     )
     .expect("counted")
 }
@@ -164,6 +183,8 @@ proptest! {
             let options = MatchOptions { tree_counts, ..MatchOptions::default() };
             let counted = cpu_count(&q, &index, &options);
             prop_assert_eq!(counted.count, expected, "{:?}", tree_counts);
+            let spread = spread_count(&q, &index, &options);
+            prop_assert_eq!(spread.count, expected, "{:?} over three engines", tree_counts);
         }
     }
 }
@@ -267,7 +288,7 @@ fn the_estimates_choose_between_the_tree_and_the_join() {
 
 /// A tree whose labels repeat, counted over its quotients with no time left: no partial sum
 /// is given for a count, as a part of the terms bounds nothing; the count is 0, timed out.
-/// With time, the same query is counted exactly.
+/// With time, the same query is counted exactly, on one engine and spread over three.
 #[test]
 fn quotients_out_of_time_give_no_partial_sum() {
     let data = clique(false, 12, 0);
@@ -282,6 +303,14 @@ fn quotients_out_of_time_give_no_partial_sum() {
     let counted = cpu_count(&q, &index, &options);
     assert_eq!(counted.count, 12 * 11 * 10 * 9);
     assert!(counted.paths.tree_counted, "counted over its quotients");
+    // Over three engines, the quotients share the 24 cuts by their estimates, at least one
+    // each: more shares than quotients, at most the 24 and one more each.
+    let spread = spread_count(&q, &index, &options);
+    assert_eq!(spread.count, 12 * 11 * 10 * 9);
+    assert!(spread.paths.tree_counted, "counted over its quotients");
+    let engines = spread.spread.expect("spread").engines;
+    let shares = engines.iter().map(|e| e.shares).sum::<u32>();
+    assert!(shares > 5 && shares <= 24 + 5, "{shares} shares");
     let late = MatchOptions {
         deadline: Some(std::time::Instant::now()),
         ..options

@@ -120,6 +120,11 @@ pub trait Engine: Send {
         Ok(None)
     }
 
+    /// Called once a query is answered and its candidate sets are dropped: hands back what
+    /// the engine kept only for that query's joins (the GPU engine: the device memory its
+    /// pool holds unused).
+    fn query_answered(&mut self) {}
+
     /// Candidate sets made elsewhere (by another engine's filter), where this engine's joins
     /// read them best: the GPU engine copies them to its device once, for many joins.
     ///

@@ -95,8 +95,10 @@ pub fn find_matches(
     options: &MatchOptions,
     sink: &mut dyn MatchSink,
 ) -> Result<MatchReport> {
-    let planned = plan_query(engine, query, data, options, !sink.wants_matches())?;
-    planned.join(engine, data, options, options.share, sink)
+    let report = plan_query(engine, query, data, options, !sink.wants_matches())
+        .and_then(|planned| planned.join(engine, data, options, options.share, sink));
+    engine.query_answered();
+    report
 }
 
 /// A query filtered and planned, ready to join whole or in shares.
@@ -266,6 +268,23 @@ fn by_quotients(
     );
     plan.choice.tree_count = Some(choice);
     Ok(choice.chosen.then_some(planned))
+}
+
+/// The count of a query from its quotients' homomorphism counts, each with its coefficient
+/// ([`quotients`]).
+///
+/// # Errors
+/// [`Error::CountBeyond128Bits`] when a term or a partial sum does not fit in 128 bits.
+pub(crate) fn quotient_sum(terms: impl IntoIterator<Item = (i64, u128)>) -> Result<u128> {
+    let mut sum: i128 = 0;
+    for (coefficient, count) in terms {
+        sum = i128::try_from(count)
+            .ok()
+            .and_then(|count| count.checked_mul(i128::from(coefficient)))
+            .and_then(|part| sum.checked_add(part))
+            .ok_or(Error::CountBeyond128Bits)?;
+    }
+    Ok(u128::try_from(sum).expect("a number of matches is not negative"))
 }
 
 /// `options` with homomorphism for semantics: how a quotient's terms are counted.
@@ -471,6 +490,27 @@ impl Planned {
         })
     }
 
+    /// What [`crate::spread`] deals out in shares: the query's own plan, under `options`, or
+    /// where it is counted over its quotients, each quotient's homomorphisms (under
+    /// homomorphism), with the coefficient its count takes in the sum.
+    pub(crate) fn parts(&self, options: &MatchOptions) -> Vec<(i64, &Planned, MatchOptions)> {
+        match &self.by_quotients {
+            Some(terms) if self.fits => {
+                let homomorphism = under_homomorphism(options);
+                terms
+                    .iter()
+                    .map(|(coefficient, term)| (*coefficient, term, homomorphism.clone()))
+                    .collect()
+            }
+            _ => vec![(1, self, options.clone())],
+        }
+    }
+
+    /// Whether the count is a sum over the query's quotients ([`Planned::parts`]).
+    pub(crate) fn by_quotients(&self) -> bool {
+        self.fits && self.by_quotients.is_some()
+    }
+
     /// Joins the whole query, or `share` of it, on `engine` (the one that filtered it).
     pub(crate) fn join(
         &self,
@@ -527,7 +567,7 @@ impl Planned {
         let started = Instant::now();
         let homomorphism = under_homomorphism(options);
         let mut report = self.report();
-        let mut sum: i128 = 0;
+        let mut counts = Vec::with_capacity(terms.len());
         for (coefficient, term) in terms {
             let counted = term.join(engine, data, &homomorphism, None, &mut CountOnly)?;
             report.engine = counted.engine;
@@ -536,13 +576,9 @@ impl Planned {
                 report.times.join = started.elapsed();
                 return Ok(report);
             }
-            sum = i128::try_from(counted.count)
-                .ok()
-                .and_then(|count| count.checked_mul(i128::from(*coefficient)))
-                .and_then(|part| sum.checked_add(part))
-                .ok_or(Error::CountBeyond128Bits)?;
+            counts.push((*coefficient, counted.count));
         }
-        report.count = u128::try_from(sum).expect("a number of matches is not negative");
+        report.count = quotient_sum(counts)?;
         report.times.join = started.elapsed();
         report.paths.tree_counted = true;
         Ok(report)

@@ -22,6 +22,8 @@ const DRIVER_FUNCTIONS: &[&str] = &[
     "cuCtxSetCurrent",
     "cuDeviceGetDefaultMemPool",
     "cuMemPoolSetAttribute",
+    "cuMemPoolGetAttribute",
+    "cuMemPoolTrimTo",
     "cuMemGetInfo_v2",
     "cuModuleLoadData",
     "cuModuleGetFunction",

@@ -163,6 +163,12 @@ impl Engine for GpuEngine {
         Ok(Candidates::Device(sets))
     }
 
+    fn query_answered(&mut self) {
+        if self.device.bind().is_ok() {
+            self.device.trim_pool();
+        }
+    }
+
     fn adopt(&mut self, sets: &CandidateSets) -> Result<Candidates> {
         Ok(Candidates::Device(DeviceCandidates::upload(
             sets,
