@@ -117,39 +117,50 @@ pub fn forest_homomorphisms(
     stop: &dyn Fn() -> bool,
 ) -> Option<u128> {
     let graph = data.graph();
-    let n = graph.vertex_count();
     let forest = spanning_forest(query);
-    // f[u]: per data vertex, u's subtree's homomorphisms there; children first.
+    // f[u]: u's subtree's homomorphisms at each vertex of C(u), in the list's order; children
+    // first. Only the candidates are kept and walked: a pass over every data vertex for each
+    // query edge cost more than the sums themselves on a graph of millions.
     let mut f: Vec<Option<Vec<u128>>> = (0..query.vertex_count()).map(|_| None).collect();
-    let start = |u: usize| -> Vec<u128> {
-        let mut values = vec![0u128; n];
-        for &v in sets.list(u) {
-            values[v as usize] = 1;
-        }
-        values
-    };
+    let start = |u: usize| vec![1u128; sets.list(u).len()];
+    // The child's values by data vertex while its parent sums them: written at C(child),
+    // cleared after.
+    let mut by_vertex = vec![0u128; graph.vertex_count()];
     for e in forest.edges.iter().rev() {
         if stop() {
             return None;
         }
         let child = f[e.child].take().unwrap_or_else(|| start(e.child));
+        let child_list = sets.list(e.child);
+        for (&w, &value) in child_list.iter().zip(&child) {
+            by_vertex[w as usize] = value;
+        }
         let parent = f[e.parent].get_or_insert_with(|| start(e.parent));
-        parent.par_iter_mut().enumerate().for_each(|(v, value)| {
-            if *value != 0 {
-                let sum = graph
-                    .neighbors(v as VertexId, e.label, e.direction)
-                    .iter()
-                    .fold(0u128, |s, &w| s.saturating_add(child[w as usize]));
-                *value = value.saturating_mul(sum);
-            }
-        });
+        let by_vertex_now = &by_vertex;
+        parent
+            .par_iter_mut()
+            .zip(sets.list(e.parent).par_iter())
+            .for_each(|(value, &v)| {
+                if *value != 0 {
+                    let sum = graph
+                        .neighbors(v, e.label, e.direction)
+                        .iter()
+                        .fold(0u128, |s, &w| s.saturating_add(by_vertex_now[w as usize]));
+                    *value = value.saturating_mul(sum);
+                }
+            });
+        for &w in child_list {
+            by_vertex[w as usize] = 0;
+        }
     }
     Some(forest.roots.iter().fold(1u128, |product, &root| {
-        let values = f[root].take().unwrap_or_else(|| start(root));
-        let sum = values
-            .par_iter()
-            .fold(|| 0u128, |s, &x| s.saturating_add(x))
-            .reduce(|| 0, u128::saturating_add);
+        let sum = match f[root].take() {
+            Some(values) => values
+                .par_iter()
+                .fold(|| 0u128, |s, &x| s.saturating_add(x))
+                .reduce(|| 0, u128::saturating_add),
+            None => sets.list(root).len() as u128,
+        };
         product.saturating_mul(sum)
     }))
 }
