@@ -70,6 +70,11 @@ pub struct PlanChoice {
     /// That estimate step by step (empty when no walks ran): what cutting the work into
     /// shares weighs ([`crate::options::Share`]).
     pub estimated_steps: Vec<f64>,
+    /// The elements of the lists a count reads, as the walks estimated them (`None` when no
+    /// walks ran): each row reads its step's list, and at the leaf suffix each leaf's, however
+    /// few of their vertices are candidates (with 100 vertex labels, one in a hundred; on a
+    /// hub, lists of a million).
+    pub estimated_reads: Option<f64>,
     /// For a count the tree's dynamic program could answer: which method counts it, and why.
     pub tree_count: Option<TreeCountChoice>,
 }
@@ -83,7 +88,7 @@ pub struct TreeCountChoice {
     pub forced: bool,
     /// The program's work ([`crate::tree_count::work`]).
     pub tree_work: f64,
-    /// The join's: the walks' estimate where they ran, else [`Plan::estimated_rows`].
+    /// The join's ([`Plan::count_work`]).
     pub join_work: f64,
     /// Where the query's labels repeat, how many quotients the count adds up
     /// ([`crate::quotients`]; `tree_work` is then their work together); 0 where they do not.
@@ -121,7 +126,10 @@ impl std::fmt::Display for TreeCountChoice {
                 self.tree_work
             ),
         };
-        let join = format!("a join ({:.3e} rows estimated)", self.join_work);
+        let join = format!(
+            "a join ({:.3e} rows and list reads estimated)",
+            self.join_work
+        );
         let (chosen, other) = match self.chosen {
             true => (tree, join),
             false => (join, tree),
@@ -269,6 +277,12 @@ impl Plan {
     /// when they ran, else [`Plan::estimated_rows`].
     pub fn expected_rows(&self) -> f64 {
         self.choice.estimated_work.unwrap_or(self.estimated_rows)
+    }
+
+    /// A count's work by this plan, in the units of [`crate::tree_count::work`]: the rows
+    /// expected, and the elements of the lists they read where the walks estimated them.
+    pub fn count_work(&self) -> f64 {
+        self.expected_rows() + self.choice.estimated_reads.unwrap_or(0.0)
     }
 
     /// Orders the query vertices by Algorithm 2.

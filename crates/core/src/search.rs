@@ -210,8 +210,8 @@ pub(crate) fn plan_query(
     let tree_countable =
         counting && options.limit.is_none() && tree_count::applies(query, data, options.semantics);
     plan.choice.tree_count = tree_countable.then(|| {
-        let tree_work = tree_count::work(query, data);
-        TreeCountChoice::by(options.tree_counts, tree_work, plan.expected_rows(), 0)
+        let tree_work = tree_count::work(query, &candidates.sizes(), data);
+        TreeCountChoice::by(options.tree_counts, tree_work, plan.count_work(), 0)
     });
     let by_quotients = match counting
         && options.limit.is_none()
@@ -260,12 +260,7 @@ fn by_quotients(
         })
         .collect::<Result<Vec<_>>>()?;
     let work = planned.iter().map(|(_, p)| p.work(data)).sum();
-    let choice = TreeCountChoice::by(
-        options.tree_counts,
-        work,
-        plan.expected_rows(),
-        planned.len(),
-    );
+    let choice = TreeCountChoice::by(options.tree_counts, work, plan.count_work(), planned.len());
     plan.choice.tree_count = Some(choice);
     Ok(choice.chosen.then_some(planned))
 }
@@ -428,12 +423,12 @@ impl Planned {
     }
 
     /// The estimated work of its count: the dynamic program's where it counts a tree, else
-    /// the join's (the walks' estimate where they ran, else the rows expected).
-    fn work(&self, data: &DataIndex) -> f64 {
+    /// the join's ([`Plan::count_work`]).
+    pub(crate) fn work(&self, data: &DataIndex) -> f64 {
         match (self.fits, self.by_tree) {
             (false, _) => 0.0,
-            (true, true) => tree_count::work(&self.query, data),
-            (true, false) => self.expected_rows(),
+            (true, true) => tree_count::work(&self.query, &self.candidates.sizes(), data),
+            (true, false) => self.plan.count_work(),
         }
     }
 

@@ -63,8 +63,8 @@ const STOP_POLL: Duration = Duration::from_micros(200);
 /// How often the other engines, planned, look whether to take shares or stop.
 const WAIT_POLL: Duration = Duration::from_micros(50);
 
-/// How a spread query is dealt, given the plan's estimate of each of its parts' work
-/// ([`Planned::parts`]): the parts heaviest first, each as its shares in turn, `(part,
+/// How a spread query is dealt, given the estimate of each of its parts' work
+/// ([`Planned::parts`], [`Planned::work`]): the parts heaviest first, each as its shares in turn, `(part,
 /// share)`, the share `None` for a part taken whole. A lone part is cut into `count` shares;
 /// a query's quotients share the `count` among them by their estimates, at least one each, so
 /// that the light ones are not cut: each share repeats its quotient's set-up, and with every
@@ -165,7 +165,7 @@ fn spread(
             ready: started.elapsed(),
             ..EngineShares::default()
         };
-        let weights: Vec<f64> = parts.iter().map(|(_, p, _)| p.expected_rows()).collect();
+        let weights: Vec<f64> = parts.iter().map(|(_, p, _)| p.work(data)).collect();
         let units = deal(&weights, count);
         let mut reports: Vec<PartShare> = Vec::new();
         loop {

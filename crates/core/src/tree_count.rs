@@ -37,12 +37,26 @@ pub(crate) fn applies(query: &Graph, data: &DataIndex, semantics: Semantics) -> 
     }
 }
 
-/// The dynamic program's work, in the units of the planner's estimate of rows: a pass over
-/// the data's vertices and neighbour lists per query edge.
-pub fn work(query: &Graph, data: &DataIndex) -> f64 {
+/// The dynamic program's work over candidate sets of `sizes`, in the units of the planner's
+/// estimate of rows: every candidate set read once (from the device, where the filter left
+/// them there), then for each edge of the query's spanning forest, the child's candidates
+/// written once and the neighbour lists of the parent's read (|C(parent)| times the mean
+/// length of a list of the edge's label).
+pub fn work(query: &Graph, sizes: &[usize], data: &DataIndex) -> f64 {
     let graph = data.graph();
-    let edges = query.vertex_count().saturating_sub(1) as f64;
-    edges * (graph.vertex_count() + graph.edge_count()) as f64
+    // An undirected edge is in two lists; a directed one in one of each direction.
+    let lists_per_edge = if graph.is_directed() { 1.0 } else { 2.0 };
+    let vertices = graph.vertex_count().max(1) as f64;
+    let sets: f64 = sizes.iter().map(|&n| n as f64).sum();
+    let edges: f64 = spanning_forest(query)
+        .edges
+        .iter()
+        .map(|e| {
+            let mean_list = lists_per_edge * data.edge_label_count(e.label) as f64 / vertices;
+            sizes[e.child] as f64 + sizes[e.parent] as f64 * mean_list
+        })
+        .sum();
+    sets + edges
 }
 
 /// Whether every vertex of `query` is reached from vertex 0, edges read both ways.

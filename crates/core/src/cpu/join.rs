@@ -207,6 +207,10 @@ impl RowExtender for CpuJoin<'_> {
     fn extend_row(&self, step: usize, row: &[VertexId], buf: &mut Vec<VertexId>) -> usize {
         self.row_extensions(step, row, buf, None)
     }
+
+    fn list_read(&self, step: usize, row: &[VertexId]) -> usize {
+        self.source(&self.plan.steps[step], row).len()
+    }
 }
 
 /// Buffer offsets of a run of rows: an exclusive prefix sum of their bounds.

@@ -33,6 +33,11 @@ pub trait RowExtender {
     /// The extensions of `row`, a partial match of the plan's columns before `step`, at
     /// `step`: written to the front of `buf` (grown as needed); returns how many.
     fn extend_row(&self, step: usize, row: &[VertexId], buf: &mut Vec<VertexId>) -> usize;
+
+    /// The length of the list `step` reads for `row` to find its extensions (the first
+    /// edge's, within the step's order bounds): what a count at the leaf suffix reads per row,
+    /// however few of its vertices are candidates.
+    fn list_read(&self, step: usize, row: &[VertexId]) -> usize;
 }
 
 /// The join whose extensions the walks sample: it makes the [`RowExtender`] of each plan
@@ -250,6 +255,10 @@ impl Sampler<'_> {
         let mut random = SplitMix(0x5eed);
         let injective = self.options.semantics.injective();
         let mut steps = vec![0.0; width];
+        let mut reads = 0.0;
+        // The leaves' draws come from a stream of their own: the walks down the prefix, and
+        // so the plan chosen, stay as they were.
+        let mut leaf_random = SplitMix(0x1eaf);
         let mut walked = 0;
         for _ in 0..walks {
             // A query out of time is not worth estimating further: its join stops at once.
@@ -264,6 +273,7 @@ impl Sampler<'_> {
                     // A step without links extends by its candidates (within its order
                     // bounds): drawn from C(u) in place, which may hold millions.
                     let list = st.narrow(&row, self.sets.list(st.vertex));
+                    reads += weight * list.len() as f64;
                     let taken = |v: &VertexId| injective && row.contains(v);
                     let n = list.len()
                         - row
@@ -281,6 +291,7 @@ impl Sampler<'_> {
                     }
                     n
                 } else {
+                    reads += weight * join.list_read(step, &row) as f64;
                     let n = join.extend_row(step, &row, &mut buf);
                     if n > 0 {
                         buf.swap(0, (random.next() % n as u64) as usize);
@@ -298,6 +309,17 @@ impl Sampler<'_> {
                 for suffix in &mut steps[from..] {
                     *suffix += weight;
                 }
+                // Each leaf's list, as the count reads it for this row (the walk goes on
+                // down the suffix for the leaves' own order bounds).
+                for step in from..width {
+                    reads += weight * join.list_read(step, &row) as f64;
+                    let n = join.extend_row(step, &row, &mut buf);
+                    if n == 0 {
+                        break;
+                    }
+                    buf.swap(0, (leaf_random.next() % n as u64) as usize);
+                    row.push(buf[0]);
+                }
             }
         }
         let walked = walked.max(1) as f64;
@@ -305,6 +327,7 @@ impl Sampler<'_> {
         Work {
             total: steps.iter().sum(),
             steps,
+            reads: reads / walked,
         }
     }
 }
@@ -314,6 +337,9 @@ impl Sampler<'_> {
 struct Work {
     total: f64,
     steps: Vec<f64>,
+    /// The elements of the lists a count reads: each step's rows' lists, and each leaf's at
+    /// the leaf suffix.
+    reads: f64,
 }
 
 impl Work {
@@ -321,6 +347,7 @@ impl Work {
     fn record(&self, plan: &mut Plan) {
         plan.choice.estimated_work = Some(self.total);
         plan.choice.estimated_steps = self.steps.clone();
+        plan.choice.estimated_reads = Some(self.reads);
     }
 }
 
@@ -374,6 +401,18 @@ mod tests {
     }
 
     impl RowExtender for Defined<'_> {
+        fn list_read(&self, step: usize, row: &[VertexId]) -> usize {
+            let st = &self.plan.steps[step];
+            match st.first {
+                Some(e) => self
+                    .data
+                    .graph()
+                    .neighbors(row[e.column], e.label, e.direction)
+                    .len(),
+                None => self.sets.list(st.vertex).len(),
+            }
+        }
+
         fn extend_row(&self, step: usize, row: &[VertexId], buf: &mut Vec<VertexId>) -> usize {
             let st = &self.plan.steps[step];
             let graph = self.data.graph();
