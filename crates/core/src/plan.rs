@@ -90,6 +90,8 @@ pub struct TreeCountChoice {
     pub tree_work: f64,
     /// The join's ([`Plan::count_work`]).
     pub join_work: f64,
+    /// Whether `join_work` counts the lists the join reads (the walks ran), or its rows alone.
+    pub join_reads: bool,
     /// Where the query's labels repeat, how many quotients the count adds up
     /// ([`crate::quotients`]; `tree_work` is then their work together); 0 where they do not.
     pub quotients: usize,
@@ -97,8 +99,9 @@ pub struct TreeCountChoice {
 
 impl TreeCountChoice {
     /// The choice `tree_counts` makes between a count of `tree_work` (over `quotients`
-    /// quotients, or none) and a join of `join_work`.
-    pub fn by(tree_counts: TreeCounts, tree_work: f64, join_work: f64, quotients: usize) -> Self {
+    /// quotients, or none) and the join of `plan`.
+    pub fn by(tree_counts: TreeCounts, tree_work: f64, plan: &Plan, quotients: usize) -> Self {
+        let join_work = plan.count_work();
         TreeCountChoice {
             chosen: match tree_counts {
                 TreeCounts::Never => false,
@@ -108,6 +111,7 @@ impl TreeCountChoice {
             forced: tree_counts != TreeCounts::ByEstimate,
             tree_work,
             join_work,
+            join_reads: plan.choice.estimated_reads.is_some(),
             quotients,
         }
     }
@@ -117,7 +121,7 @@ impl std::fmt::Display for TreeCountChoice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let tree = match self.quotients {
             0 => format!(
-                "dynamic programming over the tree ({:.3e} vertex and edge reads)",
+                "dynamic programming over the tree ({:.3e} candidate and list reads estimated)",
                 self.tree_work
             ),
             n => format!(
@@ -126,10 +130,13 @@ impl std::fmt::Display for TreeCountChoice {
                 self.tree_work
             ),
         };
-        let join = format!(
-            "a join ({:.3e} rows and list reads estimated)",
-            self.join_work
-        );
+        let join = match self.join_reads {
+            true => format!(
+                "a join ({:.3e} rows and list reads estimated)",
+                self.join_work
+            ),
+            false => format!("a join ({:.3e} rows estimated)", self.join_work),
+        };
         let (chosen, other) = match self.chosen {
             true => (tree, join),
             false => (join, tree),

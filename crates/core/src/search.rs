@@ -211,7 +211,7 @@ pub(crate) fn plan_query(
         counting && options.limit.is_none() && tree_count::applies(query, data, options.semantics);
     plan.choice.tree_count = tree_countable.then(|| {
         let tree_work = tree_count::work(query, &candidates.sizes(), data);
-        TreeCountChoice::by(options.tree_counts, tree_work, plan.count_work(), 0)
+        TreeCountChoice::by(options.tree_counts, tree_work, &plan, 0)
     });
     let by_quotients = match counting
         && options.limit.is_none()
@@ -260,7 +260,7 @@ fn by_quotients(
         })
         .collect::<Result<Vec<_>>>()?;
     let work = planned.iter().map(|(_, p)| p.work(data)).sum();
-    let choice = TreeCountChoice::by(options.tree_counts, work, plan.count_work(), planned.len());
+    let choice = TreeCountChoice::by(options.tree_counts, work, plan, planned.len());
     plan.choice.tree_count = Some(choice);
     Ok(choice.chosen.then_some(planned))
 }
