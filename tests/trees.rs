@@ -227,6 +227,13 @@ fn a_star_and_a_path_are_counted_as_trees() {
             report.paths.tree_counted,
             "{semantics:?}: counted as a tree"
         );
+        // Spread over three engines, each share counted by the program.
+        let spread = spread_count(&q, &index, &options);
+        assert_eq!(spread.count, expected, "{semantics:?} spread");
+        assert!(
+            spread.paths.tree_counted,
+            "{semantics:?}: spread, counted as a tree"
+        );
     }
 }
 
@@ -317,6 +324,12 @@ fn quotients_out_of_time_give_no_partial_sum() {
         deadline: Some(std::time::Instant::now()),
         ..options
     };
+    let spread = spread_count(&q, &index, &late);
+    assert_eq!(
+        (spread.count, spread.status),
+        (0, gsi_core::Status::Timeout),
+        "spread over three engines"
+    );
     let stopped = cpu_count(&q, &index, &late);
     let choice = stopped.plan.choice.tree_count.expect("a tree's choice");
     // Itself, {0, 2}, {1, 3}, {0, 3}, and {0, 2} with {1, 3}.

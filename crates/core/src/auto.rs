@@ -69,6 +69,10 @@ impl Engine for AutoEngine {
         }
     }
 
+    fn query_answered(&mut self) {
+        self.gpu.query_answered();
+    }
+
     fn adopt(&mut self, sets: &CandidateSets) -> Result<Candidates> {
         match self.gpu_unusable {
             true => self.cpu.adopt(sets),

@@ -423,7 +423,8 @@ impl Planned {
     }
 
     /// The estimated work of its count: the dynamic program's where it counts a tree, else
-    /// the join's ([`Plan::count_work`]).
+    /// the join's ([`Plan::count_work`]; for a query counted over its quotients, the join's
+    /// it was weighed against, as the quotients are dealt one by one).
     pub(crate) fn work(&self, data: &DataIndex) -> f64 {
         match (self.fits, self.by_tree) {
             (false, _) => 0.0,

@@ -7,7 +7,7 @@
 //! are disjoint and together the whole.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use gsi_graph::Graph;
@@ -48,6 +48,7 @@ enum FirstEngine {
 
 /// The coefficient of each part of a spread query ([`Planned::parts`]), and whether they are
 /// its quotients.
+#[derive(Clone)]
 struct Parts {
     coefficients: Vec<i64>,
     quotients: bool,
@@ -55,6 +56,9 @@ struct Parts {
 
 /// One share of one part of a query, as an engine answered it.
 type PartShare = (usize, MatchReport);
+
+/// A unit of the deal ([`deal`]): a part of the query, and its share (`None`: whole).
+type Unit = (usize, Option<Share>);
 
 /// How often the first engine, done, looks for a stop while the others finish: short, since a
 /// light query answered whole waits this long for the others to be called off.
@@ -70,19 +74,21 @@ const WAIT_POLL: Duration = Duration::from_micros(50);
 /// that the light ones are not cut: each share repeats its quotient's set-up, and with every
 /// quotient cut into `count` shares, gw12's dense_12_2 (6 quotients) took 558–910 ms on two
 /// H100s against 400–426 ms whole on one (2026-11-26).
-fn deal(weights: &[f64], count: u32) -> Vec<(usize, Option<Share>)> {
+fn deal(weights: &[f64], count: u32) -> Vec<Unit> {
     let total: f64 = weights.iter().sum();
     let mut order: Vec<usize> = (0..weights.len()).collect();
     order.sort_by(|&a, &b| weights[b].total_cmp(&weights[a]));
     let mut units = Vec::new();
     for at in order {
+        let share = weights[at] / total;
         let cut = if weights.len() == 1 {
             count
-        } else if total > 0.0 {
-            (f64::from(count) * weights[at] / total)
+        } else if share.is_finite() {
+            (f64::from(count) * share)
                 .round()
                 .clamp(1.0, f64::from(count)) as u32
         } else {
+            // No estimate, or one beyond measure: each part whole.
             1
         };
         if cut == 1 {
@@ -155,19 +161,26 @@ fn spread(
     let started = Instant::now();
     // Each engine takes the next share of the query's first part with shares left until
     // none is left. Every engine's plan has the same parts, as it has the same steps.
+    // The first engine's deal of the query's parts, published before the others take
+    // shares: each engine then takes the next unit of it until none is left.
+    let dealt: OnceLock<(Parts, Vec<Unit>)> = OnceLock::new();
     let take = |engine: &mut dyn Engine, planned: &Planned, options: &MatchOptions| {
         let parts = planned.parts(options);
-        let planning: Vec<Duration> = parts
-            .iter()
-            .map(|(_, part, _)| part.report().times.plan)
-            .collect();
         let mut mine = EngineShares {
             ready: started.elapsed(),
             ..EngineShares::default()
         };
-        let weights: Vec<f64> = parts.iter().map(|(_, p, _)| p.work(data)).collect();
-        let units = deal(&weights, count);
         let mut reports: Vec<PartShare> = Vec::new();
+        let (first_parts, units) = dealt.get().expect("dealt before any engine takes shares");
+        // An engine whose plan chose otherwise between a join and the quotients (its walks
+        // cut short by the deadline) would count other parts: it takes no share.
+        if parts.len() != first_parts.coefficients.len() {
+            return Ok((reports, mine));
+        }
+        let planning: Vec<Duration> = parts
+            .iter()
+            .map(|(_, part, _)| part.report().times.plan)
+            .collect();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(&(at, share)) = units.get(i as usize) else {
@@ -242,13 +255,22 @@ fn spread(
                     return Ok(FirstEngine::Whole(whole));
                 }
             }
-            go.store(true, Ordering::Relaxed);
-            let parts = Parts {
-                coefficients: planned.parts(options).iter().map(|p| p.0).collect(),
+            let parts = planned.parts(options);
+            let weights: Vec<f64> = parts.iter().map(|(_, p, _)| p.work(data)).collect();
+            let published = Parts {
+                coefficients: parts.iter().map(|p| p.0).collect(),
                 quotients: planned.by_quotients(),
             };
+            let _ = dealt.set((published, deal(&weights, count)));
+            go.store(true, Ordering::Relaxed);
             let (reports, mine) = take(first.as_mut(), planned, options)?;
-            Ok(FirstEngine::Shares(planned.report(), parts, reports, mine))
+            let (parts, _) = dealt.get().expect("dealt above");
+            Ok(FirstEngine::Shares(
+                planned.report(),
+                parts.clone(),
+                reports,
+                mine,
+            ))
         })();
         if !matches!(outcome, Ok(FirstEngine::Shares(..))) {
             called_off.store(true, Ordering::Relaxed);
@@ -286,17 +308,27 @@ fn spread(
             Status::Interrupted => 2,
         })
         .unwrap_or(Status::Complete);
+    // Shares the other engines left when the query's own stop called them off say why it
+    // stopped (out of time, or interrupted), not that they were called off.
+    if let (Some(reason), false) = (options.stop(), whole.status == Status::Complete) {
+        whole.status = reason;
+    }
     let mut counts = vec![0u128; parts.coefficients.len()];
     for (at, report) in &reports {
-        counts[*at] = counts[*at]
+        let sum = counts
+            .get_mut(*at)
+            .expect("a part of the first engine's deal");
+        *sum = sum
             .checked_add(report.count)
             .ok_or(Error::CountBeyond128Bits)?;
     }
+    // Counted by the tree's program, whole or over its quotients, in every share.
+    whole.paths.tree_counted = parts.quotients
+        || (!reports.is_empty() && reports.iter().all(|(_, r)| r.paths.tree_counted));
     whole.count = if !parts.quotients {
         counts[0]
     } else if whole.status == Status::Complete {
         // A quotient not counted whole leaves no bound on the sum: then 0.
-        whole.paths.tree_counted = true;
         quotient_sum(parts.coefficients.into_iter().zip(counts))?
     } else {
         0
@@ -345,7 +377,13 @@ mod tests {
         expected.extend((0..4).map(|i| (0, i, 4)));
         expected.push((1, 0, 1));
         assert_eq!(units, expected);
-        // Without estimates, every quotient whole.
+        // Without estimates, or with one beyond measure, every quotient whole.
         assert_eq!(dealt(&[0.0, 0.0], 8), vec![(0, 0, 1), (1, 0, 1)]);
+        let units = dealt(&[f64::INFINITY, 1.0], 8);
+        assert_eq!(units.len(), 2, "{units:?}");
+        assert!(
+            units.contains(&(0, 0, 1)) && units.contains(&(1, 0, 1)),
+            "{units:?}"
+        );
     }
 }

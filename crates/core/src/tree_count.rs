@@ -1,9 +1,10 @@
 //! Counting a tree-shaped query without enumerating it: homomorphisms by dynamic programming
 //! over the data graph (Díaz, Serna and Thilikos' counting over a tree decomposition, whose
 //! bags are a tree's edges). Rooted at query vertex 0, each query vertex u gets, for every
-//! data vertex v, the number of homomorphisms of u's subtree that map u to v:
-//! f_u(v) = [v ∈ C(u)] · Π over u's children c of Σ over w ∈ N(v, l(u, c)) of f_c(w).
-//! The count is Σ_v f_root(v), in one pass over the neighbour lists per query edge.
+//! candidate v of C(u), the number of homomorphisms of u's subtree that map u to v:
+//! f_u(v) = Π over u's children c of Σ over w ∈ N(v, l(u, c)) ∩ C(c) of f_c(w).
+//! The count is Σ_v f_root(v), reading for each query edge the neighbour lists of the
+//! parent's candidates.
 //!
 //! Under isomorphism a homomorphism is a match exactly when it is injective; when no two
 //! query vertices can map to one data vertex (their labels differ and no data vertex carries

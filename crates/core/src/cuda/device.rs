@@ -373,6 +373,10 @@ impl Device {
     /// Hands what the pool keeps beyond [`POOL_KEEPS_BYTES`] back to the driver, once a
     /// query is answered: an idle engine does not hold the memory of its last join.
     pub(crate) fn trim_pool(&self) {
+        // The query's last buffers are freed on the stream: done only once it has run.
+        if self.stream.synchronize().is_err() {
+            return;
+        }
         if let Some(pool) = default_pool(&self.ctx) {
             // SAFETY: `pool` is the device's default pool; trimming frees no buffer in use.
             let _ = unsafe { sys::cuMemPoolTrimTo(pool, POOL_KEEPS_BYTES as usize) };
