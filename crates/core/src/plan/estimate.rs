@@ -259,6 +259,9 @@ impl Sampler<'_> {
         // The leaves' draws come from a stream of their own: the walks down the prefix, and
         // so the plan chosen, stay as they were.
         let mut leaf_random = SplitMix(0x1eaf);
+        let leaves_bound_leaves = plan.steps[from..]
+            .iter()
+            .any(|st| st.order_bounds.iter().any(|b| b.column >= from));
         let mut walked = 0;
         for _ in 0..walks {
             // A query out of time is not worth estimating further: its join stops at once.
@@ -309,10 +312,14 @@ impl Sampler<'_> {
                 for suffix in &mut steps[from..] {
                     *suffix += weight;
                 }
-                // Each leaf's list, as the count reads it for this row (the walk goes on
-                // down the suffix for the leaves' own order bounds).
+                // Each leaf's list, as the count reads it for this row: found from the
+                // prefix alone, unless a leaf's order bound names an earlier leaf (then the
+                // walk goes on down the suffix).
                 for step in from..width {
                     reads += weight * join.list_read(step, &row) as f64;
+                    if !leaves_bound_leaves {
+                        continue;
+                    }
                     let n = join.extend_row(step, &row, &mut buf);
                     if n == 0 {
                         break;
