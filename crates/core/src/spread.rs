@@ -68,8 +68,8 @@ const STOP_POLL: Duration = Duration::from_micros(200);
 const WAIT_POLL: Duration = Duration::from_micros(50);
 
 /// How a spread query is dealt, given the estimate of each of its parts' work
-/// ([`Planned::parts`], [`Planned::work`]): the parts heaviest first, each as its shares in turn, `(part,
-/// share)`, the share `None` for a part taken whole. A lone part is cut into `count` shares;
+/// ([`Planned::parts`], [`Planned::work`]): the parts heaviest first, each as its shares in
+/// turn, `(part, share)`, the share `None` for a part taken whole. A lone part is cut into `count` shares;
 /// a query's quotients share the `count` among them by their estimates, at least one each, so
 /// that the light ones are not cut: each share repeats its quotient's set-up, and with every
 /// quotient cut into `count` shares, gw12's dense_12_2 (6 quotients) took 558–910 ms on two
@@ -159,8 +159,6 @@ fn spread(
     let count = SHARES_PER_ENGINE * (others.len() as u32 + 1);
     let next = AtomicU32::new(0);
     let started = Instant::now();
-    // Each engine takes the next share of the query's first part with shares left until
-    // none is left. Every engine's plan has the same parts, as it has the same steps.
     // The first engine's deal of the query's parts, published before the others take
     // shares: each engine then takes the next unit of it until none is left.
     let dealt: OnceLock<(Parts, Vec<Unit>)> = OnceLock::new();
@@ -261,13 +259,12 @@ fn spread(
                 coefficients: parts.iter().map(|p| p.0).collect(),
                 quotients: planned.by_quotients(),
             };
-            let _ = dealt.set((published, deal(&weights, count)));
+            let _ = dealt.set((published.clone(), deal(&weights, count)));
             go.store(true, Ordering::Relaxed);
             let (reports, mine) = take(first.as_mut(), planned, options)?;
-            let (parts, _) = dealt.get().expect("dealt above");
             Ok(FirstEngine::Shares(
                 planned.report(),
-                parts.clone(),
+                published,
                 reports,
                 mine,
             ))

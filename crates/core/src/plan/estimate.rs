@@ -241,7 +241,8 @@ struct Sampler<'a> {
 impl Sampler<'_> {
     /// The estimated work of `plan` from `walks` random walks: the partial matches of every
     /// step before the leaf suffix, plus, for each row at the suffix, one extension set per
-    /// member; and the elements of the lists all of them read ([`RowExtender::list_read`]). A walk from a random candidate of the first step takes at each step a random
+    /// member; and the elements of the lists all of them read ([`RowExtender::list_read`]).
+    /// A walk from a random candidate of the first step takes at each step a random
     /// extension of its partial match (Algorithm 3 for one row, as the join computes it);
     /// the product of the extension counts along the way, times the step's count, estimates
     /// the step's partial matches without bias. Walks are seeded alike, so a plan is chosen
