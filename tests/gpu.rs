@@ -1051,13 +1051,14 @@ pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {
     );
 }
 
-/// Two dense random-walk queries of `vertices` vertices from `data`, when it has them.
-/// The depth-first count's kept sets (a level drawing its candidates from an earlier level's
-/// intersection) and the rows' sources (the shortest of their lists, or the first edge's)
-/// against the brute force: cliques of 3 to 6 vertices and dense generated queries, on graphs
-/// with hubs, with sets of the default size, of a few candidates (most lists do not fit, and
-/// the level intersects all its lists again), or none; in one launch and in launches of 2 µs
-/// (levels handed to other warps rebuild their sets); breadth-first too; both numberings;
+/// The depth-first counts against the brute force: the work-stealing kernel's kept sets (a
+/// level drawing its candidates from an earlier level's intersection) and the rows' sources
+/// (the shortest of their lists, or the first edge's), and the packed kernel (each level's
+/// candidates drawn across 32 partial matches' lists): cliques of 3 to 6 vertices and dense
+/// generated queries, on graphs with hubs, with sets of the default size, of a few candidates
+/// (most lists do not fit, and the level intersects all its lists again), or none; in one
+/// launch and in launches of 2 µs (levels handed to other warps rebuild their sets; packed
+/// searches are suspended and go on in the next launch); breadth-first too; both numberings;
 /// every semantics.
 pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
     let mut checked = 0;
@@ -1101,18 +1102,23 @@ pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
                     s => brute::count(query, index.graph(), s == Semantics::Homomorphism),
                 };
                 let default = GpuTuning::default().kept_sets_up_to;
-                // (depth-first from, kept sets up to, shortest source, launches of µs)
+                // (depth-first from, packed, kept sets up to, shortest source, launches of µs)
                 let paths = [
-                    (Some(0), default, true, 100_000),
-                    (Some(0), default, true, 2),
-                    (Some(0), Some(3), true, 100_000),
-                    (Some(0), Some(3), true, 2),
-                    (Some(0), None, true, 2),
-                    (Some(0), default, false, 2),
-                    (Some(usize::MAX), default, true, 100_000),
-                    (Some(usize::MAX), default, false, 100_000),
+                    (Some(0), false, default, true, 100_000),
+                    (Some(0), false, default, true, 2),
+                    (Some(0), false, Some(3), true, 100_000),
+                    (Some(0), false, Some(3), true, 2),
+                    (Some(0), false, None, true, 2),
+                    (Some(0), false, default, false, 2),
+                    (Some(0), true, default, true, 100_000),
+                    (Some(0), true, default, true, 2),
+                    (Some(0), true, default, false, 2),
+                    (Some(1), true, default, true, 100_000),
+                    (Some(usize::MAX), true, default, true, 100_000),
+                    (Some(usize::MAX), true, default, false, 100_000),
                 ];
-                for (depth_first_rows, kept_sets_up_to, shortest_source, slice_us) in paths {
+                for (depth_first_rows, packed, kept_sets_up_to, shortest_source, slice_us) in paths
+                {
                     let options = MatchOptions {
                         semantics,
                         depth_first_rows,
@@ -1120,6 +1126,7 @@ pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
                     };
                     let tuning = GpuTuning {
                         kept_sets_up_to,
+                        packed_depth_first: packed,
                         shortest_source,
                         small_steps_up_to: None,
                         depth_first_slice: std::time::Duration::from_micros(slice_us),
@@ -1131,8 +1138,9 @@ pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
                     assert_eq!(
                         report.count,
                         expected,
-                        "case {case}, {semantics:?}, depth-first from {depth_first_rows:?}, kept \
-                         sets up to {kept_sets_up_to:?}, shortest source {shortest_source}, \
+                        "case {case}, {semantics:?}, depth-first from {depth_first_rows:?}, \
+                         packed {packed}, kept sets up to {kept_sets_up_to:?}, shortest source \
+                         {shortest_source}, \
                          launches of {slice_us} µs, query of {} vertices",
                         query.vertex_count()
                     );
@@ -1144,6 +1152,7 @@ pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
     assert!(checked > 100, "only {checked} counts were not zero");
 }
 
+/// Two dense random-walk queries of `vertices` vertices from `data`, when it has them.
 fn dense_queries(data: &Graph, vertices: usize, seed: u64) -> Option<Vec<GeneratedQuery>> {
     let spec = QuerySpec {
         vertices,

@@ -290,6 +290,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             narrow_rows_up_to,
             small_steps_up_to,
             kept_sets_up_to,
+            packed_depth_first: !args.no_packed_depth_first,
             shortest_source: !args.first_edge_source,
             wide_leaf_products: args.wide_leaf_products,
         },

@@ -859,6 +859,11 @@ pub struct MatchingArgs {
     #[arg(long, value_name = "N|never", hide = true)]
     pub kept_sets_up_to: Option<String>,
 
+    /// For tests and measurements: the GPU's depth-first count reads one partial match's
+    /// list at a time (with work stealing) instead of 32 partial matches' lists at once.
+    #[arg(long, hide = true)]
+    pub no_packed_depth_first: bool,
+
     /// For tests and measurements: the GPU draws a row's extensions from its first edge's
     /// list, as the paper does, rather than from the shortest of its linking edges' lists.
     #[arg(long, hide = true)]

@@ -39,8 +39,9 @@ struct Run {
 }
 
 /// The paths a count is also checked on: depth-first from the first step (in one launch, or
-/// handed from launch to launch through the pool every 2 µs; with the GPU's kept sets, none,
-/// or sets of 3 candidates), breadth-first to the end, with each row's extensions drawn from its
+/// going on from launch to launch every 2 µs; on the GPU packed where the plan allows, and
+/// with work stealing: with its kept sets, none, or sets of 3 candidates), breadth-first to
+/// the end, with each row's extensions drawn from its
 /// first edge's list rather than the shortest, with the GPU's leaf products made in 128 bits,
 /// with the leaves enumerated instead of multiplied, with the paper's candidate sets
 /// and join order (no refinement, Algorithm 2), without local candidates, with failing sets
@@ -56,20 +57,31 @@ struct Run {
 /// with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 30] = [
+const FORCED_PATHS: [(&str, ForcePath); 32] = [
     ("depth-first", |o, _| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o, t| {
         o.depth_first_rows = Some(0);
         t.gpu.depth_first_slice = std::time::Duration::from_micros(2);
     }),
+    ("depth-first, work stealing", |o, t| {
+        o.depth_first_rows = Some(0);
+        t.gpu.packed_depth_first = false;
+    }),
+    ("depth-first, work stealing in launches of 2 µs", |o, t| {
+        o.depth_first_rows = Some(0);
+        t.gpu.packed_depth_first = false;
+        t.gpu.depth_first_slice = std::time::Duration::from_micros(2);
+    }),
     ("depth-first without kept sets", |o, t| {
         o.depth_first_rows = Some(0);
+        t.gpu.packed_depth_first = false;
         t.gpu.kept_sets_up_to = None;
     }),
     (
         "depth-first, kept sets of 3 and launches of 2 µs",
         |o, t| {
             o.depth_first_rows = Some(0);
+            t.gpu.packed_depth_first = false;
             t.gpu.kept_sets_up_to = Some(3);
             t.gpu.depth_first_slice = std::time::Duration::from_micros(2);
         },

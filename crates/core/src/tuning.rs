@@ -75,6 +75,12 @@ pub struct GpuTuning {
     /// and draws that later level's candidates from them (`None`: every level intersects
     /// all its lists again; a switch for tests and measurements).
     pub kept_sets_up_to: Option<usize>,
+    /// The GPU's depth-first count of a plan of at most eight steps without a leaf suffix
+    /// draws each level's next 32 candidates across the lists of up to 32 partial matches at
+    /// once (`gsi_count_packed`), so that short lists still fill a warp; off, a warp reads
+    /// one partial match's list at a time and hands work to idle warps (a switch for tests
+    /// and measurements).
+    pub packed_depth_first: bool,
     /// The GPU draws a row's extensions from the shortest of its linking edges' lists (cut to
     /// the order bounds) and tests the others; off, from its first edge's list, as the
     /// paper's Algorithm 3 (line 5) does (a switch for tests and measurements).
@@ -98,6 +104,7 @@ impl Default for GpuTuning {
             narrow_rows_up_to: Some(NARROW_ROWS_UP_TO),
             small_steps_up_to: Some(SMALL_STEPS_UP_TO),
             kept_sets_up_to: Some(KEPT_SETS_UP_TO),
+            packed_depth_first: true,
             shortest_source: true,
             wide_leaf_products: false,
         }

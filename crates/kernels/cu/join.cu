@@ -1765,6 +1765,275 @@ extern "C" __global__ void gsi_join_depth_first(
     }
 }
 
+// The packed depth-first count (gsi_count_packed): a warp's search keeps, per level, up to 32
+// lists at once, one for each partial match the level before kept, and tests the next 32
+// candidates drawn across all of them, one per lane, so that short lists (a hub's
+// neighbours cut to its higher-ranked ones by symmetry breaking) still fill the warp. Plans of
+// at most PACKED_WIDTH steps with no leaf suffix; the host chooses it (gsi-core
+// cuda/join/counts.rs, `count_packed`). Its counters, kept in device memory between
+// launches: the next row of the table to take, the warps whose search is suspended in
+// `saved`, and whether a warp gave up at the deadline (PK_*, from the host).
+#if !defined(PACKED_WIDTH) || !defined(PACKED_SEARCH_WORDS) || !defined(PK_NEXT_ROW) || \
+    !defined(PK_SUSPENDED) || !defined(PK_ABANDONED)
+#error "PACKED_WIDTH and the packed count's counters must be defined by the host"
+#endif
+#define PACKED_LEVELS (PACKED_WIDTH - 1)
+
+// One warp's search from one row of the table. Level d joins step first_step + d; list i of
+// level d descends from entry i of level d - 1 (its only list, for d = 0).
+struct PackedSearch {
+    u32 prefix[PACKED_WIDTH];  // the table's row
+    // List i of level d: where it starts in the column index (or in C(u)'s lists), its
+    // length, and has_links's skip (the link whose list it is).
+    u32 begin[PACKED_LEVELS][WARP_SIZE];
+    u32 length[PACKED_LEVELS][WARP_SIZE];
+    u32 skip[PACKED_LEVELS][WARP_SIZE];
+    // Entry j of level d: a candidate that passed, and the list it was drawn from.
+    u32 vertex[PACKED_LEVELS][WARP_SIZE];
+    u32 parent[PACKED_LEVELS][WARP_SIZE];
+    // Per level: its lists, and how far they were read (a list, and a place in it).
+    u32 lists[PACKED_LEVELS];
+    u32 set[PACKED_LEVELS];
+    u32 at[PACKED_LEVELS];
+    u32 level;      // where a suspended search goes on
+    u32 suspended;  // set in a warp's copy in device memory while it holds a search
+};
+static_assert(sizeof(PackedSearch) == 4 * PACKED_SEARCH_WORDS,
+              "struct PackedSearch differs from the host's");
+
+// The row of list i of level d: the table's row, then the entries it descends from.
+__device__ __forceinline__ void packed_row(const PackedSearch& s, u32 first_step, u32 d, u32 i,
+                                           u32* row) {
+    for (u32 j = 0; j < first_step; ++j) {
+        row[j] = s.prefix[j];
+    }
+    for (u32 e = d; e-- > 0;) {
+        row[first_step + e] = s.vertex[e][i];
+        i = s.parent[e][i];
+    }
+}
+
+// By one lane: the lists of a step's first `count` links for `row`, as pairs in `ranges`
+// (the link of `skip`'s bit, whose list the candidates come from, left empty).
+__device__ __forceinline__ void lane_ranges(const Query& q, const DepthStep& st, const u32* row,
+                                            u32 count, u32 skip, u32* ranges) {
+    for (u32 k = 0; k < count; ++k) {
+        u32 b = 0, e = 0;
+        if (k >= 32 || !((skip >> k) & 1u)) {
+            Link link = q.links[st.links_from + k];
+            lane_locate(q.groups, link, row[link.column], &b, &e);
+        }
+        ranges[2 * k] = b;
+        ranges[2 * k + 1] = e;
+    }
+}
+
+// By one lane: the list a row's extensions at step st are drawn from (row_source's choice),
+// its start (in the column index, or C(u)'s lists), length and skip.
+__device__ __forceinline__ void packed_list(const Query& q, const DepthStep& st,
+                                            const u32* order_bounds, const u32* row, u32* begin,
+                                            u32* length, u32* skip) {
+    u32 ranges[2 * PACKED_LEVELS];
+    u32 choose = st.has_first ? min(min(max(st.source_links, 1u), 32u), st.link_count) : 0u;
+    lane_ranges(q, st, row, choose, 0, ranges);
+    const u32* list = row_source(q.ci, ranges, st.has_first, choose,
+                                 q.candidate_lists + st.candidates_from, st.candidate_count,
+                                 order_bounds + st.order_bounds_from, st.order_bound_count, row,
+                                 length, skip);
+    *begin = list - (st.has_first ? q.ci : q.candidate_lists);
+}
+
+// The cursor (*set, *at) of a level moved on by `by` candidates, past empty lists: it then
+// names a candidate, or *set is the level's number of lists (the level is spent).
+__device__ __forceinline__ void packed_advance(const PackedSearch& s, u32 d, u32 by, u32* set,
+                                               u32* at) {
+    u32 i = *set;
+    u32 off = *at + by;
+    while (i < s.lists[d] && off >= s.length[d][i]) {
+        off -= s.length[d][i];
+        ++i;
+    }
+    *set = i;
+    *at = off;
+}
+
+// By the whole warp: the search in shared memory to or from the warp's copy in device memory
+// (written by a launch before this one).
+__device__ __forceinline__ void packed_copy(u32* to, const u32* from, u32 lane) {
+    for (u32 j = lane; j < PACKED_SEARCH_WORDS; j += WARP_SIZE) {
+        to[j] = from[j];
+    }
+    __syncwarp();
+}
+
+// Counts the matches that extend each row of `table` (width first_step) through the remaining
+// steps (leaves_from = width: no leaf suffix), depth-first, a row per warp taken in turn.
+// Each level's next 32 candidates are read across its lists, a lane each, and tested as
+// Algorithm 3 does (C(u)'s bitset, the subtraction, every linking edge but the list's own
+// by binary search, the absent edges; the order bounds are kept by cutting each list to
+// its window); at the last level they are only counted, elsewhere the survivors become the
+// level's entries and their lists the next level's. Warps take rows for slice_ns; a warp
+// still searching then copies its search to `saved` (PACKED_SEARCH_WORDS words a warp) and the
+// next launch's warp of the same number goes on with it, so that the host sees the stop
+// conditions between launches. A warp that reaches deadline_ns gives up (PK_ABANDONED is
+// set and the count is a lower bound).
+extern "C" __global__ void gsi_count_packed(
+    const u32* __restrict__ table, u32 rows, u32 first_step, u32 width, u32 leaves_from,
+    const u32* __restrict__ groups, const u32* __restrict__ ci,
+    const Link* __restrict__ links, const DepthStep* __restrict__ steps,
+    const u32* __restrict__ order_bounds,
+    const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
+    u32 injective, u32* __restrict__ saved, u32* counters, u64* __restrict__ total,
+    u64 slice_ns, u64 deadline_ns) {
+    __shared__ PackedSearch searches[WARPS_PER_BLOCK];
+    Query q = {groups, ci, links, steps, candidate_lists, candidate_bits, words, injective};
+    u32 lane = threadIdx.x & 31u;
+    PackedSearch& s = searches[threadIdx.x / WARP_SIZE];
+    u32* mine = saved + (u64)global_warp() * PACKED_SEARCH_WORDS;
+    const u32 suspended_word = field_offset(&PackedSearch::suspended) / 4;
+    u64 started = global_ns();
+    u64 found = 0;
+    bool resume = __ldcg(&mine[suspended_word]) != 0;
+    bool gave_up = false;
+    bool suspended = false;
+    u32 since_look = 0;
+    while (!gave_up && !suspended) {
+        u32 d = 0;
+        if (resume) {
+            // The search this warp's number suspended at the launch before goes on.
+            resume = false;
+            packed_copy(reinterpret_cast<u32*>(&s), mine, lane);
+            if (lane == 0) {
+                mine[suspended_word] = 0;
+                atomicSub(&counters[PK_SUSPENDED], 1u);
+            }
+            d = s.level;
+        } else {
+            u32 r = 0xffffffffu;
+            if (lane == 0) {
+                u64 now = global_ns() - started;
+                if (now < slice_ns && now < deadline_ns) {
+                    r = atomicAdd(&counters[PK_NEXT_ROW], 1u);
+                }
+            }
+            r = __shfl_sync(FULL_MASK, r, 0);
+            if (r >= rows) {
+                break;
+            }
+            for (u32 j = lane; j < first_step; j += WARP_SIZE) {
+                s.prefix[j] = table[(u64)r * first_step + j];
+            }
+            __syncwarp();
+            if (lane == 0) {
+                u32 row[PACKED_WIDTH];
+                packed_row(s, first_step, 0, 0, row);
+                packed_list(q, steps[first_step], order_bounds, row, &s.begin[0][0],
+                            &s.length[0][0], &s.skip[0][0]);
+                s.lists[0] = 1;
+                s.set[0] = 0;
+                s.at[0] = 0;
+            }
+            __syncwarp();
+        }
+        while (true) {
+            if (s.set[d] >= s.lists[d]) {
+                // This level is spent: back to the one before.
+                if (d == 0) {
+                    break;
+                }
+                --d;
+                continue;
+            }
+            if (++since_look == LOOK_EVERY) {
+                since_look = 0;
+                u32 look = GO_ON;
+                if (lane == 0) {
+                    u64 now = global_ns() - started;
+                    look = now >= deadline_ns ? GIVE_UP : now >= slice_ns ? SLICE_OVER : GO_ON;
+                }
+                look = __shfl_sync(FULL_MASK, look, 0);
+                if (look == GIVE_UP) {
+                    gave_up = true;
+                    break;
+                }
+                if (look == SLICE_OVER) {
+                    if (lane == 0) {
+                        s.level = d;
+                        s.suspended = 1;
+                    }
+                    __syncwarp();
+                    packed_copy(mine, reinterpret_cast<const u32*>(&s), lane);
+                    if (lane == 0) {
+                        atomicAdd(&counters[PK_SUSPENDED], 1u);
+                    }
+                    suspended = true;
+                    break;
+                }
+            }
+            u32 level = first_step + d;
+            DepthStep st = steps[level];
+            u32 set = s.set[d];
+            u32 at = s.at[d];
+            // This lane's candidate: the lane-th from the cursor, across the level's lists.
+            u32 i = set;
+            u32 off = at;
+            packed_advance(s, d, lane, &i, &off);
+            bool valid = i < s.lists[d];
+            u32 x = 0;
+            u32 row[PACKED_WIDTH];
+            if (valid) {
+                x = (st.has_first ? ci : candidate_lists)[s.begin[d][i] + off];
+                packed_row(s, first_step, d, i, row);
+                u32 ranges[2 * PACKED_LEVELS];
+                u32 skip = s.skip[d][i];
+                lane_ranges(q, st, row, st.link_count + st.absent_count, skip, ranges);
+                valid = admits(x, candidate_bits + (u64)st.vertex * words, injective, row,
+                               level, ci, ranges, 0, st.link_count, st.absent_count, skip);
+                row[level] = x;
+            }
+            u32 ballot = __ballot_sync(FULL_MASK, valid);
+            __syncwarp();
+            if (lane == 0) {
+                packed_advance(s, d, WARP_SIZE, &set, &at);
+                s.set[d] = set;
+                s.at[d] = at;
+            }
+            __syncwarp();
+            if (level + 1 == width) {
+                found += __popc(ballot);
+                continue;
+            }
+            if (ballot == 0) {
+                continue;
+            }
+            // The survivors become this level's entries, and their lists the next level's.
+            if (valid) {
+                u32 j = __popc(ballot & ((1u << lane) - 1u));
+                s.vertex[d][j] = x;
+                s.parent[d][j] = i;
+                packed_list(q, steps[level + 1], order_bounds, row, &s.begin[d + 1][j],
+                            &s.length[d + 1][j], &s.skip[d + 1][j]);
+            }
+            __syncwarp();
+            if (lane == 0) {
+                s.lists[d + 1] = __popc(ballot);
+                s.set[d + 1] = 0;
+                s.at[d + 1] = 0;
+            }
+            __syncwarp();
+            ++d;
+        }
+    }
+    if (lane == 0) {
+        if (found > 0) {
+            add_to_total(total, found, false);
+        }
+        if (gave_up) {
+            atomicExch(&counters[PK_ABANDONED], 1u);
+        }
+    }
+}
+
 // Where gsi_join_small leaves its state (their places, SMALL_*, come from the host): the step
 // it stopped at (the plan's width when it counted every match), that step's rows, where its
 // table lies (0: the input; 1, 2: the scratch buffers), whether a step overflowed its buffer,

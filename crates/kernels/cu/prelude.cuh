@@ -156,6 +156,41 @@ __device__ __forceinline__ void pcsr_locate(const u32* __restrict__ groups, Link
     }
 }
 
+// pcsr_locate by one lane on its own, for kernels whose lanes each look up a list of their
+// own: the lane reads the group's pairs one after another (one 128-byte line).
+__device__ __forceinline__ void lane_locate(const u32* __restrict__ groups, Link link, u32 v,
+                                            u32* begin, u32* end) {
+    *begin = 0;
+    *end = 0;
+    if (link.group_count == 0) {
+        return;
+    }
+    if (link.list_index != LIST_INDEX_PCSR) {
+        list_locate(groups, link, v, begin, end);
+        return;
+    }
+    u32 g = pcsr_group(v, link.group_count);
+    while (true) {
+        const u32* group = groups + ((u64)link.group_base + g) * GROUP_WORDS;
+        bool empty = false;
+        for (u32 k = 0; k < KEY_WORDS; k += 2) {
+            u32 key = group[k];
+            if (key == v) {
+                bool has_next = k + 2 < KEY_WORDS && group[k + 2] != EMPTY_SLOT;
+                *begin = link.ci_base + group[k + 1];
+                *end = link.ci_base + (has_next ? group[k + 3] : group[END_WORD]);
+                return;
+            }
+            empty |= key == EMPTY_SLOT;
+        }
+        u32 gid = group[GID_WORD];
+        if (empty || gid == NO_GROUP) {
+            return;
+        }
+        g = gid;
+    }
+}
+
 // Whether sorted a[lo, hi) holds x.
 __device__ __forceinline__ bool sorted_contains(const u32* __restrict__ a, u32 lo, u32 hi, u32 x) {
     while (lo < hi) {

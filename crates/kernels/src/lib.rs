@@ -85,6 +85,9 @@ pub enum Kernel {
     JoinPermute,
     /// `gsi_join_depth_first`: counts the matches extending each row, depth-first.
     JoinDepthFirst,
+    /// `gsi_count_packed`: the same, each level's candidates drawn across 32 partial matches'
+    /// lists at once.
+    CountPacked,
     /// `gsi_join_small`: counts breadth-first through every small step in one launch.
     JoinSmall,
     /// `gsi_join_leaf_product`: counts the leaf suffix of each row as a product.
@@ -100,7 +103,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 19] = [
+    pub const ALL: [Kernel; 20] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
@@ -115,6 +118,7 @@ impl Kernel {
         Kernel::JoinLink,
         Kernel::JoinPermute,
         Kernel::JoinDepthFirst,
+        Kernel::CountPacked,
         Kernel::JoinSmall,
         Kernel::JoinLeafProduct,
         Kernel::JoinLeafProductNarrow,
@@ -139,6 +143,7 @@ impl Kernel {
             Kernel::JoinLink => "gsi_join_link",
             Kernel::JoinPermute => "gsi_join_permute",
             Kernel::JoinDepthFirst => "gsi_join_depth_first",
+            Kernel::CountPacked => "gsi_count_packed",
             Kernel::JoinSmall => "gsi_join_small",
             Kernel::JoinLeafProduct => "gsi_join_leaf_product",
             Kernel::JoinLeafProductNarrow => "gsi_join_leaf_product_narrow",
@@ -163,6 +168,7 @@ impl Kernel {
             | Kernel::JoinLink
             | Kernel::JoinPermute
             | Kernel::JoinDepthFirst
+            | Kernel::CountPacked
             | Kernel::JoinSmall
             | Kernel::JoinLeafProduct
             | Kernel::JoinLeafProductNarrow

@@ -49,6 +49,27 @@ pub mod depth_first {
     pub const COUNTERS: usize = 6 * LINE;
 }
 
+/// The counters of a packed depth-first count (`gsi_count_packed`), words of one device buffer
+/// kept between launches, and the widest plan it takes.
+pub mod packed {
+    /// Words between two counters (a 128-byte line each).
+    const LINE: usize = 32;
+    /// The next row of the table to take.
+    pub const NEXT_ROW: usize = 0;
+    /// Warps whose search is suspended until the next launch.
+    pub const SUSPENDED: usize = LINE;
+    /// Set when a warp gave up at the deadline.
+    pub const ABANDONED: usize = 2 * LINE;
+    /// Words of the counters.
+    pub const COUNTERS: usize = 3 * LINE;
+    /// Most steps of a plan it counts (a warp keeps 32 lists for each level after the
+    /// table's, in shared memory).
+    pub const WIDTH: usize = 8;
+    /// Words of one warp's search (`struct PackedSearch`): the table's row, five words for
+    /// each of 32 lists or entries per level, three per level, and two.
+    pub const SEARCH_WORDS: usize = WIDTH + (WIDTH - 1) * (5 * 32 + 3) + 2;
+}
+
 /// Where `gsi_join_small` keeps its state, by word.
 pub mod small {
     /// The step the launch stopped at; the plan's width when it counted every match.
@@ -115,7 +136,8 @@ impl ListIndex {
 }
 
 /// The NVRTC `-D` options of a build, wide or not: launch shape, signature width, the PCSR
-/// group layout, the largest leaf group, the depth-first counters, the small join's state,
+/// group layout, the largest leaf group, the depth-first counters (stealing and packed), the
+/// small join's state,
 /// whether tables are wide, the codes above, and the layout of every record the kernels read
 /// ([`layout::record_defines`]), which the kernels check with `static_assert`s.
 pub fn defines(wide_tables: bool) -> Vec<String> {
@@ -143,6 +165,11 @@ pub fn defines(wide_tables: bool) -> Vec<String> {
         ("DF_BUSY", depth_first::BUSY.to_string()),
         ("DF_HUNGRY", depth_first::HUNGRY.to_string()),
         ("DF_ABANDONED", depth_first::ABANDONED.to_string()),
+        ("PACKED_WIDTH", packed::WIDTH.to_string()),
+        ("PACKED_SEARCH_WORDS", packed::SEARCH_WORDS.to_string()),
+        ("PK_NEXT_ROW", packed::NEXT_ROW.to_string()),
+        ("PK_SUSPENDED", packed::SUSPENDED.to_string()),
+        ("PK_ABANDONED", packed::ABANDONED.to_string()),
         ("SMALL_STEP", small::STEP.to_string()),
         ("SMALL_ROWS", small::ROWS.to_string()),
         ("SMALL_WHERE", small::WHERE.to_string()),

@@ -17,7 +17,7 @@ use super::layout::{DepthStep, Link};
 use crate::cuda::candidates::DeviceCandidates;
 use crate::cuda::device::Device;
 use crate::cuda::index::DevicePcsr;
-use crate::cuda::launch::{Keep, MAX_WIDTH, NARROW_MAX_WIDTH, NO_COUNTS, NO_POOL};
+use crate::cuda::launch::{packed, Keep, MAX_WIDTH, NARROW_MAX_WIDTH, NO_COUNTS, NO_POOL};
 use crate::cuda::scan::exclusive_scan;
 use crate::error::{driver, Result};
 use crate::join::{BufferLayout, FilledBuffers, JoinBackend, SmallEnd, SmallSteps};
@@ -30,6 +30,9 @@ use crate::tuning::GpuTuning;
 const MAX_RUN_ENTRIES: usize = 1 << 31;
 /// Rows of a first run under a limit: a few warps' worth, one launch each step.
 const FIRST_RUN_ROWS: usize = 256;
+/// Most steps of a plan that the GPU counts with the packed kernel from its first step by
+/// default, where labels hardly prune (`GpuJoin::depth_first_rows`).
+const PACKED_AT_ONCE_UP_TO: usize = 4;
 /// How long a depth-first launch takes new work when a limit is set.
 pub(super) const LIMITED_SLICE: std::time::Duration = std::time::Duration::from_millis(2);
 /// Tasks the depth-first pool holds (levels handed from warp to warp: at the end of a launch
@@ -307,6 +310,30 @@ impl<'a> GpuJoin<'a> {
     /// shared memory (depth-first, small steps) are not used.
     fn wide(&self) -> bool {
         self.plan.width() > MAX_WIDTH
+    }
+
+    /// Whether a depth-first count takes the packed kernel (`gsi_count_packed`): where the
+    /// tuning lets it, for plans of at most [`packed::WIDTH`] steps without a leaf suffix
+    /// whose steps each test fewer lists than that (a lane keeps its lists' ranges).
+    fn packs(&self) -> bool {
+        let width = self.plan.width();
+        self.tuning.packed_depth_first
+            && width <= packed::WIDTH
+            && self.plan.leaves.from >= width
+            && self
+                .steps
+                .iter()
+                .all(|s| ((s.count + s.absent) as usize) < packed::WIDTH)
+    }
+
+    /// Whether every candidate set holds at least half the data graph's vertices (its
+    /// candidate bitsets' bits), as on an unlabelled graph.
+    fn labels_hardly_prune(&self) -> bool {
+        let vertices = 32 * self.candidates.words;
+        self.plan
+            .candidate_sizes
+            .iter()
+            .all(|&size| 2 * size >= vertices)
     }
 
     /// Whether no row's leaf product can pass 2^64 − 1, so that the kernels may make it in 64
@@ -928,10 +955,20 @@ impl JoinBackend for GpuJoin<'_> {
     }
 
     fn depth_first_rows(&self) -> Option<usize> {
-        // Even with work stealing, measured slower than breadth-first on yeast's 1,458 and on
-        // gw12 from every threshold tried (H100, 2026-11-23, docs/BENCHMARKS.md). Taken only
-        // when asked for (`MatchOptions::depth_first_rows`).
-        (!self.wide() && self.leaf_products_fit_64_bits()).then_some(usize::MAX)
+        if self.wide() || !self.leaf_products_fit_64_bits() {
+            return None;
+        }
+        // Packed from the first step where labels hardly prune and the pattern is small: on
+        // the unlabelled LiveJournal-sized graph (H100, 2026-11-26, docs/BENCHMARKS.md)
+        // triangles took 64-66 ms against 106-116 breadth-first, 4-cliques 95-96 against
+        // 184-187, 4-cycles 3.3 s against 14.4 s; but 5-cliques 820-850 against 314-326.
+        // Otherwise breadth-first: with work stealing, depth-first was slower on yeast's
+        // 1,458, on gw12 from every threshold tried (H100, 2026-11-23) and on the unlabelled
+        // patterns with equivalent vertices (p3, p7, p8); taken there only when asked for
+        // (`MatchOptions::depth_first_rows`).
+        let packed_at_once =
+            self.packs() && self.plan.width() <= PACKED_AT_ONCE_UP_TO && self.labels_hardly_prune();
+        Some(if packed_at_once { 0 } else { usize::MAX })
     }
 
     fn counts_last_step(&self) -> bool {
@@ -953,7 +990,10 @@ impl JoinBackend for GpuJoin<'_> {
             return self.count_leaf_products(step, table, rows);
         }
         if step + 1 < self.plan.width() {
-            return self.count_depth_first(step, table, rows, enough);
+            return match self.packs() {
+                true => self.count_packed(step, table, rows, enough),
+                false => self.count_depth_first(step, table, rows, enough),
+            };
         }
         let mut total = counter::zeroed(&self.device.stream)?;
         self.rows_on_device(

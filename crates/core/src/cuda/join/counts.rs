@@ -1,15 +1,15 @@
 //! The GPU backend's counts without tables: the leaf suffix's products and the depth-first
-//! count.
+//! counts (with work stealing, or packed).
 
 use std::ops::Range;
 
 use super::backend::{DeviceTable, GpuJoin, DEPTH_FIRST_TASKS, LIMITED_SLICE};
 use super::counter;
 use super::kernels::{
-    depth_first_grid, join_depth_first, join_leaf_product, DepthFirstArgs, DepthFirstState,
-    LeafLanes, LeafSuffixArgs,
+    count_packed, depth_first_grid, join_depth_first, join_leaf_product, packed_grid,
+    DepthFirstArgs, DepthFirstState, LeafLanes, LeafSuffixArgs, PackedState,
 };
-use crate::cuda::launch::BLOCK_SIZE;
+use crate::cuda::launch::{packed, BLOCK_SIZE};
 use crate::error::{driver, Result};
 use crate::tuning::KEPT_SETS_BYTES;
 
@@ -55,6 +55,20 @@ impl GpuJoin<'_> {
             }
             _ => 0,
         }
+    }
+
+    /// How long the next depth-first launch takes new work, and how long until the deadline,
+    /// in ns: with a limit the count is looked at soon (K matches are often found at once).
+    fn launch_times(&self, enough: Option<u128>) -> (u64, u64) {
+        let deadline_ns = self.options.deadline.map_or(u64::MAX, |d| {
+            d.saturating_duration_since(std::time::Instant::now())
+                .as_nanos() as u64
+        });
+        let slice = match enough {
+            Some(_) => self.tuning.depth_first_slice.min(LIMITED_SLICE),
+            None => self.tuning.depth_first_slice,
+        };
+        (slice.as_nanos().max(1) as u64, deadline_ns)
     }
 
     /// Counts the matches extending `rows` through every remaining step, depth-first (the leaf
@@ -130,16 +144,7 @@ impl GpuJoin<'_> {
             injective: self.injective,
         };
         loop {
-            let deadline_ns = self.options.deadline.map_or(u64::MAX, |d| {
-                d.saturating_duration_since(std::time::Instant::now())
-                    .as_nanos() as u64
-            });
-            // With a limit, the count is looked at soon: K matches are often found at once.
-            let slice = match enough {
-                Some(_) => self.tuning.depth_first_slice.min(LIMITED_SLICE),
-                None => self.tuning.depth_first_slice,
-            };
-            let slice_ns = slice.as_nanos().max(1) as u64;
+            let (slice_ns, deadline_ns) = self.launch_times(enough);
             join_depth_first(
                 self.device,
                 self.pcsr,
@@ -195,6 +200,81 @@ impl GpuJoin<'_> {
             stream
                 .memcpy_htod(&next, &mut state.counters)
                 .map_err(driver("resetting the depth-first counters"))?;
+        }
+    }
+
+    /// Counts the matches extending `rows` through every remaining step with the packed
+    /// depth-first kernel, in launches that each take new rows for `tuning.depth_first_slice`
+    /// (the searches still running then are suspended into device memory and go on in the
+    /// next launch); between launches the stop conditions and `enough` are looked at.
+    pub(super) fn count_packed(
+        &mut self,
+        step: usize,
+        table: &DeviceTable,
+        rows: Range<usize>,
+        enough: Option<u128>,
+    ) -> Result<u128> {
+        use packed::{ABANDONED, COUNTERS, NEXT_ROW, SUSPENDED};
+        let grid = packed_grid(self.device)?;
+        let warps = grid.grid_dim.0 as usize * (BLOCK_SIZE as usize / 32);
+        let count = rows.len();
+        let view = self.view(table, rows, step);
+        let links = self.on_device.links();
+        let steps = self.on_device.steps();
+        let order_bounds = self.on_device.order_bounds();
+        let stream = &self.device.stream;
+        let zeros = |what: &str, n: usize| {
+            stream
+                .alloc_zeros::<u32>(n)
+                .map_err(driver(format!("allocating {what}")))
+        };
+        let mut state = PackedState {
+            saved: zeros("the packed searches", warps * packed::SEARCH_WORDS)?,
+            counters: zeros("the packed count's counters", COUNTERS)?,
+            total: counter::zeroed(stream)?,
+        };
+        let args = DepthFirstArgs {
+            first_step: step as u32,
+            width: self.plan.width() as u32,
+            leaves_from: self.plan.leaves.from as u32,
+            links: &links,
+            total_links: links.len() as u32,
+            steps: &steps,
+            order_bounds: &order_bounds,
+            candidates: self.candidates,
+            words: self.candidates.words as u32,
+            injective: self.injective,
+        };
+        loop {
+            let (slice_ns, deadline_ns) = self.launch_times(enough);
+            count_packed(
+                self.device,
+                self.pcsr,
+                &view,
+                count as u32,
+                &args,
+                &mut state,
+                slice_ns,
+                deadline_ns,
+            )?;
+            let counters = stream
+                .clone_dtoh(&state.counters)
+                .map_err(driver("reading the packed count's counters"))?;
+            let total = counter::read(stream, &state.total)?;
+            let rows_left = (counters[NEXT_ROW] as usize) < count;
+            if counters[ABANDONED] != 0
+                || (!rows_left && counters[SUSPENDED] == 0)
+                || self.options.stop().is_some()
+                || enough.is_some_and(|k| total >= k)
+            {
+                return Ok(total);
+            }
+            let mut next = [0u32; COUNTERS];
+            next[NEXT_ROW] = counters[NEXT_ROW].min(count as u32);
+            next[SUSPENDED] = counters[SUSPENDED];
+            stream
+                .memcpy_htod(&next, &mut state.counters)
+                .map_err(driver("resetting the packed count's counters"))?;
         }
     }
 }

@@ -533,6 +533,58 @@ pub(super) fn join_depth_first(
     Ok(())
 }
 
+/// What `gsi_count_packed` keeps between launches: each warp's suspended search
+/// (`packed::SEARCH_WORDS` words a warp of its grid), the counters (`launch::packed`) and the count.
+pub(super) struct PackedState {
+    pub(super) saved: CudaSlice<u32>,
+    pub(super) counters: CudaSlice<u32>,
+    pub(super) total: CudaSlice<u64>,
+}
+
+/// `gsi_count_packed`: counts the matches that extend each of `rows` rows of `table` through
+/// the remaining steps, each level's candidates drawn across 32 partial matches' lists.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn count_packed(
+    device: &Device,
+    pcsr: &DevicePcsr,
+    table: &CudaView<'_, u32>,
+    rows: u32,
+    args: &DepthFirstArgs<'_>,
+    state: &mut PackedState,
+    slice_ns: u64,
+    deadline_ns: u64,
+) -> Result<()> {
+    // SAFETY: gsi_count_packed(table[rows*first_step], rows, <DepthFirstArgs::push>,
+    // saved[grid warps*packed::SEARCH_WORDS], counters[packed::COUNTERS], total[1], slice_ns,
+    // deadline_ns): `saved` is sized for `packed_grid`, the plan as `push` says.
+    let mut launch = device
+        .stream
+        .launch_builder(device.kernel(Kernel::CountPacked)?);
+    launch.arg(table).arg(&rows);
+    args.push(&mut launch, pcsr);
+    launch
+        .arg(&mut state.saved)
+        .arg(&mut state.counters)
+        .arg(&mut state.total)
+        .arg(&slice_ns)
+        .arg(&deadline_ns);
+    unsafe { launch.launch(packed_grid(device)?) }.map_err(driver("launching gsi_count_packed"))?;
+    Ok(())
+}
+
+/// Blocks of a packed launch: as many as stay resident at once (its searches fill much of
+/// a multiprocessor's shared memory), so that every warp that suspends a search is one the
+/// next launch starts again.
+pub(super) fn packed_grid(device: &Device) -> Result<cudarc::driver::LaunchConfig> {
+    let resident = device
+        .kernel(Kernel::CountPacked)?
+        .occupancy_max_active_blocks_per_multiprocessor(BLOCK_SIZE, 0, None)
+        .map_err(driver("reading gsi_count_packed's occupancy"))?;
+    let mut config = warp_per_row(0);
+    config.grid_dim.0 = device.multiprocessors * resident.max(1);
+    Ok(config)
+}
+
 /// What `gsi_join_small` reads besides the plan: its scratch buffers, state and count.
 pub(super) struct SmallState {
     pub(super) buffers: [CudaSlice<u32>; 2],
