@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use crate::candidates::CandidateSets;
 use crate::index::DataIndex;
 use crate::options::{JoinOrder, MatchOptions};
-use crate::plan::refine::{refine, CandidateEdges};
+use crate::plan::refine::{refine, sample, CandidateEdges, READ_SAMPLE};
 use crate::plan::{two_core, Plan, Postpone, Strategy};
 
 /// Walks that decide whether a query is heavy enough to try other orders.
@@ -194,11 +194,6 @@ const TRIVIAL_WORK: f64 = 100.0;
 /// graph's 12-vertex queries 400 000 to 2.3 million, and took 4 to 68 ms to plan).
 const CHEAP_PLANNING_READS: usize = 1 << 18;
 
-/// Candidates per query vertex whose degrees stand for all of its set in
-/// [`worth_planning`]: on a graph of millions, summing every degree took tens of
-/// milliseconds, more than the rest of a small query's planning.
-const READ_SAMPLE: usize = 1 << 14;
-
 /// Estimated partial matches per neighbour-list entry read from which a query's join is
 /// expected to outweigh its planning (an entry read costs a few nanoseconds on the host, a
 /// partial match about one on the GPU).
@@ -214,17 +209,11 @@ fn worth_planning(query: &Graph, sets: &CandidateSets, data: &DataIndex, work: f
         return false;
     }
     let graph = data.graph();
-    // Each set's entries from at most READ_SAMPLE of its candidates, evenly spaced, scaled.
+    // Each set's entries from a sample of its candidates, scaled.
     let reads: f64 = (0..query.vertex_count())
         .map(|u| {
-            let list = sets.list(u);
-            let stride = list.len().div_ceil(READ_SAMPLE).max(1);
-            let sampled: usize = list
-                .iter()
-                .step_by(stride)
-                .map(|&v| graph.total_degree(v))
-                .sum();
-            sampled as f64 * list.len() as f64 / list.len().div_ceil(stride).max(1) as f64
+            let (taken, scale) = sample(sets.list(u), READ_SAMPLE);
+            taken.map(|&v| graph.total_degree(v)).sum::<usize>() as f64 * scale
         })
         .sum();
     reads <= CHEAP_PLANNING_READS as f64 || work >= WORK_PER_READ * reads

@@ -6,7 +6,8 @@
 //! size of a query's candidates.
 //!
 //! The same walk counts the candidate edges of every query edge, |{(v, x) : v ∈ C(u),
-//! x ∈ C(w) ∩ N(v, l)}|, from which [`crate::plan`] estimates how many rows each step keeps.
+//! x ∈ C(w) ∩ N(v, l)}| (over a sample of a large C(u)), from which [`crate::plan`]
+//! estimates how many rows each step keeps.
 
 use std::collections::HashMap;
 
@@ -21,6 +22,30 @@ const PARALLEL_MIN_CANDIDATES: usize = 1 << 12;
 
 /// Bitmap probes one binary search is worth, roughly.
 const PROBES_PER_SEARCH: usize = 8;
+
+/// Candidates of a query vertex that stand for all of its set where reading every
+/// candidate's list would cost more than it tells ([`refine`]'s first look,
+/// [`CandidateEdges::count`], the planner's judgement of whether planning pays): on an
+/// unlabelled graph of a million vertices, a pass over every candidate's lists took 200 ms,
+/// more than the rest of a small query's planning.
+pub(crate) const READ_SAMPLE: usize = 1 << 14;
+
+/// Candidates of a query vertex whose lists stand for all of its set in
+/// [`CandidateEdges::count`], which reads each list whole for every query edge: fewer than
+/// [`READ_SAMPLE`], which cost 50-75 ms for a 5-vertex pattern on an unlabelled graph of a
+/// million vertices.
+const EDGES_SAMPLE: usize = 1 << 11;
+
+/// At most `at_most` elements of `list`, evenly spaced, and how many of the list each stands
+/// for.
+pub(crate) fn sample(list: &[VertexId], at_most: usize) -> (impl Iterator<Item = &VertexId>, f64) {
+    let stride = list.len().div_ceil(at_most).max(1);
+    let taken = list.len().div_ceil(stride).max(1);
+    (
+        list.iter().step_by(stride),
+        list.len() as f64 / taken as f64,
+    )
+}
 
 /// One query edge seen from one of its ends: `u` reaches `w` along `label` in `direction`.
 #[derive(Clone, Copy, Debug)]
@@ -71,6 +96,17 @@ pub(crate) fn refine(
     let mut shrunk_at = vec![0; n];
     let mut checked_at: Vec<Option<usize>> = vec![None; n];
     let mut due: Vec<Arc> = Vec::new();
+    // A first look at a sample of each set: where no sampled candidate lacks a candidate
+    // neighbour, a round would cut next to nothing (labels that hardly prune), and reading
+    // every candidate's lists is not worth it. (A set of at most READ_SAMPLE is looked at
+    // whole: a round would cut nothing.)
+    let sampled_supported = (0..n).all(|u| {
+        let (mut taken, _) = sample(sets.list(u), READ_SAMPLE);
+        taken.all(|&v| supported(graph, sets, &arcs_of[u], v))
+    });
+    if sampled_supported {
+        return 0;
+    }
     let mut changed_rounds = 0;
     for _ in 0..rounds {
         let mut changed = false;
@@ -87,28 +123,7 @@ pub(crate) fn refine(
             checked_at[u] = Some(epoch);
             // The arc to the fewest candidates first: it fails most often.
             due.sort_by_key(|a| sets.list(a.w).len());
-            let supported = |&v: &VertexId| {
-                // Arcs of one label and direction (all of them, most often) share N(v, l).
-                let mut fetched: Option<(EdgeLabel, Direction, &[VertexId])> = None;
-                due.iter().all(|a| {
-                    let neighbors = match fetched {
-                        Some((l, d, n)) if l == a.label && d == a.direction => n,
-                        _ => {
-                            let n = graph.neighbors(v, a.label, a.direction);
-                            fetched = Some((a.label, a.direction, n));
-                            n
-                        }
-                    };
-                    let theirs = sets.list(a.w);
-                    // Probe the shorter side: C(w) in N(v) by binary search, or N(v) in C(w)
-                    // by its bitmap.
-                    if theirs.len() * PROBES_PER_SEARCH < neighbors.len() {
-                        theirs.iter().any(|x| neighbors.binary_search(x).is_ok())
-                    } else {
-                        neighbors.iter().any(|&x| sets.contains(a.w, x))
-                    }
-                })
-            };
+            let supported = |&v: &VertexId| supported(graph, sets, &due, v);
             let list = sets.list(u);
             let kept: Vec<VertexId> = if list.len() < PARALLEL_MIN_CANDIDATES {
                 list.iter().copied().filter(|v| supported(v)).collect()
@@ -133,9 +148,35 @@ pub(crate) fn refine(
     changed_rounds
 }
 
+/// Whether `v` has, along each of `arcs` (all from one query vertex), a neighbour in the far
+/// vertex's candidate set.
+fn supported(graph: &Graph, sets: &CandidateSets, arcs: &[Arc], v: VertexId) -> bool {
+    // Arcs of one label and direction (all of them, most often) share N(v, l).
+    let mut fetched: Option<(EdgeLabel, Direction, &[VertexId])> = None;
+    arcs.iter().all(|a| {
+        let neighbors = match fetched {
+            Some((l, d, n)) if l == a.label && d == a.direction => n,
+            _ => {
+                let n = graph.neighbors(v, a.label, a.direction);
+                fetched = Some((a.label, a.direction, n));
+                n
+            }
+        };
+        let theirs = sets.list(a.w);
+        // Probe the shorter side: C(w) in N(v) by binary search, or N(v) in C(w) by its
+        // bitmap.
+        if theirs.len() * PROBES_PER_SEARCH < neighbors.len() {
+            theirs.iter().any(|x| neighbors.binary_search(x).is_ok())
+        } else {
+            neighbors.iter().any(|&x| sets.contains(a.w, x))
+        }
+    })
+}
+
 /// Candidate edges between the ends of each query edge: `edges(u, w)` is the number of pairs
-/// (v ∈ C(u), x ∈ C(w)) joined by a data edge that the query edge (u, w) may map to; 0 when
-/// u and w are not adjacent in the query (several parallel query edges: the fewest).
+/// (v ∈ C(u), x ∈ C(w)) joined by a data edge that the query edge (u, w) may map to (from at
+/// most [`EDGES_SAMPLE`] candidates v, scaled); 0 when u and w are not adjacent in the query
+/// (several parallel query edges: the fewest).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CandidateEdges {
     /// By ordered pair of adjacent query vertices (a map: a query of n vertices has far
@@ -156,15 +197,11 @@ impl CandidateEdges {
                     .filter(|&&x| sets.contains(a.w, x))
                     .count()
             };
-            let list = sets.list(a.u);
-            let total: usize = if list.len() < PARALLEL_MIN_CANDIDATES {
-                list.iter().map(pairs).sum()
-            } else {
-                list.par_iter().map(pairs).sum()
-            };
+            let (taken, scale) = sample(sets.list(a.u), EDGES_SAMPLE);
+            let total = taken.map(pairs).sum::<usize>() as f64 * scale;
             for pair in [(a.u, a.w), (a.w, a.u)] {
-                let count = counts.entry(pair).or_insert(total as f64);
-                *count = count.min(total as f64);
+                let count = counts.entry(pair).or_insert(total);
+                *count = count.min(total);
             }
         }
         CandidateEdges { counts }
