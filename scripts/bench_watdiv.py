@@ -1,21 +1,27 @@
 #!/usr/bin/env python3
-"""gsi sparql against Oxigraph on generated WatDiv-shaped RDF (docs/BENCHMARKS.md, "SPARQL").
+"""gsi sparql against Oxigraph and Virtuoso on generated WatDiv-shaped RDF (docs/BENCHMARKS.md, "SPARQL").
 
 For each size: `gsi generate rdf`, then the load of the N-Triples into a ready store, timed
-for both — `gsi index` (parse, index, save) and pyoxigraph's in-memory `Store.bulk_load` —
-then each query of benches/watdiv, `--repeat` times on each, the median kept:
+for each — `gsi index` (parse, index, save), pyoxigraph's in-memory `Store.bulk_load` and,
+with `--virtuoso`, Virtuoso 7's bulk loader (`ld_dir`, `rdf_loader_run`, a checkpoint) in a
+server the script starts on free local ports and stops at the end — then each query of
+benches/watdiv, `--repeat` times on each, the median kept:
 
 - gsi: `gsi sparql --data FILE.gsidx --engine cpu|gpu --results tsv`, its lines read from a pipe
   and counted; each run is a process that opens the saved index (the time to do so alone, the
   `ready` figure, is that of a query without solutions);
 - Oxigraph: `Store.query`, its store already loaded, every solution taken from the iterator
-  and counted.
+  and counted;
+- Virtuoso: the SPARQL protocol over HTTP (its results as SPARQL JSON, every solution
+  counted), its store already loaded, the graph the data was loaded into as default graph.
 
 The numbers of solutions are checked to be the same, but where Oxigraph takes longer than
-`--oxigraph-limit` to give them (its time is then a lower bound). Prints one JSON object per
+`--oxigraph-limit` to give them (its time is then a lower bound); a Virtuoso answer of
+another number is reported (`virtuoso_solutions`), not taken as gsi's error. Prints one JSON object per
 query and per load, then a table per template (L, S, F, C): the median over its queries of
 the medians, and the ratio Oxigraph / gsi (gsi's whole run; "after ready" takes the `ready`
-time off). Needs pyoxigraph and a release build of gsi.
+time off). Needs pyoxigraph and a release build of gsi; `--virtuoso` needs Debian's
+virtuoso-opensource-7-bin (`virtuoso-t`, `isql-vt`).
 """
 
 from __future__ import annotations
@@ -23,11 +29,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import pyoxigraph
@@ -61,6 +70,96 @@ def oxigraph(store, query: str, limit_s: float) -> "int | None":
     return n
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Virtuoso:
+    """A Virtuoso 7 server of the script's own: its database in `folder`, on free local
+    ports, with room for every solution of a query and no time limit."""
+
+    GRAPH = "http://example.org/watdiv"
+
+    def __init__(self, folder: Path, data_folder: Path, memory_gb: float):
+        folder.mkdir(parents=True, exist_ok=True)
+        self.sql_port, self.http_port = free_port(), free_port()
+        # Virtuoso's guide: 85,000 buffers of 8 kB per GB given to it, two thirds dirty.
+        buffers = int(85_000 * memory_gb)
+        ini = folder / "virtuoso.ini"
+        ini.write_text(f"""[Database]
+DatabaseFile = {folder}/virtuoso.db
+ErrorLogFile = {folder}/virtuoso.log
+TransactionFile = {folder}/virtuoso.trx
+xa_persistent_file = {folder}/virtuoso.pxa
+Striping = 0
+[TempDatabase]
+DatabaseFile = {folder}/virtuoso-temp.db
+TransactionFile = {folder}/virtuoso-temp.trx
+[Parameters]
+ServerPort = 127.0.0.1:{self.sql_port}
+DirsAllowed = ., {data_folder}
+NumberOfBuffers = {buffers}
+MaxDirtyBuffers = {buffers * 2 // 3}
+CheckpointInterval = 0
+[HTTPServer]
+ServerPort = 127.0.0.1:{self.http_port}
+ServerRoot = {folder}
+MaxClientConnections = 2
+[SPARQL]
+ResultSetMaxRows = 2000000000
+MaxQueryExecutionTime = 0
+MaxQueryCostEstimationTime = 0
+""")
+        self.server = subprocess.Popen(
+            ["virtuoso-t", "+foreground", "+configfile", str(ini)],
+            cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self.server.poll() is not None:
+                sys.exit(f"virtuoso-t stopped at start (see {folder}/virtuoso.log)")
+            try:
+                self.count("ASK {}")
+                return
+            except OSError:
+                time.sleep(0.5)
+        self.stop()
+        sys.exit("virtuoso-t did not answer within 120 s")
+
+    def sql(self, statements: str) -> None:
+        done = subprocess.run(
+            ["isql-vt", f"127.0.0.1:{self.sql_port}", "dba", "dba", f"exec={statements}"],
+            capture_output=True, text=True,
+        )
+        if done.returncode != 0 or "*** Error" in done.stdout + done.stderr:
+            sys.exit(f"isql-vt {statements!r}: {done.stdout}{done.stderr}")
+
+    def bulk_load(self, data: Path) -> None:
+        self.sql(f"ld_dir('{data.parent}', '{data.name}', '{self.GRAPH}'); "
+                 "rdf_loader_run(); checkpoint;")
+
+    def count(self, query: str) -> int:
+        """The number of solutions of `query` (an ASK counts as one)."""
+        body = urllib.parse.urlencode({"query": query, "default-graph-uri": self.GRAPH})
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.http_port}/sparql", data=body.encode(),
+            headers={"Accept": "application/sparql-results+json",
+                     "Content-Type": "application/x-www-form-urlencoded"},
+        )
+        with urllib.request.urlopen(request) as reply:
+            answer = json.load(reply)
+        return 1 if "boolean" in answer else len(answer["results"]["bindings"])
+
+    def stop(self) -> None:
+        self.server.terminate()
+        try:
+            self.server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.server.kill()
+
+
 def gsi(args: argparse.Namespace, *command: str) -> int:
     """Runs gsi; returns the lines it wrote on stdout."""
     with subprocess.Popen([args.gsi, *command], stdout=subprocess.PIPE) as child:
@@ -84,10 +183,15 @@ def run_size(args: argparse.Namespace, triples: int, work: Path) -> list:
     oxigraph_load, _ = timed(
         lambda: store.bulk_load(path=str(data), format=pyoxigraph.RdfFormat.N_TRIPLES), 1
     )
+    virtuoso, virtuoso_load = None, None
+    if args.virtuoso:
+        virtuoso = Virtuoso(work / f"virtuoso-{triples}", work, args.virtuoso_memory)
+        virtuoso_load, _ = timed(lambda: virtuoso.bulk_load(data), 1)
     sparql = ["sparql", "--data", str(index), "--engine", args.engine, "--quiet", "--results", "tsv"]
     ready, _ = timed(lambda: gsi(args, *sparql, "-e", NOTHING), args.repeat)
     emit({"type": "load", "triples": triples, "quads": len(store), "gsi_index_ms": gsi_load,
-          "oxigraph_bulk_load_ms": oxigraph_load, "gsi_ready_ms": ready})
+          "oxigraph_bulk_load_ms": oxigraph_load, "virtuoso_bulk_load_ms": virtuoso_load,
+          "gsi_ready_ms": ready})
     data.unlink()
     rows = []
     for query in sorted(Path(args.queries).glob("*.rq")):
@@ -102,17 +206,25 @@ def run_size(args: argparse.Namespace, triples: int, work: Path) -> list:
         row = {"type": "query", "triples": triples, "query": query.stem, "solutions": found,
                "oxigraph_finished": expected is not None, "gsi_ms": gsi_ms,
                "gsi_after_ready_ms": max(gsi_ms - ready, 0.0), "oxigraph_ms": oxigraph_ms}
+        if virtuoso:
+            row["virtuoso_ms"], row["virtuoso_solutions"] = timed(
+                lambda: virtuoso.count(text), args.repeat
+            )
         emit(row)
         rows.append(row)
+    if virtuoso:
+        virtuoso.stop()
     del store
     index.unlink()
     return rows
 
 
 def table(rows: list) -> None:
+    virtuoso = any("virtuoso_ms" in r for r in rows)
+    extra = " Virtuoso ms | Virtuoso / gsi | Virtuoso's counts differ |" if virtuoso else ""
     print("| triples | template | queries | gsi ms | gsi after ready ms | Oxigraph ms "
-          "| Oxigraph / gsi |")
-    print("|---|---|---|---|---|---|---|")
+          "| Oxigraph / gsi |" + extra)
+    print("|---|---|---|---|---|---|---|" + ("---|---|---|" if virtuoso else ""))
     for triples in sorted({r["triples"] for r in rows}):
         for template in "LSFC":
             picked = [r for r in rows if r["triples"] == triples and r["query"][0] == template]
@@ -120,8 +232,13 @@ def table(rows: list) -> None:
             after = statistics.median(r["gsi_after_ready_ms"] for r in picked)
             o = statistics.median(r["oxigraph_ms"] for r in picked)
             bound = "" if all(r["oxigraph_finished"] for r in picked) else " (≥, unfinished)"
-            print(f"| {triples:,} | {template} | {len(picked)} | {g:.1f} | {after:.1f} "
-                  f"| {o:.1f}{bound} | {o / g:.2f} |")
+            line = (f"| {triples:,} | {template} | {len(picked)} | {g:.1f} | {after:.1f} "
+                    f"| {o:.1f}{bound} | {o / g:.2f} |")
+            if virtuoso:
+                v = statistics.median(r["virtuoso_ms"] for r in picked)
+                differ = [r["query"] for r in picked if r["virtuoso_solutions"] != r["solutions"]]
+                line += f" {v:.1f} | {v / g:.2f} | {', '.join(differ) or 'none'} |"
+            print(line)
 
 
 def main() -> None:
@@ -139,6 +256,10 @@ def main() -> None:
         "--oxigraph-limit", type=float, default=300.0,
         help="seconds after which Oxigraph's solutions stop being taken (checked every 1024)",
     )
+    parser.add_argument("--virtuoso", action="store_true",
+                        help="also Virtuoso 7 (virtuoso-t and isql-vt on the PATH)")
+    parser.add_argument("--virtuoso-memory", type=float, default=4.0,
+                        help="GB of buffers Virtuoso is given")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.work) as work:
         rows = [r for n in args.triples for r in run_size(args, n, Path(work))]

@@ -256,6 +256,56 @@ mod tests {
         assert_eq!(edges.between(0, 2), None);
     }
 
+    /// A star of `n` leaves: centre 0 (label 1), leaves 1..=n (label 0), the leaves from
+    /// `first_alone` on cut off from the centre.
+    fn star(n: u32, first_alone: u32) -> DataIndex {
+        let mut labels = vec![1];
+        labels.extend(std::iter::repeat_n(0, n as usize));
+        let edges: Vec<(u32, u32)> = (1..first_alone).map(|v| (0, v)).collect();
+        index(graph(&labels, &edges))
+    }
+
+    #[test]
+    fn a_large_set_whose_sample_has_support_is_left_without_a_round() {
+        // Every leaf of a large star has the centre: the sample finds nothing to cut, and no
+        // round is made (a round would cut nothing either).
+        let n = 3 * READ_SAMPLE as u32;
+        let data = star(n, n + 1);
+        let query = graph(&[0, 1], &[(0, 1)]);
+        let mut sets = CandidateSets::from_lists(vec![(1..=n).collect(), vec![0]], n as usize + 1);
+        assert_eq!(refine(&query, &data, &mut sets, 4), 0);
+        assert_eq!(sets.sizes(), vec![n as usize, 1]);
+    }
+
+    #[test]
+    fn a_large_set_whose_sample_lacks_support_is_refined_exactly() {
+        // A tenth of the leaves lack the centre: the sample sees it, and the round removes
+        // exactly those.
+        let n = 3 * READ_SAMPLE as u32;
+        let alone = n - n / 10;
+        let data = star(n, alone);
+        let query = graph(&[0, 1], &[(0, 1)]);
+        let mut sets = CandidateSets::from_lists(vec![(1..=n).collect(), vec![0]], n as usize + 1);
+        assert_eq!(refine(&query, &data, &mut sets, 4), 1);
+        assert_eq!(sets.list(0), (1..alone).collect::<Vec<_>>().as_slice());
+    }
+
+    #[test]
+    fn candidate_edges_of_a_large_set_are_estimated_from_a_sample() {
+        // 3 · READ_SAMPLE leaves each with one edge to the centre: the sampled count, scaled,
+        // is the exact count here (every sampled leaf has the same one edge).
+        let n = 3 * READ_SAMPLE as u32;
+        let data = star(n, n + 1);
+        let query = graph(&[0, 1], &[(0, 1)]);
+        let sets = CandidateSets::from_lists(vec![(1..=n).collect(), vec![0]], n as usize + 1);
+        let edges = CandidateEdges::count(&query, &data, &sets);
+        let between = edges.between(0, 1).expect("adjacent");
+        assert!(
+            (between - f64::from(n)).abs() <= 1e-6 * f64::from(n),
+            "{between}"
+        );
+    }
+
     #[test]
     fn no_round_leaves_the_sets_alone() {
         let data = index(graph(&[0, 1], &[]));
