@@ -113,6 +113,7 @@ pub(crate) fn run<B: JoinBackend>(
         paths: JoinPaths {
             steps,
             depth_first_from,
+            depth_first_kind: driver.backend.depth_first_kind(),
             small_steps: driver.small_steps,
             skipped_by_failing_sets: driver.backend.skipped_by_failing_sets(),
             tree_counted: false,

@@ -375,6 +375,9 @@ pub struct JoinPaths {
     pub steps: Vec<StepPath>,
     /// Rows of a step from which a count goes depth-first (`None`: the engine never does).
     pub depth_first_from: Option<usize>,
+    /// How the engine's depth-first count goes, where it has more than one way (the GPU:
+    /// `packed`, or `with work stealing`).
+    pub depth_first_kind: Option<&'static str>,
     /// Steps from the first that the engine joined in one go while they were small (the GPU:
     /// in one launch).
     pub small_steps: usize,
@@ -461,12 +464,17 @@ impl std::fmt::Display for JoinPaths {
                     Counted::LeafProducts => {
                         "counted as products of the independent steps".to_string()
                     }
-                    Counted::DepthFirst => match self.depth_first_from {
-                        Some(from) => {
-                            format!("counted depth-first (from {} on)", rows(from as u64))
+                    Counted::DepthFirst => {
+                        let kind = self
+                            .depth_first_kind
+                            .map_or(String::new(), |kind| format!(", {kind}"));
+                        match self.depth_first_from {
+                            Some(from) => {
+                                format!("counted depth-first{kind} (from {} on)", rows(from as u64))
+                            }
+                            None => format!("counted depth-first{kind}"),
                         }
-                        None => "counted depth-first".to_string(),
-                    },
+                    }
                 };
                 write!(f, " {} {why}", rows(st.counted_rows))?;
             }

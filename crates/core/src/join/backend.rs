@@ -132,6 +132,12 @@ pub(crate) trait JoinBackend {
     /// ([`JoinBackend::count`] before the last step); `None` when it cannot.
     fn depth_first_rows(&self) -> Option<usize>;
 
+    /// How the backend's depth-first count goes, for `--explain` (the GPU: packed, or with
+    /// work stealing); `None` when it has one way only.
+    fn depth_first_kind(&self) -> Option<&'static str> {
+        None
+    }
+
     /// How the backend spreads the lists of `step` over its threads (the GPU's Sec. 6.1 and
     /// 6.2).
     fn balance(&self, _step: usize) -> StepBalance {

@@ -971,6 +971,13 @@ impl JoinBackend for GpuJoin<'_> {
         Some(if packed_at_once { 0 } else { usize::MAX })
     }
 
+    fn depth_first_kind(&self) -> Option<&'static str> {
+        Some(match self.packs() {
+            true => "packed",
+            false => "with work stealing",
+        })
+    }
+
     fn counts_last_step(&self) -> bool {
         self.plan
             .width()
