@@ -400,6 +400,26 @@ mod tests {
     }
 
     #[test]
+    fn prefetch_hints_take_any_vertex_and_change_nothing() {
+        let mut b = GraphBuilder::new(false);
+        for _ in 0..3 {
+            b.add_vertex(0);
+        }
+        b.add_edge(0, 1, 0).unwrap();
+        let g = b.build().unwrap();
+        let before = g.neighbors_above(0, 0, Direction::Out).to_vec();
+        // Vertex 2 has no edge; 3 and u32::MAX are past the end; label 1 has no edge.
+        for v in [0, 1, 2, 3, VertexId::MAX] {
+            g.prefetch_place(v, Direction::Out);
+            for (label, above) in [(0, false), (0, true), (1, true)] {
+                g.prefetch_neighbors(v, label, Direction::Out, above);
+            }
+        }
+        assert_eq!(g.neighbors_above(0, 0, Direction::Out), before.as_slice());
+        assert_eq!(g.neighbors(1, 0, Direction::Out), &[0]);
+    }
+
+    #[test]
     fn directed_graph_keeps_both_adjacencies() {
         let mut b = GraphBuilder::new(true);
         b.add_vertex(0);
