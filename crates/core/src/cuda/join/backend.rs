@@ -10,14 +10,14 @@ use super::device_plan::PlanOnDevice;
 use super::kept_sets::{kept_sets, KeptSet};
 use super::kernels::{
     join_bounds, join_link, join_permute, join_refilter, join_rows, join_small, leaf_counts,
-    Balance, DepthFirstArgs, LeafSuffixArgs, LoneLeafCounts, Place, RowPaths, RowsOutput,
-    SmallState, StepArgs, Tests,
+    Balance, LeafSuffixArgs, LoneLeafCounts, Place, RowPaths, RowsOutput, SmallState, StepArgs,
+    Tests,
 };
 use super::layout::{DepthStep, Link};
 use crate::cuda::candidates::DeviceCandidates;
 use crate::cuda::device::Device;
 use crate::cuda::index::DevicePcsr;
-use crate::cuda::launch::{packed, Keep, MAX_WIDTH, NARROW_MAX_WIDTH, NO_COUNTS, NO_POOL};
+use crate::cuda::launch::{Keep, MAX_WIDTH, NARROW_MAX_WIDTH, NO_COUNTS, NO_POOL};
 use crate::cuda::scan::exclusive_scan;
 use crate::error::{driver, Result};
 use crate::join::{BufferLayout, FilledBuffers, JoinBackend, SmallEnd, SmallSteps};
@@ -30,9 +30,6 @@ use crate::tuning::GpuTuning;
 const MAX_RUN_ENTRIES: usize = 1 << 31;
 /// Rows of a first run under a limit: a few warps' worth, one launch each step.
 const FIRST_RUN_ROWS: usize = 256;
-/// Most steps of a plan that the GPU counts with the packed kernel from its first step by
-/// default, where labels hardly prune (`GpuJoin::depth_first_rows`).
-const PACKED_AT_ONCE_UP_TO: usize = 4;
 /// How long a depth-first launch takes new work when a limit is set.
 pub(super) const LIMITED_SLICE: std::time::Duration = std::time::Duration::from_millis(2);
 /// Tasks the depth-first pool holds (levels handed from warp to warp: at the end of a launch
@@ -310,30 +307,6 @@ impl<'a> GpuJoin<'a> {
     /// shared memory (depth-first, small steps) are not used.
     fn wide(&self) -> bool {
         self.plan.width() > MAX_WIDTH
-    }
-
-    /// Whether a depth-first count takes the packed kernel (`gsi_count_packed`): where the
-    /// tuning lets it, for plans of at most [`packed::WIDTH`] steps without a leaf suffix
-    /// whose steps each test fewer lists than that (a lane keeps its lists' ranges).
-    fn packs(&self) -> bool {
-        let width = self.plan.width();
-        self.tuning.packed_depth_first
-            && width <= packed::WIDTH
-            && self.plan.leaves.from >= width
-            && self
-                .steps
-                .iter()
-                .all(|s| ((s.count + s.absent) as usize) < packed::WIDTH)
-    }
-
-    /// Whether every candidate set holds at least half the data graph's vertices (its
-    /// candidate bitsets' bits), as on an unlabelled graph.
-    fn labels_hardly_prune(&self) -> bool {
-        let vertices = 32 * self.candidates.words;
-        self.plan
-            .candidate_sizes
-            .iter()
-            .all(|&size| 2 * size >= vertices)
     }
 
     /// Whether no row's leaf product can pass 2^64 − 1, so that the kernels may make it in 64
@@ -883,21 +856,7 @@ impl JoinBackend for GpuJoin<'_> {
                 .map_err(driver("allocating the small steps' state"))?,
             total: counter::zeroed(stream)?,
         };
-        let links = self.on_device.links();
-        let steps = self.on_device.steps();
-        let order_bounds = self.on_device.order_bounds();
-        let args = DepthFirstArgs {
-            first_step: step as u32,
-            width: width as u32,
-            leaves_from: self.plan.leaves.from as u32,
-            links: &links,
-            total_links: links.len() as u32,
-            steps: &steps,
-            order_bounds: &order_bounds,
-            candidates: self.candidates,
-            words: self.candidates.words as u32,
-            injective: self.injective,
-        };
+        let args = self.depth_first_args(step);
         // No lone-leaf counts: made for long lists, and these are short.
         let leaves = LeafSuffixArgs::new(&self.on_device, None);
         join_small(
@@ -966,9 +925,7 @@ impl JoinBackend for GpuJoin<'_> {
         // 1,458, on gw12 from every threshold tried (H100, 2026-11-23) and on the unlabelled
         // patterns with equivalent vertices (p3, p7, p8); taken there only when asked for
         // (`MatchOptions::depth_first_rows`).
-        let packed_at_once =
-            self.packs() && self.plan.width() <= PACKED_AT_ONCE_UP_TO && self.labels_hardly_prune();
-        Some(if packed_at_once { 0 } else { usize::MAX })
+        Some(if self.packed_at_once() { 0 } else { usize::MAX })
     }
 
     fn depth_first_kind(&self) -> Option<&'static str> {

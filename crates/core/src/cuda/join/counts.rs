@@ -13,7 +13,58 @@ use crate::cuda::launch::{packed, BLOCK_SIZE};
 use crate::error::{driver, Result};
 use crate::tuning::KEPT_SETS_BYTES;
 
+/// Most steps of a plan that the GPU counts with the packed kernel from its first step by
+/// default, where labels hardly prune (`GpuJoin::depth_first_rows`).
+const PACKED_AT_ONCE_UP_TO: usize = 4;
+
 impl GpuJoin<'_> {
+    /// Whether a depth-first count takes the packed kernel (`gsi_count_packed`): where the
+    /// tuning lets it, for plans of at most [`packed::WIDTH`] steps without a leaf suffix
+    /// whose steps each test fewer lists than that (a lane keeps its lists' ranges).
+    pub(super) fn packs(&self) -> bool {
+        let width = self.plan.width();
+        self.tuning.packed_depth_first
+            && width <= packed::WIDTH
+            && self.plan.leaves.from >= width
+            && self
+                .plan
+                .steps
+                .iter()
+                .all(|s| s.links().count() + s.absent.len() < packed::WIDTH)
+    }
+
+    /// Whether a count goes packed from its first step by default: a plan the packed kernel
+    /// takes, of at most [`PACKED_AT_ONCE_UP_TO`] steps, whose candidate sets each hold at
+    /// least half the data graph's vertices (its candidate bitsets' bits), as on an
+    /// unlabelled graph.
+    pub(super) fn packed_at_once(&self) -> bool {
+        let vertices = 32 * self.candidates.words;
+        self.packs()
+            && self.plan.width() <= PACKED_AT_ONCE_UP_TO
+            && self
+                .plan
+                .candidate_sizes
+                .iter()
+                .all(|&size| 2 * size >= vertices)
+    }
+
+    /// What the depth-first and small-step kernels read of the plan for a count from `step`.
+    pub(super) fn depth_first_args(&self, step: usize) -> DepthFirstArgs<'_> {
+        let links = self.on_device.links();
+        DepthFirstArgs {
+            first_step: step as u32,
+            width: self.plan.width() as u32,
+            leaves_from: self.plan.leaves.from as u32,
+            total_links: links.len() as u32,
+            links,
+            steps: self.on_device.steps(),
+            order_bounds: self.on_device.order_bounds(),
+            candidates: self.candidates,
+            words: self.candidates.words as u32,
+            injective: self.injective,
+        }
+    }
+
     /// Counts the leaf suffix's matches for `rows` of a table at the suffix's first step.
     pub(super) fn count_leaf_products(
         &mut self,
@@ -103,11 +154,8 @@ impl GpuJoin<'_> {
         };
         let count = rows.len();
         let view = self.view(table, rows, step);
-        let links = self.on_device.links();
-        let steps = self.on_device.steps();
-        let order_bounds = self.on_device.order_bounds();
+        let args = self.depth_first_args(step);
         let leaves = LeafSuffixArgs::new(&self.on_device, self.lone_leaves.as_ref());
-        let total_links = links.len() as u32;
         let width = self.plan.width();
         // A task: its level word, read and mask, then up to `width` columns; whole 128-byte
         // lines.
@@ -120,7 +168,10 @@ impl GpuJoin<'_> {
                 .map_err(driver(format!("allocating {what}")))
         };
         let mut state = DepthFirstState {
-            ranges: zeros("the depth-first ranges", warps * total_links as usize * 2)?,
+            ranges: zeros(
+                "the depth-first ranges",
+                warps * args.total_links as usize * 2,
+            )?,
             sets,
             set_slots: self.kept_slots as u32,
             set_words,
@@ -130,18 +181,6 @@ impl GpuJoin<'_> {
             capacity: capacity as u32,
             counters: zeros("the depth-first counters", COUNTERS)?,
             total: counter::zeroed(stream)?,
-        };
-        let args = DepthFirstArgs {
-            first_step: step as u32,
-            width: width as u32,
-            leaves_from: self.plan.leaves.from as u32,
-            links: &links,
-            total_links,
-            steps: &steps,
-            order_bounds: &order_bounds,
-            candidates: self.candidates,
-            words: self.candidates.words as u32,
-            injective: self.injective,
         };
         loop {
             let (slice_ns, deadline_ns) = self.launch_times(enough);
@@ -219,9 +258,7 @@ impl GpuJoin<'_> {
         let warps = grid.grid_dim.0 as usize * (BLOCK_SIZE as usize / 32);
         let count = rows.len();
         let view = self.view(table, rows, step);
-        let links = self.on_device.links();
-        let steps = self.on_device.steps();
-        let order_bounds = self.on_device.order_bounds();
+        let args = self.depth_first_args(step);
         let stream = &self.device.stream;
         let zeros = |what: &str, n: usize| {
             stream
@@ -232,18 +269,6 @@ impl GpuJoin<'_> {
             saved: zeros("the packed searches", warps * packed::SEARCH_WORDS)?,
             counters: zeros("the packed count's counters", COUNTERS)?,
             total: counter::zeroed(stream)?,
-        };
-        let args = DepthFirstArgs {
-            first_step: step as u32,
-            width: self.plan.width() as u32,
-            leaves_from: self.plan.leaves.from as u32,
-            links: &links,
-            total_links: links.len() as u32,
-            steps: &steps,
-            order_bounds: &order_bounds,
-            candidates: self.candidates,
-            words: self.candidates.words as u32,
-            injective: self.injective,
         };
         loop {
             let (slice_ns, deadline_ns) = self.launch_times(enough);

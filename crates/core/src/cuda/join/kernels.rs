@@ -432,16 +432,16 @@ pub(super) fn join_permute(
     Ok(())
 }
 
-/// What `gsi_join_depth_first` and `gsi_join_small` read besides the table and the leaf
-/// suffix.
+/// What `gsi_join_depth_first`, `gsi_count_packed` and `gsi_join_small` read besides the
+/// table and the leaf suffix (`GpuJoin::depth_first_args`).
 pub(super) struct DepthFirstArgs<'a> {
     pub(super) first_step: u32,
     pub(super) width: u32,
     pub(super) leaves_from: u32,
-    pub(super) links: &'a CudaView<'a, Link>,
+    pub(super) links: CudaView<'a, Link>,
     pub(super) total_links: u32,
-    pub(super) steps: &'a CudaView<'a, DepthStep>,
-    pub(super) order_bounds: &'a CudaView<'a, u32>,
+    pub(super) steps: CudaView<'a, DepthStep>,
+    pub(super) order_bounds: CudaView<'a, u32>,
     pub(super) candidates: &'a DeviceCandidates,
     /// 32-bit words of one candidate bitset.
     pub(super) words: u32,
@@ -450,7 +450,7 @@ pub(super) struct DepthFirstArgs<'a> {
 
 impl<'a> DepthFirstArgs<'a> {
     /// Pushes first_step, width, leaves_from, groups, ci, links, steps[width], order_bounds,
-    /// candidate_lists, candidate_bits[q*words], words, injective: what both kernels read
+    /// candidate_lists, candidate_bits[q*words], words, injective: what the kernels read
     /// after the table and its rows.
     pub(super) fn push<'b>(
         &'b self,
@@ -463,9 +463,9 @@ impl<'a> DepthFirstArgs<'a> {
             .arg(&self.leaves_from)
             .arg(&pcsr.groups)
             .arg(&pcsr.column_index)
-            .arg(self.links)
-            .arg(self.steps)
-            .arg(self.order_bounds)
+            .arg(&self.links)
+            .arg(&self.steps)
+            .arg(&self.order_bounds)
             .arg(&self.candidates.lists)
             .arg(&self.candidates.bits)
             .arg(&self.words)
