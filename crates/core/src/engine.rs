@@ -96,6 +96,12 @@ pub trait Engine: Send {
         false
     }
 
+    /// A copy of this engine for another thread, where copies cost nothing and share no
+    /// device (the CPU engine): independent plans are then made on threads of their own.
+    fn on_another_thread(&self) -> Option<Box<dyn Engine>> {
+        None
+    }
+
     /// The GPU the engine uses, by name and architecture (`None` for the CPU engine).
     fn device(&self) -> Option<String> {
         None

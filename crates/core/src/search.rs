@@ -4,6 +4,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use gsi_graph::{Graph, VertexId};
+use rayon::prelude::*;
 
 use crate::candidates::CandidateSets;
 use crate::cpu::CpuEngine;
@@ -17,7 +18,7 @@ use crate::options::{
 use crate::plan::estimate::plan_on_host;
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
 use crate::plan::{Plan, Postpone, Strategy, TreeCountChoice};
-use crate::quotients;
+use crate::quotients::{self, Quotient};
 use crate::shares::ShareSpace;
 use crate::sink::{CountOnly, Images, MatchSink, OriginalIds};
 use crate::tree_count;
@@ -252,13 +253,27 @@ fn by_quotients(
         return Ok(None);
     };
     let homomorphism = under_homomorphism(options);
-    let planned = terms
-        .into_iter()
-        .map(|term| {
-            let planned = plan_query(engine, &term.graph, data, &homomorphism, true)?;
-            Ok((term.coefficient, planned))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let plan_term = |engine: &mut dyn Engine, term: &Quotient| {
+        let planned = plan_query(engine, &term.graph, data, &homomorphism, true)?;
+        Ok((term.coefficient, planned))
+    };
+    // Each quotient's filter and plan are its own: on the host, on threads of their own
+    // (gw12's dense_12_1 has 30 quotients: planned one after another in 125-232 ms on an
+    // H100 machine's host, on threads of their own in 85-94 ms; 2026-11-26,
+    // docs/BENCHMARKS.md).
+    let copies: Option<Vec<Box<dyn Engine>>> =
+        terms.iter().map(|_| engine.on_another_thread()).collect();
+    let planned = match copies {
+        Some(copies) => terms
+            .par_iter()
+            .zip(copies)
+            .map(|(term, mut copy)| plan_term(copy.as_mut(), term))
+            .collect::<Result<Vec<_>>>()?,
+        None => terms
+            .iter()
+            .map(|term| plan_term(engine, term))
+            .collect::<Result<Vec<_>>>()?,
+    };
     let work = planned.iter().map(|(_, p)| p.work(data)).sum();
     let choice = TreeCountChoice::by(options.tree_counts, work, plan, planned.len());
     plan.choice.tree_count = Some(choice);
@@ -520,7 +535,8 @@ impl Planned {
             return Ok(self.report());
         }
         if let Some(terms) = &self.by_quotients {
-            // Not cut into shares: the first share counts it whole, the others nothing.
+            // Quotients are not cut into shares (a query planned for a share is joined
+            // instead): should one be asked for, the first share counts them whole.
             if share.is_some_and(|s| s.index() > 0) {
                 return Ok(self.report());
             }

@@ -12,7 +12,7 @@ use crate::candidates::CandidateSets;
 use crate::cuda::candidates::DeviceCandidates;
 use crate::engine::{Candidates, Engine};
 use crate::error::Result;
-use crate::options::{Share, AXES};
+use crate::options::{Cut, Share, AXES};
 use crate::plan::Plan;
 
 /// One cut vertex: C(u) by class on its first axis.
@@ -79,26 +79,25 @@ impl ShareSpace {
                 known.axes.push(axis);
                 continue;
             }
-            let list = match &sets {
-                Sets::Host(sets) => sets.list(u).to_vec(),
-                Sets::Device(sets, _) => sets.as_ref().expect("set above").download_list(u)?,
-            };
-            let candidates = if sides[axis] <= SORTED_CLASSES_MAX {
-                let on_axis = any.cut(sides, axis);
-                // Millions of candidates on an unlabelled graph: hashed on every thread.
-                let classes: Vec<u64> = list.par_iter().map(|&v| on_axis.class_of(v)).collect();
-                let mut by_class = vec![Vec::new(); sides[axis] as usize];
-                for (&v, &class) in list.iter().zip(&classes) {
-                    by_class[class as usize].push(v);
+            // C(u) as the host holds it where it does, else read from the device.
+            let downloaded;
+            let list: &[VertexId] = match (candidates, &sets) {
+                (Candidates::Host(host), _) => host.list(u),
+                (_, Sets::Host(sets)) => sets.list(u),
+                (_, Sets::Device(sets, _)) => {
+                    downloaded = sets.as_ref().expect("set above").download_list(u)?;
+                    &downloaded
                 }
-                Classes::Sorted(by_class)
+            };
+            let classes = if sides[axis] <= SORTED_CLASSES_MAX {
+                Classes::Sorted(by_class(list, any.cut(sides, axis), sides[axis]))
             } else {
-                Classes::Whole(list)
+                Classes::Whole(list.to_vec())
             };
             cut.push(CutVertex {
                 vertex: u,
                 axes: vec![axis],
-                candidates,
+                candidates: classes,
             });
         }
         Ok(ShareSpace { sides, cut, sets })
@@ -170,10 +169,64 @@ impl ShareSpace {
     }
 }
 
+/// `list` split by class on `axis`, each part in the list's order. The millions of
+/// candidates of an unlabelled graph are hashed and split on every thread, in blocks: split
+/// on one thread, the cut of the LiveJournal-sized graph's sets took each of four H100s
+/// 71-191 ms, in blocks 22-100 ms (2026-11-26, docs/BENCHMARKS.md).
+fn by_class(list: &[VertexId], axis: Cut, classes: u32) -> Vec<Vec<VertexId>> {
+    const BLOCK: usize = 1 << 16;
+    let classes = classes as usize;
+    let blocks: Vec<Vec<Vec<VertexId>>> = list
+        .par_chunks(BLOCK)
+        .map(|block| {
+            let mut parts = vec![Vec::new(); classes];
+            for &v in block {
+                parts[axis.class_of(v) as usize].push(v);
+            }
+            parts
+        })
+        .collect();
+    (0..classes)
+        .into_par_iter()
+        .map(|class| {
+            let mut part = Vec::with_capacity(blocks.iter().map(|b| b[class].len()).sum());
+            for block in &blocks {
+                part.extend_from_slice(&block[class]);
+            }
+            part
+        })
+        .collect()
+}
+
 impl Sets {
     /// `sets`, a copy of their own, as the shares' sets on a device.
     fn on_device(sets: DeviceCandidates) -> Sets {
         let rooms = sets.ranges.clone();
         Sets::Device(Some(sets), rooms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_split_in_blocks_keep_each_class_whole_and_in_order() {
+        // Several blocks, and a list with gaps, as a filtered C(u) has.
+        let list: Vec<VertexId> = (0..300_000).map(|v| 3 * v + v % 7).collect();
+        let sides = [7, 1, 1, 1, 1];
+        for index in 0..7 {
+            let cut = Share::new(index, 7).unwrap().cut(sides, 0);
+            let parts = by_class(&list, cut, 7);
+            assert_eq!(parts.len(), 7);
+            let held: Vec<VertexId> = list.iter().copied().filter(|&v| cut.holds(v)).collect();
+            assert!(!held.is_empty());
+            assert_eq!(parts[cut.class() as usize], held);
+        }
+        let sizes: usize = by_class(&list, Share::new(0, 7).unwrap().cut(sides, 0), 7)
+            .iter()
+            .map(Vec::len)
+            .sum();
+        assert_eq!(sizes, list.len());
     }
 }

@@ -1,10 +1,10 @@
 //! One query over several engines, one per GPU (`--devices`): the join cut into shares as
 //! `--partition` cuts it ([`Share`]), many more shares than engines, dealt to the engines as
 //! they come free; the counts added up. A query counted over its quotients is dealt as each
-//! quotient's shares in turn, and their counts summed with the quotients' coefficients
-//! (`--partition` counts such a query whole in its first share). Each engine holds the whole
-//! index and filters the query itself; the plan is the same on every engine, so the shares
-//! are disjoint and together the whole.
+//! quotient's shares in turn, and their counts summed with the quotients' coefficients (a
+//! query planned for `--partition` is joined, never counted over quotients). Each engine
+//! holds the whole index and filters the query itself; the plan is the same on every engine,
+//! so the shares are disjoint and together the whole.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};

@@ -35,6 +35,10 @@ impl Engine for CpuEngine {
         true
     }
 
+    fn on_another_thread(&self) -> Option<Box<dyn Engine>> {
+        Some(Box::new(*self))
+    }
+
     fn tune(&mut self, tuning: &Tuning) {
         self.tuning = tuning.cpu;
     }
