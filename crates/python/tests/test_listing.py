@@ -103,10 +103,14 @@ def test_match_array_under_a_small_memory_limit_raises_and_the_engine_stops() ->
 def test_ctrl_c_stops_match_array() -> None:
     code = textwrap.dedent(
         """
+        import signal
         import time
         import networkx as nx
         import gsi
 
+        # Ctrl-C raises KeyboardInterrupt here even if this process was started with SIGINT
+        # ignored (as a background job's children are).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         m = gsi.Matcher(nx.complete_graph(400), engine="cpu")
         print("matching", flush=True)
         try:
