@@ -268,6 +268,8 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             },
             equivalent_vertices: !args.no_equivalent_vertices,
             heavy_query_work: args.heavy_work,
+            // The engine that joins judges whether planning pays.
+            planning_pays_from: None,
             pinned: Vec::new(),
         },
         timeout,

@@ -96,6 +96,13 @@ pub trait Engine: Send {
         false
     }
 
+    /// Estimated partial matches of this engine's join per neighbour-list entry the planner
+    /// would read, from which refining and sampling the query pay
+    /// ([`MatchOptions::planning_pays_from`]).
+    fn planning_pays_from(&self) -> f64 {
+        crate::options::GPU_PLANNING_PAYS_FROM
+    }
+
     /// A copy of this engine for another thread, where copies cost nothing and share no
     /// device (the CPU engine): independent plans are then made on threads of their own.
     fn on_another_thread(&self) -> Option<Box<dyn Engine>> {

@@ -86,6 +86,10 @@ pub struct MatchOptions {
     pub refine_rounds: usize,
     /// How the join order is chosen.
     pub join_order: JoinOrder,
+    /// Estimated partial matches per neighbour-list entry the planner would read from which
+    /// refining and sampling pay ([`crate::plan::estimate`]): the joining engine's
+    /// ([`crate::Engine::planning_pays_from`]), which the search sets when it is `None`.
+    pub planning_pays_from: Option<f64>,
     /// Estimated partial matches from which a query counts as heavy: its join order is then
     /// chosen by sampling under [`JoinOrder::Sampled`] ([`crate::plan::estimate`]); 0 treats every
     /// query so.
@@ -108,6 +112,18 @@ pub struct MatchOptions {
 /// Rounds of refinement by default: enough for the sets to settle on the queries measured
 /// (yeast and gowalla-shaped, 8 to 32 vertices), few enough to bound a pass that does not.
 pub const REFINE_ROUNDS: usize = 4;
+
+/// Estimated partial matches per neighbour-list entry read from which a query's join on a
+/// GPU is expected to outweigh its planning ([`crate::plan::estimate`]; an entry read costs
+/// a few nanoseconds on the host, a partial match about one on the GPU): a GPU engine's
+/// [`crate::Engine::planning_pays_from`].
+pub const GPU_PLANNING_PAYS_FROM: f64 = 100.0;
+
+/// The same for the CPU's join, where a partial match costs as much as an entry read or more:
+/// wordnet's query_dense_16_6, 9×10^7 partial matches estimated against about 10^6 entries,
+/// took 20 s joined on one thread in Algorithm 2's order, and 2.1 s, 58 ms of it planning, in
+/// the order sampling chose (development machine, 2026-11-26, docs/BENCHMARKS.md).
+pub const CPU_PLANNING_PAYS_FROM: f64 = 1.0;
 
 /// Estimated partial matches of Algorithm 2's plan from which a query counts as heavy. Below
 /// it the join takes well under a millisecond, less than sampling other orders would (about
@@ -290,12 +306,18 @@ impl Default for MatchOptions {
             tree_counts: TreeCounts::ByEstimate,
             equivalent_vertices: true,
             heavy_query_work: HEAVY_QUERY_WORK,
+            planning_pays_from: None,
             pinned: Vec::new(),
         }
     }
 }
 
 impl MatchOptions {
+    /// [`MatchOptions::planning_pays_from`], or a GPU's where no engine has set it.
+    pub fn planning_pays_from(&self) -> f64 {
+        self.planning_pays_from.unwrap_or(GPU_PLANNING_PAYS_FROM)
+    }
+
     /// Why the search must stop now, if it must: [`Status::Interrupted`] when the interrupt
     /// is set, [`Status::Limit`] when `enough` is, [`Status::Timeout`] when the deadline has
     /// passed.

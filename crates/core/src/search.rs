@@ -135,6 +135,19 @@ pub(crate) fn plan_query(
     if query.vertex_count() == 0 {
         return Err(Error::EmptyQuery);
     }
+    // Whether planning pays is judged by the engine that will join, this one unless the
+    // caller said otherwise.
+    let judged;
+    let options = match options.planning_pays_from {
+        Some(_) => options,
+        None => {
+            judged = MatchOptions {
+                planning_pays_from: Some(engine.planning_pays_from()),
+                ..options.clone()
+            };
+            &judged
+        }
+    };
     if query.is_directed() != data.graph().is_directed() {
         return Err(Error::DirectionMismatch);
     }
@@ -361,8 +374,13 @@ pub fn plan_ahead(
     options: &MatchOptions,
     counting: bool,
 ) -> Option<Result<Planned>> {
+    // Planned on the host for a join on a GPU, unless the options say otherwise.
+    let options = MatchOptions {
+        planning_pays_from: Some(options.planning_pays_from()),
+        ..options.clone()
+    };
     plans_on_host(query, data)
-        .then(|| plan_query(&mut CpuEngine::default(), query, data, options, counting))
+        .then(|| plan_query(&mut CpuEngine::default(), query, data, &options, counting))
 }
 
 /// Candidate sets worth bringing to the host for refinement and sampling: their bitsets,

@@ -11,7 +11,7 @@ use crate::candidates::CandidateSets;
 use crate::engine::{Candidates, Engine};
 use crate::error::Result;
 use crate::index::DataIndex;
-use crate::options::{JoinOutcome, MatchOptions};
+use crate::options::{JoinOutcome, MatchOptions, CPU_PLANNING_PAYS_FROM};
 use crate::plan::estimate::{JoinForWalks, RowExtender};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
@@ -33,6 +33,10 @@ impl CpuEngine {
 impl Engine for CpuEngine {
     fn counts_equivalent_vertices(&self) -> bool {
         true
+    }
+
+    fn planning_pays_from(&self) -> f64 {
+        CPU_PLANNING_PAYS_FROM
     }
 
     fn on_another_thread(&self) -> Option<Box<dyn Engine>> {

@@ -90,7 +90,7 @@ pub(crate) fn plan_on_host(
             join,
         };
         let work = sampler.work(&paper, FIRST_WALKS);
-        if !worth_planning(query, sets, data, work.total) {
+        if !worth_planning(query, sets, data, work.total, options.planning_pays_from()) {
             work.record(&mut paper);
             return keep(paper, "light, or costlier to refine than to join".into());
         }
@@ -194,17 +194,19 @@ const TRIVIAL_WORK: f64 = 100.0;
 /// graph's 12-vertex queries 400 000 to 2.3 million, and took 4 to 68 ms to plan).
 const CHEAP_PLANNING_READS: usize = 1 << 18;
 
-/// Estimated partial matches per neighbour-list entry read from which a query's join is
-/// expected to outweigh its planning (an entry read costs a few nanoseconds on the host, a
-/// partial match about one on the GPU).
-const WORK_PER_READ: f64 = 100.0;
-
 /// Whether refining and sampling are worth their cost, from `work`, what a few walks over the
 /// filter's own sets estimate (they underestimate rather than overestimate: a heavy verdict
 /// is trusted, a light one only when it is very light, [`TRIVIAL_WORK`]): when the
 /// candidates' neighbour lists are short ([`CHEAP_PLANNING_READS`]), or when the walks
-/// estimate the join's work at [`WORK_PER_READ`] times their length.
-fn worth_planning(query: &Graph, sets: &CandidateSets, data: &DataIndex, work: f64) -> bool {
+/// estimate the join's work at `pays_from` times their length (the joining engine's
+/// [`crate::Engine::planning_pays_from`]).
+fn worth_planning(
+    query: &Graph,
+    sets: &CandidateSets,
+    data: &DataIndex,
+    work: f64,
+    pays_from: f64,
+) -> bool {
     if work < TRIVIAL_WORK {
         return false;
     }
@@ -216,7 +218,7 @@ fn worth_planning(query: &Graph, sets: &CandidateSets, data: &DataIndex, work: f
             taken.map(|&v| graph.total_degree(v)).sum::<usize>() as f64 * scale
         })
         .sum();
-    reads <= CHEAP_PLANNING_READS as f64 || work >= WORK_PER_READ * reads
+    reads <= CHEAP_PLANNING_READS as f64 || work >= pays_from * reads
 }
 
 /// Random walks over one query's candidate sets.
@@ -366,7 +368,7 @@ mod tests {
     use gsi_graph::GraphBuilder;
 
     use super::*;
-    use crate::options::Semantics;
+    use crate::options::{Semantics, CPU_PLANNING_PAYS_FROM, GPU_PLANNING_PAYS_FROM};
 
     /// Extensions by definition, independent of the engines' joins: the candidates of the
     /// step's vertex that are neighbours, in the data graph, of every linked column's match
@@ -474,6 +476,48 @@ mod tests {
         };
         // Without injectivity the path's end may come back to its start: 6·5·5.
         assert_eq!(homomorphic.work(&plan, 7).steps, [6.0, 30.0, 150.0]);
+    }
+
+    #[test]
+    fn planning_pays_sooner_before_the_cpus_join_than_before_a_gpus() {
+        // K(250, 250): a path of three vertices over all 500 vertices reads 3 · 500 · 250
+        // list entries to plan and makes 500 + 500 · 250 + 500 · 250 · 249 partial matches,
+        // 83 per entry: under a GPU's rule (100), over the CPU's (1).
+        let mut b = GraphBuilder::with_vertices(false, vec![0; 500]);
+        for s in 0..250 {
+            for t in 250..500 {
+                b.add_edge(s, t, 0).unwrap();
+            }
+        }
+        let data = DataIndex::build(b.build().unwrap()).unwrap();
+        let all: Vec<VertexId> = (0..500).collect();
+        let light = Some("light, or costlier to refine than to join".to_string());
+        let kept_because = |pays_from| {
+            let mut sets = CandidateSets::from_lists(vec![all.clone(); 3], 500);
+            let options = MatchOptions {
+                planning_pays_from: Some(pays_from),
+                ..MatchOptions::default()
+            };
+            let plan = plan_on_host(
+                &path(3),
+                &mut sets,
+                &data,
+                &options,
+                Postpone::Nothing,
+                &ByDefinition,
+            );
+            plan.choice.kept_because
+        };
+        assert_eq!(kept_because(GPU_PLANNING_PAYS_FROM), light);
+        assert_ne!(kept_because(CPU_PLANNING_PAYS_FROM), light);
+        // The search asks the engine that joins, unless the options say: the CPU engine's
+        // rule here, a GPU's for a plan made ahead for a GPU.
+        let options = MatchOptions::default();
+        let mut cpu = crate::cpu::CpuEngine::default();
+        let planned = crate::search::plan_query(&mut cpu, &path(3), &data, &options, false);
+        assert_ne!(planned.unwrap().report().plan.choice.kept_because, light);
+        let ahead = crate::search::plan_ahead(&path(3), &data, &options, false).unwrap();
+        assert_eq!(ahead.unwrap().report().plan.choice.kept_because, light);
     }
 
     #[test]
