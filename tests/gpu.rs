@@ -703,13 +703,22 @@ pub fn staged_uploads_arrive_whole() {
     }
 }
 
-/// The GPU's lists found through plain CSR and CR instead of PCSR (the paper's comparison),
-/// the partitions resident or copied per query: counts against the brute force on random
+/// The GPU's lists found through PCSR, plain CSR or CR in every partition (the paper's
+/// comparison) and through each partition's own layout, the partitions resident or copied per
+/// query: counts against the brute force on random
 /// graphs, as the engine chooses, depth-first, breadth-first, and with every row joined by
 /// eight lanes (which look lists up lane by lane).
 pub fn gpu_counts_with_each_list_index_equal_the_brute_force() {
     let mut checked = 0;
-    for list_index in [ListIndex::Csr, ListIndex::Cr] {
+    // Each layout for every partition, and each partition's own (the default: CSR where it
+    // costs no more than PCSR, which the graphs of 2-3 edge labels below mix).
+    let layouts = [
+        Some(ListIndex::Pcsr),
+        Some(ListIndex::Csr),
+        Some(ListIndex::Cr),
+        None,
+    ];
+    for list_index in layouts {
         for resident_index_limit in [None, Some(0)] {
             let config = gsi_core::EngineConfig {
                 list_index,

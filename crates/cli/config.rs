@@ -461,12 +461,13 @@ pub fn engine_config(kind: EngineKind, device: usize) -> Result<EngineConfig> {
     }
     if let Some(text) = std::env::var_os("GSI_LIST_INDEX") {
         config.list_index = match text.to_str() {
-            Some("pcsr") => gsi_core::ListIndex::Pcsr,
-            Some("csr") => gsi_core::ListIndex::Csr,
-            Some("cr") => gsi_core::ListIndex::Cr,
+            Some("auto") => None,
+            Some("pcsr") => Some(gsi_core::ListIndex::Pcsr),
+            Some("csr") => Some(gsi_core::ListIndex::Csr),
+            Some("cr") => Some(gsi_core::ListIndex::Cr),
             _ => {
                 return Err(input_error(format!(
-                    "GSI_LIST_INDEX={}: expected pcsr, csr or cr",
+                    "GSI_LIST_INDEX={}: expected auto, pcsr, csr or cr",
                     text.to_string_lossy()
                 )))
             }

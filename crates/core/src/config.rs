@@ -40,14 +40,17 @@ pub const RESIDENT_INDEX_SHARE: f64 = 0.5;
 pub const UPLOAD_STAGE_BYTES: usize = 16 << 20;
 
 /// How the device finds a vertex's list in a partition: through the paper's PCSR (Sec. 4),
-/// or, to measure PCSR against the others of the paper's comparison, through a plain CSR (for
-/// every vertex of the graph, in every partition, the start and end of its list: two words)
-/// or the compressed representation CR (the partition's vertices sorted and found by binary
-/// search, then their lists' starts and ends). Every layout reads the same column index.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// through a plain CSR (for every vertex of the graph, the start and end of its list in the
+/// partition: two words), or through the compressed representation CR (the partition's
+/// vertices sorted and found by binary search, then their lists' starts and ends). Every
+/// layout reads the same column index. By default each partition takes CSR where its two
+/// words per vertex of the graph are no more than PCSR's groups (a partition holding most of
+/// the graph's vertices, as in a graph with few edge labels: a lookup is then one read of two
+/// adjacent words instead of a walk through a 128-byte group), and PCSR elsewhere
+/// ([`EngineConfig::list_index`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ListIndex {
     /// PCSR groups of 128 bytes, found by hashing (one transaction a lookup, nearly always).
-    #[default]
     Pcsr,
     /// Plain CSR: `2 |V|` words a partition.
     Csr,
@@ -76,8 +79,10 @@ pub struct EngineConfig {
     /// Bytes of each pinned staging buffer of the index upload; uploads of at most an
     /// eighth of it are copied directly.
     pub upload_stage_bytes: usize,
-    /// How the GPU finds a vertex's list in a partition (PCSR; CSR and CR to measure it).
-    pub list_index: ListIndex,
+    /// How the GPU finds a vertex's list in every partition; `None`: each partition's own
+    /// choice, CSR where it takes no more memory than PCSR, else PCSR (one layout for all, to
+    /// measure them against each other).
+    pub list_index: Option<ListIndex>,
     /// How the engines' joins go about a query.
     pub tuning: Tuning,
 }
@@ -93,7 +98,7 @@ impl Default for EngineConfig {
             auto_gpu_join_min_steps: GPU_JOIN_MIN_STEPS,
             kernel_cache: None,
             upload_stage_bytes: UPLOAD_STAGE_BYTES,
-            list_index: ListIndex::Pcsr,
+            list_index: None,
             tuning: Tuning::default(),
         }
     }

@@ -287,8 +287,15 @@ impl Pcsr {
 
     /// N(v, l) for this partition's label: follows the group chain from `v`'s hash group.
     pub fn neighbors(&self, v: VertexId) -> &[VertexId] {
+        let (start, end) = self.list_range(v);
+        &self.column_index[start as usize..end as usize]
+    }
+
+    /// Where N(v, l) lies in the column index, `[start, end)` (empty when `v` has no list
+    /// here): the group chain from `v`'s hash group.
+    pub fn list_range(&self, v: VertexId) -> (u32, u32) {
         if self.hashed_groups == 0 {
-            return &[];
+            return (0, 0);
         }
         let mut g = group_of(v, self.hashed_groups) as usize;
         loop {
@@ -296,43 +303,44 @@ impl Pcsr {
             for slot in 0..KEYS_PER_GROUP {
                 let key = group[2 * slot];
                 if key == v {
-                    let start = group[2 * slot + 1] as usize;
-                    let next = slot + 1;
-                    let end = if next < KEYS_PER_GROUP && group[2 * next] != EMPTY_SLOT {
-                        group[2 * next + 1]
-                    } else {
-                        group[GROUP_WORDS - 1]
-                    } as usize;
-                    return &self.column_index[start..end];
-                }
-                if key == EMPTY_SLOT {
-                    return &[];
-                }
-            }
-            match group[GROUP_WORDS - 2] {
-                NO_GROUP => return &[],
-                next => g = next as usize,
-            }
-        }
-    }
-
-    /// Every vertex of the partition with where its list lies in the column index, `(v,
-    /// start, end)`, in group order (for the device's other layouts,
-    /// [`crate::config::ListIndex`]).
-    pub fn lists(&self) -> impl Iterator<Item = (VertexId, u32, u32)> + '_ {
-        self.groups.chunks_exact(GROUP_WORDS).flat_map(|group| {
-            (0..KEYS_PER_GROUP)
-                .take_while(move |&slot| group[2 * slot] != EMPTY_SLOT)
-                .map(move |slot| {
                     let next = slot + 1;
                     let end = if next < KEYS_PER_GROUP && group[2 * next] != EMPTY_SLOT {
                         group[2 * next + 1]
                     } else {
                         group[GROUP_WORDS - 1]
                     };
-                    (group[2 * slot], group[2 * slot + 1], end)
-                })
-        })
+                    return (group[2 * slot + 1], end);
+                }
+                if key == EMPTY_SLOT {
+                    return (0, 0);
+                }
+            }
+            match group[GROUP_WORDS - 2] {
+                NO_GROUP => return (0, 0),
+                next => g = next as usize,
+            }
+        }
+    }
+
+    /// Every vertex of the partition with where its list lies in the column index, `(v,
+    /// start, end)`, in group order, read in parallel (for the device's other layouts,
+    /// [`crate::config::ListIndex`]).
+    pub fn par_lists(&self) -> impl ParallelIterator<Item = (VertexId, u32, u32)> + '_ {
+        self.groups
+            .par_chunks_exact(GROUP_WORDS)
+            .flat_map_iter(|group| {
+                (0..KEYS_PER_GROUP)
+                    .take_while(move |&slot| group[2 * slot] != EMPTY_SLOT)
+                    .map(move |slot| {
+                        let next = slot + 1;
+                        let end = if next < KEYS_PER_GROUP && group[2 * next] != EMPTY_SLOT {
+                            group[2 * next + 1]
+                        } else {
+                            group[GROUP_WORDS - 1]
+                        };
+                        (group[2 * slot], group[2 * slot + 1], end)
+                    })
+            })
     }
 
     /// Length of the longest chain of groups a lookup may follow.

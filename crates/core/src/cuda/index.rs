@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use cudarc::driver::CudaSlice;
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
@@ -19,53 +20,57 @@ use crate::pcsr::{PartitionKey, Pcsr, GROUP_WORDS};
 use crate::plan::Plan;
 
 impl ListIndex {
+    /// The layout a partition's lists are found through: the one `chosen` for every partition,
+    /// or else CSR where its two words per vertex of the graph (`vertices`) take no more than
+    /// `pcsr`'s groups, PCSR elsewhere.
+    fn for_partition(chosen: Option<ListIndex>, pcsr: &Pcsr, vertices: usize) -> ListIndex {
+        chosen.unwrap_or(if 2 * vertices <= pcsr.groups().len() {
+            ListIndex::Csr
+        } else {
+            ListIndex::Pcsr
+        })
+    }
+
     /// The words that locate the lists of `pcsr`, a partition of a graph of `vertices`
     /// vertices, and the count the kernels read beside them: PCSR's groups and its hashed
     /// groups; CSR's pairs of every vertex and the vertex count; CR's sorted vertices, then
-    /// their pairs, and how many vertices.
+    /// their pairs, and how many vertices. CSR's and CR's words are padded to whole groups,
+    /// so that a PCSR partition placed after them starts on a group.
     fn words(self, pcsr: &Pcsr, vertices: usize) -> (Cow<'_, [u32]>, u32) {
-        match self {
-            ListIndex::Pcsr => (Cow::Borrowed(pcsr.groups()), pcsr.hashed_groups()),
+        let mut words = match self {
+            ListIndex::Pcsr => return (Cow::Borrowed(pcsr.groups()), pcsr.hashed_groups()),
             ListIndex::Csr => {
-                let mut pairs = vec![0u32; 2 * vertices];
-                for (v, start, end) in pcsr.lists() {
-                    pairs[2 * v as usize] = start;
-                    pairs[2 * v as usize + 1] = end;
-                }
-                (Cow::Owned(pairs), vertices as u32)
+                // The groups read in order, each list's pair stored where its vertex says.
+                let pairs: Vec<AtomicU32> = (0..2 * vertices).map(|_| AtomicU32::new(0)).collect();
+                pcsr.par_lists().for_each(|(v, start, end)| {
+                    pairs[2 * v as usize].store(start, Ordering::Relaxed);
+                    pairs[2 * v as usize + 1].store(end, Ordering::Relaxed);
+                });
+                pairs.into_iter().map(AtomicU32::into_inner).collect()
             }
             ListIndex::Cr => {
-                let mut lists: Vec<(VertexId, u32, u32)> = pcsr.lists().collect();
-                lists.sort_unstable();
+                let mut lists: Vec<(VertexId, u32, u32)> = pcsr.par_lists().collect();
+                lists.par_sort_unstable();
                 let mut words: Vec<u32> = lists.iter().map(|&(v, _, _)| v).collect();
                 words.extend(lists.iter().flat_map(|&(_, start, end)| [start, end]));
-                (Cow::Owned(words), lists.len() as u32)
+                words
             }
-        }
+        };
+        let count = match self {
+            ListIndex::Csr => vertices,
+            _ => words.len() / 3,
+        };
+        words.resize(self.word_count(pcsr, vertices), 0);
+        (Cow::Owned(words), count as u32)
     }
 
     /// How many words [`ListIndex::words`] gives for `pcsr`, without building them.
     fn word_count(self, pcsr: &Pcsr, vertices: usize) -> usize {
         match self {
             ListIndex::Pcsr => pcsr.groups().len(),
-            ListIndex::Csr => 2 * vertices,
-            ListIndex::Cr => 3 * pcsr.vertex_count(),
+            ListIndex::Csr => (2 * vertices).next_multiple_of(GROUP_WORDS),
+            ListIndex::Cr => (3 * pcsr.vertex_count()).next_multiple_of(GROUP_WORDS),
         }
-    }
-
-    /// The words locating the lists and the column-index entries of the partitions of `data`
-    /// that `wanted` accepts.
-    fn size(self, data: &DataIndex, wanted: impl Fn(PartitionKey) -> bool) -> (usize, usize) {
-        let vertices = data.graph().vertex_count();
-        data.pcsr()
-            .partitions()
-            .filter(|(key, _)| wanted(*key))
-            .fold((0, 0), |(w, e), (_, pcsr)| {
-                (
-                    w + self.word_count(pcsr, vertices),
-                    e + pcsr.column_index().len(),
-                )
-            })
     }
 
     /// Where a partition starts, in the kernels' units: groups for PCSR, words otherwise.
@@ -77,9 +82,68 @@ impl ListIndex {
     }
 }
 
+/// The partitions of `data` that `wanted` accepts, in the order they are concatenated: each
+/// with the layout its lists are found through (`chosen`, or each partition's own), where its
+/// words and column-index entries start, and in all, the words and entries.
+struct Arrangement<'a> {
+    partitions: Vec<(PartitionKey, &'a Pcsr, ListIndex, usize, usize)>,
+    words: usize,
+    entries: usize,
+}
+
+impl<'a> Arrangement<'a> {
+    fn new(
+        data: &'a DataIndex,
+        chosen: Option<ListIndex>,
+        wanted: impl Fn(PartitionKey) -> bool,
+    ) -> Arrangement<'a> {
+        let vertices = data.graph().vertex_count();
+        let (mut words, mut entries) = (0, 0);
+        let mut partitions = Vec::new();
+        for (key, pcsr) in data.pcsr().partitions().filter(|(key, _)| wanted(*key)) {
+            let mut list_index = ListIndex::for_partition(chosen, pcsr, vertices);
+            // A partition's own CSR must end where the kernels' 32-bit word offsets reach;
+            // PCSR's are counted in groups.
+            if chosen.is_none()
+                && words + list_index.word_count(pcsr, vertices) >= u32::MAX as usize
+            {
+                list_index = ListIndex::Pcsr;
+            }
+            partitions.push((key, pcsr, list_index, words, entries));
+            words += list_index.word_count(pcsr, vertices);
+            entries += pcsr.column_index().len();
+        }
+        Arrangement {
+            partitions,
+            words,
+            entries,
+        }
+    }
+
+    /// Checked before anything is built: offsets that the kernels' 32-bit words cannot hold
+    /// (CSR's words grow with the vertices times the partitions, beyond what host memory
+    /// holds on many-label graphs) are an error.
+    fn check(&self) -> Result<()> {
+        let too_large = || Error::GpuIndexTooLarge {
+            entries: self.entries,
+            words: self.words,
+        };
+        if self.entries >= u32::MAX as usize {
+            return Err(too_large());
+        }
+        for &(_, _, list_index, words, _) in &self.partitions {
+            if list_index.base(words) >= u32::MAX as usize {
+                return Err(too_large());
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Where a partition lies in concatenated arrays, and its longest list.
 #[derive(Clone, Copy, Debug)]
 struct Partition {
+    list_index: ListIndex,
     group_base: u32,
     group_count: u32,
     ci_base: u32,
@@ -90,7 +154,6 @@ struct Partition {
 /// partition lies in them.
 pub struct DevicePcsr {
     directed: bool,
-    list_index: ListIndex,
     pub(crate) groups: CudaSlice<u32>,
     pub(crate) column_index: CudaSlice<u32>,
     layout: HashMap<PartitionKey, Partition>,
@@ -102,7 +165,6 @@ pub struct DevicePcsr {
 /// CSR's or CR's words) and column indexes, in the order the layout places them.
 struct PcsrParts<'a> {
     directed: bool,
-    list_index: ListIndex,
     groups: Vec<Cow<'a, [u32]>>,
     column_index: Vec<&'a [u32]>,
     layout: HashMap<PartitionKey, Partition>,
@@ -111,46 +173,39 @@ struct PcsrParts<'a> {
 
 impl<'a> PcsrParts<'a> {
     /// The partitions of `data` whose keys `wanted` accepts, their lists found through
-    /// `list_index`.
+    /// `chosen` (or each partition's own layout).
     fn new(
         data: &'a DataIndex,
-        list_index: ListIndex,
+        chosen: Option<ListIndex>,
         wanted: impl Fn(PartitionKey) -> bool,
     ) -> Result<PcsrParts<'a>> {
         let vertices = data.graph().vertex_count();
-        // Checked before anything is built: CSR's words grow with the vertices times the
-        // partitions, beyond what 32-bit offsets (and host memory) hold on many-label graphs.
-        let (words, entries) = list_index.size(data, &wanted);
-        if entries >= u32::MAX as usize || list_index.base(words) >= u32::MAX as usize {
-            return Err(Error::GpuIndexTooLarge { entries, words });
-        }
+        let arrangement = Arrangement::new(data, chosen, wanted);
+        arrangement.check()?;
         let mut groups = Vec::new();
         let mut column_index = Vec::new();
-        let (mut group_words, mut entries) = (0, 0);
         let mut layout = HashMap::new();
-        for (key, pcsr) in data.pcsr().partitions().filter(|(key, _)| wanted(*key)) {
+        for &(key, pcsr, list_index, words_from, entries_from) in &arrangement.partitions {
             let (words, group_count) = list_index.words(pcsr, vertices);
             layout.insert(
                 key,
                 Partition {
-                    group_base: list_index.base(group_words) as u32,
+                    list_index,
+                    group_base: list_index.base(words_from) as u32,
                     group_count,
-                    ci_base: entries as u32,
+                    ci_base: entries_from as u32,
                     max_degree: pcsr.max_degree(),
                 },
             );
-            group_words += words.len();
-            entries += pcsr.column_index().len();
             groups.push(words);
             column_index.push(pcsr.column_index());
         }
         Ok(PcsrParts {
             directed: data.graph().is_directed(),
-            list_index,
             groups,
             column_index,
             layout,
-            words: group_words + entries,
+            words: arrangement.words + arrangement.entries,
         })
     }
 
@@ -167,7 +222,6 @@ impl<'a> PcsrParts<'a> {
     fn on_device(self, groups: CudaSlice<u32>, column_index: CudaSlice<u32>) -> DevicePcsr {
         DevicePcsr {
             directed: self.directed,
-            list_index: self.list_index,
             bytes: 4 * self.words,
             groups,
             column_index,
@@ -178,14 +232,14 @@ impl<'a> PcsrParts<'a> {
 
 impl DevicePcsr {
     /// Uploads the partitions of `data` whose keys `wanted` accepts, their lists found
-    /// through `list_index`.
+    /// through `chosen` (or each partition's own layout).
     fn upload(
         device: &Device,
         data: &DataIndex,
-        list_index: ListIndex,
+        chosen: Option<ListIndex>,
         wanted: impl Fn(PartitionKey) -> bool,
     ) -> Result<DevicePcsr> {
-        let parts = PcsrParts::new(data, list_index, wanted)?;
+        let parts = PcsrParts::new(data, chosen, wanted)?;
         let [groups, column_index] = parts.parts();
         let mut uploaded = device
             .upload_buffers(&[
@@ -211,7 +265,7 @@ impl DevicePcsr {
             group_base: p.map_or(0, |p| p.group_base),
             group_count: p.map_or(0, |p| p.group_count),
             ci_base: p.map_or(0, |p| p.ci_base),
-            list_index: self.list_index.code(),
+            list_index: p.map_or(ListIndex::Pcsr, |p| p.list_index).code(),
         }
     }
 
@@ -238,20 +292,21 @@ pub struct DeviceIndex {
     pub(crate) label_sets: Option<DeviceLabelSets>,
     /// Every partition, when they fit.
     pub(crate) resident: Option<DevicePcsr>,
-    /// How the partitions' lists are found.
-    list_index: ListIndex,
+    /// How the partitions' lists are found: one layout for all, or `None`, each its own.
+    list_index: Option<ListIndex>,
     /// Bytes on the device.
     pub(crate) bytes: usize,
 }
 
 impl DeviceIndex {
     /// Uploads `data`'s signature table and degrees, and its PCSR partitions when they take at
-    /// most `pcsr_limit` bytes, their lists found through `list_index`.
+    /// most `pcsr_limit` bytes, their lists found through `list_index` (or, `None`, each
+    /// partition's own layout).
     pub fn upload(
         device: &Device,
         data: &DataIndex,
         pcsr_limit: usize,
-        list_index: ListIndex,
+        list_index: Option<ListIndex>,
     ) -> Result<DeviceIndex> {
         let graph = data.graph();
         let n = graph.vertex_count();
@@ -263,8 +318,8 @@ impl DeviceIndex {
         };
         let out_degree = degrees(Direction::Out);
         let in_degree = graph.is_directed().then(|| degrees(Direction::In));
-        let (list_words, entries) = list_index.size(data, |_| true);
-        let resident = if 4 * (list_words + entries) <= pcsr_limit {
+        let arrangement = Arrangement::new(data, list_index, |_| true);
+        let resident = if 4 * (arrangement.words + arrangement.entries) <= pcsr_limit {
             Some(PcsrParts::new(data, list_index, |_| true)?)
         } else {
             None
@@ -473,5 +528,107 @@ mod tests {
             }
         }
         assert!(checked > 4000, "only {checked} lists checked");
+    }
+
+    /// `lane_locate` of `prelude.cuh` through PCSR, on the host: the group chain from `v`'s
+    /// hashed group, groups counted from the partition's first.
+    fn locate_pcsr(groups: &[u32], hashed: u32, v: VertexId) -> (u32, u32) {
+        use crate::pcsr::{group_of, EMPTY_SLOT, KEYS_PER_GROUP, NO_GROUP};
+        let mut g = group_of(v, hashed) as usize;
+        loop {
+            let group = &groups[g * GROUP_WORDS..(g + 1) * GROUP_WORDS];
+            for slot in 0..KEYS_PER_GROUP {
+                if group[2 * slot] == v {
+                    let next = slot + 1;
+                    let end = if next < KEYS_PER_GROUP && group[2 * next] != EMPTY_SLOT {
+                        group[2 * next + 1]
+                    } else {
+                        group[GROUP_WORDS - 1]
+                    };
+                    return (group[2 * slot + 1], end);
+                }
+            }
+            match group[GROUP_WORDS - 2] {
+                NO_GROUP => return (0, 0),
+                next => g = next as usize,
+            }
+        }
+    }
+
+    #[test]
+    fn each_partition_takes_csr_where_it_costs_no_more_than_pcsr() {
+        // Label 0 on most edges, so that its partition holds nearly every vertex; labels 1-6
+        // on a few, their partitions a few vertices each.
+        let n = 3000usize;
+        let mut edges = std::collections::BTreeSet::new();
+        let mut x = 99u64;
+        for i in 0..6 * n {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let (s, t) = ((x >> 20) as u32 % n as u32, (x >> 40) as u32 % n as u32);
+            let label = if i % 50 == 0 {
+                1 + (x >> 8) as u32 % 6
+            } else {
+                0
+            };
+            if s != t {
+                edges.insert((s.min(t), s.max(t), label));
+            }
+        }
+        let graph = GraphBuilder::with_edges(false, vec![0; n], edges.into_iter().collect())
+            .and_then(GraphBuilder::build)
+            .unwrap();
+        let data = DataIndex::build(graph).unwrap();
+        for chosen in [
+            None,
+            Some(ListIndex::Csr),
+            Some(ListIndex::Pcsr),
+            Some(ListIndex::Cr),
+        ] {
+            let parts = PcsrParts::new(&data, chosen, |_| true).unwrap();
+            let words: Vec<u32> = parts
+                .groups
+                .iter()
+                .flat_map(|g| g.iter().copied())
+                .collect();
+            let column_index: Vec<u32> = parts
+                .column_index
+                .iter()
+                .flat_map(|c| c.iter().copied())
+                .collect();
+            let mut layouts = HashSet::new();
+            for (key, pcsr) in data.pcsr().partitions() {
+                let p = parts.layout[&key];
+                layouts.insert(p.list_index);
+                let own = ListIndex::for_partition(None, pcsr, n);
+                assert_eq!(p.list_index, chosen.unwrap_or(own), "{key:?}");
+                if chosen.is_none() {
+                    // The choice never takes more words than PCSR.
+                    assert!(own.word_count(pcsr, n) <= pcsr.groups().len());
+                }
+                for v in 0..n as VertexId {
+                    let (start, end) = match p.list_index {
+                        ListIndex::Pcsr => locate_pcsr(
+                            &words[p.group_base as usize * GROUP_WORDS..],
+                            p.group_count,
+                            v,
+                        ),
+                        other => locate(other, &words[p.group_base as usize..], p.group_count, v),
+                    };
+                    let at = p.ci_base as usize;
+                    let found = &column_index[at + start as usize..at + end as usize];
+                    assert_eq!(found, pcsr.neighbors(v), "{chosen:?} {key:?}, vertex {v}");
+                }
+            }
+            if chosen.is_none() {
+                // Both layouts side by side, each partition located from its own base.
+                assert_eq!(
+                    layouts,
+                    HashSet::from([ListIndex::Csr, ListIndex::Pcsr]),
+                    "{layouts:?}"
+                );
+            }
+        }
     }
 }

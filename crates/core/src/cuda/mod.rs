@@ -39,8 +39,9 @@ pub struct GpuEngine {
     join_share: f64,
     /// Bytes of PCSR kept resident; `None`: a share of the free memory.
     resident_limit: Option<usize>,
-    /// How the partitions' lists are found on the device.
-    list_index: ListIndex,
+    /// How the partitions' lists are found on the device: one layout for all, or each
+    /// partition's own.
+    list_index: Option<ListIndex>,
     /// How the join goes about a query.
     tuning: GpuTuning,
     /// The index of the last data graph prepared, on the device.
