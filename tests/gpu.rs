@@ -705,7 +705,7 @@ pub fn staged_uploads_arrive_whole() {
 
 /// The GPU's lists found through PCSR, plain CSR or CR in every partition (the paper's
 /// comparison) and through each partition's own layout, the partitions resident or copied per
-/// query: counts against the brute force on random
+/// query, CSR's lists read whole or split at their own vertex where an order bound allows: counts against the brute force on random
 /// graphs, as the engine chooses, depth-first, breadth-first, and with every row joined by
 /// eight lanes (which look lists up lane by lane).
 pub fn gpu_counts_with_each_list_index_equal_the_brute_force() {
@@ -740,11 +740,14 @@ pub fn gpu_counts_with_each_list_index_equal_the_brute_force() {
                 let index = DataIndex::build(data).expect("index");
                 for query in &queries {
                     let expected = brute::count(&query.graph, index.graph(), false);
-                    for (depth_first_rows, narrow_rows_up_to) in [
-                        (None, GpuTuning::default().narrow_rows_up_to),
-                        (Some(0), None),
-                        (Some(usize::MAX), None),
-                        (Some(usize::MAX), Some(usize::MAX)),
+                    for (depth_first_rows, narrow_rows_up_to, split_lists) in [
+                        (None, GpuTuning::default().narrow_rows_up_to, true),
+                        (None, GpuTuning::default().narrow_rows_up_to, false),
+                        (Some(0), None, true),
+                        (Some(0), None, false),
+                        (Some(usize::MAX), None, true),
+                        (Some(usize::MAX), Some(usize::MAX), true),
+                        (Some(usize::MAX), Some(usize::MAX), false),
                     ] {
                         let options = MatchOptions {
                             depth_first_rows,
@@ -752,6 +755,7 @@ pub fn gpu_counts_with_each_list_index_equal_the_brute_force() {
                         };
                         let tuning = GpuTuning {
                             narrow_rows_up_to,
+                            split_lists,
                             ..GpuTuning::default()
                         };
                         let report = find_matches(
@@ -765,7 +769,8 @@ pub fn gpu_counts_with_each_list_index_equal_the_brute_force() {
                         assert_eq!(
                             report.count, expected,
                             "{list_index:?}, resident {resident_index_limit:?}, case {case}, \
-                             depth-first from {depth_first_rows:?}, narrow {narrow_rows_up_to:?}"
+                             depth-first from {depth_first_rows:?}, narrow {narrow_rows_up_to:?}, \
+                             split lists {split_lists}"
                         );
                     }
                     checked += 1;
@@ -1063,7 +1068,8 @@ pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {
 /// The depth-first counts against the brute force: the work-stealing kernel's kept sets (a
 /// level drawing its candidates from an earlier level's intersection) and the rows' sources
 /// (the shortest of their lists, or the first edge's), and the packed kernel (each level's
-/// candidates drawn across 32 partial matches' lists): cliques of 3 to 6 vertices and dense
+/// candidates drawn across 32 partial matches' lists; a warp taking as many of the table's
+/// rows at once as their number suggests, or 1, 3 or 32 always): cliques of 3 to 6 vertices and dense
 /// generated queries, on graphs with hubs, with sets of the default size, of a few candidates
 /// (most lists do not fit, and the level intersects all its lists again), or none; in one
 /// launch and in launches of 2 µs (levels handed to other warps rebuild their sets; packed
@@ -1111,22 +1117,35 @@ pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
                     s => brute::count(query, index.graph(), s == Semantics::Homomorphism),
                 };
                 let default = GpuTuning::default().kept_sets_up_to;
-                // (depth-first from, packed, kept sets up to, shortest source, launches of µs)
+                // (depth-first from, packed with this many rows a warp at once (None: as the
+                // table's size suggests), kept sets up to, shortest source, launches of µs)
                 let paths = [
-                    (Some(0), false, default, true, 100_000),
-                    (Some(0), false, default, true, 2),
-                    (Some(0), false, Some(3), true, 100_000),
-                    (Some(0), false, Some(3), true, 2),
-                    (Some(0), false, None, true, 2),
-                    (Some(0), false, default, false, 2),
-                    (Some(0), true, default, true, 100_000),
-                    (Some(0), true, default, true, 2),
-                    (Some(0), true, default, false, 2),
-                    (Some(1), true, default, true, 100_000),
-                    (Some(usize::MAX), true, default, true, 100_000),
-                    (Some(usize::MAX), true, default, false, 100_000),
+                    (Some(0), None, default, true, 100_000),
+                    (Some(0), None, default, true, 2),
+                    (Some(0), None, Some(3), true, 100_000),
+                    (Some(0), None, Some(3), true, 2),
+                    (Some(0), None, None, true, 2),
+                    (Some(0), None, default, false, 2),
+                    (Some(0), Some(None), default, true, 100_000),
+                    (Some(0), Some(None), default, true, 2),
+                    (Some(0), Some(None), default, false, 2),
+                    (Some(0), Some(Some(1)), default, true, 2),
+                    (Some(0), Some(Some(3)), default, true, 2),
+                    (Some(0), Some(Some(32)), default, true, 100_000),
+                    (Some(0), Some(Some(32)), default, false, 2),
+                    (Some(1), Some(None), default, true, 100_000),
+                    (Some(1), Some(Some(32)), default, true, 2),
+                    (Some(usize::MAX), Some(None), default, true, 100_000),
+                    (Some(usize::MAX), Some(None), default, false, 100_000),
                 ];
-                for (depth_first_rows, packed, kept_sets_up_to, shortest_source, slice_us) in paths
+                // Each path with lists split at their own vertex (the default), and the
+                // first, packed and breadth-first ones with whole lists too.
+                let whole = [0, 6, 15].map(|k| (paths[k], false));
+                let paths = paths.map(|p| (p, true)).into_iter().chain(whole);
+                for (
+                    (depth_first_rows, packed, kept_sets_up_to, shortest_source, slice_us),
+                    split,
+                ) in paths
                 {
                     let options = MatchOptions {
                         semantics,
@@ -1135,7 +1154,9 @@ pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
                     };
                     let tuning = GpuTuning {
                         kept_sets_up_to,
-                        packed_depth_first: packed,
+                        packed_depth_first: packed.is_some(),
+                        packed_rows_at_once: packed.flatten(),
+                        split_lists: split,
                         shortest_source,
                         small_steps_up_to: None,
                         depth_first_slice: std::time::Duration::from_micros(slice_us),
@@ -1148,8 +1169,8 @@ pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
                         report.count,
                         expected,
                         "case {case}, {semantics:?}, depth-first from {depth_first_rows:?}, \
-                         packed {packed}, kept sets up to {kept_sets_up_to:?}, shortest source \
-                         {shortest_source}, \
+                         packed {packed:?}, kept sets up to {kept_sets_up_to:?}, shortest source \
+                         {shortest_source}, split lists {split}, \
                          launches of {slice_us} µs, query of {} vertices",
                         query.vertex_count()
                     );

@@ -293,6 +293,8 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             small_steps_up_to,
             kept_sets_up_to,
             packed_depth_first: !args.no_packed_depth_first,
+            packed_rows_at_once: args.packed_rows_at_once,
+            split_lists: !args.whole_lists,
             shortest_source: !args.first_edge_source,
             wide_leaf_products: args.wide_leaf_products,
         },

@@ -864,6 +864,16 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub no_packed_depth_first: bool,
 
+    /// For tests and measurements: a warp of the GPU's packed count takes N rows of the table
+    /// at once (1 to 32). Default: up to 32, fewer as the table runs out.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=32), hide = true)]
+    pub packed_rows_at_once: Option<u32>,
+
+    /// For tests and measurements: the GPU reads whole neighbour lists even where a step's
+    /// order bound lets it read only the part above (or below) the list's own vertex.
+    #[arg(long, hide = true)]
+    pub whole_lists: bool,
+
     /// For tests and measurements: the GPU draws a row's extensions from its first edge's
     /// list, as the paper does, rather than from the shortest of its linking edges' lists.
     #[arg(long, hide = true)]

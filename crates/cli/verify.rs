@@ -39,7 +39,9 @@ struct Run {
 }
 
 /// The paths a count is also checked on: depth-first from the first step (in one launch, or
-/// going on from launch to launch every 2 µs; on the GPU packed where the plan allows, and
+/// going on from launch to launch every 2 µs; on the GPU packed where the plan allows, a
+/// warp taking as many rows as the table's size suggests or always 32, each with neighbour
+/// lists read whole rather than from their own vertex on where an order bound allows, and
 /// with work stealing: with its kept sets, none, or sets of 3 candidates), breadth-first to
 /// the end, with each row's extensions drawn from its
 /// first edge's list rather than the shortest, with the GPU's leaf products made in 128 bits,
@@ -57,11 +59,27 @@ struct Run {
 /// with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 32] = [
+const FORCED_PATHS: [(&str, ForcePath); 35] = [
     ("depth-first", |o, _| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o, t| {
         o.depth_first_rows = Some(0);
         t.gpu.depth_first_slice = std::time::Duration::from_micros(2);
+    }),
+    (
+        "depth-first, packed, 32 rows a warp at once in launches of 2 µs",
+        |o, t| {
+            o.depth_first_rows = Some(0);
+            t.gpu.packed_rows_at_once = Some(32);
+            t.gpu.depth_first_slice = std::time::Duration::from_micros(2);
+        },
+    ),
+    ("whole lists, depth-first and packed", |o, t| {
+        o.depth_first_rows = Some(0);
+        t.gpu.split_lists = false;
+    }),
+    ("whole lists, breadth-first", |o, t| {
+        o.depth_first_rows = Some(usize::MAX);
+        t.gpu.split_lists = false;
     }),
     ("depth-first, work stealing", |o, t| {
         o.depth_first_rows = Some(0);

@@ -40,19 +40,20 @@ pub const RESIDENT_INDEX_SHARE: f64 = 0.5;
 pub const UPLOAD_STAGE_BYTES: usize = 16 << 20;
 
 /// How the device finds a vertex's list in a partition: through the paper's PCSR (Sec. 4),
-/// through a plain CSR (for every vertex of the graph, the start and end of its list in the
-/// partition: two words), or through the compressed representation CR (the partition's
-/// vertices sorted and found by binary search, then their lists' starts and ends). Every
-/// layout reads the same column index. By default each partition takes CSR where its two
-/// words per vertex of the graph are no more than PCSR's groups (a partition holding most of
-/// the graph's vertices, as in a graph with few edge labels: a lookup is then one read of two
-/// adjacent words instead of a walk through a 128-byte group), and PCSR elsewhere
-/// ([`EngineConfig::list_index`]).
+/// through a plain CSR (for every vertex of the graph, the start of its list in the
+/// partition, where its neighbours of higher ids start, and its end: three words), or through
+/// the compressed representation CR (the partition's vertices sorted and found by binary
+/// search, then their lists' starts and ends). Every layout reads the same column index. By
+/// default each partition takes CSR where its three words per vertex of the graph are no more
+/// than PCSR's groups (a partition holding most of the graph's vertices, as in a graph with
+/// few edge labels: a lookup is then one read of adjacent words instead of a walk through a
+/// 128-byte group, and a list cut to its owner's higher-ranked neighbours costs nothing), and
+/// PCSR elsewhere ([`EngineConfig::list_index`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ListIndex {
     /// PCSR groups of 128 bytes, found by hashing (one transaction a lookup, nearly always).
     Pcsr,
-    /// Plain CSR: `2 |V|` words a partition.
+    /// Plain CSR: `3 |V|` words a partition (start, split, end).
     Csr,
     /// CR: `3 |V(D)|` words a partition, a binary search a lookup.
     Cr,

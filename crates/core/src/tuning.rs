@@ -81,6 +81,18 @@ pub struct GpuTuning {
     /// one partial match's list at a time and hands work to idle warps (a switch for tests
     /// and measurements).
     pub packed_depth_first: bool,
+    /// How many rows of the table a warp of the packed count takes at once, each its first
+    /// level's list (at most 32): `None`, up to 32 while many rows are left and fewer as the
+    /// table runs out, so that the last rows are spread a few to a warp; a number, that many
+    /// always (a switch for tests and measurements; 1 was the kernel's first form).
+    pub packed_rows_at_once: Option<u32>,
+    /// Where a step keeps its match above (below) the vertex whose neighbour list it reads,
+    /// the GPU reads only the list's part above (below) that vertex, found with the list in
+    /// a CSR partition (which keeps where each list's higher ids start): with vertices
+    /// numbered by degree, a hub's few higher-ranked neighbours instead of all of them, for
+    /// the candidates and for the binary searches that test them; off, whole lists (a switch
+    /// for tests and measurements).
+    pub split_lists: bool,
     /// The GPU draws a row's extensions from the shortest of its linking edges' lists (cut to
     /// the order bounds) and tests the others; off, from its first edge's list, as the
     /// paper's Algorithm 3 (line 5) does (a switch for tests and measurements).
@@ -105,6 +117,8 @@ impl Default for GpuTuning {
             small_steps_up_to: Some(SMALL_STEPS_UP_TO),
             kept_sets_up_to: Some(KEPT_SETS_UP_TO),
             packed_depth_first: true,
+            packed_rows_at_once: None,
+            split_lists: true,
             shortest_source: true,
             wide_leaf_products: false,
         }

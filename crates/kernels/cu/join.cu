@@ -1766,9 +1766,10 @@ extern "C" __global__ void gsi_join_depth_first(
 }
 
 // The packed depth-first count (gsi_count_packed): a warp's search keeps, per level, up to 32
-// lists at once, one for each partial match the level before kept, and tests the next 32
-// candidates drawn across all of them, one per lane, so that short lists (a hub's
-// neighbours cut to its higher-ranked ones by symmetry breaking) still fill the warp. Plans of
+// lists at once, one for each partial match the level before kept (for its first level, one
+// for each of up to 32 rows of the table it took), and tests the next 32 candidates drawn
+// across all of them, one per lane, so that short lists (a hub's neighbours cut to its
+// higher-ranked ones by symmetry breaking) still fill the warp. Plans of
 // at most PACKED_WIDTH steps with no leaf suffix; the host chooses it (gsi-core
 // cuda/join/counts.rs, `count_packed`). Its counters, kept in device memory between
 // launches: the next row of the table to take, the warps whose search is suspended in
@@ -1779,10 +1780,11 @@ extern "C" __global__ void gsi_join_depth_first(
 #endif
 #define PACKED_LEVELS (PACKED_WIDTH - 1)
 
-// One warp's search from one row of the table. Level d joins step first_step + d; list i of
-// level d descends from entry i of level d - 1 (its only list, for d = 0).
+// One warp's search from up to 32 rows of the table. Level d joins step first_step + d; list i
+// of level d descends from entry i of level d - 1, and for d = 0 from the table's row
+// table_row[i].
 struct PackedSearch {
-    u32 prefix[PACKED_WIDTH];  // the table's row
+    u32 table_row[WARP_SIZE];  // the table's rows the first level's lists extend
     // List i of level d: where it starts in the column index (or in C(u)'s lists), its
     // length, and has_links's skip (the link whose list it is).
     u32 begin[PACKED_LEVELS][WARP_SIZE];
@@ -1801,16 +1803,30 @@ struct PackedSearch {
 static_assert(sizeof(PackedSearch) == 4 * PACKED_SEARCH_WORDS,
               "struct PackedSearch differs from the host's");
 
-// The row of list i of level d: the table's row, then the entries it descends from.
-__device__ __forceinline__ void packed_row(const PackedSearch& s, u32 first_step, u32 d, u32 i,
-                                           u32* row) {
-    for (u32 j = 0; j < first_step; ++j) {
-        row[j] = s.prefix[j];
-    }
+// The row of list i of level d: the entries it descends from, after the table's row they
+// extend.
+__device__ __forceinline__ void packed_row(const PackedSearch& s, const u32* __restrict__ table,
+                                           u32 first_step, u32 d, u32 i, u32* row) {
     for (u32 e = d; e-- > 0;) {
         row[first_step + e] = s.vertex[e][i];
         i = s.parent[e][i];
     }
+    const u32* prefix = table + (u64)s.table_row[i] * first_step;
+    for (u32 j = 0; j < first_step; ++j) {
+        row[j] = prefix[j];
+    }
+}
+
+// How many rows a warp takes at once, when `left` rows are left for `warps` warps: the host's
+// `rows_at_once` where it sets one (1 to 32), else up to 32, fewer as the table runs out (each
+// warp taking about a ROW_SHARES-th of its share of what is left), so that the last rows,
+// often the heaviest, are spread one to a warp.
+#define ROW_SHARES 4u
+__device__ __forceinline__ u32 rows_to_take(u32 left, u32 warps, u32 rows_at_once) {
+    if (rows_at_once != 0) {
+        return rows_at_once;
+    }
+    return max(1u, min((u32)WARP_SIZE, left / (warps * ROW_SHARES)));
 }
 
 // By one lane: the lists of a step's first `count` links for `row`, as pairs in `ranges`
@@ -1867,7 +1883,8 @@ __device__ __forceinline__ void packed_copy(u32* to, const u32* from, u32 lane) 
 }
 
 // Counts the matches that extend each row of `table` (width first_step) through the remaining
-// steps (leaves_from = width: no leaf suffix), depth-first, a row per warp taken in turn.
+// steps (leaves_from = width: no leaf suffix), depth-first, a warp taking up to 32 rows at a
+// time (rows_to_take), each the first level's list of its own.
 // Each level's next 32 candidates are read across its lists, a lane each, and tested as
 // Algorithm 3 does (C(u)'s bitset, the subtraction, every linking edge but the list's own
 // by binary search, the absent edges; the order bounds are kept by cutting each list to
@@ -1884,7 +1901,7 @@ extern "C" __global__ void gsi_count_packed(
     const u32* __restrict__ order_bounds,
     const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
     u32 injective, u32* __restrict__ saved, u32* counters, u64* __restrict__ total,
-    u64 slice_ns, u64 deadline_ns) {
+    u32 rows_at_once, u64 slice_ns, u64 deadline_ns) {
     __shared__ PackedSearch searches[WARPS_PER_BLOCK];
     Query q = {groups, ci, links, steps, candidate_lists, candidate_bits, words, injective};
     u32 lane = threadIdx.x & 31u;
@@ -1910,26 +1927,35 @@ extern "C" __global__ void gsi_count_packed(
             d = s.level;
         } else {
             u32 r = 0xffffffffu;
+            u32 take = 0;
             if (lane == 0) {
                 u64 now = global_ns() - started;
                 if (now < slice_ns && now < deadline_ns) {
-                    r = atomicAdd(&counters[PK_NEXT_ROW], 1u);
+                    u32 taken = min(__ldcg(&counters[PK_NEXT_ROW]), rows);
+                    take = rows_to_take(rows - taken, gridDim.x * (blockDim.x / WARP_SIZE),
+                                        rows_at_once);
+                    r = atomicAdd(&counters[PK_NEXT_ROW], take);
                 }
             }
             r = __shfl_sync(FULL_MASK, r, 0);
+            take = __shfl_sync(FULL_MASK, take, 0);
             if (r >= rows) {
                 break;
             }
-            for (u32 j = lane; j < first_step; j += WARP_SIZE) {
-                s.prefix[j] = table[(u64)r * first_step + j];
-            }
-            __syncwarp();
-            if (lane == 0) {
+            u32 lists = min(take, rows - r);
+            if (lane < lists) {
+                // Each lane makes the first level's list of one row.
+                s.table_row[lane] = r + lane;
                 u32 row[PACKED_WIDTH];
-                packed_row(s, first_step, 0, 0, row);
-                packed_list(q, steps[first_step], order_bounds, row, &s.begin[0][0],
-                            &s.length[0][0], &s.skip[0][0]);
-                s.lists[0] = 1;
+                const u32* prefix = table + (u64)(r + lane) * first_step;
+                for (u32 j = 0; j < first_step; ++j) {
+                    row[j] = prefix[j];
+                }
+                packed_list(q, steps[first_step], order_bounds, row, &s.begin[0][lane],
+                            &s.length[0][lane], &s.skip[0][lane]);
+            }
+            if (lane == 0) {
+                s.lists[0] = lists;
                 s.set[0] = 0;
                 s.at[0] = 0;
             }
@@ -1983,7 +2009,7 @@ extern "C" __global__ void gsi_count_packed(
             u32 row[PACKED_WIDTH];
             if (valid) {
                 x = (st.has_first ? ci : candidate_lists)[s.begin[d][i] + off];
-                packed_row(s, first_step, d, i, row);
+                packed_row(s, table, first_step, d, i, row);
                 u32 ranges[2 * PACKED_LEVELS];
                 u32 skip = s.skip[d][i];
                 lane_ranges(q, st, row, st.link_count + st.absent_count, skip, ranges);

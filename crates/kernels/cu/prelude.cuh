@@ -61,6 +61,7 @@ struct Link {
     u32 group_count;
     u32 ci_base;
     u32 list_index;
+    u32 cut;
 };
 static_assert(sizeof(Link) == GSI_LINK_BYTES, "struct Link differs from the host's");
 static_assert(field_offset(&Link::column) == GSI_LINK_COLUMN_OFFSET, "Link::column is not at the host's offset");
@@ -68,41 +69,46 @@ static_assert(field_offset(&Link::group_base) == GSI_LINK_GROUP_BASE_OFFSET, "Li
 static_assert(field_offset(&Link::group_count) == GSI_LINK_GROUP_COUNT_OFFSET, "Link::group_count is not at the host's offset");
 static_assert(field_offset(&Link::ci_base) == GSI_LINK_CI_BASE_OFFSET, "Link::ci_base is not at the host's offset");
 static_assert(field_offset(&Link::list_index) == GSI_LINK_LIST_INDEX_OFFSET, "Link::list_index is not at the host's offset");
+static_assert(field_offset(&Link::cut) == GSI_LINK_CUT_OFFSET, "Link::cut is not at the host's offset");
 
-// How a partition's lists are found (gsi-core's ListIndex): PCSR groups, or, to
-// measure PCSR against them, a plain CSR (from word group_base, a start and an end for each
-// of the group_count vertices of the graph) or CR (from word group_base, the partition's
-// group_count vertices sorted, then a start and an end for each): LIST_INDEX_PCSR,
-// LIST_INDEX_CSR and LIST_INDEX_CR, from the host.
+// How a partition's lists are found (gsi-core's ListIndex): PCSR groups, a plain CSR (from
+// word group_base, for each of the group_count vertices of the graph its list's start, where
+// its neighbours of higher ids start, and its end) or CR (from word group_base, the
+// partition's group_count vertices sorted, then a start and an end for each):
+// LIST_INDEX_PCSR, LIST_INDEX_CSR and LIST_INDEX_CR, from the host. Through CSR a link
+// reads the whole list (LIST_WHOLE) or, where its step keeps the match above (below) the
+// list's own vertex, only the neighbours above it (LIST_CUT_ABOVE; LIST_CUT_BELOW: not above
+// it), which every candidate of the step lies among; the other layouts read whole lists.
 
 // N(v, l) through plain CSR or CR, by one lane on its own.
 __device__ __forceinline__ void list_locate(const u32* __restrict__ groups, Link link, u32 v,
                                             u32* begin, u32* end) {
     const u32* words = groups + link.group_base;
-    u32 at;
     if (link.list_index == LIST_INDEX_CSR) {
         if (v >= link.group_count) {
             return;
         }
-        at = 2 * v;
-    } else {
-        u32 lo = 0;
-        u32 hi = link.group_count;
-        while (lo < hi) {
-            u32 mid = lo + ((hi - lo) >> 1);
-            if (words[mid] < v) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        if (lo == link.group_count || words[lo] != v) {
-            return;
-        }
-        at = link.group_count + 2 * lo;
+        const u32* triple = words + 3 * (u64)v;
+        *begin = link.ci_base + triple[link.cut == LIST_CUT_ABOVE ? 1 : 0];
+        *end = link.ci_base + triple[link.cut == LIST_CUT_BELOW ? 1 : 2];
+        return;
     }
-    *begin = link.ci_base + words[at];
-    *end = link.ci_base + words[at + 1];
+    u32 lo = 0;
+    u32 hi = link.group_count;
+    while (lo < hi) {
+        u32 mid = lo + ((hi - lo) >> 1);
+        if (words[mid] < v) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if (lo == link.group_count || words[lo] != v) {
+        return;
+    }
+    const u32* pair = words + link.group_count + 2 * (u64)lo;
+    *begin = link.ci_base + pair[0];
+    *end = link.ci_base + pair[1];
 }
 
 // The hash f of Algorithm 1 (murmur3's finaliser); gsi-core's pcsr::group_of is the same.

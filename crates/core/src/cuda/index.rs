@@ -12,7 +12,7 @@ use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 use rayon::prelude::*;
 
 use super::device::Device;
-use super::join::layout::Link;
+use super::join::layout::{Link, LIST_CUT_ABOVE, LIST_CUT_BELOW, LIST_WHOLE};
 use crate::config::ListIndex;
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
@@ -21,10 +21,10 @@ use crate::plan::Plan;
 
 impl ListIndex {
     /// The layout a partition's lists are found through: the one `chosen` for every partition,
-    /// or else CSR where its two words per vertex of the graph (`vertices`) take no more than
-    /// `pcsr`'s groups, PCSR elsewhere.
+    /// or else CSR where its three words per vertex of the graph (`vertices`) take no more
+    /// than `pcsr`'s groups, PCSR elsewhere.
     fn for_partition(chosen: Option<ListIndex>, pcsr: &Pcsr, vertices: usize) -> ListIndex {
-        chosen.unwrap_or(if 2 * vertices <= pcsr.groups().len() {
+        chosen.unwrap_or(if 3 * vertices <= pcsr.groups().len() {
             ListIndex::Csr
         } else {
             ListIndex::Pcsr
@@ -33,20 +33,26 @@ impl ListIndex {
 
     /// The words that locate the lists of `pcsr`, a partition of a graph of `vertices`
     /// vertices, and the count the kernels read beside them: PCSR's groups and its hashed
-    /// groups; CSR's pairs of every vertex and the vertex count; CR's sorted vertices, then
-    /// their pairs, and how many vertices. CSR's and CR's words are padded to whole groups,
-    /// so that a PCSR partition placed after them starts on a group.
+    /// groups; CSR's triples of every vertex (its list's start, the start of its neighbours
+    /// of higher ids, its end) and the vertex count; CR's sorted vertices, then their pairs,
+    /// and how many vertices. CSR's and CR's words are padded to whole groups, so that a PCSR
+    /// partition placed after them starts on a group.
     fn words(self, pcsr: &Pcsr, vertices: usize) -> (Cow<'_, [u32]>, u32) {
         let mut words = match self {
             ListIndex::Pcsr => return (Cow::Borrowed(pcsr.groups()), pcsr.hashed_groups()),
             ListIndex::Csr => {
-                // The groups read in order, each list's pair stored where its vertex says.
-                let pairs: Vec<AtomicU32> = (0..2 * vertices).map(|_| AtomicU32::new(0)).collect();
+                // The groups read in order, each list's triple stored where its vertex says.
+                let ci = pcsr.column_index();
+                let triples: Vec<AtomicU32> =
+                    (0..3 * vertices).map(|_| AtomicU32::new(0)).collect();
                 pcsr.par_lists().for_each(|(v, start, end)| {
-                    pairs[2 * v as usize].store(start, Ordering::Relaxed);
-                    pairs[2 * v as usize + 1].store(end, Ordering::Relaxed);
+                    let list = &ci[start as usize..end as usize];
+                    let split = start + list.partition_point(|&w| w <= v) as u32;
+                    for (k, word) in [start, split, end].into_iter().enumerate() {
+                        triples[3 * v as usize + k].store(word, Ordering::Relaxed);
+                    }
                 });
-                pairs.into_iter().map(AtomicU32::into_inner).collect()
+                triples.into_iter().map(AtomicU32::into_inner).collect()
             }
             ListIndex::Cr => {
                 let mut lists: Vec<(VertexId, u32, u32)> = pcsr.par_lists().collect();
@@ -68,7 +74,7 @@ impl ListIndex {
     fn word_count(self, pcsr: &Pcsr, vertices: usize) -> usize {
         match self {
             ListIndex::Pcsr => pcsr.groups().len(),
-            ListIndex::Csr => (2 * vertices).next_multiple_of(GROUP_WORDS),
+            ListIndex::Csr => (3 * vertices).next_multiple_of(GROUP_WORDS),
             ListIndex::Cr => (3 * pcsr.vertex_count()).next_multiple_of(GROUP_WORDS),
         }
     }
@@ -257,15 +263,29 @@ impl DevicePcsr {
             .copied()
     }
 
-    /// The kernel's view of N(row[column], label) in `direction`.
-    pub fn link(&self, column: usize, label: EdgeLabel, direction: Direction) -> Link {
+    /// The kernel's view of N(row[column], label) in `direction`, cut to the neighbours above
+    /// (`Some(true)`) or below (`Some(false)`) the column's vertex where the partition's
+    /// layout keeps where they start (CSR), else whole.
+    pub fn link(
+        &self,
+        column: usize,
+        label: EdgeLabel,
+        direction: Direction,
+        cut: Option<bool>,
+    ) -> Link {
         let p = self.partition(label, direction);
+        let cut = match (cut, p.map(|p| p.list_index)) {
+            (Some(true), Some(ListIndex::Csr)) => LIST_CUT_ABOVE,
+            (Some(false), Some(ListIndex::Csr)) => LIST_CUT_BELOW,
+            _ => LIST_WHOLE,
+        };
         Link {
             column: column as u32,
             group_base: p.map_or(0, |p| p.group_base),
             group_count: p.map_or(0, |p| p.group_count),
             ci_base: p.map_or(0, |p| p.ci_base),
             list_index: p.map_or(ListIndex::Pcsr, |p| p.list_index).code(),
+            cut,
         }
     }
 
@@ -468,17 +488,30 @@ mod tests {
     use crate::pcsr::PcsrLayout;
 
     /// `list_locate` of `prelude.cuh`, on the host: where `v`'s list lies in the partition's
-    /// column index.
-    fn locate(list_index: ListIndex, words: &[u32], count: u32, v: VertexId) -> (u32, u32) {
-        let at = match list_index {
-            ListIndex::Csr if v < count => 2 * v as usize,
+    /// column index, cut as `cut` says where the layout can (CSR).
+    fn locate(
+        list_index: ListIndex,
+        words: &[u32],
+        count: u32,
+        v: VertexId,
+        cut: u32,
+    ) -> (u32, u32) {
+        match list_index {
+            ListIndex::Csr if v < count => {
+                let at = 3 * v as usize;
+                let from = usize::from(cut == LIST_CUT_ABOVE);
+                let to = if cut == LIST_CUT_BELOW { 1 } else { 2 };
+                (words[at + from], words[at + to])
+            }
             ListIndex::Cr => match words[..count as usize].binary_search(&v) {
-                Ok(k) => count as usize + 2 * k,
-                Err(_) => return (0, 0),
+                Ok(k) => {
+                    let at = count as usize + 2 * k;
+                    (words[at], words[at + 1])
+                }
+                Err(_) => (0, 0),
             },
-            _ => return (0, 0),
-        };
-        (words[at], words[at + 1])
+            _ => (0, 0),
+        }
     }
 
     #[test]
@@ -519,10 +552,25 @@ mod tests {
                         continue;
                     }
                     for v in 0..n as VertexId {
-                        let (start, end) = locate(list_index, &words, count, v);
+                        let (start, end) = locate(list_index, &words, count, v, LIST_WHOLE);
                         let found = &pcsr.column_index()[start as usize..end as usize];
-                        assert_eq!(found, pcsr.neighbors(v), "{list_index:?}, vertex {v}");
+                        let whole = pcsr.neighbors(v);
+                        assert_eq!(found, whole, "{list_index:?}, vertex {v}");
                         checked += usize::from(!found.is_empty());
+                        if list_index == ListIndex::Csr {
+                            // The neighbours above v, and those not above it.
+                            let above = |w: &u32| *w > v;
+                            let not_above = |w: &u32| *w <= v;
+                            let cuts: [(u32, &dyn Fn(&u32) -> bool); 2] =
+                                [(LIST_CUT_ABOVE, &above), (LIST_CUT_BELOW, &not_above)];
+                            for (cut, keep) in cuts {
+                                let (start, end) = locate(list_index, &words, count, v, cut);
+                                let found = &pcsr.column_index()[start as usize..end as usize];
+                                let expected: Vec<u32> =
+                                    whole.iter().copied().filter(|w| keep(w)).collect();
+                                assert_eq!(found, expected, "cut {cut}, vertex {v}");
+                            }
+                        }
                     }
                 }
             }
@@ -614,7 +662,13 @@ mod tests {
                             p.group_count,
                             v,
                         ),
-                        other => locate(other, &words[p.group_base as usize..], p.group_count, v),
+                        other => locate(
+                            other,
+                            &words[p.group_base as usize..],
+                            p.group_count,
+                            v,
+                            LIST_WHOLE,
+                        ),
                     };
                     let at = p.ci_base as usize;
                     let found = &column_index[at + start as usize..at + end as usize];

@@ -4,7 +4,7 @@
 use cudarc::driver::LaunchConfig;
 
 use super::join::kept_sets::{KEPT_LEVELS, NO_SLOT};
-use super::join::layout;
+use super::join::layout::{self, LIST_CUT_ABOVE, LIST_CUT_BELOW, LIST_WHOLE};
 use crate::config::ListIndex;
 use crate::pcsr::{EMPTY_SLOT, GROUP_WORDS, KEYS_PER_GROUP, NO_GROUP};
 use crate::plan::{MAX_LEAF_GROUP, MAX_LEAF_LINKS};
@@ -65,9 +65,9 @@ pub mod packed {
     /// Most steps of a plan it counts (a warp keeps 32 lists for each level after the
     /// table's, in shared memory).
     pub const WIDTH: usize = 8;
-    /// Words of one warp's search (`struct PackedSearch`): the table's row, five words for
-    /// each of 32 lists or entries per level, three per level, and two.
-    pub const SEARCH_WORDS: usize = WIDTH + (WIDTH - 1) * (5 * 32 + 3) + 2;
+    /// Words of one warp's search (`struct PackedSearch`): the 32 table rows it took, five
+    /// words for each of 32 lists or entries per level, three per level, and two.
+    pub const SEARCH_WORDS: usize = 32 + (WIDTH - 1) * (5 * 32 + 3) + 2;
 }
 
 /// Where `gsi_join_small` keeps its state, by word.
@@ -195,6 +195,9 @@ pub fn defines(wide_tables: bool) -> Vec<String> {
         ("LIST_INDEX_PCSR", format!("{}u", ListIndex::Pcsr.code())),
         ("LIST_INDEX_CSR", format!("{}u", ListIndex::Csr.code())),
         ("LIST_INDEX_CR", format!("{}u", ListIndex::Cr.code())),
+        ("LIST_WHOLE", format!("{LIST_WHOLE}u")),
+        ("LIST_CUT_ABOVE", format!("{LIST_CUT_ABOVE}u")),
+        ("LIST_CUT_BELOW", format!("{LIST_CUT_BELOW}u")),
     ]
     .into_iter()
     .map(|(name, value)| format!("-D{name}={value}"))

@@ -57,6 +57,15 @@ impl JoinStep {
             .any(|b| b.above && b.column == column)
     }
 
+    /// Whether an order bound keeps the step's match above (`Some(true)`) or below
+    /// (`Some(false)`) column `column`'s; `None` where none bounds it by that column.
+    pub fn bound_to(&self, column: usize) -> Option<bool> {
+        self.order_bounds
+            .iter()
+            .find(|b| b.column == column)
+            .map(|b| b.above)
+    }
+
     /// The data vertices the step's match may be, given the earlier columns `row`: above
     /// every `above` bound's vertex and below every other's (empty when none can).
     pub fn window(&self, row: &[VertexId]) -> Range<VertexId> {

@@ -22,7 +22,7 @@ use crate::cuda::scan::exclusive_scan;
 use crate::error::{driver, Result};
 use crate::join::{BufferLayout, FilledBuffers, JoinBackend, SmallEnd, SmallSteps};
 use crate::options::{MatchOptions, StepBalance};
-use crate::plan::Plan;
+use crate::plan::{LinkEdge, Plan};
 use crate::sink::MatchSink;
 use crate::tuning::GpuTuning;
 
@@ -107,17 +107,19 @@ impl<'a> GpuJoin<'a> {
         let mut links = Vec::new();
         let mut order_bounds_from = 0;
         for step in &plan.steps {
+            // A list read where the step keeps its match above (below) the list's own vertex
+            // holds every candidate among its neighbours above (below) that vertex.
+            let link = |e: &LinkEdge| {
+                let cut = tuning
+                    .split_lists
+                    .then(|| step.bound_to(e.column))
+                    .flatten();
+                pcsr.link(e.column, e.label, e.direction, cut)
+            };
             let links_from = links.len();
-            links.extend(
-                step.links()
-                    .map(|e| pcsr.link(e.column, e.label, e.direction)),
-            );
+            links.extend(step.links().map(link));
             let count = links.len() - links_from;
-            links.extend(
-                step.absent
-                    .iter()
-                    .map(|e| pcsr.link(e.column, e.label, e.direction)),
-            );
+            links.extend(step.absent.iter().map(link));
             let max_bound = match step.first {
                 Some(e) => pcsr.max_degree(e.label, e.direction),
                 None => sizes[step.vertex],

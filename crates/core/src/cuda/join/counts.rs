@@ -279,6 +279,9 @@ impl GpuJoin<'_> {
                 count as u32,
                 &args,
                 &mut state,
+                self.tuning
+                    .packed_rows_at_once
+                    .map_or(0, |k| k.clamp(1, 32)),
                 slice_ns,
                 deadline_ns,
             )?;

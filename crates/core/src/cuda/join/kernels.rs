@@ -551,12 +551,14 @@ pub(super) fn count_packed(
     rows: u32,
     args: &DepthFirstArgs<'_>,
     state: &mut PackedState,
+    rows_at_once: u32,
     slice_ns: u64,
     deadline_ns: u64,
 ) -> Result<()> {
     // SAFETY: gsi_count_packed(table[rows*first_step], rows, <DepthFirstArgs::push>,
-    // saved[grid warps*packed::SEARCH_WORDS], counters[packed::COUNTERS], total[1], slice_ns,
-    // deadline_ns): `saved` is sized for `packed_grid`, the plan as `push` says.
+    // saved[grid warps*packed::SEARCH_WORDS], counters[packed::COUNTERS], total[1],
+    // rows_at_once, slice_ns, deadline_ns): `saved` is sized for `packed_grid`, the plan as
+    // `push` says.
     let mut launch = device
         .stream
         .launch_builder(device.kernel(Kernel::CountPacked)?);
@@ -566,6 +568,7 @@ pub(super) fn count_packed(
         .arg(&mut state.saved)
         .arg(&mut state.counters)
         .arg(&mut state.total)
+        .arg(&rows_at_once)
         .arg(&slice_ns)
         .arg(&deadline_ns);
     unsafe { launch.launch(packed_grid(device)?) }.map_err(driver("launching gsi_count_packed"))?;

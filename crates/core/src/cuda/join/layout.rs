@@ -21,13 +21,24 @@ pub struct Link {
     pub ci_base: u32,
     /// How the partition's lists are found: the kernels' code of its [`crate::ListIndex`].
     pub list_index: u32,
+    /// Which part of a list the link reads: [`LIST_WHOLE`], or where the step keeps its match
+    /// above (below) the column's and the layout keeps each list's split, the neighbours
+    /// above ([`LIST_CUT_ABOVE`]) or not above ([`LIST_CUT_BELOW`]) the list's own vertex.
+    pub cut: u32,
 }
 
-// SAFETY: `Link` is `repr(C)`, five u32, the layout of the kernels' `struct Link`.
+/// [`Link::cut`]: the whole list.
+pub const LIST_WHOLE: u32 = 0;
+/// [`Link::cut`]: the neighbours of higher ids than the list's vertex.
+pub const LIST_CUT_ABOVE: u32 = 1;
+/// [`Link::cut`]: the neighbours of ids up to the list's vertex.
+pub const LIST_CUT_BELOW: u32 = 2;
+
+// SAFETY: `Link` is `repr(C)`, six u32, the layout of the kernels' `struct Link`.
 unsafe impl DeviceRepr for Link {}
 
 /// 32-bit words of a [`Link`].
-const LINK_WORDS: usize = 5;
+const LINK_WORDS: usize = 6;
 
 impl Link {
     /// The link as the kernels read it from a word array: every field, in order.
@@ -38,6 +49,7 @@ impl Link {
             self.group_count,
             self.ci_base,
             self.list_index,
+            self.cut,
         ]
     }
 }
@@ -169,7 +181,7 @@ pub(in crate::cuda) fn record_defines() -> Vec<(String, usize)> {
     record_layout!(
         "LINK",
         Link,
-        [column, group_base, group_count, ci_base, list_index]
+        [column, group_base, group_count, ci_base, list_index, cut]
     )
     .chain(record_layout!(
         "DEPTH_STEP",
