@@ -1138,13 +1138,20 @@ pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
                     (Some(usize::MAX), Some(None), default, true, 100_000),
                     (Some(usize::MAX), Some(None), default, false, 100_000),
                 ];
-                // Each path with lists split at their own vertex (the default), and the
-                // first, packed and breadth-first ones with whole lists too.
-                let whole = [0, 6, 15].map(|k| (paths[k], false));
-                let paths = paths.map(|p| (p, true)).into_iter().chain(whole);
+                // Each path with lists split at their own vertex and the packed searches split
+                // over idle warps (the defaults); the first, packed and breadth-first ones
+                // with whole lists too, and two packed ones with searches left unsplit.
+                let whole = [0, 6, 15].map(|k| (paths[k], false, true));
+                let unsplit = [7, 11].map(|k| (paths[k], true, false));
+                let paths = paths
+                    .map(|p| (p, true, true))
+                    .into_iter()
+                    .chain(whole)
+                    .chain(unsplit);
                 for (
                     (depth_first_rows, packed, kept_sets_up_to, shortest_source, slice_us),
                     split,
+                    split_searches,
                 ) in paths
                 {
                     let options = MatchOptions {
@@ -1157,6 +1164,7 @@ pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
                         packed_depth_first: packed.is_some(),
                         packed_rows_at_once: packed.flatten(),
                         split_lists: split,
+                        split_searches,
                         shortest_source,
                         small_steps_up_to: None,
                         depth_first_slice: std::time::Duration::from_micros(slice_us),
@@ -1170,7 +1178,7 @@ pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
                         expected,
                         "case {case}, {semantics:?}, depth-first from {depth_first_rows:?}, \
                          packed {packed:?}, kept sets up to {kept_sets_up_to:?}, shortest source \
-                         {shortest_source}, split lists {split}, \
+                         {shortest_source}, split lists {split}, split searches {split_searches}, \
                          launches of {slice_us} µs, query of {} vertices",
                         query.vertex_count()
                     );

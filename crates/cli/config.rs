@@ -295,6 +295,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             packed_depth_first: !args.no_packed_depth_first,
             packed_rows_at_once: args.packed_rows_at_once,
             split_lists: !args.whole_lists,
+            split_searches: !args.unsplit_searches,
             shortest_source: !args.first_edge_source,
             wide_leaf_products: args.wide_leaf_products,
         },

@@ -874,6 +874,11 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub whole_lists: bool,
 
+    /// For tests and measurements: the GPU's packed count leaves each row's search with the
+    /// warp that took it, instead of splitting the searches left over every warp.
+    #[arg(long, hide = true)]
+    pub unsplit_searches: bool,
+
     /// For tests and measurements: the GPU draws a row's extensions from its first edge's
     /// list, as the paper does, rather than from the shortest of its linking edges' lists.
     #[arg(long, hide = true)]

@@ -41,7 +41,8 @@ struct Run {
 /// The paths a count is also checked on: depth-first from the first step (in one launch, or
 /// going on from launch to launch every 2 µs; on the GPU packed where the plan allows, a
 /// warp taking as many rows as the table's size suggests or always 32, each with neighbour
-/// lists read whole rather than from their own vertex on where an order bound allows, and
+/// lists read whole rather than from their own vertex on where an order bound allows, the
+/// packed searches left with the warps that took them rather than split over idle ones, and
 /// with work stealing: with its kept sets, none, or sets of 3 candidates), breadth-first to
 /// the end, with each row's extensions drawn from its
 /// first edge's list rather than the shortest, with the GPU's leaf products made in 128 bits,
@@ -59,7 +60,7 @@ struct Run {
 /// with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 35] = [
+const FORCED_PATHS: [(&str, ForcePath); 36] = [
     ("depth-first", |o, _| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o, t| {
         o.depth_first_rows = Some(0);
@@ -76,6 +77,10 @@ const FORCED_PATHS: [(&str, ForcePath); 35] = [
     ("whole lists, depth-first and packed", |o, t| {
         o.depth_first_rows = Some(0);
         t.gpu.split_lists = false;
+    }),
+    ("depth-first, packed, searches left unsplit", |o, t| {
+        o.depth_first_rows = Some(0);
+        t.gpu.split_searches = false;
     }),
     ("whole lists, breadth-first", |o, t| {
         o.depth_first_rows = Some(usize::MAX);

@@ -93,6 +93,11 @@ pub struct GpuTuning {
     /// the candidates and for the binary searches that test them; off, whole lists (a switch
     /// for tests and measurements).
     pub split_lists: bool,
+    /// The packed count's searches are split over every warp once half the warps found no
+    /// row of the table left (a few heavy rows otherwise run on a few warps long after the
+    /// others finished); off, each row's search stays with the warp that took it (a switch
+    /// for tests and measurements).
+    pub split_searches: bool,
     /// The GPU draws a row's extensions from the shortest of its linking edges' lists (cut to
     /// the order bounds) and tests the others; off, from its first edge's list, as the
     /// paper's Algorithm 3 (line 5) does (a switch for tests and measurements).
@@ -119,6 +124,7 @@ impl Default for GpuTuning {
             packed_depth_first: true,
             packed_rows_at_once: None,
             split_lists: true,
+            split_searches: true,
             shortest_source: true,
             wide_leaf_products: false,
         }

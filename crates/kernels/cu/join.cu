@@ -1773,9 +1773,11 @@ extern "C" __global__ void gsi_join_depth_first(
 // at most PACKED_WIDTH steps with no leaf suffix; the host chooses it (gsi-core
 // cuda/join/counts.rs, `count_packed`). Its counters, kept in device memory between
 // launches: the next row of the table to take, the warps whose search is suspended in
-// `saved`, and whether a warp gave up at the deadline (PK_*, from the host).
+// `saved`, whether a warp gave up at the deadline, the warps that found no row left, and a
+// split's free places, those it claimed and its searches to split (PK_*, from the host).
 #if !defined(PACKED_WIDTH) || !defined(PACKED_SEARCH_WORDS) || !defined(PK_NEXT_ROW) || \
-    !defined(PK_SUSPENDED) || !defined(PK_ABANDONED)
+    !defined(PK_SUSPENDED) || !defined(PK_ABANDONED) || !defined(PK_IDLE) || !defined(PK_FREE) || \
+    !defined(PK_CLAIMED) || !defined(PK_DONORS)
 #error "PACKED_WIDTH and the packed count's counters must be defined by the host"
 #endif
 #define PACKED_LEVELS (PACKED_WIDTH - 1)
@@ -1816,6 +1818,10 @@ __device__ __forceinline__ void packed_row(const PackedSearch& s, const u32* __r
         row[j] = prefix[j];
     }
 }
+
+// A warp suspends its search for a split only after running this long in a launch, so that
+// each launch's work outweighs the split's.
+#define SPLIT_AFTER_NS 100000ull
 
 // How many rows a warp takes at once, when `left` rows are left for `warps` warps: the host's
 // `rows_at_once` where it sets one (1 to 32), else up to 32, fewer as the table runs out (each
@@ -1893,7 +1899,9 @@ __device__ __forceinline__ void packed_copy(u32* to, const u32* from, u32 lane) 
 // still searching then copies its search to `saved` (PACKED_SEARCH_WORDS words a warp) and the
 // next launch's warp of the same number goes on with it, so that the host sees the stop
 // conditions between launches. A warp that reaches deadline_ns gives up (PK_ABANDONED is
-// set and the count is a lower bound).
+// set and the count is a lower bound). With suspend_when_idle set, a warp also suspends its
+// search once that many warps found no row left, so that the host can split the searches
+// left (gsi_packed_split) over every warp.
 extern "C" __global__ void gsi_count_packed(
     const u32* __restrict__ table, u32 rows, u32 first_step, u32 width, u32 leaves_from,
     const u32* __restrict__ groups, const u32* __restrict__ ci,
@@ -1901,7 +1909,7 @@ extern "C" __global__ void gsi_count_packed(
     const u32* __restrict__ order_bounds,
     const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
     u32 injective, u32* __restrict__ saved, u32* counters, u64* __restrict__ total,
-    u32 rows_at_once, u64 slice_ns, u64 deadline_ns) {
+    u32 rows_at_once, u32 suspend_when_idle, u64 slice_ns, u64 deadline_ns) {
     __shared__ PackedSearch searches[WARPS_PER_BLOCK];
     Query q = {groups, ci, links, steps, candidate_lists, candidate_bits, words, injective};
     u32 lane = threadIdx.x & 31u;
@@ -1940,6 +1948,9 @@ extern "C" __global__ void gsi_count_packed(
             r = __shfl_sync(FULL_MASK, r, 0);
             take = __shfl_sync(FULL_MASK, take, 0);
             if (r >= rows) {
+                if (lane == 0 && take != 0) {
+                    atomicAdd(&counters[PK_IDLE], 1u);
+                }
                 break;
             }
             u32 lists = min(take, rows - r);
@@ -1975,7 +1986,11 @@ extern "C" __global__ void gsi_count_packed(
                 u32 look = GO_ON;
                 if (lane == 0) {
                     u64 now = global_ns() - started;
-                    look = now >= deadline_ns ? GIVE_UP : now >= slice_ns ? SLICE_OVER : GO_ON;
+                    bool idle = suspend_when_idle != 0 && now >= SPLIT_AFTER_NS &&
+                                __ldcg(&counters[PK_IDLE]) >= suspend_when_idle;
+                    look = now >= deadline_ns            ? GIVE_UP
+                           : now >= slice_ns || idle ? SLICE_OVER
+                                                         : GO_ON;
                 }
                 look = __shfl_sync(FULL_MASK, look, 0);
                 if (look == GIVE_UP) {
@@ -2057,6 +2072,104 @@ extern "C" __global__ void gsi_count_packed(
         if (gave_up) {
             atomicExch(&counters[PK_ABANDONED], 1u);
         }
+    }
+}
+
+// Lists the places of `saved` (one per warp of gsi_count_packed's grid), a thread per place:
+// those that hold no suspended search from the front of `places` (counters[PK_FREE] of them),
+// those that hold one from its back (counters[PK_DONORS]).
+extern "C" __global__ void gsi_packed_places(const u32* __restrict__ saved, u32 warps,
+                                             u32* __restrict__ places, u32* counters) {
+    const u32 suspended_word = field_offset(&PackedSearch::suspended) / 4;
+    for (u32 w = blockIdx.x * blockDim.x + threadIdx.x; w < warps; w += gridDim.x * blockDim.x) {
+        if (saved[(u64)w * PACKED_SEARCH_WORDS + suspended_word] == 0) {
+            places[atomicAdd(&counters[PK_FREE], 1u)] = w;
+        } else {
+            places[warps - 1 - atomicAdd(&counters[PK_DONORS], 1u)] = w;
+        }
+    }
+}
+
+// A level's candidates not yet drawn: from its cursor to the end of its lists.
+__device__ __forceinline__ u32 packed_left(const PackedSearch& s, u32 d) {
+    u32 left = 0;
+    for (u32 i = s.set[d]; i < s.lists[d]; ++i) {
+        left += s.length[d][i];
+    }
+    return s.set[d] < s.lists[d] ? left - s.at[d] : 0u;
+}
+
+// Level d of search s ends `by` candidates past its cursor.
+__device__ __forceinline__ void packed_end_at(PackedSearch& s, u32 d, u32 by) {
+    u32 i = s.set[d];
+    u32 at = s.at[d];
+    packed_advance(s, d, by, &i, &at);
+    if (i < s.lists[d]) {
+        s.lists[d] = at > 0 ? i + 1 : i;
+        if (at > 0) {
+            s.length[d][i] = at;
+        }
+    }
+}
+
+// Splits each suspended search that gsi_packed_places listed into up to `pieces` searches, a
+// warp per search: the candidates not yet drawn at its shallowest level that has at least two
+// are cut into pieces of about equal count; the search keeps the first, and each other piece
+// goes to a free place (claimed through counters[PK_CLAIMED]) as a search of its own that
+// holds the levels above it as spent and resumes at that level. The matches counted are the
+// same: every candidate left stays in exactly one search.
+extern "C" __global__ void gsi_packed_split(u32* __restrict__ saved, u32 warps,
+                                            const u32* __restrict__ places, u32* counters,
+                                            u32 pieces) {
+    u32 lane = threadIdx.x & 31u;
+    u32 donors = __ldcg(&counters[PK_DONORS]);
+    for (u32 k = global_warp(); k < donors; k += grid_warps()) {
+        u32 w = places[warps - 1 - k];
+        PackedSearch& s = *reinterpret_cast<PackedSearch*>(saved + (u64)w * PACKED_SEARCH_WORDS);
+        u32 level = 0, left = 0, claim = 0, made = 0;
+        if (lane == 0) {
+            for (level = 0; level <= s.level; ++level) {
+                left = packed_left(s, level);
+                if (left >= 2) {
+                    break;
+                }
+            }
+            if (level <= s.level) {
+                u32 want = min(pieces, left) - 1;
+                claim = atomicAdd(&counters[PK_CLAIMED], want);
+                u32 free = __ldcg(&counters[PK_FREE]);
+                made = claim < free ? min(want, free - claim) : 0u;
+            }
+        }
+        level = __shfl_sync(FULL_MASK, level, 0);
+        left = __shfl_sync(FULL_MASK, left, 0);
+        claim = __shfl_sync(FULL_MASK, claim, 0);
+        made = __shfl_sync(FULL_MASK, made, 0);
+        // Piece j holds the candidates [j left / (made + 1), (j + 1) left / (made + 1)) past
+        // the cursor of `level`.
+        for (u32 j = 1; j <= made; ++j) {
+            u32* to = saved + (u64)places[claim + j - 1] * PACKED_SEARCH_WORDS;
+            packed_copy(to, reinterpret_cast<const u32*>(&s), lane);
+            if (lane == 0) {
+                PackedSearch& piece = *reinterpret_cast<PackedSearch*>(to);
+                u64 from = (u64)left * j / (made + 1);
+                u64 until = (u64)left * (j + 1) / (made + 1);
+                for (u32 e = 0; e < level; ++e) {
+                    piece.set[e] = piece.lists[e];
+                    piece.at[e] = 0;
+                }
+                packed_end_at(piece, level, (u32)until);
+                packed_advance(piece, level, (u32)from, &piece.set[level], &piece.at[level]);
+                piece.level = level;
+                piece.suspended = 1;
+            }
+            __syncwarp();
+        }
+        if (lane == 0 && made > 0) {
+            packed_end_at(s, level, (u32)((u64)left / (made + 1)));
+            atomicAdd(&counters[PK_SUSPENDED], made);
+        }
+        __syncwarp();
     }
 }
 

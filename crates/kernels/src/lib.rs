@@ -88,6 +88,10 @@ pub enum Kernel {
     /// `gsi_count_packed`: the same, each level's candidates drawn across 32 partial matches'
     /// lists at once.
     CountPacked,
+    /// `gsi_packed_places`: the packed count's places, with and without a suspended search.
+    PackedPlaces,
+    /// `gsi_packed_split`: the packed count's suspended searches split over free places.
+    PackedSplit,
     /// `gsi_join_small`: counts breadth-first through every small step in one launch.
     JoinSmall,
     /// `gsi_join_leaf_product`: counts the leaf suffix of each row as a product.
@@ -103,7 +107,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 20] = [
+    pub const ALL: [Kernel; 22] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
@@ -119,6 +123,8 @@ impl Kernel {
         Kernel::JoinPermute,
         Kernel::JoinDepthFirst,
         Kernel::CountPacked,
+        Kernel::PackedPlaces,
+        Kernel::PackedSplit,
         Kernel::JoinSmall,
         Kernel::JoinLeafProduct,
         Kernel::JoinLeafProductNarrow,
@@ -144,6 +150,8 @@ impl Kernel {
             Kernel::JoinPermute => "gsi_join_permute",
             Kernel::JoinDepthFirst => "gsi_join_depth_first",
             Kernel::CountPacked => "gsi_count_packed",
+            Kernel::PackedPlaces => "gsi_packed_places",
+            Kernel::PackedSplit => "gsi_packed_split",
             Kernel::JoinSmall => "gsi_join_small",
             Kernel::JoinLeafProduct => "gsi_join_leaf_product",
             Kernel::JoinLeafProductNarrow => "gsi_join_leaf_product_narrow",
@@ -169,6 +177,8 @@ impl Kernel {
             | Kernel::JoinPermute
             | Kernel::JoinDepthFirst
             | Kernel::CountPacked
+            | Kernel::PackedPlaces
+            | Kernel::PackedSplit
             | Kernel::JoinSmall
             | Kernel::JoinLeafProduct
             | Kernel::JoinLeafProductNarrow

@@ -60,8 +60,16 @@ pub mod packed {
     pub const SUSPENDED: usize = LINE;
     /// Set when a warp gave up at the deadline.
     pub const ABANDONED: usize = 2 * LINE;
+    /// Warps that found no row left.
+    pub const IDLE: usize = 3 * LINE;
+    /// Places of the searches that hold no suspended search, listed before a split.
+    pub const FREE: usize = 4 * LINE;
+    /// Free places a split claimed.
+    pub const CLAIMED: usize = 5 * LINE;
+    /// Suspended searches listed before a split.
+    pub const DONORS: usize = 6 * LINE;
     /// Words of the counters.
-    pub const COUNTERS: usize = 3 * LINE;
+    pub const COUNTERS: usize = 7 * LINE;
     /// Most steps of a plan it counts (a warp keeps 32 lists for each level after the
     /// table's, in shared memory).
     pub const WIDTH: usize = 8;
@@ -170,6 +178,10 @@ pub fn defines(wide_tables: bool) -> Vec<String> {
         ("PK_NEXT_ROW", packed::NEXT_ROW.to_string()),
         ("PK_SUSPENDED", packed::SUSPENDED.to_string()),
         ("PK_ABANDONED", packed::ABANDONED.to_string()),
+        ("PK_IDLE", packed::IDLE.to_string()),
+        ("PK_FREE", packed::FREE.to_string()),
+        ("PK_CLAIMED", packed::CLAIMED.to_string()),
+        ("PK_DONORS", packed::DONORS.to_string()),
         ("SMALL_STEP", small::STEP.to_string()),
         ("SMALL_ROWS", small::ROWS.to_string()),
         ("SMALL_WHERE", small::WHERE.to_string()),

@@ -922,7 +922,9 @@ impl JoinBackend for GpuJoin<'_> {
         // Packed from the first step where labels hardly prune and the pattern is small: on
         // the unlabelled LiveJournal-sized graph (H100, 2026-11-26, docs/BENCHMARKS.md)
         // triangles took 64-66 ms against 106-116 breadth-first, 4-cliques 95-96 against
-        // 184-187, 4-cycles 3.3 s against 14.4 s; but 5-cliques 820-850 against 314-326.
+        // 184-187, 4-cycles 3.3 s against 14.4 s; 5-cliques, once the searches left were
+        // split over idle warps, 71-75 ms against 261-276 (2026-11-27; larger patterns than
+        // cliques of five stay breadth-first, `PACKED_CLIQUES_UP_TO`).
         // Otherwise breadth-first: with work stealing, depth-first was slower on yeast's
         // 1,458, on gw12 from every threshold tried (H100, 2026-11-23) and on the unlabelled
         // patterns with equivalent vertices (p3, p7, p8); taken there only when asked for

@@ -6,7 +6,7 @@ use std::ops::Range;
 use super::backend::{DeviceTable, GpuJoin, DEPTH_FIRST_TASKS, LIMITED_SLICE};
 use super::counter;
 use super::kernels::{
-    count_packed, depth_first_grid, join_depth_first, join_leaf_product, packed_grid,
+    count_packed, depth_first_grid, join_depth_first, join_leaf_product, packed_grid, split_packed,
     DepthFirstArgs, DepthFirstState, LeafLanes, LeafSuffixArgs, PackedState,
 };
 use crate::cuda::launch::{packed, BLOCK_SIZE};
@@ -14,8 +14,13 @@ use crate::error::{driver, Result};
 use crate::tuning::KEPT_SETS_BYTES;
 
 /// Most steps of a plan that the GPU counts with the packed kernel from its first step by
-/// default, where labels hardly prune (`GpuJoin::depth_first_rows`).
+/// default, where labels hardly prune (`GpuJoin::depth_first_rows`)...
 const PACKED_AT_ONCE_UP_TO: usize = 4;
+/// ... and of a clique's plan (each step linked to every earlier one, so that every level's
+/// lists are cut by all the matches before it): on the unlabelled LiveJournal-sized graph
+/// (H100, 2026-11-27) 5-cliques took 71-72 ms packed against 238-274 breadth-first, where the
+/// wheel (p7, five steps, not a clique) took 6.9 s against 4.1 s.
+const PACKED_CLIQUES_UP_TO: usize = 5;
 
 impl GpuJoin<'_> {
     /// Whether a depth-first count takes the packed kernel (`gsi_count_packed`): where the
@@ -34,13 +39,15 @@ impl GpuJoin<'_> {
     }
 
     /// Whether a count goes packed from its first step by default: a plan the packed kernel
-    /// takes, of at most [`PACKED_AT_ONCE_UP_TO`] steps, whose candidate sets each hold at
-    /// least half the data graph's vertices (its candidate bitsets' bits), as on an
-    /// unlabelled graph.
+    /// takes, of at most [`PACKED_AT_ONCE_UP_TO`] steps (a clique's, [`PACKED_CLIQUES_UP_TO`]),
+    /// whose candidate sets each hold at least half the data graph's vertices (its candidate
+    /// bitsets' bits), as on an unlabelled graph.
     pub(super) fn packed_at_once(&self) -> bool {
         let vertices = 32 * self.candidates.words;
+        let width = self.plan.width();
+        let clique = (self.plan.steps.iter().enumerate()).all(|(k, s)| s.links().count() == k);
         self.packs()
-            && self.plan.width() <= PACKED_AT_ONCE_UP_TO
+            && (width <= PACKED_AT_ONCE_UP_TO || clique && width <= PACKED_CLIQUES_UP_TO)
             && self
                 .plan
                 .candidate_sizes
@@ -269,8 +276,17 @@ impl GpuJoin<'_> {
             saved: zeros("the packed searches", warps * packed::SEARCH_WORDS)?,
             counters: zeros("the packed count's counters", COUNTERS)?,
             total: counter::zeroed(stream)?,
+            places: zeros("the packed count's places", warps)?,
         };
+        // Searches suspend once half the warps found no row left, and are split over every
+        // warp before the next launch, while splits make new searches.
+        let mut splitting = self.tuning.split_searches;
         loop {
+            let suspend_when_idle = if splitting {
+                (warps / 2).max(1) as u32
+            } else {
+                0
+            };
             let (slice_ns, deadline_ns) = self.launch_times(enough);
             count_packed(
                 self.device,
@@ -279,9 +295,12 @@ impl GpuJoin<'_> {
                 count as u32,
                 &args,
                 &mut state,
-                self.tuning
-                    .packed_rows_at_once
-                    .map_or(0, |k| k.clamp(1, 32)),
+                (
+                    self.tuning
+                        .packed_rows_at_once
+                        .map_or(0, |k| k.clamp(1, 32)),
+                    suspend_when_idle,
+                ),
                 slice_ns,
                 deadline_ns,
             )?;
@@ -303,6 +322,19 @@ impl GpuJoin<'_> {
             stream
                 .memcpy_htod(&next, &mut state.counters)
                 .map_err(driver("resetting the packed count's counters"))?;
+            let suspended = counters[SUSPENDED] as usize;
+            if splitting && !rows_left && 2 * suspended <= warps {
+                // The searches left, few: each split into as many pieces as there are free
+                // places for it; no more splits once one fills less than a quarter of the
+                // free places (the searches left are then too small to be worth it).
+                let pieces = (warps / suspended) as u32;
+                split_packed(self.device, &mut state, warps as u32, pieces)?;
+                let after = stream
+                    .clone_dtoh(&state.counters)
+                    .map_err(driver("reading the packed count's counters"))?;
+                let made = after[SUSPENDED].saturating_sub(counters[SUSPENDED]) as usize;
+                splitting = 4 * made >= warps - suspended;
+            }
         }
     }
 }

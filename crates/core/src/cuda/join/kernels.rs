@@ -534,11 +534,13 @@ pub(super) fn join_depth_first(
 }
 
 /// What `gsi_count_packed` keeps between launches: each warp's suspended search
-/// (`packed::SEARCH_WORDS` words a warp of its grid), the counters (`launch::packed`) and the count.
+/// (`packed::SEARCH_WORDS` words a warp of its grid), the counters (`launch::packed`), the
+/// count, and the places a split lists (a word a warp).
 pub(super) struct PackedState {
     pub(super) saved: CudaSlice<u32>,
     pub(super) counters: CudaSlice<u32>,
     pub(super) total: CudaSlice<u64>,
+    pub(super) places: CudaSlice<u32>,
 }
 
 /// `gsi_count_packed`: counts the matches that extend each of `rows` rows of `table` through
@@ -551,14 +553,14 @@ pub(super) fn count_packed(
     rows: u32,
     args: &DepthFirstArgs<'_>,
     state: &mut PackedState,
-    rows_at_once: u32,
+    (rows_at_once, suspend_when_idle): (u32, u32),
     slice_ns: u64,
     deadline_ns: u64,
 ) -> Result<()> {
     // SAFETY: gsi_count_packed(table[rows*first_step], rows, <DepthFirstArgs::push>,
     // saved[grid warps*packed::SEARCH_WORDS], counters[packed::COUNTERS], total[1],
-    // rows_at_once, slice_ns, deadline_ns): `saved` is sized for `packed_grid`, the plan as
-    // `push` says.
+    // rows_at_once, suspend_when_idle, slice_ns, deadline_ns): `saved` is sized for
+    // `packed_grid`, the plan as `push` says.
     let mut launch = device
         .stream
         .launch_builder(device.kernel(Kernel::CountPacked)?);
@@ -569,9 +571,47 @@ pub(super) fn count_packed(
         .arg(&mut state.counters)
         .arg(&mut state.total)
         .arg(&rows_at_once)
+        .arg(&suspend_when_idle)
         .arg(&slice_ns)
         .arg(&deadline_ns);
     unsafe { launch.launch(packed_grid(device)?) }.map_err(driver("launching gsi_count_packed"))?;
+    Ok(())
+}
+
+/// Splits the suspended searches of `state` (of `warps` places) into up to `pieces` each, the
+/// pieces going to the places that hold none: `gsi_packed_places` lists both, then
+/// `gsi_packed_split` splits the one over the other (its counters `FREE`, `CLAIMED` and
+/// `DONORS` zeroed by the caller).
+pub(super) fn split_packed(
+    device: &Device,
+    state: &mut PackedState,
+    warps: u32,
+    pieces: u32,
+) -> Result<()> {
+    // SAFETY: gsi_packed_places(saved[warps*packed::SEARCH_WORDS], warps, places[warps],
+    // counters[packed::COUNTERS]), a thread per place.
+    let mut launch = device
+        .stream
+        .launch_builder(device.kernel(Kernel::PackedPlaces)?);
+    launch
+        .arg(&state.saved)
+        .arg(&warps)
+        .arg(&mut state.places)
+        .arg(&mut state.counters);
+    unsafe { launch.launch(per_element(u64::from(warps))) }
+        .map_err(driver("launching gsi_packed_places"))?;
+    // SAFETY: gsi_packed_split(saved[warps*packed::SEARCH_WORDS], warps, places[warps],
+    // counters[packed::COUNTERS], pieces), a warp per listed search.
+    let mut launch = device
+        .stream
+        .launch_builder(device.kernel(Kernel::PackedSplit)?);
+    launch
+        .arg(&mut state.saved)
+        .arg(&warps)
+        .arg(&state.places)
+        .arg(&mut state.counters)
+        .arg(&pieces);
+    unsafe { launch.launch(warp_per_row(warps)) }.map_err(driver("launching gsi_packed_split"))?;
     Ok(())
 }
 
