@@ -559,15 +559,15 @@ mod tests {
                         checked += usize::from(!found.is_empty());
                         if list_index == ListIndex::Csr {
                             // The neighbours above v, and those not above it.
-                            let above = |w: &u32| *w > v;
-                            let not_above = |w: &u32| *w <= v;
-                            let cuts: [(u32, &dyn Fn(&u32) -> bool); 2] =
-                                [(LIST_CUT_ABOVE, &above), (LIST_CUT_BELOW, &not_above)];
-                            for (cut, keep) in cuts {
+                            for cut in [LIST_CUT_ABOVE, LIST_CUT_BELOW] {
                                 let (start, end) = locate(list_index, &words, count, v, cut);
                                 let found = &pcsr.column_index()[start as usize..end as usize];
-                                let expected: Vec<u32> =
-                                    whole.iter().copied().filter(|w| keep(w)).collect();
+                                let above = cut == LIST_CUT_ABOVE;
+                                let expected: Vec<u32> = whole
+                                    .iter()
+                                    .copied()
+                                    .filter(|&w| (w > v) == above)
+                                    .collect();
                                 assert_eq!(found, expected, "cut {cut}, vertex {v}");
                             }
                         }
