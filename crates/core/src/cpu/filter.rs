@@ -40,8 +40,8 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
             }
             if out_degree + in_degree > 0 {
                 kept.retain(|&v| {
-                    graph.degree(v, Direction::Out) >= out_degree
-                        && graph.degree(v, Direction::In) >= in_degree
+                    (out_degree == 0 || graph.degree(v, Direction::Out) >= out_degree)
+                        && (in_degree == 0 || graph.degree(v, Direction::In) >= in_degree)
                 });
             }
             kept
@@ -61,10 +61,12 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
         if same_label.len() < PARALLEL_MIN_TESTS {
             scan(same_label)
         } else {
-            same_label
+            // Each chunk's survivors as a list of its own, joined by one copy.
+            let chunks: Vec<Vec<VertexId>> = same_label
                 .par_chunks(PARALLEL_MIN_TESTS)
-                .flat_map_iter(scan)
-                .collect()
+                .map(scan)
+                .collect();
+            chunks.concat()
         }
     };
     // Query vertices that ask the same (labels, signature, degrees) share one scan: in an
