@@ -40,6 +40,38 @@ pub fn group_of(v: VertexId, group_count: u32) -> u32 {
     h % group_count
 }
 
+/// Where `v`'s list lies in its partition's column index, `[start, end)` (empty when it has
+/// none), found in `groups` (the partition's, `hashed_groups` of them hashed to) by
+/// following the group chain from `v`'s hash group, as the kernels' lookups do.
+pub fn find_list(groups: &[u32], hashed_groups: u32, v: VertexId) -> (u32, u32) {
+    if hashed_groups == 0 {
+        return (0, 0);
+    }
+    let mut g = group_of(v, hashed_groups) as usize;
+    loop {
+        let group = &groups[g * GROUP_WORDS..(g + 1) * GROUP_WORDS];
+        for slot in 0..KEYS_PER_GROUP {
+            let key = group[2 * slot];
+            if key == v {
+                let next = slot + 1;
+                let end = if next < KEYS_PER_GROUP && group[2 * next] != EMPTY_SLOT {
+                    group[2 * next + 1]
+                } else {
+                    group[GROUP_WORDS - 1]
+                };
+                return (group[2 * slot + 1], end);
+            }
+            if key == EMPTY_SLOT {
+                return (0, 0);
+            }
+        }
+        match group[GROUP_WORDS - 2] {
+            NO_GROUP => return (0, 0),
+            next => g = next as usize,
+        }
+    }
+}
+
 /// How many hash groups a partition gets for its |V(D)| vertices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PcsrLayout {
@@ -292,34 +324,9 @@ impl Pcsr {
     }
 
     /// Where N(v, l) lies in the column index, `[start, end)` (empty when `v` has no list
-    /// here): the group chain from `v`'s hash group.
+    /// here).
     pub fn list_range(&self, v: VertexId) -> (u32, u32) {
-        if self.hashed_groups == 0 {
-            return (0, 0);
-        }
-        let mut g = group_of(v, self.hashed_groups) as usize;
-        loop {
-            let group = &self.groups[g * GROUP_WORDS..(g + 1) * GROUP_WORDS];
-            for slot in 0..KEYS_PER_GROUP {
-                let key = group[2 * slot];
-                if key == v {
-                    let next = slot + 1;
-                    let end = if next < KEYS_PER_GROUP && group[2 * next] != EMPTY_SLOT {
-                        group[2 * next + 1]
-                    } else {
-                        group[GROUP_WORDS - 1]
-                    };
-                    return (group[2 * slot + 1], end);
-                }
-                if key == EMPTY_SLOT {
-                    return (0, 0);
-                }
-            }
-            match group[GROUP_WORDS - 2] {
-                NO_GROUP => return (0, 0),
-                next => g = next as usize,
-            }
-        }
+        find_list(&self.groups, self.hashed_groups, v)
     }
 
     /// Every vertex of the partition with where its list lies in the column index, `(v,

@@ -92,9 +92,19 @@ impl ListIndex {
 /// with the layout its lists are found through (`chosen`, or each partition's own), where its
 /// words and column-index entries start, and in all, the words and entries.
 struct Arrangement<'a> {
-    partitions: Vec<(PartitionKey, &'a Pcsr, ListIndex, usize, usize)>,
+    partitions: Vec<Placed<'a>>,
     words: usize,
     entries: usize,
+}
+
+/// One partition of an [`Arrangement`].
+#[derive(Clone, Copy)]
+struct Placed<'a> {
+    key: PartitionKey,
+    pcsr: &'a Pcsr,
+    list_index: ListIndex,
+    words_from: usize,
+    entries_from: usize,
 }
 
 impl<'a> Arrangement<'a> {
@@ -115,7 +125,13 @@ impl<'a> Arrangement<'a> {
             {
                 list_index = ListIndex::Pcsr;
             }
-            partitions.push((key, pcsr, list_index, words, entries));
+            partitions.push(Placed {
+                key,
+                pcsr,
+                list_index,
+                words_from: words,
+                entries_from: entries,
+            });
             words += list_index.word_count(pcsr, vertices);
             entries += pcsr.column_index().len();
         }
@@ -137,8 +153,8 @@ impl<'a> Arrangement<'a> {
         if self.entries >= u32::MAX as usize {
             return Err(too_large());
         }
-        for &(_, _, list_index, words, _) in &self.partitions {
-            if list_index.base(words) >= u32::MAX as usize {
+        for p in &self.partitions {
+            if p.list_index.base(p.words_from) >= u32::MAX as usize {
                 return Err(too_large());
             }
         }
@@ -191,20 +207,20 @@ impl<'a> PcsrParts<'a> {
         let mut groups = Vec::new();
         let mut column_index = Vec::new();
         let mut layout = HashMap::new();
-        for &(key, pcsr, list_index, words_from, entries_from) in &arrangement.partitions {
-            let (words, group_count) = list_index.words(pcsr, vertices);
+        for p in &arrangement.partitions {
+            let (words, group_count) = p.list_index.words(p.pcsr, vertices);
             layout.insert(
-                key,
+                p.key,
                 Partition {
-                    list_index,
-                    group_base: list_index.base(words_from) as u32,
+                    list_index: p.list_index,
+                    group_base: p.list_index.base(p.words_from) as u32,
                     group_count,
-                    ci_base: entries_from as u32,
-                    max_degree: pcsr.max_degree(),
+                    ci_base: p.entries_from as u32,
+                    max_degree: p.pcsr.max_degree(),
                 },
             );
             groups.push(words);
-            column_index.push(pcsr.column_index());
+            column_index.push(p.pcsr.column_index());
         }
         Ok(PcsrParts {
             directed: data.graph().is_directed(),
@@ -578,31 +594,6 @@ mod tests {
         assert!(checked > 4000, "only {checked} lists checked");
     }
 
-    /// `lane_locate` of `prelude.cuh` through PCSR, on the host: the group chain from `v`'s
-    /// hashed group, groups counted from the partition's first.
-    fn locate_pcsr(groups: &[u32], hashed: u32, v: VertexId) -> (u32, u32) {
-        use crate::pcsr::{group_of, EMPTY_SLOT, KEYS_PER_GROUP, NO_GROUP};
-        let mut g = group_of(v, hashed) as usize;
-        loop {
-            let group = &groups[g * GROUP_WORDS..(g + 1) * GROUP_WORDS];
-            for slot in 0..KEYS_PER_GROUP {
-                if group[2 * slot] == v {
-                    let next = slot + 1;
-                    let end = if next < KEYS_PER_GROUP && group[2 * next] != EMPTY_SLOT {
-                        group[2 * next + 1]
-                    } else {
-                        group[GROUP_WORDS - 1]
-                    };
-                    return (group[2 * slot + 1], end);
-                }
-            }
-            match group[GROUP_WORDS - 2] {
-                NO_GROUP => return (0, 0),
-                next => g = next as usize,
-            }
-        }
-    }
-
     #[test]
     fn each_partition_takes_csr_where_it_costs_no_more_than_pcsr() {
         // Label 0 on most edges, so that its partition holds nearly every vertex; labels 1-6
@@ -657,7 +648,7 @@ mod tests {
                 }
                 for v in 0..n as VertexId {
                     let (start, end) = match p.list_index {
-                        ListIndex::Pcsr => locate_pcsr(
+                        ListIndex::Pcsr => crate::pcsr::find_list(
                             &words[p.group_base as usize * GROUP_WORDS..],
                             p.group_count,
                             v,

@@ -52,9 +52,7 @@ impl JoinStep {
 
     /// Whether an order bound keeps the step's match above column `column`'s.
     pub fn keeps_above(&self, column: usize) -> bool {
-        self.order_bounds
-            .iter()
-            .any(|b| b.above && b.column == column)
+        self.bound_to(column) == Some(true)
     }
 
     /// Whether an order bound keeps the step's match above (`Some(true)`) or below
