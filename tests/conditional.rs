@@ -159,6 +159,9 @@ fn main() {
         on_gpu.trial("gpu::kept_sets_count_what_the_brute_force_counts", || {
             gpu::kept_sets_count_what_the_brute_force_counts(&mut gpu())
         }),
+        on_gpu.trial("gpu::pair_counts_count_what_the_brute_force_counts", || {
+            gpu::pair_counts_count_what_the_brute_force_counts(&mut gpu())
+        }),
         on_gpu.trial("gpu::gpu_edge_isomorphisms_equal_the_brute_force", || {
             gpu::gpu_edge_isomorphisms_equal_the_brute_force(&mut gpu())
         }),

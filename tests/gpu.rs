@@ -1279,3 +1279,82 @@ pub struct EngineSharesJson {
     pub cutting_ms: f64,
     pub longest_ms: f64,
 }
+
+/// The pair count on the GPU ([`gsi_core::plan::PairCount`]) against the brute force: gMatch's
+/// p5 and other queries ending in two equivalent vertices and a third linked to them alone,
+/// on random scale-free graphs, directed and undirected, of one or two labels; each with the
+/// pair count and without, and p5 shown to take it.
+pub fn pair_counts_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
+    let mut checked = 0;
+    for case in 0..8u64 {
+        let directed = case % 4 == 3;
+        let mut spec = GraphSpec::new(30 + case as usize, 240, Shape::ScaleFree);
+        spec.vertex_labels = 1 + (case % 2) as u32;
+        spec.directed = directed;
+        spec.seed = 300 + case;
+        spec.edges = spec.edges.min(spec.max_edges() as usize);
+        let data = generate_graph(&spec).expect("graph");
+        let index = DataIndex::build(data).expect("index");
+        // (vertex labels, edges): x and y are the last two but one, z the last.
+        let shapes: [(Vec<u32>, Vec<(u32, u32)>); 4] = [
+            // p5: x, y on both ends of the edge 0-1.
+            (
+                vec![0; 5],
+                vec![(0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (2, 4), (3, 4)],
+            ),
+            // x, y on the ends of the path 0-1-2 (a 4-cycle with a tail of two).
+            (
+                vec![0; 6],
+                vec![
+                    (0, 1),
+                    (1, 2),
+                    (0, 3),
+                    (2, 3),
+                    (0, 4),
+                    (2, 4),
+                    (3, 5),
+                    (4, 5),
+                ],
+            ),
+            // x, y on one vertex of a triangle, z of another label.
+            (
+                vec![0, 0, 0, 0, 0, 1],
+                vec![(0, 1), (1, 2), (0, 2), (2, 3), (2, 4), (3, 5), (4, 5)],
+            ),
+            // x, y of label 1 on vertex 0 of an edge.
+            (
+                vec![0, 0, 1, 1, 0],
+                vec![(0, 1), (0, 2), (0, 3), (2, 4), (3, 4)],
+            ),
+        ];
+        for (k, (labels, edges)) in shapes.iter().enumerate() {
+            let mut builder = GraphBuilder::new(directed);
+            for &label in labels {
+                builder.add_vertex(label);
+            }
+            for &(a, b) in edges {
+                builder.add_edge(a, b, 0).expect("edge");
+            }
+            let query = builder.build().expect("query");
+            let expected = brute::count(&query, index.graph(), false);
+            for pair_counts in [true, false] {
+                let options = MatchOptions {
+                    pair_counts,
+                    ..MatchOptions::default()
+                };
+                let report = find_matches(gpu, &query, &index, &options, &mut CountOnly)
+                    .expect("GPU engine");
+                assert_eq!(
+                    report.count, expected,
+                    "case {case}, shape {k}, pair counts {pair_counts}\n{}",
+                    report.plan
+                );
+                if k == 0 && pair_counts && !directed {
+                    assert!(report.plan.leaves.pairs.is_some(), "{}", report.plan);
+                }
+                checked += u64::from(expected > 0);
+            }
+        }
+    }
+    assert!(checked > 20, "only {checked} counts were not zero");
+}

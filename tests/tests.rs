@@ -27,6 +27,7 @@ mod equivalents;
 mod gmatch;
 mod listing;
 mod oracle;
+mod pairs;
 mod patterns;
 mod pinned;
 mod regression;

@@ -267,6 +267,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
                 (false, false) => TreeCounts::ByEstimate,
             },
             equivalent_vertices: !args.no_equivalent_vertices,
+            pair_counts: !args.no_pair_counts,
             heavy_query_work: args.heavy_work,
             // The engine that joins judges whether planning pays.
             planning_pays_from: None,

@@ -938,6 +938,11 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub no_equivalent_vertices: bool,
 
+    /// For tests and measurements: enumerates the last three query vertices where they could
+    /// be counted by their pairs (two equivalent vertices and a third linked to them alone).
+    #[arg(long, hide = true)]
+    pub no_pair_counts: bool,
+
     /// For tests and measurements: cuts each query's shares (`--partition`, `--devices`) into
     /// the evenest grid over its first three vertices, whatever its plan's estimated work.
     /// Every share of one query must be answered with the same choice.

@@ -104,6 +104,10 @@ pub struct MatchOptions {
     /// from one extension set instead of enumerating them, where the engine can
     /// ([`crate::plan::equivalence_classes`]); off for tests and measurements.
     pub equivalent_vertices: bool,
+    /// Counts the last three query vertices by their pairs where the query ends in two
+    /// equivalent vertices and a third linked to them alone ([`crate::plan::PairCount`]);
+    /// off for tests and measurements. Needs `equivalent_vertices`.
+    pub pair_counts: bool,
     /// Query vertices fixed to one data vertex each, `(u, v)`: C(u) keeps only `v`, if the
     /// filter let it in (a SPARQL constant). Applied right after filtering.
     pub pinned: Vec<(usize, VertexId)>,
@@ -305,6 +309,7 @@ impl Default for MatchOptions {
             symmetry: true,
             tree_counts: TreeCounts::ByEstimate,
             equivalent_vertices: true,
+            pair_counts: true,
             heavy_query_work: HEAVY_QUERY_WORK,
             planning_pays_from: None,
             pinned: Vec::new(),

@@ -10,6 +10,7 @@ use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 pub mod estimate;
 mod grid;
 mod leaves;
+mod pairs;
 pub mod refine;
 mod step;
 pub mod symmetry;
@@ -17,6 +18,7 @@ pub mod symmetry;
 pub use leaves::{
     equivalence_classes, LeafGroup, LeafSuffix, LeafTerm, Postpone, MAX_LEAF_GROUP, MAX_LEAF_LINKS,
 };
+pub use pairs::{wedge, PairCount};
 pub use step::{JoinStep, LinkEdge, OrderBound};
 
 use self::leaves::postponable;
@@ -339,7 +341,7 @@ impl Plan {
             query,
             candidate_sizes,
             data,
-            vec![false; n],
+            vec![0; n],
             Strategy::Paper,
             Postpone::Nothing,
             stop,
@@ -354,7 +356,7 @@ impl Plan {
                 query,
                 candidate_sizes,
                 data,
-                postponed,
+                postponed.into_iter().map(u8::from).collect(),
                 strategy,
                 postpone,
                 stop,
@@ -362,14 +364,43 @@ impl Plan {
         }
     }
 
-    /// Orders the vertices not `postponed` by `strategy`, then the postponed ones (each
-    /// group by index once `stop` says so); unless `multiply` is [`Postpone::Nothing`], the
-    /// plan's [`LeafSuffix`] starts at the postponed ones or before.
+    /// A count's plan whose last steps are the pair count of `wedge` ([`wedge`]): the other
+    /// vertices (the core) in Algorithm 2's order, then x, y and z. Its symmetry, once
+    /// broken, may leave no pair count ([`PairCount::after_bounds`]).
+    pub fn with_pair_count(
+        query: &Graph,
+        candidate_sizes: &[usize],
+        data: &DataIndex,
+        (x, y, z): (usize, usize, usize),
+    ) -> Plan {
+        let n = query.vertex_count();
+        let mut rank = vec![0; n];
+        (rank[x], rank[y], rank[z]) = (1, 2, 3);
+        let mut plan = Plan::ordered(
+            query,
+            candidate_sizes,
+            data,
+            rank,
+            Strategy::Paper,
+            Postpone::Nothing,
+            &|| false,
+        );
+        plan.leaves = LeafSuffix {
+            pairs: Some(PairCount { ordered: true }),
+            ..LeafSuffix::none(n)
+        }
+        .starting_at(n - 3);
+        plan
+    }
+
+    /// Orders the vertices of `rank` 0 by `strategy`, then those of rank 1 (postponed), and
+    /// so on (each rank by index once `stop` says so); unless `multiply` is
+    /// [`Postpone::Nothing`], the plan's [`LeafSuffix`] starts at the postponed ones or before.
     fn ordered(
         query: &Graph,
         candidate_sizes: &[usize],
         data: &DataIndex,
-        postponed: Vec<bool>,
+        rank: Vec<u8>,
         strategy: Strategy<'_>,
         multiply: Postpone,
         stop: &dyn Fn() -> bool,
@@ -384,7 +415,10 @@ impl Plan {
         let mut column = vec![usize::MAX; n];
         let mut steps = Vec::with_capacity(n);
         let mut connected = vec![false; n];
-        let core = postponed.iter().filter(|&&p| !p).count();
+        let core = rank.iter().filter(|&&r| r == 0).count();
+        // The rank of the vertex that joins at each step.
+        let mut ranks = rank.clone();
+        ranks.sort_unstable();
         let in_two_core = match strategy {
             Strategy::Core => two_core(query),
             _ => vec![false; n],
@@ -435,12 +469,12 @@ impl Plan {
         for i in 0..n {
             if left.is_none() && stop() {
                 let mut rest: Vec<usize> = (0..n).filter(|&u| column[u] == usize::MAX).collect();
-                rest.sort_by_key(|&u| postponed[u]);
+                rest.sort_by_key(|&u| rank[u]);
                 left = Some(rest.into_iter());
             }
             let pick = |only_connected: bool| {
                 (0..n)
-                    .filter(|&u| column[u] == usize::MAX && postponed[u] == (i >= core))
+                    .filter(|&u| column[u] == usize::MAX && rank[u] == ranks[i])
                     .filter(|&u| !only_connected || connected[u])
                     .min_by(|&a, &b| {
                         let by_strategy = match strategy {
@@ -507,10 +541,7 @@ impl Plan {
                 multiply,
             )
         } else {
-            LeafSuffix {
-                from: n,
-                groups: Vec::new(),
-            }
+            LeafSuffix::none(n)
         };
         Plan {
             steps,
@@ -556,6 +587,19 @@ impl Plan {
                 )
             };
             self.steps[step].order_bounds.push(bound);
+        }
+        if self.leaves.pairs.is_some() {
+            let from = self.leaves.from;
+            self.leaves = match PairCount::after_bounds(&self.steps, from) {
+                Some(pairs) => LeafSuffix {
+                    pairs: Some(pairs),
+                    ..LeafSuffix::none(self.width())
+                }
+                .starting_at(from),
+                None => LeafSuffix::none(self.width()),
+            };
+            self.symmetry = symmetry;
+            return;
         }
         let constrained: Vec<bool> = (0..self.steps.len())
             .map(|u| symmetry.constrains(u))
@@ -688,7 +732,20 @@ impl fmt::Display for Plan {
             )?;
         }
         let leaves = &self.leaves;
-        if leaves.from < self.steps.len() {
+        if let (Some(pairs), [x, y, z]) = (leaves.pairs, &self.steps[leaves.from..]) {
+            writeln!(
+                f,
+                "  a count counts steps {}..{} by their pairs per row of step {}: u{} and u{} from one extension set E, u{} over the data vertices linked to two members of E ({} order{})",
+                leaves.from,
+                self.steps.len() - 1,
+                leaves.from - 1,
+                x.vertex,
+                y.vertex,
+                z.vertex,
+                if pairs.ordered { "both" } else { "one" },
+                if pairs.ordered { "s" } else { "" },
+            )?;
+        } else if leaves.from < self.steps.len() {
             let vertices: Vec<String> = self.steps[leaves.from..]
                 .iter()
                 .map(|s| format!("u{}", s.vertex))

@@ -17,7 +17,7 @@ use crate::options::{
 };
 use crate::plan::estimate::plan_on_host;
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
-use crate::plan::{Plan, Postpone, Strategy, TreeCountChoice};
+use crate::plan::{wedge, Plan, Postpone, Strategy, TreeCountChoice};
 use crate::quotients::{self, Quotient};
 use crate::shares::ShareSpace;
 use crate::sink::{CountOnly, Images, MatchSink, OriginalIds};
@@ -214,6 +214,14 @@ pub(crate) fn plan_query(
             plan = enumerating;
         }
     }
+    if let Some(wedge) = pair_wedge(query, options, counting) {
+        let mut paired = Plan::with_pair_count(query, &candidates.sizes(), data, wedge);
+        let its_symmetry = symmetry_of(&paired, query, options, counting);
+        paired.break_symmetry(query, its_symmetry);
+        if paired.leaves.pairs.is_some() {
+            plan = paired;
+        }
+    }
     if induced {
         let labels = match &options.absent_labels {
             Some(labels) => labels.clone(),
@@ -250,6 +258,23 @@ pub(crate) fn plan_query(
         query: Box::new(query.clone()),
         shares: Mutex::new(None),
     })
+}
+
+/// The vertices (x, y, z) of a count's pair count ([`crate::plan::PairCount`]), where the
+/// options allow one: under isomorphism, and not with pins or in a share (x and y must stay
+/// interchangeable, as counted equivalent vertices must).
+fn pair_wedge(
+    query: &Graph,
+    options: &MatchOptions,
+    counting: bool,
+) -> Option<(usize, usize, usize)> {
+    let allowed = counting
+        && options.pair_counts
+        && options.equivalent_vertices
+        && options.semantics == Semantics::Isomorphism
+        && options.pinned.is_empty()
+        && options.share.is_none();
+    allowed.then(|| wedge(query)).flatten()
 }
 
 /// A tree-shaped query whose labels repeat, planned as its quotients' homomorphisms
@@ -339,7 +364,16 @@ fn symmetry_of(plan: &Plan, query: &Graph, options: &MatchOptions, counting: boo
             kept[plan.steps[step].vertex] = true;
         }
     }
-    Symmetry::of_keeping(query, max_images, &kept)
+    // A pair count's plan fixes, in each orbit, the vertex it joins first, so that its bounds
+    // fall on the later steps: x and z bounded by the core alone (`PairCount::after_bounds`).
+    let n = query.vertex_count();
+    let mut rank: Vec<usize> = (0..n).collect();
+    if plan.leaves.pairs.is_some() {
+        for (column, step) in plan.steps.iter().enumerate() {
+            rank[step.vertex] = column;
+        }
+    }
+    Symmetry::of_keeping(query, max_images, &kept, &rank)
 }
 
 /// Cuts C(u) to `v` alone, or to nothing where the filter left `v` out (or the graph has no

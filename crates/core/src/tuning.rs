@@ -184,6 +184,10 @@ pub const KEPT_SETS_UP_TO: usize = 4096;
 /// Device memory the kept sets of one depth-first count take at most.
 pub const KEPT_SETS_BYTES: usize = 512 << 20;
 
+/// Device memory the pair count's tallies take at most (a word per data vertex for each block
+/// of its grid; one block's at least).
+pub const PAIR_TALLIES_BYTES: usize = 8 << 30;
+
 /// Longest list of a step whose rows the GPU joins with eight lanes each by default.
 pub const NARROW_ROWS_UP_TO: usize = 256;
 

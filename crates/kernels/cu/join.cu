@@ -1233,6 +1233,168 @@ extern "C" __global__ void gsi_leaf_counts(
 }
 
 
+// The pair count (gsi-core plan/pairs.rs, cpu/join.rs `pair_count`): a count's last steps x,
+// y, z, x and y equivalent, z linked to them alone. A block per row of `table` (width: x's
+// step; grid-stride). E, the row's extensions at x (its source list cut to x's order bounds,
+// C(x)'s bitset, the row's vertices and x's other links, as gsi_join_rows tests them), goes to
+// the block's `members`;
+// then each member's list by `scan` (z's link to x) is read once, the block's `tallies`
+// (`vertices` words, all 0 between rows) counting per data vertex v the members met so far:
+// v's tally before an addition is the pairs that member makes with those before it at v, so
+// that the sum is Σ_v C(k_v, 2), over the v that are candidates of z outside the row, within
+// z's order bounds (each list cut to them; never the member itself: no self-loops). A warp reads a member's list, or the whole block a list longer than
+// PAIR_BLOCK_LIST (PAIR_BLOCK_LISTS of them a row; more stay with their warps). A second
+// pass over the same lists sets the tallies back to 0.
+#define PAIR_BLOCK_LIST 2048
+#define PAIR_BLOCK_LISTS 64
+
+// One pass of gsi_count_pairs over the lists of the row's `count` members: tallying (adding
+// each tally's value before its addition to *sum) or, with `reset`, clearing.
+__device__ __forceinline__ void pair_pass(const Query& q, Link scan, const u32* __restrict__ members,
+                                          u32 count, const u32* row, u32 width, u32 lo, u32 hi,
+                                          const u32* __restrict__ bits_z, u32* __restrict__ tally,
+                                          bool reset, u32* block_lists, u32* block_list_count,
+                                          u64* sum, u64* total, bool* past) {
+    u32 lane = threadIdx.x & 31u;
+    u32 warp = threadIdx.x / 32u;
+    u32 warps = blockDim.x / 32u;
+    // The tests of v; every lane's own.
+    auto tally_of = [&](u32 v) {
+        if (reset) {
+            tally[v] = 0;
+            return;
+        }
+        if (!((bits_z[v / 32] >> (v % 32)) & 1u)) {
+            return;
+        }
+        for (u32 j = 0; j < width; ++j) {
+            if (row[j] == v) {
+                return;
+            }
+        }
+        add_to_sum(sum, atomicAdd(&tally[v], 1u), total, true, past);
+    };
+    for (u32 k = warp; k < count; k += warps) {
+        u32 member = members[k];
+        u32 b, e;
+        pcsr_locate(q.groups, scan, member, lane, &b, &e);
+        cut_to_window(q.ci, lo, hi, &b, &e);
+        if (e - b > PAIR_BLOCK_LIST) {
+            u32 at = 0;
+            if (lane == 0) {
+                at = atomicAdd(block_list_count, 1u);
+            }
+            if (__shfl_sync(FULL_MASK, at, 0) < PAIR_BLOCK_LISTS) {
+                if (lane == 0) {
+                    block_lists[at] = member;
+                }
+                continue;
+            }
+        }
+        for (u32 i = b + lane; i < e; i += WARP_SIZE) {
+            tally_of(q.ci[i]);
+        }
+    }
+    __syncthreads();
+    u32 long_lists = min(*block_list_count, (u32)PAIR_BLOCK_LISTS);
+    for (u32 k = 0; k < long_lists; ++k) {
+        u32 member = block_lists[k];
+        u32 b, e;
+        pcsr_locate(q.groups, scan, member, lane, &b, &e);
+        cut_to_window(q.ci, lo, hi, &b, &e);
+        for (u32 i = b + threadIdx.x; i < e; i += blockDim.x) {
+            tally_of(q.ci[i]);
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        *block_list_count = 0;
+    }
+    __syncthreads();
+}
+
+// Host wrapper: gsi-core cuda/join/kernels.rs, `count_pairs`. `members` holds member_words
+// words per block, `tallies` `vertices` words per block.
+extern "C" __global__ void gsi_count_pairs(
+    const u32* __restrict__ table, u32 rows, u32 width,
+    const u32* __restrict__ groups, const u32* __restrict__ ci,
+    const Link* __restrict__ links, const DepthStep* __restrict__ steps,
+    const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
+    u32 injective, const u32* __restrict__ order_bounds, u32 z_step,
+    u32* __restrict__ members, u32 member_words,
+    u32* __restrict__ tallies, u32 vertices, u64* __restrict__ total) {
+    __shared__ u32 row_sh[WIDE_TABLES ? 1 : MAX_WIDTH];
+    __shared__ u32 range_sh[2 * MAX_LEAF_LINKS];
+    __shared__ u32 block_lists[PAIR_BLOCK_LISTS];
+    __shared__ u32 member_count;
+    __shared__ u32 block_list_count;
+    Query q{groups, ci, links, steps, candidate_lists, candidate_bits, words, injective};
+    DepthStep x = steps[width];
+    DepthStep z = steps[z_step];
+    Link scan = links[z.links_from];
+    for (u32 l = 1; l < z.link_count; ++l) {
+        if (scan.column != width) {
+            scan = links[z.links_from + l];
+        }
+    }
+    const u32* bits_x = candidate_bits + (u64)x.vertex * words;
+    const u32* bits_z = candidate_bits + (u64)z.vertex * words;
+    u32* my_members = members + (u64)blockIdx.x * member_words;
+    u32* tally = tallies + (u64)blockIdx.x * vertices;
+    u32 lane = threadIdx.x & 31u;
+    u64 sum = 0;
+    bool past = false;
+    if (threadIdx.x == 0) {
+        member_count = 0;
+        block_list_count = 0;
+    }
+    for (u32 r = blockIdx.x; r < rows; r += gridDim.x) {
+        copy_row(table, r, width, row_sh, threadIdx.x, blockDim.x);
+        __syncthreads();
+        const u32* row = kept_row(table, r, width, row_sh);
+        if (threadIdx.x < WARP_SIZE) {
+            for (u32 l = 0; l < x.link_count; ++l) {
+                Link link = links[x.links_from + l];
+                u32 b, e;
+                pcsr_locate(groups, link, row[link.column], lane, &b, &e);
+                if (lane == 0) {
+                    range_sh[2 * l] = b;
+                    range_sh[2 * l + 1] = e;
+                }
+            }
+        }
+        __syncthreads();
+        u32 length, skip;
+        const u32* source = row_source(ci, range_sh, x.has_first, x.source_links,
+                                       candidate_lists + x.candidates_from, x.candidate_count,
+                                       order_bounds + x.order_bounds_from, x.order_bound_count,
+                                       row, &length, &skip);
+        u32 lo, hi;
+        order_window(order_bounds + z.order_bounds_from, z.order_bound_count, row, &lo, &hi);
+        for (u32 i = threadIdx.x; i < length; i += blockDim.x) {
+            u32 v = source[i];
+            if (admits(v, bits_x, injective, row, width, ci, range_sh, 0, x.link_count, 0, skip)) {
+                my_members[atomicAdd(&member_count, 1u)] = v;
+            }
+        }
+        __syncthreads();
+        u32 count = member_count;
+        if (count >= 2) {
+            pair_pass(q, scan, my_members, count, row, width, lo, hi, bits_z, tally, false,
+                      block_lists, &block_list_count, &sum, total, &past);
+            pair_pass(q, scan, my_members, count, row, width, lo, hi, bits_z, tally, true,
+                      block_lists, &block_list_count, &sum, total, &past);
+        }
+        if (threadIdx.x == 0) {
+            member_count = 0;
+        }
+        __syncthreads();
+    }
+    if (sum != 0 || past) {
+        add_to_total(total, sum, past);
+    }
+}
+
 #if !WIDE_TABLES
 // The depth-first count's work pool and counters, kept in device memory between launches
 // (gsi-core cuda/join.rs, `count_depth_first`). A task is a level of some warp's search

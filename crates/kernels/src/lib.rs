@@ -103,11 +103,13 @@ pub enum Kernel {
     JoinLeafProductWide,
     /// `gsi_leaf_counts`: a lone leaf's extensions per candidate of its linked vertex.
     LeafCounts,
+    /// `gsi_count_pairs`: counts the last three steps of each row by their pairs.
+    CountPairs,
 }
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 22] = [
+    pub const ALL: [Kernel; 23] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
@@ -130,6 +132,7 @@ impl Kernel {
         Kernel::JoinLeafProductNarrow,
         Kernel::JoinLeafProductWide,
         Kernel::LeafCounts,
+        Kernel::CountPairs,
     ];
 
     /// The entry's name in its `.cu` file.
@@ -157,6 +160,7 @@ impl Kernel {
             Kernel::JoinLeafProductNarrow => "gsi_join_leaf_product_narrow",
             Kernel::JoinLeafProductWide => "gsi_join_leaf_product_wide",
             Kernel::LeafCounts => "gsi_leaf_counts",
+            Kernel::CountPairs => "gsi_count_pairs",
         }
     }
 
@@ -183,7 +187,8 @@ impl Kernel {
             | Kernel::JoinLeafProduct
             | Kernel::JoinLeafProductNarrow
             | Kernel::JoinLeafProductWide
-            | Kernel::LeafCounts => KernelModule::Join,
+            | Kernel::LeafCounts
+            | Kernel::CountPairs => KernelModule::Join,
         }
     }
 }

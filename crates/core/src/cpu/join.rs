@@ -16,7 +16,7 @@ use crate::index::DataIndex;
 use crate::join::{intersect_in_place, BufferLayout, FilledBuffers, JoinBackend};
 use crate::options::MatchOptions;
 use crate::plan::estimate::RowExtender;
-use crate::plan::{JoinStep, LinkEdge, Plan, MAX_LEAF_GROUP};
+use crate::plan::{JoinStep, LinkEdge, PairCount, Plan, MAX_LEAF_GROUP};
 use crate::sink::MatchSink;
 use crate::tuning::CpuTuning;
 
@@ -599,6 +599,10 @@ struct DepthFirst {
     /// With failing sets: per step, the columns (with theirs) whose matches injectivity took
     /// from the step's last extensions.
     conflicts: Vec<FailingSet>,
+    /// The pair count's tally per data vertex (all 0 between rows; sized at its first use),
+    /// and the vertices it touched ([`CpuJoin::pair_count`]).
+    tally: Vec<u32>,
+    touched: Vec<VertexId>,
     /// Saturated at `u128::MAX`, as every count of the join.
     counted: u128,
     /// Extensions skipped by failing sets since it last reported.
@@ -617,6 +621,8 @@ impl DepthFirst {
             used: FixedBitSet::with_capacity(vertices),
             common: Vec::new(),
             conflicts: vec![0; width],
+            tally: Vec::new(),
+            touched: Vec::new(),
             counted: 0,
             skipped: 0,
             since_check: 0,
@@ -648,6 +654,9 @@ impl CpuJoin<'_> {
     /// `Err` names a step whose extension set is empty (no match).
     fn leaf_product(&self, search: &mut DepthFirst) -> std::result::Result<u128, usize> {
         let leaves = &self.plan.leaves;
+        if let Some(pairs) = leaves.pairs {
+            return self.pair_count(pairs, search);
+        }
         let injective = self.options.semantics.injective();
         let mut product: u128 = 1;
         for group in &leaves.groups {
@@ -710,6 +719,66 @@ impl CpuJoin<'_> {
             }
         }
         Ok(product)
+    }
+
+    /// The matches of the pair count's steps x, y, z ([`PairCount`]) that extend the partial
+    /// match `search.row[..from]`: with E the extensions of x, each member's list by z's link
+    /// is read once, tallying for each data vertex v the members it is linked to, k_v; a
+    /// tally that was k when v met one more member adds the k pairs that member makes with
+    /// the others (Σ_v C(k_v, 2) in all). v must be a candidate of z outside the row and
+    /// within z's window (and is never the member: the data graph has no self-loops). `Err`
+    /// names x's step when E is empty.
+    fn pair_count(
+        &self,
+        pairs: PairCount,
+        search: &mut DepthFirst,
+    ) -> std::result::Result<u128, usize> {
+        let from = self.plan.leaves.from;
+        let n = self.step_extensions(from, from, true, search);
+        match n {
+            0 => return Err(from),
+            1 => return Ok(0),
+            _ => {}
+        }
+        let z = &self.plan.steps[from + 2];
+        let scan = z
+            .links()
+            .find(|e| e.column == from)
+            .expect("z is linked to x");
+        let graph = self.data.graph();
+        let vertices = graph.vertex_count();
+        let DepthFirst {
+            row,
+            buffers,
+            tally,
+            touched,
+            ..
+        } = search;
+        let row = &row[..from];
+        if tally.len() < vertices {
+            tally.resize(vertices, 0);
+        }
+        let mut count: u128 = 0;
+        for &e in &buffers[from][..n] {
+            for &v in z.narrow(row, graph.neighbors(e, scan.label, scan.direction)) {
+                if !self.candidates.contains(z.vertex, v) || row.contains(&v) {
+                    continue;
+                }
+                let k = &mut tally[v as usize];
+                if *k == 0 {
+                    touched.push(v);
+                }
+                count += u128::from(*k);
+                *k += 1;
+            }
+        }
+        for v in touched.drain(..) {
+            tally[v as usize] = 0;
+        }
+        Ok(match pairs.ordered {
+            true => count.saturating_mul(2),
+            false => count,
+        })
     }
 
     /// Adds the matches `search` counted (and the extensions it skipped) to the totals, and

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use gsi_graph::{EdgeLabel, Graph, VertexId, VertexLabel};
 
+use super::pairs::PairCount;
 use super::step::JoinStep;
 
 /// Most leaves of one vertex label that a count multiplies: a group of k leaves costs an
@@ -42,6 +43,8 @@ pub struct LeafSuffix {
     pub from: usize,
     /// The suffix's steps, grouped by vertex label.
     pub groups: Vec<LeafGroup>,
+    /// Instead of groups, the suffix's three steps counted by their pairs ([`PairCount`]).
+    pub pairs: Option<PairCount>,
 }
 
 /// Leaves of one vertex label, and how to count their injective matches from the sizes of the
@@ -134,10 +137,7 @@ impl LeafSuffix {
             from -= 1;
         }
         if from + 1 >= n {
-            return LeafSuffix {
-                from: n,
-                groups: Vec::new(),
-            };
+            return LeafSuffix::none(n);
         }
         let mut groups: Vec<(u32, Vec<usize>)> = Vec::new();
         for (i, step) in steps.iter().enumerate().skip(from) {
@@ -156,7 +156,22 @@ impl LeafSuffix {
                     LeafGroup::new(members, equivalent)
                 })
                 .collect(),
+            pairs: None,
         }
+    }
+
+    /// No suffix, for a plan of `width` steps.
+    pub fn none(width: usize) -> LeafSuffix {
+        LeafSuffix {
+            from: width,
+            groups: Vec::new(),
+            pairs: None,
+        }
+    }
+
+    /// The suffix starting at step `from`.
+    pub(super) fn starting_at(self, from: usize) -> LeafSuffix {
+        LeafSuffix { from, ..self }
     }
 }
 

@@ -51,12 +51,15 @@ impl Symmetry {
     /// The constraints of `query`'s automorphisms (vertex labels, edge labels and directions
     /// kept), with the chain cut before the transversal exceeds `max_images`.
     pub fn of(query: &Graph, max_images: u64) -> Symmetry {
-        Symmetry::of_keeping(query, max_images, &vec![false; query.vertex_count()])
+        let n = query.vertex_count();
+        let first: Vec<usize> = (0..n).collect();
+        Symmetry::of_keeping(query, max_images, &vec![false; n], &first)
     }
 
     /// As [`Symmetry::of`], with the vertices `kept` never fixed nor constrained (equivalent
-    /// vertices, whose interchanges a count makes by multiplying).
-    pub fn of_keeping(query: &Graph, max_images: u64, kept: &[bool]) -> Symmetry {
+    /// vertices, whose interchanges a count makes by multiplying), and in each orbit the vertex
+    /// of the least `rank` fixed (every other vertex of the orbit then kept above it).
+    pub fn of_keeping(query: &Graph, max_images: u64, kept: &[bool], rank: &[usize]) -> Symmetry {
         let n = query.vertex_count();
         let mut search = Search::new(query, kept);
         let mut symmetry = Symmetry::none();
@@ -96,14 +99,17 @@ impl Symmetry {
             for v in 0..n {
                 size[find(&mut class, v)] += 1;
             }
-            let Some(v) = (0..n)
+            let Some(root) = (0..n)
                 .filter(|&v| size[v] > 1)
                 .max_by_key(|&v| (size[v], n - v))
             else {
                 break;
             };
-            let orbit: Vec<usize> = (0..n).filter(|&w| find(&mut class, w) == v).collect();
-            let Some(classes) = symmetry.classes.checked_mul(size[v]) else {
+            let mut orbit: Vec<usize> = (0..n).filter(|&w| find(&mut class, w) == root).collect();
+            // Its vertex of the least rank first: the one fixed.
+            orbit.sort_by_key(|&w| (rank[w], w));
+            let v = orbit[0];
+            let Some(classes) = symmetry.classes.checked_mul(size[root]) else {
                 break;
             };
             if classes > max_images {
@@ -277,10 +283,13 @@ impl<'q> Search<'q> {
                     .iter()
                     .position(|&f| f == x)
                     .map_or(0, |i| i as u64 + 1);
+                // Kept vertices go only to kept ones: an automorphism that took one to a vertex
+                // the join enumerates would mix the counted choices into the enumerated ones.
+                let kept = u64::from(self.kept[x]) << 32;
                 let labels = q
                     .labels_of(v)
                     .iter()
-                    .fold(mix(pinned), |c, &l| mix(c ^ u64::from(l)));
+                    .fold(mix(pinned ^ kept), |c, &l| mix(c ^ u64::from(l)));
                 q.directions()
                     .iter()
                     .fold(labels, |c, &d| mix(c ^ q.degree(v, d) as u64))
@@ -316,9 +325,11 @@ impl<'q> Search<'q> {
         self.query.total_degree(u as VertexId) >= 2 && !self.kept[u]
     }
 
-    /// Whether `x` may go to `y`: same colour and the same labels (colours may collide).
+    /// Whether `x` may go to `y`: same colour, both kept or neither, and the same labels
+    /// (colours may collide).
     fn alike(&self, x: usize, y: usize) -> bool {
         self.colours[x] == self.colours[y]
+            && self.kept[x] == self.kept[y]
             && self.query.labels_of(x as VertexId) == self.query.labels_of(y as VertexId)
     }
 
@@ -465,6 +476,37 @@ mod tests {
         let symmetry = Symmetry::of(&square, u64::MAX);
         assert_eq!(symmetry.classes(), 8);
         assert_eq!(automorphisms(&square).len(), 8);
+    }
+
+    /// A 4-cycle 0-3-2-4 with 1 on 0 and 2 and 5 on 3 and 4: 8 automorphisms, one of which
+    /// takes 0 to 3. With 0 and 2 kept (counted as equivalent vertices), only those that
+    /// keep {0, 2} may be broken: 3 and 4 swapped (before, 0 was fixed against 3, and a count
+    /// gave 4 of its 8 embeddings on the query itself).
+    #[test]
+    fn kept_vertices_go_only_to_kept_ones() {
+        let q = graph(
+            false,
+            &[0; 6],
+            &[
+                (0, 1, 0),
+                (1, 2, 0),
+                (0, 3, 0),
+                (0, 4, 0),
+                (2, 3, 0),
+                (2, 4, 0),
+                (3, 5, 0),
+                (4, 5, 0),
+            ],
+        );
+        assert_eq!(Symmetry::of(&q, u64::MAX).classes(), 8);
+        let kept = Symmetry::of_keeping(
+            &q,
+            u64::MAX,
+            &[true, false, true, false, false, false],
+            &[0, 1, 2, 3, 4, 5],
+        );
+        assert_eq!(kept.classes(), 2);
+        assert_eq!(kept.constraints, vec![(3, 4)]);
     }
 
     #[test]

@@ -10,8 +10,8 @@ use super::device_plan::PlanOnDevice;
 use super::kept_sets::{kept_sets, KeptSet};
 use super::kernels::{
     join_bounds, join_link, join_permute, join_refilter, join_rows, join_small, leaf_counts,
-    Balance, LeafSuffixArgs, LoneLeafCounts, Place, RowPaths, RowsOutput, SmallState, StepArgs,
-    Tests,
+    Balance, LeafSuffixArgs, LoneLeafCounts, PairSpace, Place, RowPaths, RowsOutput, SmallState,
+    StepArgs, Tests,
 };
 use super::layout::{DepthStep, Link};
 use crate::cuda::candidates::DeviceCandidates;
@@ -86,6 +86,8 @@ pub(crate) struct GpuJoin<'a> {
     /// of one slot, made at the first depth-first count.
     pub(super) kept_slots: usize,
     pub(super) kept_sets: Option<(CudaSlice<u32>, u32)>,
+    /// The pair count's scratch space, made at its first count.
+    pub(super) pair_space: Option<PairSpace>,
     /// Whether the matches are listed, so that rows cut into pieces keep their extensions
     /// in order (a count does not need it).
     listing: bool,
@@ -169,6 +171,7 @@ impl<'a> GpuJoin<'a> {
             balance: None,
             kept_slots,
             kept_sets: None,
+            pair_space: None,
             lone_leaves: None,
             listing,
             on_device: PlanOnDevice::upload(device, plan, &links, &depth_steps)?,
@@ -822,11 +825,9 @@ impl JoinBackend for GpuJoin<'_> {
         budget: usize,
     ) -> Result<Option<SmallSteps<DeviceTable>>> {
         use crate::cuda::launch::small;
-        let Some(up_to) = self
-            .tuning
-            .small_steps_up_to
-            .filter(|_| !self.wide() && self.leaf_products_fit_64_bits())
-        else {
+        let Some(up_to) = self.tuning.small_steps_up_to.filter(|_| {
+            !self.wide() && self.leaf_products_fit_64_bits() && self.plan.leaves.pairs.is_none()
+        }) else {
             return Ok(None);
         };
         let width = self.plan.width();
@@ -916,7 +917,8 @@ impl JoinBackend for GpuJoin<'_> {
     }
 
     fn depth_first_rows(&self) -> Option<usize> {
-        if self.wide() || !self.leaf_products_fit_64_bits() {
+        // The pair count has no depth-first kernel: its core is joined breadth-first.
+        if self.wide() || !self.leaf_products_fit_64_bits() || self.plan.leaves.pairs.is_some() {
             return None;
         }
         // Packed from the first step where labels hardly prune and the pattern is small: on
@@ -955,7 +957,10 @@ impl JoinBackend for GpuJoin<'_> {
         _budget: usize,
     ) -> Result<u128> {
         if step == self.plan.leaves.from {
-            return self.count_leaf_products(step, table, rows);
+            return match self.plan.leaves.pairs {
+                Some(pairs) => self.count_pair_rows(pairs, step, table, rows),
+                None => self.count_leaf_products(step, table, rows),
+            };
         }
         if step + 1 < self.plan.width() {
             return match self.packs() {

@@ -6,12 +6,15 @@ use std::ops::Range;
 use super::backend::{DeviceTable, GpuJoin, DEPTH_FIRST_TASKS, LIMITED_SLICE};
 use super::counter;
 use super::kernels::{
-    count_packed, depth_first_grid, join_depth_first, join_leaf_product, packed_grid, split_packed,
-    DepthFirstArgs, DepthFirstState, LeafLanes, LeafSuffixArgs, PackedState,
+    count_packed, count_pairs, depth_first_grid, join_depth_first, join_leaf_product, packed_grid,
+    split_packed, DepthFirstArgs, DepthFirstState, LeafLanes, LeafSuffixArgs, PackedState,
+    PairSpace,
 };
 use crate::cuda::launch::{packed, BLOCK_SIZE};
-use crate::error::{driver, Result};
-use crate::tuning::KEPT_SETS_BYTES;
+use crate::error::{driver, Error, Result};
+use crate::join::JoinBackend;
+use crate::plan::PairCount;
+use crate::tuning::{KEPT_SETS_BYTES, PAIR_TALLIES_BYTES};
 
 /// Most steps of a plan that the GPU counts with the packed kernel from its first step by
 /// default, where labels hardly prune (`GpuJoin::depth_first_rows`)...
@@ -101,6 +104,61 @@ impl GpuJoin<'_> {
             },
         )?;
         counter::read(&self.device.stream, &total)
+    }
+
+    /// Counts the pair count's matches ([`PairCount`]) for `rows` of a table at its first
+    /// step (x's): a block per row, as many blocks as stay resident while their tallies (a
+    /// word per data vertex each) take at most [`PAIR_TALLIES_BYTES`] and a quarter of the
+    /// free device memory, one at least.
+    pub(super) fn count_pair_rows(
+        &mut self,
+        pairs: PairCount,
+        step: usize,
+        table: &DeviceTable,
+        rows: Range<usize>,
+    ) -> Result<u128> {
+        let stream = &self.device.stream;
+        if self.pair_space.is_none() {
+            let vertices = 32 * self.candidates.words;
+            let member_words = JoinBackend::max_bound(self, step).max(1);
+            let resident = self.device.multiprocessors as usize * 8;
+            let room = PAIR_TALLIES_BYTES.min(self.device.memory()?.0 / 4);
+            let blocks = (room / (4 * vertices.max(1))).clamp(1, resident);
+            let zeros = |what: &str, n: usize| {
+                stream
+                    .alloc_zeros::<u32>(n.max(1))
+                    .map_err(driver(format!("allocating {what}")))
+            };
+            self.pair_space = Some(PairSpace {
+                blocks: blocks as u32,
+                members: zeros("the pair count's members", blocks * member_words)?,
+                member_words: member_words as u32,
+                tallies: zeros("the pair count's tallies", blocks * vertices)?,
+                vertices: vertices as u32,
+            });
+        }
+        let mut total = counter::zeroed(stream)?;
+        let mut space = self.pair_space.take().expect("made above");
+        let view = self.view(table, rows.clone(), step);
+        let launched = count_pairs(
+            self.device,
+            self.pcsr,
+            &view,
+            rows.len() as u32,
+            step as u32,
+            &self.on_device,
+            self.candidates,
+            (step + 2) as u32,
+            &mut space,
+            &mut total,
+        );
+        self.pair_space = Some(space);
+        launched?;
+        let count = counter::read(stream, &total)?;
+        match pairs.ordered {
+            true => count.checked_mul(2).ok_or(Error::CountBeyond128Bits),
+            false => Ok(count),
+        }
     }
 
     /// Words of one kept-set slot for a grid of `warps` warps: the tuning's, fewer when the

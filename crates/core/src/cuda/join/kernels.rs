@@ -834,3 +834,64 @@ pub(super) fn leaf_counts(
     .map_err(driver("launching gsi_leaf_counts"))?;
     Ok(())
 }
+
+/// The pair count's scratch space, one part per block of its grid: each block's members (E)
+/// and its tallies, one word per data vertex (zero between launches).
+pub(super) struct PairSpace {
+    pub(super) blocks: u32,
+    pub(super) members: CudaSlice<u32>,
+    pub(super) member_words: u32,
+    pub(super) tallies: CudaSlice<u32>,
+    pub(super) vertices: u32,
+}
+
+/// `gsi_count_pairs`: a block per row of `table` (width: x's step), in `space.blocks` blocks;
+/// the pairs of x and y at z, `z_step`, added to `total`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn count_pairs(
+    device: &Device,
+    pcsr: &DevicePcsr,
+    table: &CudaView<'_, u32>,
+    rows: u32,
+    width: u32,
+    plan: &PlanOnDevice,
+    candidates: &DeviceCandidates,
+    z_step: u32,
+    space: &mut PairSpace,
+    total: &mut CudaSlice<u64>,
+) -> Result<()> {
+    let words = candidates.words as u32;
+    let injective = 1u32;
+    let (links, steps, order_bounds) = (plan.links(), plan.steps(), plan.order_bounds());
+    let mut config = warp_per_row(0);
+    config.grid_dim.0 = space.blocks.min(rows).max(1);
+    // SAFETY: gsi_count_pairs(table[rows*width], rows, width, groups, ci, links, steps[query
+    // width], candidate_lists, candidate_bits[q*words], words, injective, order_bounds, z_step,
+    // members[blocks*member_words], member_words, tallies[blocks*vertices], vertices,
+    // total[3]): member_words is at least x's longest source list, the grid at most
+    // `blocks`, and the tallies are zero.
+    let mut launch = device
+        .stream
+        .launch_builder(device.kernel_for_width(Kernel::CountPairs, width)?);
+    launch
+        .arg(table)
+        .arg(&rows)
+        .arg(&width)
+        .arg(&pcsr.groups)
+        .arg(&pcsr.column_index)
+        .arg(&links)
+        .arg(&steps)
+        .arg(&candidates.lists)
+        .arg(&candidates.bits)
+        .arg(&words)
+        .arg(&injective)
+        .arg(&order_bounds)
+        .arg(&z_step)
+        .arg(&mut space.members)
+        .arg(&space.member_words)
+        .arg(&mut space.tallies)
+        .arg(&space.vertices)
+        .arg(total);
+    unsafe { launch.launch(config) }.map_err(driver("launching gsi_count_pairs"))?;
+    Ok(())
+}
