@@ -271,6 +271,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             heavy_query_work: args.heavy_work,
             // The engine that joins judges whether planning pays.
             planning_pays_from: None,
+            pair_counts_from: None,
             pinned: Vec::new(),
         },
         timeout,

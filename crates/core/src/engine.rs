@@ -103,6 +103,12 @@ pub trait Engine: Send {
         crate::options::GPU_PLANNING_PAYS_FROM
     }
 
+    /// Fewest query vertices from which this engine's count takes the pair count
+    /// ([`crate::plan::PairCount`], [`MatchOptions::pair_counts_from`]).
+    fn pair_counts_from(&self) -> usize {
+        crate::options::GPU_PAIR_COUNTS_FROM
+    }
+
     /// A copy of this engine for another thread, where copies cost nothing and share no
     /// device (the CPU engine): independent plans are then made on threads of their own.
     fn on_another_thread(&self) -> Option<Box<dyn Engine>> {

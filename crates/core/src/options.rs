@@ -108,6 +108,9 @@ pub struct MatchOptions {
     /// equivalent vertices and a third linked to them alone ([`crate::plan::PairCount`]);
     /// off for tests and measurements. Needs `equivalent_vertices`.
     pub pair_counts: bool,
+    /// Fewest query vertices from which a count takes the pair count: the joining engine's
+    /// ([`crate::Engine::pair_counts_from`]), which the search sets when it is `None`.
+    pub pair_counts_from: Option<usize>,
     /// Query vertices fixed to one data vertex each, `(u, v)`: C(u) keeps only `v`, if the
     /// filter let it in (a SPARQL constant). Applied right after filtering.
     pub pinned: Vec<(usize, VertexId)>,
@@ -122,6 +125,18 @@ pub const REFINE_ROUNDS: usize = 4;
 /// a few nanoseconds on the host, a partial match about one on the GPU): a GPU engine's
 /// [`crate::Engine::planning_pays_from`].
 pub const GPU_PLANNING_PAYS_FROM: f64 = 100.0;
+
+/// Fewest query vertices from which a GPU engine's count takes the pair count
+/// ([`crate::Engine::pair_counts_from`]): its packed count takes plans of four steps at once,
+/// and counted the unlabelled LiveJournal-sized graph's 4-cycles in 1.96 s against 2.68-2.84 s
+/// by their pairs, where 5-vertex p5 took 18.5 s by its pairs against 125.7 s joined (H100,
+/// 2026-11-27, docs/BENCHMARKS.md).
+pub const GPU_PAIR_COUNTS_FROM: usize = 5;
+
+/// The same for the CPU's count, which has no packed count: the 1 M-vertex unlabelled graph's
+/// 4-cycles took 7.0 s by their pairs against over 60 s joined (development machine,
+/// 2026-11-27).
+pub const CPU_PAIR_COUNTS_FROM: usize = 4;
 
 /// The same for the CPU's join, where a partial match costs as much as an entry read or more:
 /// wordnet's query_dense_16_6, 9×10^7 partial matches estimated against about 10^6 entries,
@@ -310,6 +325,7 @@ impl Default for MatchOptions {
             tree_counts: TreeCounts::ByEstimate,
             equivalent_vertices: true,
             pair_counts: true,
+            pair_counts_from: None,
             heavy_query_work: HEAVY_QUERY_WORK,
             planning_pays_from: None,
             pinned: Vec::new(),
@@ -321,6 +337,11 @@ impl MatchOptions {
     /// [`MatchOptions::planning_pays_from`], or a GPU's where no engine has set it.
     pub fn planning_pays_from(&self) -> f64 {
         self.planning_pays_from.unwrap_or(GPU_PLANNING_PAYS_FROM)
+    }
+
+    /// [`MatchOptions::pair_counts_from`], or a GPU's where no engine has set it.
+    pub fn pair_counts_from(&self) -> usize {
+        self.pair_counts_from.unwrap_or(GPU_PAIR_COUNTS_FROM)
     }
 
     /// Why the search must stop now, if it must: [`Status::Interrupted`] when the interrupt

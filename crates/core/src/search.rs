@@ -135,14 +135,15 @@ pub(crate) fn plan_query(
     if query.vertex_count() == 0 {
         return Err(Error::EmptyQuery);
     }
-    // Whether planning pays is judged by the engine that will join, this one unless the
-    // caller said otherwise.
+    // Whether planning and the pair count pay is judged by the engine that will join, this one
+    // unless the caller said otherwise.
     let judged;
-    let options = match options.planning_pays_from {
-        Some(_) => options,
-        None => {
+    let options = match (options.planning_pays_from, options.pair_counts_from) {
+        (Some(_), Some(_)) => options,
+        (planning_pays_from, pair_counts_from) => {
             judged = MatchOptions {
-                planning_pays_from: Some(engine.planning_pays_from()),
+                planning_pays_from: planning_pays_from.or(Some(engine.planning_pays_from())),
+                pair_counts_from: pair_counts_from.or(Some(engine.pair_counts_from())),
                 ..options.clone()
             };
             &judged
@@ -270,6 +271,7 @@ fn pair_wedge(
 ) -> Option<(usize, usize, usize)> {
     let allowed = counting
         && options.pair_counts
+        && query.vertex_count() >= options.pair_counts_from()
         && options.equivalent_vertices
         && options.semantics == Semantics::Isomorphism
         && options.pinned.is_empty()
@@ -411,6 +413,7 @@ pub fn plan_ahead(
     // Planned on the host for a join on a GPU, unless the options say otherwise.
     let options = MatchOptions {
         planning_pays_from: Some(options.planning_pays_from()),
+        pair_counts_from: Some(options.pair_counts_from()),
         ..options.clone()
     };
     plans_on_host(query, data)

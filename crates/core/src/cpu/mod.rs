@@ -39,6 +39,10 @@ impl Engine for CpuEngine {
         CPU_PLANNING_PAYS_FROM
     }
 
+    fn pair_counts_from(&self) -> usize {
+        crate::options::CPU_PAIR_COUNTS_FROM
+    }
+
     fn on_another_thread(&self) -> Option<Box<dyn Engine>> {
         Some(Box::new(*self))
     }

@@ -27,16 +27,20 @@ impl Plan {
     /// The steps whose vertices the grid's axes cut, one per axis: the plan's first [`AXES`]
     /// steps whose vertex has more than one candidate (one of a single candidate, a pinned
     /// vertex or a rare label's, would leave every match in one share); axes beyond them cut
-    /// the last of them again, or the plan's last step where none has more.
+    /// the last of them again, or the plan's last step where none has more. A pair count's
+    /// steps are never cut: its x and y must draw from one whole extension set.
     pub fn cut_steps(&self) -> [usize; AXES] {
-        let mut cut = self
-            .steps
+        let cuttable = match self.leaves.pairs {
+            Some(_) => self.leaves.from,
+            None => self.steps.len(),
+        };
+        let mut cut = self.steps[..cuttable]
             .iter()
             .enumerate()
             .filter(|(_, st)| self.candidate_sizes[st.vertex] > 1)
             .map(|(k, _)| k)
             .take(AXES);
-        let mut steps = [self.steps.len().saturating_sub(1); AXES];
+        let mut steps = [cuttable.saturating_sub(1); AXES];
         let mut last = None;
         for step in &mut steps {
             last = cut.next().or(last);
