@@ -1280,6 +1280,9 @@ pub struct EngineSharesJson {
     pub longest_ms: f64,
 }
 
+/// A small query as its vertex labels and its edges.
+type QueryShape = (Vec<u32>, Vec<(u32, u32)>);
+
 /// The pair count on the GPU ([`gsi_core::plan::PairCount`]) against the brute force: gMatch's
 /// p5 and other queries ending in two equivalent vertices and a third linked to them alone,
 /// on random scale-free graphs, directed and undirected, of one or two labels; each with the
@@ -1296,7 +1299,7 @@ pub fn pair_counts_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
         let data = generate_graph(&spec).expect("graph");
         let index = DataIndex::build(data).expect("index");
         // (vertex labels, edges): x and y are the last two but one, z the last.
-        let shapes: [(Vec<u32>, Vec<(u32, u32)>); 4] = [
+        let shapes: [QueryShape; 4] = [
             // p5: x, y on both ends of the edge 0-1.
             (
                 vec![0; 5],

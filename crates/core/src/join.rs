@@ -200,13 +200,14 @@ impl<B: JoinBackend> Driver<'_, B> {
         };
         self.small_steps = small.rows_in.len();
         let counted = matches!(small.end, SmallEnd::Counted(_));
+        let suffix = self.suffix_counted_as();
         for (i, &rows_in) in small.rows_in.iter().enumerate() {
             let step = 1 + i;
             let path = &mut self.paths[step];
             if counted && i + 1 == small.rows_in.len() {
                 path.counted_rows += rows_in;
                 path.counted_as = Some(if step == self.plan.leaves.from {
-                    Counted::LeafProducts
+                    suffix
                 } else {
                     Counted::LastStep
                 });
@@ -266,10 +267,11 @@ impl<B: JoinBackend> Driver<'_, B> {
                 depth_first
             };
         if self.count_only && counted {
+            let suffix = self.suffix_counted_as();
             let path = &mut self.paths[step];
             path.counted_rows += rows.len() as u64;
             path.counted_as = Some(if leaves {
-                Counted::LeafProducts
+                suffix
             } else if last {
                 Counted::LastStep
             } else {
@@ -306,6 +308,15 @@ impl<B: JoinBackend> Driver<'_, B> {
             start = end;
         }
         Ok(())
+    }
+
+    /// How the rows at the leaf suffix's first step are counted: by their pairs or as
+    /// products.
+    fn suffix_counted_as(&self) -> Counted {
+        match self.plan.leaves.pairs {
+            Some(_) => Counted::Pairs,
+            None => Counted::LeafProducts,
+        }
     }
 
     /// From how many rows of a step a count goes depth-first: the options' threshold, else

@@ -471,6 +471,8 @@ pub enum Counted {
     DepthFirst,
     /// The leaf suffix's products.
     LeafProducts,
+    /// The pair count's pairs ([`crate::plan::PairCount`]).
+    Pairs,
 }
 
 /// "1 row", "2 rows".
@@ -512,6 +514,7 @@ impl std::fmt::Display for JoinPaths {
                     Counted::LeafProducts => {
                         "counted as products of the independent steps".to_string()
                     }
+                    Counted::Pairs => "counted by their pairs".to_string(),
                     Counted::DepthFirst => {
                         let kind = self
                             .depth_first_kind

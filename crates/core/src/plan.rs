@@ -16,9 +16,10 @@ mod step;
 pub mod symmetry;
 
 pub use leaves::{
-    equivalence_classes, LeafGroup, LeafSuffix, LeafTerm, Postpone, MAX_LEAF_GROUP, MAX_LEAF_LINKS,
+    equivalence_classes, LeafGroup, LeafSuffix, LeafTerm, PairCount, Postpone, MAX_LEAF_GROUP,
+    MAX_LEAF_LINKS,
 };
-pub use pairs::{wedge, PairCount};
+pub use pairs::wedge;
 pub use step::{JoinStep, LinkEdge, OrderBound};
 
 use self::leaves::postponable;
@@ -466,7 +467,7 @@ impl Plan {
         };
         // The vertices left once `stop` said so, in the order they join.
         let mut left: Option<std::vec::IntoIter<usize>> = None;
-        for i in 0..n {
+        for (i, &joining) in ranks.iter().enumerate() {
             if left.is_none() && stop() {
                 let mut rest: Vec<usize> = (0..n).filter(|&u| column[u] == usize::MAX).collect();
                 rest.sort_by_key(|&u| rank[u]);
@@ -474,7 +475,7 @@ impl Plan {
             }
             let pick = |only_connected: bool| {
                 (0..n)
-                    .filter(|&u| column[u] == usize::MAX && rank[u] == ranks[i])
+                    .filter(|&u| column[u] == usize::MAX && rank[u] == joining)
                     .filter(|&u| !only_connected || connected[u])
                     .min_by(|&a, &b| {
                         let by_strategy = match strategy {

@@ -342,6 +342,7 @@ fn explained<'py>(py: Python<'py>, report: &MatchReport) -> PyResult<Bound<'py, 
             gsi_core::options::Counted::LastStep => "last step",
             gsi_core::options::Counted::DepthFirst => "depth-first",
             gsi_core::options::Counted::LeafProducts => "leaf products",
+            gsi_core::options::Counted::Pairs => "pairs",
         });
         d.set_item("counted_as", counted)?;
         steps.append(d)?;

@@ -5,7 +5,6 @@ use std::collections::HashMap;
 
 use gsi_graph::{EdgeLabel, Graph, VertexId, VertexLabel};
 
-use super::pairs::PairCount;
 use super::step::JoinStep;
 
 /// Most leaves of one vertex label that a count multiplies: a group of k leaves costs an
@@ -45,6 +44,15 @@ pub struct LeafSuffix {
     pub groups: Vec<LeafGroup>,
     /// Instead of groups, the suffix's three steps counted by their pairs ([`PairCount`]).
     pub pairs: Option<PairCount>,
+}
+
+/// The last three steps of a plan counted by their pairs: step `from` is x, `from + 1` y and
+/// `from + 2` (the last) z (found and checked in `plan/pairs.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairCount {
+    /// Whether each unordered pair {x, y} stands for both of its orders (no order bound
+    /// between x and y): the count doubles.
+    pub ordered: bool,
 }
 
 /// Leaves of one vertex label, and how to count their injective matches from the sizes of the

@@ -9,17 +9,8 @@
 
 use gsi_graph::{Graph, VertexId};
 
-use super::leaves::{equivalence_classes, MAX_LEAF_LINKS};
+use super::leaves::{equivalence_classes, PairCount, MAX_LEAF_LINKS};
 use super::step::{JoinStep, OrderBound};
-
-/// The last three steps of a plan counted by their pairs: step `from` is x, `from + 1` y and
-/// `from + 2` (the last) z.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PairCount {
-    /// Whether each unordered pair {x, y} stands for both of its orders (no order bound
-    /// between x and y): the count doubles.
-    pub ordered: bool,
-}
 
 /// The query vertices (x, y, z) of a pair count, when `query` has them: z linked to exactly
 /// two vertices, once each, x and y, which are equivalent ([`equivalence_classes`]; hence not
