@@ -3,9 +3,10 @@
 //! For a row of the core, the matches of (x, y, z) are, over the data vertices v that may
 //! match z, the pairs of members of E linked to v: Σ_v C(k_v, 2), k_v = |{e ∈ E : v ∈ N(e)}|.
 //! Each member's list is read once (the k_v tallied as it goes) instead of intersecting
-//! N(x) ∩ N(y) for each of the |E|² pairs: gMatch's five-vertex pattern p5 (two vertices
-//! sharing an edge's two ends and a fifth vertex) on the LiveJournal-sized graph reads 8× fewer
-//! list elements than the intersections merged, on the 1 M-vertex one.
+//! N(x) ∩ N(y) for each of the |E|² pairs. gMatch's five-vertex pattern p5 (two vertices on
+//! both ends of an edge, a fifth on those two) reads 8× fewer list elements so than the pairs'
+//! shorter lists hold on the 1 M-vertex unlabelled graph, and is counted in 18.4 s against
+//! 125.7 s joined on the LiveJournal-sized one (H100, 2026-11-27, docs/BENCHMARKS.md).
 
 use gsi_graph::{Graph, VertexId};
 
