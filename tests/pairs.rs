@@ -4,14 +4,14 @@
 //! graphs, directed and undirected, with repeated labels.
 
 use gsi_core::cpu::CpuEngine;
-use gsi_core::{find_matches, CountOnly, DataIndex, MatchOptions, MatchReport};
+use gsi_core::{CountOnly, DataIndex, MatchOptions};
 use gsi_graph::VertexId;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, RngSeed};
 
 use crate::brute;
 use crate::oracle::{graph, Shape};
-use crate::util::Spec;
+use crate::util::{cpu_count, Spec};
 
 /// A query whose last three vertices a count counts by their pairs: a core of 1 to 3
 /// vertices (a path, closed to a triangle when drawn), x and y linked alike to a nonempty part
@@ -80,17 +80,6 @@ fn case() -> impl Strategy<Value = (Spec, Spec)> {
     })
 }
 
-fn count(query: &Spec, data: &DataIndex, options: &MatchOptions) -> MatchReport {
-    find_matches(
-        &mut CpuEngine::default(),
-        &query.graph(),
-        data,
-        options,
-        &mut CountOnly,
-    )
-    .expect("counted")
-}
-
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 300,
@@ -104,10 +93,10 @@ proptest! {
         let (q, d) = (query.graph(), data.graph());
         let index = DataIndex::build(d.clone()).expect("index");
         let expected = brute::count(&q, &d, false);
-        let report = count(&query, &index, &MatchOptions::default());
+        let report = cpu_count(&q, &index, &MatchOptions::default());
         prop_assert_eq!(report.count, expected);
         let enumerated = MatchOptions { pair_counts: false, ..MatchOptions::default() };
-        let report = count(&query, &index, &enumerated);
+        let report = cpu_count(&q, &index, &enumerated);
         prop_assert!(report.plan.leaves.pairs.is_none());
         prop_assert_eq!(report.count, expected);
     }
@@ -129,7 +118,7 @@ fn the_five_vertex_pattern_counts_its_pairs_on_a_clique() {
         }
     }
     let index = DataIndex::build(data.graph()).expect("index");
-    let report = count(&p5, &index, &MatchOptions::default());
+    let report = cpu_count(&p5.graph(), &index, &MatchOptions::default());
     assert_eq!(report.count, 7 * 6 * 5 * 4 * 3);
     let pairs = report.plan.leaves.pairs.expect("counted by pairs");
     assert!(!pairs.ordered, "{}", report.plan);

@@ -4,8 +4,7 @@
 //! with the path checked to be the one taken.
 
 use gsi_core::{
-    find_matches, find_matches_spread, CountOnly, DataIndex, MatchOptions, MatchReport, Semantics,
-    TreeCounts,
+    find_matches_spread, CountOnly, DataIndex, MatchOptions, MatchReport, Semantics, TreeCounts,
 };
 use gsi_graph::{Graph, VertexId};
 use proptest::prelude::*;
@@ -13,19 +12,7 @@ use proptest::test_runner::{Config as ProptestConfig, RngSeed};
 
 use crate::brute;
 use crate::oracle::{graph, Shape};
-use crate::util::{clique, path, Spec};
-
-/// The CPU engine's report of `query`'s matches in `index`, counted under `options`.
-fn cpu_count(query: &Graph, index: &DataIndex, options: &MatchOptions) -> MatchReport {
-    find_matches(
-        &mut gsi_core::cpu::CpuEngine::default(),
-        query,
-        index,
-        options,
-        &mut CountOnly,
-    )
-    .expect("counted")
-}
+use crate::util::{clique, cpu_count, path, Spec};
 
 /// The report of `query`'s matches in `index` counted under `options`, spread at once over
 /// three CPU engines.

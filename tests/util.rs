@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use gsi_core::{find_matches, CountOnly, DataIndex, MatchOptions, MatchReport};
 use gsi_graph::{Direction, EdgeLabel, Graph, GraphBuilder, VertexId, VertexLabel};
 use serde::Deserialize;
 
@@ -465,4 +466,16 @@ pub fn assert_valid_matches(
     }
     let distinct: BTreeSet<&Vec<VertexId>> = rows.iter().collect();
     assert_eq!(distinct.len(), rows.len(), "a match was written twice");
+}
+
+/// The CPU engine's report of `query`'s matches in `index`, counted under `options`.
+pub fn cpu_count(query: &Graph, index: &DataIndex, options: &MatchOptions) -> MatchReport {
+    find_matches(
+        &mut gsi_core::cpu::CpuEngine::default(),
+        query,
+        index,
+        options,
+        &mut CountOnly,
+    )
+    .expect("counted")
 }
