@@ -7,11 +7,13 @@
 //!   under `--timeout` and SIGINT (`listing.rs`).
 //! - `hprd`: the HPRD benchmark queries with their published counts.
 //! - `index`: PCSR against CSR on the real benchmark graphs.
+//! - `wordnet`: few-label queries whose joins once ran into dead ends, on both engines.
 //! - `kernels`: every CUDA kernel compiles for Hopper and Ampere.
 
 mod gpu;
 mod hprd;
 mod index;
+mod wordnet;
 // Shared with the main test binary, which uses (and runs the unit tests of) the parts this
 // one does not.
 #[allow(dead_code, unused_imports)]
@@ -116,6 +118,14 @@ fn main() {
         data.trial("hprd::hprd_matches_written_to_a_file_are_valid", {
             let dir = dir();
             move || hprd::hprd_matches_written_to_a_file_are_valid(&dir)
+        }),
+        data.trial("wordnet::dead_ends_are_cut_where_labels_do_not_prune", {
+            let dir = dir();
+            move || wordnet::dead_ends_are_cut_where_labels_do_not_prune(&dir, "cpu")
+        }),
+        both.trial("wordnet::dead_ends_are_cut_on_the_gpu_too", {
+            let dir = dir();
+            move || wordnet::dead_ends_are_cut_where_labels_do_not_prune(&dir, "gpu")
         }),
         data.trial("index::pcsr_equals_csr_on_the_benchmark_graphs", {
             let dir = dir();

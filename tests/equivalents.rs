@@ -94,12 +94,12 @@ proptest! {
     }
 }
 
-/// K_{2,3} of one label in K_8: the three equivalent vertices are counted from one extension
-/// set (8·7·6·5·4 isomorphisms; homomorphisms as the brute force counts them), and the plan's
-/// explanation says so.
+/// K_{2,3} of one label in K_8, its two hubs joined (a book of three triangles): the three
+/// equivalent vertices are counted from one extension set (8·7·6·5·4 isomorphisms;
+/// homomorphisms as the brute force counts them), and the plan's explanation says so.
 #[test]
 fn a_complete_bipartite_query_counts_its_equivalent_side() {
-    let mut query = Spec::new(false, vec![0; 5]);
+    let mut query = Spec::new(false, vec![0; 5]).edge(0, 1, 0);
     for hub in 0..2 {
         for member in 2..5 {
             query = query.edge(hub, member, 0);
@@ -135,6 +135,31 @@ fn a_complete_bipartite_query_counts_its_equivalent_side() {
         cpu_count(&query.graph(), &index, &MatchOptions::default()).count,
         8 * 7 * 6 * 5 * 4
     );
+}
+
+/// K_{2,3} whose hubs only its equivalent side joins: one member stays in the joined core, so
+/// that the hubs are not joined as a Cartesian product (the plan's every step after the first
+/// is linked to one before it), and the count is the brute force's.
+#[test]
+fn a_class_that_alone_joins_the_hubs_keeps_a_member_in_the_core() {
+    let mut query = Spec::new(false, vec![0; 5]);
+    for hub in 0..2 {
+        for member in 2..5 {
+            query = query.edge(hub, member, 0);
+        }
+    }
+    let data = clique(false, 8, 0);
+    let index = DataIndex::build(data.graph()).expect("index");
+    let options = MatchOptions {
+        tree_counts: gsi_core::TreeCounts::Never,
+        ..MatchOptions::default()
+    };
+    let report = cpu_count(&query.graph(), &index, &options);
+    assert_eq!(report.count, 8 * 7 * 6 * 5 * 4);
+    let plan = &report.plan;
+    for (i, step) in plan.steps.iter().enumerate().skip(1) {
+        assert!(step.first.is_some(), "step {i} unlinked:\n{plan}");
+    }
 }
 
 /// A star of 8 leaves of one label, beyond the 4 members a group of leaves of differing

@@ -9,7 +9,7 @@ use gsi_core::cuda::GpuEngine;
 use gsi_core::VertexNumbering;
 use gsi_core::{
     find_matches, CollectMatches, CountOnly, DataIndex, Engine, GpuTuning, IndexOptions, JoinOrder,
-    ListIndex, MatchOptions, PcsrLayout, Semantics, Share, Tuning,
+    ListIndex, MatchOptions, PairCounts, PcsrLayout, Semantics, Share, Tuning,
 };
 use gsi_generate::{
     generate_graph, generate_queries, Density, GraphSpec, Query as GeneratedQuery, QuerySpec, Shape,
@@ -1340,7 +1340,7 @@ pub fn pair_counts_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
             }
             let query = builder.build().expect("query");
             let expected = brute::count(&query, index.graph(), false);
-            for pair_counts in [true, false] {
+            for pair_counts in [PairCounts::Always, PairCounts::Never] {
                 let options = MatchOptions {
                     pair_counts,
                     ..MatchOptions::default()
@@ -1349,10 +1349,10 @@ pub fn pair_counts_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
                     .expect("GPU engine");
                 assert_eq!(
                     report.count, expected,
-                    "case {case}, shape {k}, pair counts {pair_counts}\n{}",
+                    "case {case}, shape {k}, pair counts {pair_counts:?}\n{}",
                     report.plan
                 );
-                if k == 0 && pair_counts && !directed {
+                if k == 0 && pair_counts == PairCounts::Always && !directed {
                     assert!(report.plan.leaves.pairs.is_some(), "{}", report.plan);
                 }
                 checked += u64::from(expected > 0);

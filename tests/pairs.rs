@@ -4,7 +4,7 @@
 //! graphs, directed and undirected, with repeated labels.
 
 use gsi_core::cpu::CpuEngine;
-use gsi_core::{CountOnly, DataIndex, MatchOptions};
+use gsi_core::{CountOnly, DataIndex, MatchOptions, PairCounts};
 use gsi_graph::VertexId;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, RngSeed};
@@ -95,7 +95,10 @@ proptest! {
         let expected = brute::count(&q, &d, false);
         let report = cpu_count(&q, &index, &MatchOptions::default());
         prop_assert_eq!(report.count, expected);
-        let enumerated = MatchOptions { pair_counts: false, ..MatchOptions::default() };
+        let counted = MatchOptions { pair_counts: PairCounts::Always, ..MatchOptions::default() };
+        let report = cpu_count(&q, &index, &counted);
+        prop_assert_eq!(report.count, expected);
+        let enumerated = MatchOptions { pair_counts: PairCounts::Never, ..MatchOptions::default() };
         let report = cpu_count(&q, &index, &enumerated);
         prop_assert!(report.plan.leaves.pairs.is_none());
         prop_assert_eq!(report.count, expected);
@@ -118,7 +121,11 @@ fn the_five_vertex_pattern_counts_its_pairs_on_a_clique() {
         }
     }
     let index = DataIndex::build(data.graph()).expect("index");
-    let report = cpu_count(&p5.graph(), &index, &MatchOptions::default());
+    let options = MatchOptions {
+        pair_counts: PairCounts::Always,
+        ..MatchOptions::default()
+    };
+    let report = cpu_count(&p5.graph(), &index, &options);
     assert_eq!(report.count, 7 * 6 * 5 * 4 * 3);
     let pairs = report.plan.leaves.pairs.expect("counted by pairs");
     assert!(!pairs.ordered, "{}", report.plan);
@@ -153,6 +160,7 @@ fn pair_counts_spread_in_shares_add_up() {
             let expected = brute::count(&query, &data, false);
             let options = MatchOptions {
                 pair_counts_from: Some(4),
+                pair_counts: PairCounts::Always,
                 ..MatchOptions::default()
             };
             let planned = gsi_core::search::plan_ahead(&query, &index, &options, true)

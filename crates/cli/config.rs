@@ -8,7 +8,7 @@ use gsi_core::options::FilterTests;
 use gsi_core::VertexNumbering;
 use gsi_core::{
     CpuTuning, EngineConfig, EngineKind, GpuTuning, IndexOptions, JoinOrder, MatchOptions,
-    NamedSemantics, PcsrLayout, Semantics, Share, ShareGrid, TreeCounts, Tuning,
+    NamedSemantics, PairCounts, PcsrLayout, Semantics, Share, ShareGrid, TreeCounts, Tuning,
 };
 use gsi_graph::formats::{Format, MemoryBound, ReadOptions};
 
@@ -267,7 +267,11 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
                 (false, false) => TreeCounts::ByEstimate,
             },
             equivalent_vertices: !args.no_equivalent_vertices,
-            pair_counts: !args.no_pair_counts,
+            pair_counts: match (args.no_pair_counts, args.always_pair_counts) {
+                (true, _) => PairCounts::Never,
+                (false, true) => PairCounts::Always,
+                (false, false) => PairCounts::ByEstimate,
+            },
             heavy_query_work: args.heavy_work,
             // The engine that joins judges whether planning pays.
             planning_pays_from: None,

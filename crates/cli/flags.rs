@@ -902,7 +902,7 @@ pub struct MatchingArgs {
     /// For tests and measurements: the join order, `sampled` (Algorithm 2's, or for a heavy
     /// query the best of the others by sampling), `paper` (Algorithm 2), `growth` (least
     /// estimated growth from candidate edges), `links` (most edges to the vertices joined) or
-    /// `core` (the query's 2-core first).
+    /// `core` (the query's innermost core first).
     #[arg(long, value_name = "ORDER", hide = true, default_value = "sampled", value_parser = ["sampled", "paper", "growth", "links", "core"])]
     pub join_order: String,
 
@@ -913,7 +913,7 @@ pub struct MatchingArgs {
 
     /// For tests and measurements: the CPU's depth-first count skips the extensions a failed
     /// sibling's failing set rules out in queries of N vertices or more (`never`: it tries
-    /// every extension). Default: 16.
+    /// every extension). Default: 12.
     #[arg(long, value_name = "N|never", hide = true)]
     pub failing_sets_from: Option<String>,
 
@@ -942,6 +942,11 @@ pub struct MatchingArgs {
     /// be counted by their pairs (two equivalent vertices and a third linked to them alone).
     #[arg(long, hide = true)]
     pub no_pair_counts: bool,
+
+    /// For tests and measurements: counts the last three query vertices by their pairs
+    /// wherever they can be, whatever the estimates say.
+    #[arg(long, hide = true, conflicts_with = "no_pair_counts")]
+    pub always_pair_counts: bool,
 
     /// For tests and measurements: cuts each query's shares (`--partition`, `--devices`) into
     /// the evenest grid over its first three vertices, whatever its plan's estimated work.

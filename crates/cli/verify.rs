@@ -60,7 +60,7 @@ struct Run {
 /// with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 37] = [
+const FORCED_PATHS: [(&str, ForcePath); 38] = [
     ("depth-first", |o, _| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o, t| {
         o.depth_first_rows = Some(0);
@@ -119,7 +119,12 @@ const FORCED_PATHS: [(&str, ForcePath); 37] = [
         t.gpu.wide_leaf_products = true
     }),
     ("without leaf products", |o, _| o.postpone_leaves = false),
-    ("without pair counts", |o, _| o.pair_counts = false),
+    ("without pair counts", |o, _| {
+        o.pair_counts = gsi_core::PairCounts::Never
+    }),
+    ("with pair counts wherever they apply", |o, _| {
+        o.pair_counts = gsi_core::PairCounts::Always
+    }),
     ("the paper's sets and order", |o, _| {
         o.refine_rounds = 0;
         o.join_order = JoinOrder::Paper;

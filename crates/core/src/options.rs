@@ -104,10 +104,10 @@ pub struct MatchOptions {
     /// from one extension set instead of enumerating them, where the engine can
     /// ([`crate::plan::equivalence_classes`]); off for tests and measurements.
     pub equivalent_vertices: bool,
-    /// Counts the last three query vertices by their pairs where the query ends in two
-    /// equivalent vertices and a third linked to them alone ([`crate::plan::PairCount`]);
-    /// off for tests and measurements. Needs `equivalent_vertices`.
-    pub pair_counts: bool,
+    /// When the last three query vertices are counted by their pairs, where the query ends in
+    /// two equivalent vertices and a third linked to them alone ([`crate::plan::PairCount`]).
+    /// Needs `equivalent_vertices`.
+    pub pair_counts: PairCounts,
     /// Fewest query vertices from which a count takes the pair count: the joining engine's
     /// ([`crate::Engine::pair_counts_from`]), which the search sets when it is `None`.
     pub pair_counts_from: Option<usize>,
@@ -163,6 +163,20 @@ pub enum TreeCounts {
     Always,
 }
 
+/// When a count whose query ends in a pair count's three vertices takes it
+/// ([`crate::plan::PairCount`]) rather than the plan that enumerates them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PairCounts {
+    /// Never: they are enumerated (for tests and measurements).
+    Never,
+    /// When the walks estimate its work below the other plan's, where the candidate sets are
+    /// on the host to walk; always where they are not.
+    #[default]
+    ByEstimate,
+    /// Always (for tests and measurements).
+    Always,
+}
+
 /// How the join order is chosen ([`crate::plan::Plan::with_strategy`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum JoinOrder {
@@ -172,7 +186,8 @@ pub enum JoinOrder {
     Growth,
     /// The most edges to the vertices joined at each step (RI's rule).
     Links,
-    /// The query's 2-core first, then the trees hanging off it (CFL-Match's order).
+    /// The query's innermost core first, then the cycles around it and the trees hanging off
+    /// them (CFL-Match's 2-core-first order, generalised).
     Core,
     /// Algorithm 2's order for a light query; for a heavy one, of the orders above, the one of
     /// the least work estimated by sampling ([`crate::plan::estimate`]).
@@ -324,7 +339,7 @@ impl Default for MatchOptions {
             symmetry: true,
             tree_counts: TreeCounts::ByEstimate,
             equivalent_vertices: true,
-            pair_counts: true,
+            pair_counts: PairCounts::ByEstimate,
             pair_counts_from: None,
             heavy_query_work: HEAVY_QUERY_WORK,
             planning_pays_from: None,

@@ -173,47 +173,46 @@ pub enum Strategy<'e> {
     Growth(&'e CandidateEdges),
     /// The most edges to the vertices joined (RI's rule); the score breaks ties.
     Links,
-    /// The query's 2-core first, from its vertex of the least score, then the trees hanging
-    /// off it (CFL-Match's core-first order, Bi et al., SIGMOD 2016); the score within each.
+    /// The query's innermost core first, from its vertex of the least score, then each
+    /// vertex of the highest core number among those linked to the joined ones: the densest
+    /// part before the cycles around it and the trees hanging off them (CFL-Match's
+    /// core-first order, Bi et al., SIGMOD 2016, is its 2-core case; RapidMatch orders by
+    /// a nucleus decomposition alike); the score within each.
     Core,
 }
 
-/// The 2-core of `query`: what is left once vertices with fewer than two distinct neighbours
-/// are removed, again and again (empty for a forest).
-pub fn two_core(query: &Graph) -> Vec<bool> {
+/// Each query vertex's core number: the largest k such that it lies in the k-core of
+/// `query`, what is left once vertices with fewer than k distinct neighbours are removed,
+/// again and again (0 for an isolated vertex, 1 on a tree, 2 or more on a cycle).
+pub fn core_numbers(query: &Graph) -> Vec<usize> {
     let n = query.vertex_count();
     let neighbours: Vec<Vec<usize>> = (0..n)
         .map(|u| {
-            let mut around: Vec<usize> = query
-                .directions()
-                .iter()
-                .flat_map(|&d| query.edges(u as VertexId, d).0)
-                .map(|&w| w as usize)
-                .filter(|&w| w != u)
-                .collect();
-            around.sort_unstable();
-            around.dedup();
+            let mut around = query_neighbours(query, u);
+            around.retain(|&w| w != u);
             around
         })
         .collect();
     let mut degree: Vec<usize> = neighbours.iter().map(Vec::len).collect();
-    let mut inside = vec![true; n];
-    let mut peel: Vec<usize> = (0..n).filter(|&u| degree[u] < 2).collect();
-    while let Some(u) = peel.pop() {
-        if !inside[u] {
-            continue;
-        }
-        inside[u] = false;
+    let mut core = vec![0; n];
+    let mut removed = vec![false; n];
+    // Peels the vertex of least remaining degree, again and again (Batagelj–Zaversnik).
+    let mut k = 0;
+    for _ in 0..n {
+        let u = (0..n)
+            .filter(|&u| !removed[u])
+            .min_by_key(|&u| degree[u])
+            .expect("a vertex is left");
+        k = k.max(degree[u]);
+        core[u] = k;
+        removed[u] = true;
         for &w in &neighbours[u] {
-            if inside[w] {
+            if !removed[w] {
                 degree[w] -= 1;
-                if degree[w] < 2 {
-                    peel.push(w);
-                }
             }
         }
     }
-    inside
+    core
 }
 
 /// Extensions a row is expected to get through an edge labelled `label` read in `direction`
@@ -357,7 +356,7 @@ impl Plan {
                 query,
                 candidate_sizes,
                 data,
-                postponed.into_iter().map(u8::from).collect(),
+                postponed.into_iter().map(usize::from).collect(),
                 strategy,
                 postpone,
                 stop,
@@ -366,17 +365,37 @@ impl Plan {
     }
 
     /// A count's plan whose last steps are the pair count of `wedge` ([`wedge`]): the other
-    /// vertices (the core) in Algorithm 2's order, then x, y and z. Its symmetry, once
-    /// broken, may leave no pair count ([`PairCount::after_bounds`]).
+    /// vertices (the core) in the order of `preferred` (another plan's, x, y and z left
+    /// out), each joined once a vertex before it is its neighbour, then x, y and z. Its
+    /// symmetry, once broken, may leave no pair count ([`PairCount::after_bounds`]).
     pub fn with_pair_count(
         query: &Graph,
         candidate_sizes: &[usize],
         data: &DataIndex,
         (x, y, z): (usize, usize, usize),
+        preferred: &[usize],
     ) -> Plan {
         let n = query.vertex_count();
+        let mut left: Vec<usize> = preferred
+            .iter()
+            .copied()
+            .filter(|&u| u != x && u != y && u != z)
+            .collect();
+        let mut joined = vec![false; n];
         let mut rank = vec![0; n];
-        (rank[x], rank[y], rank[z]) = (1, 2, 3);
+        for position in 0..left.len() {
+            // The first vertex left linked to one joined (the core is connected), the very
+            // first to start.
+            let next = left
+                .iter()
+                .position(|&u| query_neighbours(query, u).iter().any(|&w| joined[w]))
+                .unwrap_or(0);
+            let u = left.remove(next);
+            joined[u] = true;
+            rank[u] = position;
+        }
+        let core = n - 3;
+        (rank[x], rank[y], rank[z]) = (core, core + 1, core + 2);
         let mut plan = Plan::ordered(
             query,
             candidate_sizes,
@@ -390,7 +409,7 @@ impl Plan {
             pairs: Some(PairCount { ordered: true }),
             ..LeafSuffix::none(n)
         }
-        .starting_at(n - 3);
+        .starting_at(core);
         plan
     }
 
@@ -401,7 +420,7 @@ impl Plan {
         query: &Graph,
         candidate_sizes: &[usize],
         data: &DataIndex,
-        rank: Vec<u8>,
+        rank: Vec<usize>,
         strategy: Strategy<'_>,
         multiply: Postpone,
         stop: &dyn Fn() -> bool,
@@ -420,9 +439,9 @@ impl Plan {
         // The rank of the vertex that joins at each step.
         let mut ranks = rank.clone();
         ranks.sort_unstable();
-        let in_two_core = match strategy {
-            Strategy::Core => two_core(query),
-            _ => vec![false; n],
+        let core_number = match strategy {
+            Strategy::Core => core_numbers(query),
+            _ => vec![0; n],
         };
         // Growth: the factor by which joining u multiplies the rows, from the candidate edges
         // to the vertices joined before it (their independence assumed); the number of those
@@ -479,8 +498,8 @@ impl Plan {
                     .filter(|&u| !only_connected || connected[u])
                     .min_by(|&a, &b| {
                         let by_strategy = match strategy {
-                            // The core first, from the very first vertex.
-                            Strategy::Core => in_two_core[b].cmp(&in_two_core[a]),
+                            // The innermost core first, from the very first vertex.
+                            Strategy::Core => core_number[b].cmp(&core_number[a]),
                             _ if !only_connected => std::cmp::Ordering::Equal,
                             Strategy::Paper => std::cmp::Ordering::Equal,
                             Strategy::Growth(edges) => {
@@ -784,16 +803,75 @@ mod tests {
     use crate::testing::graph;
 
     #[test]
-    fn the_two_core_keeps_cycles_and_drops_the_trees_beside_them() {
+    fn core_numbers_peel_trees_then_cycles() {
         // A triangle 0-1-2 with a path 2-3-4 hanging off it.
         let edges = [(0, 1, 0), (1, 2, 0), (2, 0, 0), (2, 3, 0), (3, 4, 0)];
         let query = graph(false, &[0; 5], &edges);
-        assert_eq!(two_core(&query), [true, true, true, false, false]);
+        assert_eq!(core_numbers(&query), [2, 2, 2, 1, 1]);
         let tree = graph(false, &[0; 4], &[(0, 1, 0), (1, 2, 0), (1, 3, 0)]);
-        assert!(two_core(&tree).iter().all(|&c| !c));
+        assert!(core_numbers(&tree).iter().all(|&c| c == 1));
         // Parallel edges with two labels are one neighbour: two vertices make no cycle.
         let pair = graph(false, &[0; 2], &[(0, 1, 0), (0, 1, 1)]);
-        assert!(two_core(&pair).iter().all(|&c| !c));
+        assert_eq!(core_numbers(&pair), [1, 1]);
+        // A 4-clique 0..3 joined to a triangle 4-5-6 by the edge 3-4, and an isolated 7.
+        let mut edges = vec![(3, 4, 0), (4, 5, 0), (5, 6, 0), (6, 4, 0)];
+        for a in 0..4 {
+            for b in a + 1..4 {
+                edges.push((a, b, 0));
+            }
+        }
+        let query = graph(false, &[0; 8], &edges);
+        assert_eq!(core_numbers(&query), [3, 3, 3, 3, 2, 2, 2, 0]);
+    }
+
+    #[test]
+    fn a_class_of_equivalent_vertices_stays_a_group_of_its_own() {
+        let data = DataIndex::build(graph(false, &[0; 4], &[(0, 1, 0), (1, 2, 0)])).unwrap();
+        // 4, 5 and 6 on 0 and 1 (equivalent); 3 on 0 and 2, joined last of the others and
+        // independent of the class: it is not counted with it.
+        let mut edges = vec![(0, 2, 0), (1, 2, 0), (2, 3, 0), (0, 3, 0)];
+        for member in 4..7 {
+            edges.extend([(member, 0, 0), (member, 1, 0)]);
+        }
+        let query = graph(false, &[0; 7], &edges);
+        let sizes = [1, 1, 1, 1000, 5, 5, 5];
+        let plan = Plan::with_strategy(
+            &query,
+            &sizes,
+            &data,
+            Postpone::Equivalents,
+            Strategy::Paper,
+            &|| false,
+        );
+        assert_eq!(plan.order()[3], 3, "{plan}");
+        assert_eq!(plan.leaves.from, 4, "{plan}");
+        let [group] = &plan.leaves.groups[..] else {
+            panic!("one group: {plan}");
+        };
+        assert!(group.equivalent, "{plan}");
+    }
+
+    #[test]
+    fn a_pair_count_joins_its_core_in_the_order_given_each_vertex_linked() {
+        let data = DataIndex::build(graph(false, &[0; 4], &[(0, 1, 0), (1, 2, 0)])).unwrap();
+        // Core path 0-1-2; x = 3 and y = 4 on 0; z = 5 on x and y.
+        let edges = [
+            (0, 1, 0),
+            (1, 2, 0),
+            (3, 0, 0),
+            (4, 0, 0),
+            (5, 3, 0),
+            (5, 4, 0),
+        ];
+        let query = graph(false, &[0; 6], &edges);
+        // 0 is given second, but joins once 1 links it to 2.
+        let plan = Plan::with_pair_count(&query, &[9; 6], &data, (3, 4, 5), &[2, 0, 1, 5, 4, 3]);
+        assert_eq!(plan.order(), [2, 1, 0, 3, 4, 5]);
+        assert_eq!(plan.leaves.from, 3);
+        assert!(plan.leaves.pairs.is_some());
+        for (i, step) in plan.steps.iter().enumerate().skip(1) {
+            assert!(step.links().all(|e| e.column < i), "{plan}");
+        }
     }
 
     #[test]

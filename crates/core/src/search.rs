@@ -13,9 +13,9 @@ use crate::error::{Error, Result};
 use crate::fit::misfit;
 use crate::index::DataIndex;
 use crate::options::{
-    JoinOrder, JoinPaths, MatchOptions, Semantics, Share, Status, TreeCounts, AXES,
+    JoinOrder, JoinPaths, MatchOptions, PairCounts, Semantics, Share, Status, TreeCounts, AXES,
 };
-use crate::plan::estimate::plan_on_host;
+use crate::plan::estimate::{cheaper_count, plan_on_host};
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
 use crate::plan::{wedge, Plan, Postpone, Strategy, TreeCountChoice};
 use crate::quotients::{self, Quotient};
@@ -216,11 +216,20 @@ pub(crate) fn plan_query(
         }
     }
     if let Some(wedge) = pair_wedge(query, options, counting) {
-        let mut paired = Plan::with_pair_count(query, &candidates.sizes(), data, wedge);
+        let order: Vec<usize> = plan.steps.iter().map(|st| st.vertex).collect();
+        let mut paired = Plan::with_pair_count(query, &candidates.sizes(), data, wedge, &order);
         let its_symmetry = symmetry_of(&paired, query, options, counting);
         paired.break_symmetry(query, its_symmetry);
+        // Counted by its pairs where that is estimated to cost less than the plan before:
+        // the pair count's core, joined first, may have to enumerate what the other plan
+        // cuts early (a query whose x, y and z close its dense part).
         if paired.leaves.pairs.is_some() {
-            plan = paired;
+            plan = match (&candidates, options.pair_counts) {
+                (Candidates::Host(sets), PairCounts::ByEstimate) => {
+                    cheaper_count(plan, paired, sets, data, options, &CpuEngine::default())
+                }
+                _ => paired,
+            };
         }
     }
     if induced {
@@ -270,7 +279,7 @@ fn pair_wedge(
     counting: bool,
 ) -> Option<(usize, usize, usize)> {
     let allowed = counting
-        && options.pair_counts
+        && options.pair_counts != PairCounts::Never
         && query.vertex_count() >= options.pair_counts_from()
         && options.equivalent_vertices
         && options.semantics == Semantics::Isomorphism

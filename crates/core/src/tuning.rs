@@ -148,7 +148,7 @@ pub struct Tuning {
 /// `sparse_16` 70-74 against 72-73); but the 40 `dense_8` and 40 `sparse_8` anchors 0-12 %
 /// slower (the sets
 /// skipped under 1 % of their nodes, and every failed node pays for its set).
-pub const FAILING_SETS_FROM: Option<usize> = Some(16);
+pub const FAILING_SETS_FROM: Option<usize> = Some(12);
 
 /// How long one launch of the GPU's depth-first count takes new work by default, so that a
 /// deadline or an interrupt is seen within about that long.

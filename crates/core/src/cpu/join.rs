@@ -651,7 +651,8 @@ impl CpuJoin<'_> {
     /// injective choices, from the sizes of its members' extension sets and their
     /// intersections. A group's value (at most the product of its sets' sizes, below 2^128)
     /// is exact in arithmetic modulo 2^128; the product over groups saturates at `u128::MAX`.
-    /// `Err` names a step whose extension set is empty (no match).
+    /// `Err` names a step whose extension set is empty, or holds fewer vertices than the
+    /// injective members that share it (no match; the failing set is the step's).
     fn leaf_product(&self, search: &mut DepthFirst) -> std::result::Result<u128, usize> {
         let leaves = &self.plan.leaves;
         if let Some(pairs) = leaves.pairs {
@@ -666,10 +667,10 @@ impl CpuJoin<'_> {
                 // One extension set for every member: |E| (|E| - 1) ... or |E|^k.
                 let step = group.steps[0];
                 let n = self.step_extensions(step, leaves.from, true, search) as u128;
-                if n == 0 {
+                let k = group.steps.len() as u128;
+                if n == 0 || (injective && n < k) {
                     return Err(step);
                 }
-                let k = group.steps.len() as u128;
                 let value = (0..k).fold(1u128, |p, i| match injective {
                     true => p.saturating_mul(n.saturating_sub(i)),
                     false => p.saturating_mul(n),
@@ -727,7 +728,7 @@ impl CpuJoin<'_> {
     /// tally that was k when v met one more member adds the k pairs that member makes with
     /// the others (Σ_v C(k_v, 2) in all). v must be a candidate of z outside the row and
     /// within z's window (and is never the member: the data graph has no self-loops). `Err`
-    /// names x's step when E is empty.
+    /// names x's step when E holds fewer than two members.
     fn pair_count(
         &self,
         pairs: PairCount,
@@ -735,10 +736,8 @@ impl CpuJoin<'_> {
     ) -> std::result::Result<u128, usize> {
         let from = self.plan.leaves.from;
         let n = self.step_extensions(from, from, true, search);
-        match n {
-            0 => return Err(from),
-            1 => return Ok(0),
-            _ => {}
+        if n < 2 {
+            return Err(from);
         }
         let z = &self.plan.steps[from + 2];
         let scan = z

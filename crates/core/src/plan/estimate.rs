@@ -15,7 +15,7 @@ use crate::candidates::CandidateSets;
 use crate::index::DataIndex;
 use crate::options::{JoinOrder, MatchOptions};
 use crate::plan::refine::{refine, sample, CandidateEdges, READ_SAMPLE};
-use crate::plan::{two_core, Plan, Postpone, Strategy};
+use crate::plan::{core_numbers, Plan, Postpone, Strategy};
 
 /// Walks that decide whether a query is heavy enough to try other orders.
 const FIRST_WALKS: usize = 32;
@@ -60,7 +60,7 @@ pub trait JoinForWalks: Sync {
 /// `options.heavy_query_work` partial matches by a few walks) runs Algorithm 2's plan; a
 /// heavy one the order of the least estimated work among Algorithm 2's, the least estimated
 /// growth ([`Strategy::Growth`]), the most links ([`Strategy::Links`]) and, when the query
-/// has a 2-core and trees beside it, the core first ([`Strategy::Core`]). The other
+/// has cycles, its innermost core first ([`Strategy::Core`]). The other
 /// orders are forced. (Sampling the filter's own sets to tell light from heavy misjudged
 /// yeast's query_dense_32_148: most walks died early on sets the refinement would have cut.)
 pub(crate) fn plan_on_host(
@@ -90,7 +90,7 @@ pub(crate) fn plan_on_host(
             join,
         };
         let work = sampler.work(&paper, FIRST_WALKS);
-        if !worth_planning(query, sets, data, work.total, options.planning_pays_from()) {
+        if !worth_planning(query, sets, data, &work, options.planning_pays_from()) {
             work.record(&mut paper);
             return keep(paper, "light, or costlier to refine than to join".into());
         }
@@ -126,7 +126,8 @@ pub(crate) fn plan_on_host(
                     (paper, work)
                 }
             };
-            if work.total < options.heavy_query_work {
+            // Light by walks of which some reached the leaf suffix (see `blind` below).
+            if work.total < options.heavy_query_work && work.reached > 0.0 {
                 let reason = format!("light: {:.0} partial matches estimated", work.total);
                 work.record(&mut paper);
                 return refined(keep(paper, reason));
@@ -138,10 +139,9 @@ pub(crate) fn plan_on_host(
             };
             let edges = edges();
             let mut plans = vec![paper, plan(Strategy::Growth(&edges)), plan(Strategy::Links)];
-            // The core first differs from the others only beside trees, when its least score
-            // is not the query's.
-            let in_core = two_core(query);
-            if in_core.iter().any(|&c| c) && !in_core[plans[0].steps[0].vertex] {
+            // The innermost core first, where the query has cycles (an order the others
+            // give too is sampled once, below).
+            if core_numbers(query).iter().any(|&k| k >= 2) {
                 plans.push(plan(Strategy::Core));
             }
             // Each order once (strategies often agree: yeast's query_dense_8_37 gets one
@@ -173,15 +173,49 @@ pub(crate) fn plan_on_host(
                 .iter()
                 .map(|(w, p)| (p.choice.strategy, w.total))
                 .collect();
+            // Orders estimated alike (walks that all died at the same step before the orders
+            // part) go to the innermost core first, which fails soonest where the query is
+            // densest (on wordnet's query_dense_12_86, 94 ms against 600 for Algorithm 2's).
             let (work, mut best) = tried
                 .into_iter()
-                .min_by(|a, b| a.0.total.total_cmp(&b.0.total))
+                .min_by(|a, b| {
+                    let core_first = |p: &Plan| p.choice.strategy != Strategy::Core.name();
+                    a.0.total
+                        .total_cmp(&b.0.total)
+                        .then(core_first(&a.1).cmp(&core_first(&b.1)))
+                })
                 .expect("three plans or more");
             best.choice.sampled = sampled;
             work.record(&mut best);
             best
         }
     })
+}
+
+/// Of two plans of one count, the one whose work ([`Plan::count_work`]) the walks estimate
+/// the least, each walked alike ([`WALKS`] walks, their estimates recorded); `first` on a tie.
+pub(crate) fn cheaper_count(
+    first: Plan,
+    second: Plan,
+    sets: &CandidateSets,
+    data: &DataIndex,
+    options: &MatchOptions,
+    join: &dyn JoinForWalks,
+) -> Plan {
+    let sampler = Sampler {
+        sets,
+        data,
+        options,
+        join,
+    };
+    let [first, second] = [first, second].map(|mut plan| {
+        sampler.work(&plan, WALKS).record(&mut plan);
+        plan
+    });
+    match second.count_work() < first.count_work() {
+        true => second,
+        false => first,
+    }
 }
 
 /// Estimated partial matches over the filter's own sets below which a query is not refined:
@@ -204,11 +238,17 @@ fn worth_planning(
     query: &Graph,
     sets: &CandidateSets,
     data: &DataIndex,
-    work: f64,
+    work: &Work,
     pays_from: f64,
 ) -> bool {
-    if work < TRIVIAL_WORK {
+    if work.total < TRIVIAL_WORK {
         return false;
+    }
+    // No walk reached the leaf suffix: what the survivors would do is unknown, and the join
+    // may run into the same dead ends (wordnet's 12-vertex queries: 3 s unplanned, 0.1 s
+    // planned).
+    if work.reached == 0.0 {
+        return true;
     }
     let graph = data.graph();
     // Each set's entries from a sample of its candidates, scaled.
@@ -218,7 +258,7 @@ fn worth_planning(
             taken.map(|&v| graph.total_degree(v)).sum::<usize>() as f64 * scale
         })
         .sum();
-    reads <= CHEAP_PLANNING_READS as f64 || work >= pays_from * reads
+    reads <= CHEAP_PLANNING_READS as f64 || work.total >= pays_from * reads
 }
 
 /// Random walks over one query's candidate sets.
@@ -255,6 +295,7 @@ impl Sampler<'_> {
             .iter()
             .any(|st| st.order_bounds.iter().any(|b| b.column >= from));
         let mut walked = 0;
+        let mut reached = 0;
         for _ in 0..walks {
             // A query out of time is not worth estimating further: its join stops at once.
             if walked > 0 && self.options.stop().is_some() {
@@ -301,6 +342,7 @@ impl Sampler<'_> {
                 row.push(buf[0]);
             }
             if row.len() == from {
+                reached += 1;
                 for suffix in &mut steps[from..] {
                     *suffix += weight;
                 }
@@ -327,6 +369,7 @@ impl Sampler<'_> {
             total: steps.iter().sum(),
             steps,
             reads: reads / walked,
+            reached: reached as f64 / walked,
         }
     }
 }
@@ -339,6 +382,8 @@ struct Work {
     /// The elements of the lists a count reads: each step's rows' lists, and each leaf's at
     /// the leaf suffix.
     reads: f64,
+    /// The share of the walks that reached the leaf suffix (or the plan's end).
+    reached: f64,
 }
 
 impl Work {
@@ -518,6 +563,35 @@ mod tests {
         assert_ne!(planned.unwrap().report().plan.choice.kept_because, light);
         let ahead = crate::search::plan_ahead(&path(3), &data, &options, false).unwrap();
         assert_eq!(ahead.unwrap().report().plan.choice.kept_because, light);
+    }
+
+    #[test]
+    fn walks_that_all_die_do_not_call_a_query_light() {
+        // K(250, 250) has no triangle: every walk of a triangle dies at its third vertex, so
+        // the walks, about 0.3 partial matches per list entry, would call it light even
+        // under a GPU's rule; it is planned.
+        let mut b = GraphBuilder::with_vertices(false, vec![0; 500]);
+        for s in 0..250 {
+            for t in 250..500 {
+                b.add_edge(s, t, 0).unwrap();
+            }
+        }
+        let data = DataIndex::build(b.build().unwrap()).unwrap();
+        let all: Vec<VertexId> = (0..500).collect();
+        let mut sets = CandidateSets::from_lists(vec![all; 3], 500);
+        let options = MatchOptions {
+            planning_pays_from: Some(GPU_PLANNING_PAYS_FROM),
+            ..MatchOptions::default()
+        };
+        let plan = plan_on_host(
+            &clique(3),
+            &mut sets,
+            &data,
+            &options,
+            Postpone::Nothing,
+            &ByDefinition,
+        );
+        assert_eq!(plan.choice.kept_because, None, "{plan}");
     }
 
     #[test]

@@ -21,7 +21,8 @@ pub enum Postpone {
     /// most [`MAX_LEAF_GROUP`] members.
     Leaves,
     /// Those, and classes of equivalent query vertices ([`equivalence_classes`]) of any size,
-    /// each a group counted from one extension set (the CPU join's).
+    /// each a group counted from one extension set (the CPU join's); a class that alone joins
+    /// parts of the query keeps one member in the core ([`postponable`]).
     Equivalents,
 }
 
@@ -138,7 +139,11 @@ impl LeafSuffix {
                 .collect();
             let capped =
                 members + 1 > MAX_LEAF_GROUP || links + st.links().count() > MAX_LEAF_LINKS;
-            if adjacent || fixed[st.vertex] || (capped && !one_class(&group)) {
+            // A class of equivalent vertices stays a group of its own: joined by another
+            // vertex it would be counted by inclusion–exclusion, its interchanges broken by
+            // the symmetry, and so enumerated after all, last.
+            let splits_class = one_class(&group[1..]) && !one_class(&group);
+            if adjacent || fixed[st.vertex] || (capped && !one_class(&group)) || splits_class {
                 break;
             }
             inside[st.vertex] = true;
@@ -217,6 +222,34 @@ pub fn equivalence_classes(query: &Graph) -> Vec<usize> {
         .collect()
 }
 
+/// The connected components of `query` once the vertices `outside` names are taken out,
+/// edges read both ways.
+pub(super) fn components_without(query: &Graph, outside: impl Fn(usize) -> bool) -> usize {
+    let n = query.vertex_count();
+    let mut seen = vec![false; n];
+    let mut parts = 0;
+    for start in 0..n {
+        if outside(start) || seen[start] {
+            continue;
+        }
+        parts += 1;
+        seen[start] = true;
+        let mut stack = vec![start];
+        while let Some(u) = stack.pop() {
+            for &d in query.directions() {
+                for &w in query.edges(u as VertexId, d).0 {
+                    let w = w as usize;
+                    if !outside(w) && !seen[w] {
+                        seen[w] = true;
+                        stack.push(w);
+                    }
+                }
+            }
+        }
+    }
+    parts
+}
+
 /// Every set partition of members `next..k`, extending the blocks `blocks` of the members
 /// before, as terms with their Möbius coefficients.
 fn set_partitions(k: usize, blocks: &mut Vec<u32>, next: usize, terms: &mut Vec<LeafTerm>) {
@@ -260,7 +293,9 @@ fn leaf_key(query: &Graph, u: usize, by_label: bool) -> VertexLabel {
 /// The query vertices a plan may postpone: isolated vertices, and leaves whose one neighbour
 /// is not postponed itself; at most [`MAX_LEAF_GROUP`] of one group ([`leaf_key`]); under
 /// [`Postpone::Equivalents`] also each class of equivalent vertices whose neighbours are not
-/// postponed and whose group holds no other postponed vertex; one vertex stays.
+/// postponed and whose group holds no other postponed vertex, but one member of a class that
+/// alone joins parts of the query (the core's join would be their Cartesian product); one
+/// vertex stays.
 pub(super) fn postponable(query: &Graph, by_label: bool, postpone: Postpone) -> Vec<bool> {
     let n = query.vertex_count();
     let mut postponed = vec![false; n];
@@ -309,8 +344,15 @@ pub(super) fn postponable(query: &Graph, by_label: bool, postpone: Postpone) -> 
                     !postponed[u] || classes[u] == c || leaf_key(query, u, by_label) != group
                 });
             if free {
+                let parts_before = components_without(query, |u| postponed[u]);
                 for &u in &members {
                     postponed[u] = true;
+                }
+                // A class that alone joins parts of the query keeps one member in the core
+                // (any: they have the same neighbours), else the core's join would take the
+                // parts' Cartesian product.
+                if components_without(query, |u| postponed[u]) > parts_before {
+                    postponed[members[0]] = false;
                 }
             }
         }
@@ -324,6 +366,35 @@ pub(super) fn postponable(query: &Graph, by_label: bool, postpone: Postpone) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::graph;
+
+    #[test]
+    fn a_class_that_alone_joins_two_parts_keeps_a_member_in_the_core() {
+        // Triangles 0-1-2 and 3-4-5, joined only through 6 and 7, each on 0 and 3.
+        let mut edges = vec![
+            (0, 1, 0),
+            (1, 2, 0),
+            (2, 0, 0),
+            (3, 4, 0),
+            (4, 5, 0),
+            (5, 3, 0),
+        ];
+        edges.extend([(6, 0, 0), (6, 3, 0), (7, 0, 0), (7, 3, 0)]);
+        let query = graph(false, &[0; 8], &edges);
+        let postponed = postponable(&query, true, Postpone::Equivalents);
+        assert_eq!(
+            postponed,
+            [false, false, false, false, false, false, false, true]
+        );
+        // Joined besides by 1-4, the parts stay one without the class: all of it waits.
+        edges.push((1, 4, 0));
+        let query = graph(false, &[0; 8], &edges);
+        let postponed = postponable(&query, true, Postpone::Equivalents);
+        assert_eq!(
+            postponed,
+            [false, false, false, false, false, false, true, true]
+        );
+    }
 
     #[test]
     fn leaf_group_terms_count_injective_choices_from_one_set() {

@@ -10,7 +10,7 @@
 
 use gsi_graph::{Graph, VertexId};
 
-use super::leaves::{equivalence_classes, PairCount, MAX_LEAF_LINKS};
+use super::leaves::{components_without, equivalence_classes, PairCount, MAX_LEAF_LINKS};
 use super::step::{JoinStep, OrderBound};
 
 /// The query vertices (x, y, z) of a pair count, when `query` has them: z linked to exactly
@@ -39,22 +39,7 @@ pub fn wedge(query: &Graph) -> Option<(usize, usize, usize)> {
             _ => return None,
         };
         let links = around(x);
-        let core_connected = {
-            let outside = |u: usize| u == x || u == y || u == z;
-            let start = (0..n).find(|&u| !outside(u))?;
-            let mut seen = vec![false; n];
-            let mut stack = vec![start];
-            seen[start] = true;
-            while let Some(u) = stack.pop() {
-                for w in around(u) {
-                    if !outside(w) && !seen[w] {
-                        seen[w] = true;
-                        stack.push(w);
-                    }
-                }
-            }
-            (0..n).all(|u| outside(u) || seen[u])
-        };
+        let core_connected = components_without(query, |u| u == x || u == y || u == z) == 1;
         (core_connected && links.len() <= MAX_LEAF_LINKS && links.iter().any(|&w| w != z))
             .then_some((x, y, z))
     })
