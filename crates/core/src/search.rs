@@ -222,10 +222,12 @@ pub(crate) fn plan_query(
         paired.break_symmetry(query, its_symmetry);
         // Counted by its pairs where that is estimated to cost less than the plan before:
         // the pair count's core, joined first, may have to enumerate what the other plan
-        // cuts early (a query whose x, y and z close its dense part).
+        // cuts early (a query whose x, y and z close its dense part). A core of a vertex or
+        // an edge (gMatch's patterns) cuts nothing the other plan could: taken unweighed.
+        let small_core = query.vertex_count() <= 5;
         if paired.leaves.pairs.is_some() {
             plan = match (&candidates, options.pair_counts) {
-                (Candidates::Host(sets), PairCounts::ByEstimate) => {
+                (Candidates::Host(sets), PairCounts::ByEstimate) if !small_core => {
                     cheaper_count(plan, paired, sets, data, options, &CpuEngine::default())
                 }
                 _ => paired,
