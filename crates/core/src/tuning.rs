@@ -147,7 +147,10 @@ pub struct Tuning {
 /// 16-vertex queries within the noise (12 `dense_16` 2,599-2,629 against 2,391-2,398; 11
 /// `sparse_16` 70-74 against 72-73); but the 40 `dense_8` and 40 `sparse_8` anchors 0-12 %
 /// slower (the sets
-/// skipped under 1 % of their nodes, and every failed node pays for its set).
+/// skipped under 1 % of their nodes, and every failed node pays for its set). From 12 since
+/// wordnet's few-label 12-vertex queries (2026-11-27, one thread): query_dense_12_14 525 ms
+/// against over 3 s without, query_dense_12_65 433 ms against over 3 s, query_dense_12_109
+/// 676 against 1,307 (the sets skip the rows a counted group of equivalent vertices rules out).
 pub const FAILING_SETS_FROM: Option<usize> = Some(12);
 
 /// How long one launch of the GPU's depth-first count takes new work by default, so that a
