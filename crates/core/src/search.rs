@@ -216,15 +216,15 @@ pub(crate) fn plan_query(
         }
     }
     if let Some(wedge) = pair_wedge(query, options, counting) {
-        let order: Vec<usize> = plan.steps.iter().map(|st| st.vertex).collect();
-        let mut paired = Plan::with_pair_count(query, &candidates.sizes(), data, wedge, &order);
+        let mut paired =
+            Plan::with_pair_count(query, &candidates.sizes(), data, wedge, &plan.order());
         let its_symmetry = symmetry_of(&paired, query, options, counting);
         paired.break_symmetry(query, its_symmetry);
         // Counted by its pairs where that is estimated to cost less than the plan before:
         // the pair count's core, joined first, may have to enumerate what the other plan
         // cuts early (a query whose x, y and z close its dense part). A core of a vertex or
         // an edge (gMatch's patterns) cuts nothing the other plan could: taken unweighed.
-        let small_core = query.vertex_count() <= 5;
+        let small_core = query.vertex_count() - 3 <= 2;
         if paired.leaves.pairs.is_some() {
             plan = match (&candidates, options.pair_counts) {
                 (Candidates::Host(sets), PairCounts::ByEstimate) if !small_core => {

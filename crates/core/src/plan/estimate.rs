@@ -90,15 +90,7 @@ pub(crate) fn plan_on_host(
             join,
         };
         let work = sampler.work(&paper, FIRST_WALKS);
-        let injective = options.semantics.injective();
-        if !worth_planning(
-            query,
-            sets,
-            data,
-            &work,
-            options.planning_pays_from(),
-            injective,
-        ) {
+        if !worth_planning(query, sets, data, &work, options) {
             work.record(&mut paper);
             return keep(paper, "light, or costlier to refine than to join".into());
         }
@@ -134,10 +126,7 @@ pub(crate) fn plan_on_host(
                     (paper, work)
                 }
             };
-            // Light by walks of which some reached the leaf suffix, under injectivity
-            // (`worth_planning`).
-            let blind = work.reached == 0.0 && options.semantics.injective();
-            if work.total < options.heavy_query_work && !blind {
+            if work.total < options.heavy_query_work && !work.blind(options) {
                 let reason = format!("light: {:.0} partial matches estimated", work.total);
                 work.record(&mut paper);
                 return refined(keep(paper, reason));
@@ -243,25 +232,19 @@ const CHEAP_PLANNING_READS: usize = 1 << 18;
 /// is trusted, a light one only when it is very light, [`TRIVIAL_WORK`]): when the
 /// candidates' neighbour lists are short ([`CHEAP_PLANNING_READS`]), or when the walks
 /// estimate the join's work at `pays_from` times their length (the joining engine's
-/// [`crate::Engine::planning_pays_from`]), or when no walk of an `injective` join reached
-/// the leaf suffix.
+/// [`crate::Engine::planning_pays_from`] in `options`), or when the walks were blind
+/// ([`Work::blind`]).
 fn worth_planning(
     query: &Graph,
     sets: &CandidateSets,
     data: &DataIndex,
     work: &Work,
-    pays_from: f64,
-    injective: bool,
+    options: &MatchOptions,
 ) -> bool {
     if work.total < TRIVIAL_WORK {
         return false;
     }
-    // No walk reached the leaf suffix of an injective join: what the survivors would do is
-    // unknown, and the join may run into the same dead ends (wordnet's 12-vertex queries: 3 s
-    // unplanned, 0.1 s planned). Not under homomorphism (the quotients of a tree query, whose
-    // plans only weigh the dynamic program: planned, gw12's query_dense_12_9 took a join of
-    // 6 s on the CPU instead of 0.1 s over its quotients).
-    if work.reached == 0.0 && injective {
+    if work.blind(options) {
         return true;
     }
     let graph = data.graph();
@@ -272,7 +255,7 @@ fn worth_planning(
             taken.map(|&v| graph.total_degree(v)).sum::<usize>() as f64 * scale
         })
         .sum();
-    reads <= CHEAP_PLANNING_READS as f64 || work.total >= pays_from * reads
+    reads <= CHEAP_PLANNING_READS as f64 || work.total >= options.planning_pays_from() * reads
 }
 
 /// Random walks over one query's candidate sets.
@@ -401,6 +384,16 @@ struct Work {
 }
 
 impl Work {
+    /// Whether no walk of an injective join reached the leaf suffix: what the survivors would
+    /// do is unknown, so a light estimate says nothing and the join may run into the same
+    /// dead ends (wordnet's 12-vertex queries: 3 s unplanned, 0.1 s planned). Not under
+    /// homomorphism (the quotients of a tree query, whose plans only weigh the dynamic
+    /// program: planned, gw12's query_dense_12_9 took a join of 6 s on the CPU instead of
+    /// 0.1 s over its quotients).
+    fn blind(&self, options: &MatchOptions) -> bool {
+        self.reached == 0.0 && options.semantics.injective()
+    }
+
     /// Writes the estimate into `plan`'s choice.
     fn record(&self, plan: &mut Plan) {
         plan.choice.estimated_work = Some(self.total);
@@ -497,6 +490,17 @@ mod tests {
         b.build().unwrap()
     }
 
+    /// K(half, half), one label: no odd cycle.
+    fn complete_bipartite(half: u32) -> Graph {
+        let mut b = GraphBuilder::with_vertices(false, vec![0; 2 * half as usize]);
+        for s in 0..half {
+            for t in half..2 * half {
+                b.add_edge(s, t, 0).unwrap();
+            }
+        }
+        b.build().unwrap()
+    }
+
     /// A path of `n` vertices, one label.
     fn path(n: u32) -> Graph {
         let mut b = GraphBuilder::with_vertices(false, vec![0; n as usize]);
@@ -542,13 +546,7 @@ mod tests {
         // K(250, 250): a path of three vertices over all 500 vertices reads 3 · 500 · 250
         // list entries to plan and makes 500 + 500 · 250 + 500 · 250 · 249 partial matches,
         // 83 per entry: under a GPU's rule (100), over the CPU's (1).
-        let mut b = GraphBuilder::with_vertices(false, vec![0; 500]);
-        for s in 0..250 {
-            for t in 250..500 {
-                b.add_edge(s, t, 0).unwrap();
-            }
-        }
-        let data = DataIndex::build(b.build().unwrap()).unwrap();
+        let data = DataIndex::build(complete_bipartite(250)).unwrap();
         let all: Vec<VertexId> = (0..500).collect();
         let light = Some("light, or costlier to refine than to join".to_string());
         let kept_because = |pays_from| {
@@ -585,13 +583,7 @@ mod tests {
         // the walks, about 0.3 partial matches per list entry, would call it light even
         // under a GPU's rule; it is planned, but under homomorphism (a tree's quotients,
         // whose plans only weigh the dynamic program) it stays light.
-        let mut b = GraphBuilder::with_vertices(false, vec![0; 500]);
-        for s in 0..250 {
-            for t in 250..500 {
-                b.add_edge(s, t, 0).unwrap();
-            }
-        }
-        let data = DataIndex::build(b.build().unwrap()).unwrap();
+        let data = DataIndex::build(complete_bipartite(250)).unwrap();
         let all: Vec<VertexId> = (0..500).collect();
         let kept_because = |semantics| {
             let mut sets = CandidateSets::from_lists(vec![all.clone(); 3], 500);
