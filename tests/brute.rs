@@ -1,5 +1,7 @@
 //! A brute-force matcher, small enough to be obviously right: query vertices are assigned in
-//! index order, each to every data vertex in turn, and a partial assignment survives only while
+//! index order, each to every data vertex in turn (or, for a query vertex with an edge to an
+//! assigned one, to every data vertex at the other end of a data edge of that label and
+//! direction: the only ones that can keep it), and a partial assignment survives only while
 //! labels agree (each label of the query vertex is one of its data vertex's), (under
 //! isomorphism) no data vertex is used twice, and every query edge between assigned vertices
 //! exists in the data with the same label and direction.
@@ -18,6 +20,9 @@ struct Plain {
     edges: HashSet<(VertexId, VertexId, u32)>,
     /// Query edges by their later endpoint: `(earlier, label, later is source)`.
     back: Vec<Vec<(usize, u32, bool)>>,
+    /// Every vertex's edges as `(label, is source, other end)`, sorted; both orientations
+    /// when undirected.
+    ends: Vec<Vec<(u32, bool, VertexId)>>,
 }
 
 /// Whether a data vertex of labels `own` carries every label of `wanted`.
@@ -33,10 +38,15 @@ impl Plain {
             .collect();
         let mut edges = HashSet::new();
         let mut back = vec![Vec::new(); n];
+        let mut ends = vec![Vec::new(); n];
         for (s, t, l) in graph.edge_iter() {
             edges.insert((s, t, l));
+            ends[s as usize].push((l, true, t));
+            ends[t as usize].push((l, false, s));
             if !graph.is_directed() {
                 edges.insert((t, s, l));
+                ends[s as usize].push((l, false, t));
+                ends[t as usize].push((l, true, s));
             }
             let (s, t) = (s as usize, t as usize);
             if s < t {
@@ -45,11 +55,37 @@ impl Plain {
                 back[s].push((t, l, true));
             }
         }
+        for list in &mut ends {
+            list.sort_unstable();
+            list.dedup();
+        }
         Plain {
             labels,
             edges,
             back,
+            ends,
         }
+    }
+
+    /// The data vertices `v` that may take query vertex `u` given `assignment`, ascending:
+    /// every vertex, or where `u` has edges `(w, label, u is source)` to assigned vertices,
+    /// the ends of the edges of that label, `v` on `u`'s side, of the `assignment[w]` with
+    /// the fewest edges.
+    fn choices(&self, back: &[(usize, u32, bool)], assignment: &[VertexId]) -> Vec<VertexId> {
+        let fewest = back
+            .iter()
+            .min_by_key(|&&(w, _, _)| self.ends[assignment[w] as usize].len());
+        let Some(&(w, label, u_is_source)) = fewest else {
+            return (0..self.labels.len() as VertexId).collect();
+        };
+        let mut found: Vec<VertexId> = self.ends[assignment[w] as usize]
+            .iter()
+            .filter(|&&(l, w_is_source, _)| l == label && w_is_source != u_is_source)
+            .map(|&(_, _, v)| v)
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
     }
 }
 
@@ -79,7 +115,7 @@ fn extend(
         found(assignment);
         return;
     }
-    for v in 0..d.labels.len() as VertexId {
+    for v in d.choices(&q.back[u], assignment) {
         if !carries(&d.labels[v as usize], &q.labels[u]) {
             continue;
         }
