@@ -1092,6 +1092,7 @@ proptest! {
         ],
         semantics in semantics(),
         engines in 1usize..4,
+        shares_per_engine in 1u32..5,
         ahead in any::<bool>(),
         trial in prop_oneof![
             Just(None),
@@ -1104,7 +1105,7 @@ proptest! {
         let index = DataIndex::build(d.clone()).expect("index");
         let mut engines: Vec<Box<dyn gsi_core::Engine>> =
             (0..engines).map(|_| Box::new(CpuEngine::default()) as Box<dyn gsi_core::Engine>).collect();
-        let options = MatchOptions { semantics, ..MatchOptions::default() };
+        let options = MatchOptions { semantics, shares_per_engine, ..MatchOptions::default() };
         // Spread at once; after a whole run that ends at once (a zero trial); or answered
         // whole within a long trial while the other engines, planned, waited and were called
         // off.
@@ -1124,7 +1125,7 @@ proptest! {
 /// A triangle over an unlabelled scale-free graph, spread over four engines at once: its
 /// plan's walks find the first two steps to be its work, so the shares cut its first vertex
 /// alone (32 × 1 × 1 × 1 × 1) where the evenest grid is 2 × 4 × 4; both count what the brute force
-/// counts, and each engine reports its part.
+/// counts, and each engine reports its part. Three shares an engine make a grid of 12.
 #[test]
 fn a_triangle_spread_over_engines_is_cut_on_its_first_vertex() {
     let mut spec = gsi_generate::GraphSpec::new(3000, 15000, gsi_generate::Shape::ScaleFree);
@@ -1134,15 +1135,17 @@ fn a_triangle_spread_over_engines_is_cut_on_its_first_vertex() {
     let expected = brute::count(&q, &d, false);
     assert!(expected > 1000, "{expected} triangles");
     let index = DataIndex::build(d).expect("index");
-    for (share_grid, grid) in [
-        (ShareGrid::ByWork, [32, 1, 1, 1, 1]),
-        (ShareGrid::Even, [2, 4, 4, 1, 1]),
+    for (share_grid, shares_per_engine, grid) in [
+        (ShareGrid::ByWork, 8, [32, 1, 1, 1, 1]),
+        (ShareGrid::Even, 8, [2, 4, 4, 1, 1]),
+        (ShareGrid::ByWork, 3, [12, 1, 1, 1, 1]),
     ] {
         let mut engines: Vec<Box<dyn gsi_core::Engine>> = (0..4)
             .map(|_| Box::new(CpuEngine::default()) as Box<dyn gsi_core::Engine>)
             .collect();
         let options = MatchOptions {
             share_grid,
+            shares_per_engine,
             ..MatchOptions::default()
         };
         let report = gsi_core::find_matches_spread(
@@ -1159,7 +1162,10 @@ fn a_triangle_spread_over_engines_is_cut_on_its_first_vertex() {
         let spread = report.spread.expect("spread");
         assert_eq!(spread.grid, grid, "{share_grid:?}");
         assert_eq!(spread.engines.len(), 4);
-        assert_eq!(spread.engines.iter().map(|e| e.shares).sum::<u32>(), 32);
+        assert_eq!(
+            spread.engines.iter().map(|e| e.shares).sum::<u32>(),
+            4 * shares_per_engine
+        );
     }
 }
 

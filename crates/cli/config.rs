@@ -252,6 +252,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
                 true => ShareGrid::Even,
                 false => ShareGrid::ByWork,
             },
+            shares_per_engine: args.shares_per_device,
             refine_rounds: args.refine_rounds,
             join_order: match args.join_order.as_str() {
                 "paper" => JoinOrder::Paper,

@@ -954,6 +954,11 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub even_shares: bool,
 
+    /// For measurements: shares per GPU of a query spread over several (`--devices`).
+    #[arg(long, hide = true, default_value_t = gsi_core::spread::SHARES_PER_ENGINE,
+          value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub shares_per_device: u32,
+
     /// For tests and measurements: estimated partial matches from which a query's join order
     /// is chosen by sampling (`0`: every query).
     #[arg(long, value_name = "N", hide = true, default_value_t = gsi_core::options::HEAVY_QUERY_WORK)]

@@ -81,6 +81,8 @@ pub struct MatchOptions {
     /// How the shares' grid is shaped: by the plan's estimated work, or evenly (a switch for
     /// tests and measurements). Every share of one query must be cut the same way.
     pub share_grid: ShareGrid,
+    /// Shares per engine of a query spread over several ([`crate::find_matches_spread`]).
+    pub shares_per_engine: u32,
     /// Rounds of neighbourhood refinement after the signature filter ([`crate::plan::refine`]);
     /// 0 keeps the paper's candidate sets.
     pub refine_rounds: usize,
@@ -334,6 +336,7 @@ impl Default for MatchOptions {
             postpone_leaves: true,
             share: None,
             share_grid: ShareGrid::ByWork,
+            shares_per_engine: crate::spread::SHARES_PER_ENGINE,
             refine_rounds: REFINE_ROUNDS,
             join_order: JoinOrder::Sampled,
             symmetry: true,

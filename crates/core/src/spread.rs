@@ -21,7 +21,8 @@ use crate::search::{find_matches, plan_ahead};
 use crate::search::{plan_query, quotient_sum, EngineShares, MatchReport, Planned, SpreadReport};
 use crate::sink::{CountOnly, MatchSink};
 
-/// Shares per engine. Each share repeats the filter, the join's set-up and the steps before
+/// Shares per engine, unless the options say otherwise ([`MatchOptions::shares_per_engine`]).
+/// Each share repeats the filter, the join's set-up and the steps before
 /// its last cut vertex (about 2 ms a share on gw12's 12-vertex queries), and one share may
 /// hold much of a query's work, so more shares balance better but cost more. On two H200s the
 /// five heaviest gw12 queries ran 1.57× faster than on one with 4 shares per engine, 1.69× with
@@ -156,7 +157,7 @@ fn spread(
         };
         return planned.join(first.as_mut(), data, options, options.share, sink);
     }
-    let count = SHARES_PER_ENGINE * (others.len() as u32 + 1);
+    let count = options.shares_per_engine.max(1) * (others.len() as u32 + 1);
     let next = AtomicU32::new(0);
     let started = Instant::now();
     // The first engine's deal of the query's parts, published before the others take
