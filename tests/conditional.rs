@@ -123,6 +123,10 @@ fn main() {
             let dir = dir();
             move || wordnet::dead_ends_are_cut_where_labels_do_not_prune(&dir, "cpu")
         }),
+        data.trial("wordnet::close_orders_are_walked_again", {
+            let dir = dir();
+            move || wordnet::close_orders_are_walked_again(&dir)
+        }),
         both.trial("wordnet::dead_ends_are_cut_on_the_gpu_too", {
             let dir = dir();
             move || wordnet::dead_ends_are_cut_where_labels_do_not_prune(&dir, "gpu")

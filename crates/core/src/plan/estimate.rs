@@ -28,6 +28,25 @@ const WALKS: usize = 128;
 /// a 0.35 ms join).
 const LIGHT_SAMPLING_WORK: f64 = 1e5;
 
+/// Orders estimated within this factor of the least are walked again, with
+/// [`CONTENDER_WALKS`] walks each, where the least passes [`CONTENDER_WORK`]
+/// ([`CONTENDER_SWITCH`]): on a graph of
+/// few labels and skewed degrees a few heavy walks hold most of an order's work, and 128 can
+/// miss them all (wordnet's query_dense_12_65: 128 walks put an order at 4.2×10^6 partial
+/// matches, 2.9 times under another's; 512 at 3.2×10^7, 3.6 times over it; its join took over
+/// 5 s against 0.43).
+const CONTENDER_FACTOR: f64 = 4.0;
+/// Walks per order walked again ([`CONTENDER_FACTOR`]).
+const CONTENDER_WALKS: usize = 1024;
+/// Estimated partial matches from which close orders are walked again: lighter joins take
+/// milliseconds, about what the walks would.
+const CONTENDER_WORK: f64 = 1e6;
+/// How much cheaper the longer walks must find another order to take it over the one the
+/// first walks chose: a closer estimate is no better a guess of the time (on wordnet's
+/// query_dense_12_10 and _16_32, 1,024 walks put another order 1.3 to 1.9 times under the one
+/// chosen, whose join took half its time).
+const CONTENDER_SWITCH: f64 = 2.0;
+
 /// Algorithm 3 for one partial match of one plan: what a walk asks of a join.
 pub trait RowExtender {
     /// The extensions of `row`, a partial match of the plan's columns before `step`, at
@@ -154,36 +173,70 @@ pub(crate) fn plan_on_host(
                 .filter(|&i| !orders[..i].contains(&orders[i]))
                 .collect();
             let sample = |&i: &usize| sampler.work(&plans[i], walks);
-            let works: Vec<Work> = if rayon::current_num_threads() == 1 {
+            let one_thread = rayon::current_num_threads() == 1;
+            let mut works: Vec<Work> = if one_thread {
                 distinct.iter().map(sample).collect()
             } else {
                 distinct.par_iter().map(sample).collect()
             };
-            let work_of = |i: usize| {
-                let first = distinct.iter().position(|&j| orders[j] == orders[i]);
-                &works[first.expect("every order's first plan is sampled")]
+            // Each plan's estimate: its order's, sampled once.
+            let walked = |i: usize| {
+                distinct
+                    .iter()
+                    .position(|&j| orders[j] == orders[i])
+                    .expect("every order's first plan is sampled")
             };
-            let tried: Vec<(&Work, Plan)> = plans
-                .into_iter()
-                .enumerate()
-                .map(|(i, p)| (work_of(i), p))
+            // The plan of the least estimated work. Orders estimated alike (walks that all
+            // died at the same step before the orders part) go to the innermost core first,
+            // which fails soonest where the query is densest (on wordnet's
+            // query_dense_12_86, 94 ms against 600 for Algorithm 2's).
+            let least = |works: &[Work]| {
+                let core_first = |i: usize| plans[i].choice.strategy != Strategy::Core.name();
+                (0..plans.len())
+                    .min_by(|&a, &b| {
+                        works[walked(a)]
+                            .total
+                            .total_cmp(&works[walked(b)].total)
+                            .then(core_first(a).cmp(&core_first(b)))
+                    })
+                    .expect("three plans or more")
+            };
+            let mut chosen = least(&works);
+            let mut kept = None;
+            let least_work = works[walked(chosen)].total;
+            let contenders: Vec<usize> = (0..works.len())
+                .filter(|&k| works[k].total <= least_work * CONTENDER_FACTOR)
                 .collect();
-            let sampled = tried
+            if least_work >= CONTENDER_WORK && contenders.len() > 1 && walks < CONTENDER_WALKS {
+                let again = |&k: &usize| sampler.work(&plans[distinct[k]], CONTENDER_WALKS);
+                let walked_again: Vec<Work> = if one_thread {
+                    contenders.iter().map(again).collect()
+                } else {
+                    contenders.par_iter().map(again).collect()
+                };
+                for (k, work) in contenders.into_iter().zip(walked_again) {
+                    works[k] = work;
+                }
+                // The first choice stands unless the longer walks find another clearly
+                // cheaper: orders within twice each other's estimate take about as long.
+                let other = least(&works);
+                if works[walked(other)].total * CONTENDER_SWITCH <= works[walked(chosen)].total {
+                    chosen = other;
+                } else if walked(other) != walked(chosen) {
+                    kept = Some(format!(
+                        "the first walks' choice: none under half its estimate on \
+                         {CONTENDER_WALKS} walks"
+                    ));
+                }
+            }
+            let sampled = plans
                 .iter()
-                .map(|(w, p)| (p.choice.strategy, w.total))
+                .enumerate()
+                .map(|(i, p)| (p.choice.strategy, works[walked(i)].total))
                 .collect();
-            // Orders estimated alike (walks that all died at the same step before the orders
-            // part) go to the innermost core first, which fails soonest where the query is
-            // densest (on wordnet's query_dense_12_86, 94 ms against 600 for Algorithm 2's).
-            let (work, mut best) = tried
-                .into_iter()
-                .min_by(|a, b| {
-                    let core_first = |p: &Plan| p.choice.strategy != Strategy::Core.name();
-                    a.0.total
-                        .total_cmp(&b.0.total)
-                        .then(core_first(&a.1).cmp(&core_first(&b.1)))
-                })
-                .expect("three plans or more");
+            let work = &works[walked(chosen)];
+            let mut best = plans.swap_remove(chosen);
+            best.choice.kept_because = kept;
             best.choice.sampled = sampled;
             work.record(&mut best);
             best
