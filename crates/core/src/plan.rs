@@ -14,6 +14,7 @@ mod pairs;
 pub mod refine;
 mod step;
 pub mod symmetry;
+pub mod walks;
 
 pub use leaves::{
     equivalence_classes, LeafGroup, LeafSuffix, LeafTerm, PairCount, Postpone, MAX_LEAF_GROUP,

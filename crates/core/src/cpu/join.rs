@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::index::DataIndex;
 use crate::join::{intersect_in_place, BufferLayout, FilledBuffers, JoinBackend};
 use crate::options::MatchOptions;
-use crate::plan::estimate::RowExtender;
+use crate::plan::walks::RowExtender;
 use crate::plan::{JoinStep, LinkEdge, PairCount, Plan, MAX_LEAF_GROUP};
 use crate::sink::MatchSink;
 use crate::tuning::CpuTuning;

@@ -12,7 +12,7 @@ use crate::engine::{Candidates, Engine};
 use crate::error::Result;
 use crate::index::DataIndex;
 use crate::options::{JoinOutcome, MatchOptions, CPU_PLANNING_PAYS_FROM};
-use crate::plan::estimate::{JoinForWalks, RowExtender};
+use crate::plan::walks::{JoinForWalks, RowExtender};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 use crate::tuning::{CpuTuning, Tuning};
