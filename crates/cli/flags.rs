@@ -955,7 +955,7 @@ pub struct MatchingArgs {
     pub even_shares: bool,
 
     /// For measurements: shares per GPU of a query spread over several (`--devices`).
-    #[arg(long, hide = true, default_value_t = gsi_core::spread::SHARES_PER_ENGINE,
+    #[arg(long, hide = true, default_value_t = gsi_core::options::SHARES_PER_ENGINE,
           value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub shares_per_device: u32,
 

@@ -211,6 +211,16 @@ pub struct Share {
     count: u32,
 }
 
+/// Shares per engine of a query spread over several ([`crate::find_matches_spread`]), unless
+/// the options say otherwise ([`MatchOptions::shares_per_engine`]).
+/// Each share repeats the filter, the join's set-up and the steps before
+/// its last cut vertex (about 2 ms a share on gw12's 12-vertex queries), and one share may
+/// hold much of a query's work, so more shares balance better but cost more. On two H200s the
+/// five heaviest gw12 queries ran 1.57× faster than on one with 4 shares per engine, 1.69× with
+/// 8 and 1.59× with 16; on four H100s (2026-11-27) 16 and 32 brought gw12's dense_12_1 and p7
+/// 1–3% closer to a quarter of one GPU's time and cost every other query more.
+pub const SHARES_PER_ENGINE: u32 = 8;
+
 /// Dimensions of the grid of shares: the plan's first five query vertices.
 pub const AXES: usize = 5;
 
@@ -336,7 +346,7 @@ impl Default for MatchOptions {
             postpone_leaves: true,
             share: None,
             share_grid: ShareGrid::ByWork,
-            shares_per_engine: crate::spread::SHARES_PER_ENGINE,
+            shares_per_engine: SHARES_PER_ENGINE,
             refine_rounds: REFINE_ROUNDS,
             join_order: JoinOrder::Sampled,
             symmetry: true,

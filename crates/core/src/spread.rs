@@ -21,14 +21,6 @@ use crate::search::{find_matches, plan_ahead};
 use crate::search::{plan_query, quotient_sum, EngineShares, MatchReport, Planned, SpreadReport};
 use crate::sink::{CountOnly, MatchSink};
 
-/// Shares per engine, unless the options say otherwise ([`MatchOptions::shares_per_engine`]).
-/// Each share repeats the filter, the join's set-up and the steps before
-/// its last cut vertex (about 2 ms a share on gw12's 12-vertex queries), and one share may
-/// hold much of a query's work, so more shares balance better but cost more. On two H200s the
-/// five heaviest gw12 queries ran 1.57× faster than on one with 4 shares per engine, 1.69× with
-/// 8 and 1.59× with 16.
-pub const SHARES_PER_ENGINE: u32 = 8;
-
 /// The first engine tries a query whole for this long while the others plan it: most queries
 /// end within it (the others are then called off), and the rest are spread.
 pub const SPREAD_AFTER: Duration = Duration::from_millis(10);
