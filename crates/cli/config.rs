@@ -277,6 +277,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             // The engine that joins judges whether planning pays.
             planning_pays_from: None,
             pair_counts_from: None,
+            refine_from_share: None,
             pinned: Vec::new(),
         },
         timeout,

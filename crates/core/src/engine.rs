@@ -103,6 +103,12 @@ pub trait Engine: Send {
         crate::options::GPU_PLANNING_PAYS_FROM
     }
 
+    /// The share of candidates lacking a candidate neighbour from which refining the sets
+    /// pays before this engine's join ([`MatchOptions::refine_from_share`]).
+    fn refine_from_share(&self) -> f64 {
+        crate::options::GPU_REFINE_FROM_SHARE
+    }
+
     /// Fewest query vertices from which this engine's count takes the pair count
     /// ([`crate::plan::PairCount`], [`MatchOptions::pair_counts_from`]).
     fn pair_counts_from(&self) -> usize {

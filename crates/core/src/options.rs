@@ -113,6 +113,10 @@ pub struct MatchOptions {
     /// Fewest query vertices from which a count takes the pair count: the joining engine's
     /// ([`crate::Engine::pair_counts_from`]), which the search sets when it is `None`.
     pub pair_counts_from: Option<usize>,
+    /// The share of candidates lacking a candidate neighbour (in a sample of each set) from
+    /// which the sets are refined ([`crate::plan::refine`]): the joining engine's
+    /// ([`crate::Engine::refine_from_share`]), which the search sets when it is `None`.
+    pub refine_from_share: Option<f64>,
     /// Query vertices fixed to one data vertex each, `(u, v)`: C(u) keeps only `v`, if the
     /// filter let it in (a SPARQL constant). Applied right after filtering.
     pub pinned: Vec<(usize, VertexId)>,
@@ -145,6 +149,22 @@ pub const CPU_PAIR_COUNTS_FROM: usize = 4;
 /// took 20 s joined on one thread in Algorithm 2's order, and 2.1 s, 58 ms of it planning, in
 /// the order sampling chose (development machine, 2026-11-26, docs/BENCHMARKS.md).
 pub const CPU_PLANNING_PAYS_FROM: f64 = 1.0;
+
+/// The share of candidates lacking a candidate neighbour from which a GPU engine's query is
+/// refined ([`crate::Engine::refine_from_share`]). On yeast's and gw12's queries 30-66% lack
+/// one, and refining cuts their sets 2 to 20 times; on wordnet's dense 12- and 16-vertex
+/// queries 1-8% do, and four rounds cut 1-10% of the candidates at most of the planning's
+/// cost: on an H100 the 400 queries took 48.5 s unrefined against 52.9 s refined (2.3 s of
+/// planning against 16.9), 296 of 301 within a fifth of RapidMatch's time against 289, where
+/// yeast's dense 16- and 32-vertex queries took 25.3 s unrefined against 15.0 (2026-11-27,
+/// docs/BENCHMARKS.md).
+pub const GPU_REFINE_FROM_SHARE: f64 = 0.1;
+
+/// The same for the CPU's join, which gains from every candidate cut: unrefined, one thread
+/// finished 288 of the same 400 wordnet queries in 2 s against 298 refined (development
+/// machine, 2026-11-27). Only where no sampled candidate lacks one are the sets left as they
+/// are.
+pub const CPU_REFINE_FROM_SHARE: f64 = 0.0;
 
 /// Estimated partial matches of Algorithm 2's plan from which a query counts as heavy. Below
 /// it the join takes well under a millisecond, less than sampling other orders would (about
@@ -354,6 +374,7 @@ impl Default for MatchOptions {
             equivalent_vertices: true,
             pair_counts: PairCounts::ByEstimate,
             pair_counts_from: None,
+            refine_from_share: None,
             heavy_query_work: HEAVY_QUERY_WORK,
             planning_pays_from: None,
             pinned: Vec::new(),
@@ -365,6 +386,11 @@ impl MatchOptions {
     /// [`MatchOptions::planning_pays_from`], or a GPU's where no engine has set it.
     pub fn planning_pays_from(&self) -> f64 {
         self.planning_pays_from.unwrap_or(GPU_PLANNING_PAYS_FROM)
+    }
+
+    /// [`MatchOptions::refine_from_share`], or a GPU's where no engine has set it.
+    pub fn refine_from_share(&self) -> f64 {
+        self.refine_from_share.unwrap_or(GPU_REFINE_FROM_SHARE)
     }
 
     /// [`MatchOptions::pair_counts_from`], or a GPU's where no engine has set it.

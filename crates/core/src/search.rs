@@ -138,12 +138,17 @@ pub(crate) fn plan_query(
     // Whether planning and the pair count pay is judged by the engine that will join, this one
     // unless the caller said otherwise.
     let judged;
-    let options = match (options.planning_pays_from, options.pair_counts_from) {
-        (Some(_), Some(_)) => options,
-        (planning_pays_from, pair_counts_from) => {
+    let options = match (
+        options.planning_pays_from,
+        options.pair_counts_from,
+        options.refine_from_share,
+    ) {
+        (Some(_), Some(_), Some(_)) => options,
+        (planning_pays_from, pair_counts_from, refine_from_share) => {
             judged = MatchOptions {
                 planning_pays_from: planning_pays_from.or(Some(engine.planning_pays_from())),
                 pair_counts_from: pair_counts_from.or(Some(engine.pair_counts_from())),
+                refine_from_share: refine_from_share.or(Some(engine.refine_from_share())),
                 ..options.clone()
             };
             &judged
@@ -425,6 +430,7 @@ pub fn plan_ahead(
     let options = MatchOptions {
         planning_pays_from: Some(options.planning_pays_from()),
         pair_counts_from: Some(options.pair_counts_from()),
+        refine_from_share: Some(options.refine_from_share()),
         ..options.clone()
     };
     plans_on_host(query, data)

@@ -43,6 +43,10 @@ impl Engine for CpuEngine {
         crate::options::CPU_PAIR_COUNTS_FROM
     }
 
+    fn refine_from_share(&self) -> f64 {
+        crate::options::CPU_REFINE_FROM_SHARE
+    }
+
     fn on_another_thread(&self) -> Option<Box<dyn Engine>> {
         Some(Box::new(*self))
     }

@@ -93,7 +93,13 @@ pub(crate) fn plan_on_host(
         unrefined = Some((paper, work));
     }
     let filtered: usize = sets.sizes().iter().sum();
-    let shrank = refine(query, data, sets, options.refine_rounds) > 0;
+    let shrank = refine(
+        query,
+        data,
+        sets,
+        options.refine_rounds,
+        options.refine_from_share(),
+    ) > 0;
     let sizes = sets.sizes();
     let refined = |mut plan: Plan| {
         let now: usize = sizes.iter().sum();

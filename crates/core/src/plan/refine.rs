@@ -30,6 +30,9 @@ const PROBES_PER_SEARCH: usize = 8;
 /// more than the rest of a small query's planning.
 pub(crate) const READ_SAMPLE: usize = 1 << 14;
 
+/// Candidates of each set looked at before refining.
+const SUPPORT_SAMPLE: usize = 1 << 10;
+
 /// Candidates of a query vertex whose lists stand for all of its set in
 /// [`CandidateEdges::count`], which reads each list whole for every query edge: fewer than
 /// [`READ_SAMPLE`], which cost 50-75 ms for a 5-vertex pattern on an unlabelled graph of a
@@ -76,35 +79,39 @@ fn arcs(query: &Graph) -> Vec<Arc> {
     arcs
 }
 
-/// Refines `sets` for `query` for at most `rounds` rounds; returns the rounds that removed
-/// something.
+/// Every query edge from both of its ends, by the end it is seen from.
+fn arcs_by_vertex(query: &Graph) -> Vec<Vec<Arc>> {
+    let mut arcs_of: Vec<Vec<Arc>> = vec![Vec::new(); query.vertex_count()];
+    for a in arcs(query) {
+        arcs_of[a.u].push(a);
+    }
+    arcs_of
+}
+
+/// Refines `sets` for `query` for at most `rounds` rounds, unless a sample of each set finds
+/// no candidate, or fewer than `from_share` of them, lacking a candidate neighbour
+/// ([`crate::MatchOptions::refine_from_share`]); returns the rounds that removed something.
 pub(crate) fn refine(
     query: &Graph,
     data: &DataIndex,
     sets: &mut CandidateSets,
     rounds: usize,
+    from_share: f64,
 ) -> usize {
     let graph = data.graph();
     let n = query.vertex_count();
-    let mut arcs_of: Vec<Vec<Arc>> = vec![Vec::new(); n];
-    for a in arcs(query) {
-        arcs_of[a.u].push(a);
-    }
+    let arcs_of = arcs_by_vertex(query);
     // Each shrink of a set takes the next epoch; a vertex's candidates are checked again
     // only along the arcs whose far set shrank since their last check.
     let mut epoch = 0;
     let mut shrunk_at = vec![0; n];
     let mut checked_at: Vec<Option<usize>> = vec![None; n];
     let mut due: Vec<Arc> = Vec::new();
-    // A first look at a sample of each set: where no sampled candidate lacks a candidate
-    // neighbour, a round would cut next to nothing (labels that hardly prune), and reading
-    // every candidate's lists is not worth it. (A set of at most READ_SAMPLE is looked at
-    // whole: a round would cut nothing.)
-    let sampled_supported = (0..n).all(|u| {
-        let (mut taken, _) = sample(sets.list(u), READ_SAMPLE);
-        taken.all(|&v| supported(graph, sets, &arcs_of[u], v))
-    });
-    if sampled_supported {
+    // A first look at a sample of each set: where few candidates lack a candidate neighbour
+    // (labels that hardly prune), a round cuts little, and reading every candidate's lists
+    // may not be worth it.
+    let share = unsupported_share(graph, sets, &arcs_of);
+    if share == 0.0 || share < from_share {
         return 0;
     }
     let mut changed_rounds = 0;
@@ -146,6 +153,23 @@ pub(crate) fn refine(
         changed_rounds += 1;
     }
     changed_rounds
+}
+
+/// The share of all candidates that lack a candidate neighbour along one of their query
+/// vertex's arcs, from [`SUPPORT_SAMPLE`] of each set.
+fn unsupported_share(graph: &Graph, sets: &CandidateSets, arcs_of: &[Vec<Arc>]) -> f64 {
+    let (mut unsupported, mut all) = (0.0, 0.0);
+    for (u, arcs) in arcs_of.iter().enumerate() {
+        let (taken, scale) = sample(sets.list(u), SUPPORT_SAMPLE);
+        let lacking = taken.filter(|&&v| !supported(graph, sets, arcs, v)).count();
+        unsupported += lacking as f64 * scale;
+        all += sets.list(u).len() as f64;
+    }
+    if all == 0.0 {
+        0.0
+    } else {
+        unsupported / all
+    }
 }
 
 /// Whether `v` has, along each of `arcs` (all from one query vertex), a neighbour in the far
@@ -218,6 +242,7 @@ mod tests {
     use gsi_graph::GraphBuilder;
 
     use super::*;
+    use crate::options::{CPU_REFINE_FROM_SHARE, GPU_REFINE_FROM_SHARE};
 
     fn graph(labels: &[u32], edges: &[(u32, u32)]) -> Graph {
         let mut b = GraphBuilder::with_vertices(false, labels.to_vec());
@@ -243,7 +268,7 @@ mod tests {
         // Query: a - b - c.
         let query = graph(&[0, 1, 2], &[(0, 1), (1, 2)]);
         let mut sets = CandidateSets::from_lists(vec![vec![0, 3], vec![1, 4], vec![2]], 5);
-        let rounds = refine(&query, &data, &mut sets, 4);
+        let rounds = refine(&query, &data, &mut sets, 4, GPU_REFINE_FROM_SHARE);
         // 4 goes in the first round (no c neighbour), 3 with it (its only b neighbour).
         assert_eq!(sets.list(0), &[0]);
         assert_eq!(sets.list(1), &[1]);
@@ -273,20 +298,50 @@ mod tests {
         let data = star(n, n + 1);
         let query = graph(&[0, 1], &[(0, 1)]);
         let mut sets = CandidateSets::from_lists(vec![(1..=n).collect(), vec![0]], n as usize + 1);
-        assert_eq!(refine(&query, &data, &mut sets, 4), 0);
+        assert_eq!(
+            refine(&query, &data, &mut sets, 4, GPU_REFINE_FROM_SHARE),
+            0
+        );
         assert_eq!(sets.sizes(), vec![n as usize, 1]);
     }
 
     #[test]
     fn a_large_set_whose_sample_lacks_support_is_refined_exactly() {
-        // A tenth of the leaves lack the centre: the sample sees it, and the round removes
+        // A fifth of the leaves lack the centre: the sample sees it, and the round removes
         // exactly those.
         let n = 3 * READ_SAMPLE as u32;
-        let alone = n - n / 10;
+        let alone = n - n / 5;
         let data = star(n, alone);
         let query = graph(&[0, 1], &[(0, 1)]);
         let mut sets = CandidateSets::from_lists(vec![(1..=n).collect(), vec![0]], n as usize + 1);
-        assert_eq!(refine(&query, &data, &mut sets, 4), 1);
+        assert_eq!(
+            refine(&query, &data, &mut sets, 4, GPU_REFINE_FROM_SHARE),
+            1
+        );
+        assert_eq!(sets.list(0), (1..alone).collect::<Vec<_>>().as_slice());
+    }
+
+    #[test]
+    fn sets_that_few_candidates_would_leave_are_not_refined() {
+        // A twentieth of the leaves lack the centre, under a GPU's share: the sets are left
+        // as they are (the join still finds no match through those leaves); before the CPU's
+        // join they are refined.
+        let n = 3 * READ_SAMPLE as u32;
+        let alone = n - n / 20;
+        let data = star(n, alone);
+        let query = graph(&[0, 1], &[(0, 1)]);
+        let mut sets = CandidateSets::from_lists(vec![(1..=n).collect(), vec![0]], n as usize + 1);
+        let share = unsupported_share(data.graph(), &sets, &arcs_by_vertex(&query));
+        assert!((share - 0.05).abs() < 0.01, "{share}");
+        assert_eq!(
+            refine(&query, &data, &mut sets, 4, GPU_REFINE_FROM_SHARE),
+            0
+        );
+        assert_eq!(sets.sizes(), vec![n as usize, 1]);
+        assert_eq!(
+            refine(&query, &data, &mut sets, 4, CPU_REFINE_FROM_SHARE),
+            1
+        );
         assert_eq!(sets.list(0), (1..alone).collect::<Vec<_>>().as_slice());
     }
 
@@ -311,9 +366,12 @@ mod tests {
         let data = index(graph(&[0, 1], &[]));
         let query = graph(&[0, 1], &[(0, 1)]);
         let mut sets = CandidateSets::from_lists(vec![vec![0], vec![1]], 2);
-        assert_eq!(refine(&query, &data, &mut sets, 0), 0);
+        assert_eq!(
+            refine(&query, &data, &mut sets, 0, GPU_REFINE_FROM_SHARE),
+            0
+        );
         assert_eq!(sets.sizes(), vec![1, 1]);
-        refine(&query, &data, &mut sets, 1);
+        refine(&query, &data, &mut sets, 1, GPU_REFINE_FROM_SHARE);
         assert_eq!(sets.sizes(), vec![0, 1]);
     }
 }
