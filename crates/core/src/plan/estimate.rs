@@ -311,7 +311,7 @@ fn worth_planning(
 
 #[cfg(test)]
 mod tests {
-    use gsi_graph::VertexId;
+    use gsi_graph::{GraphBuilder, VertexId};
 
     use super::*;
     use crate::options::{Semantics, CPU_PLANNING_PAYS_FROM, GPU_PLANNING_PAYS_FROM};
@@ -383,6 +383,52 @@ mod tests {
             kept_because(Semantics::Homomorphism).as_deref(),
             Some("light, or costlier to refine than to join")
         );
+    }
+
+    #[test]
+    fn the_joining_engines_share_decides_whether_the_sets_are_refined() {
+        // A star: centre 0 (label 1) and 2,000 leaves (label 0), the last 100 cut off from
+        // it. C(leaf) holds every leaf: a twentieth lack the centre, under a GPU's share and
+        // over the CPU's.
+        let n = 2000u32;
+        let mut labels = vec![1];
+        labels.extend(std::iter::repeat_n(0, n as usize));
+        let mut b = GraphBuilder::with_vertices(false, labels);
+        for leaf in 1..=n - 100 {
+            b.add_edge(0, leaf, 0).unwrap();
+        }
+        // In the graph's own numbering, as the sets below are.
+        let given = crate::index::IndexOptions {
+            numbering: crate::VertexNumbering::Given,
+            ..crate::index::IndexOptions::default()
+        };
+        let data = DataIndex::build_with(b.build().unwrap(), given).unwrap();
+        let mut q = GraphBuilder::with_vertices(false, vec![0, 1]);
+        q.add_edge(0, 1, 0).unwrap();
+        let query = q.build().unwrap();
+        for (share, refined) in [
+            (crate::options::GPU_REFINE_FROM_SHARE, false),
+            (crate::options::CPU_REFINE_FROM_SHARE, true),
+        ] {
+            let options = MatchOptions {
+                join_order: JoinOrder::Paper,
+                refine_from_share: Some(share),
+                ..MatchOptions::default()
+            };
+            let leaves: Vec<VertexId> = (1..=n).collect();
+            let mut sets = CandidateSets::from_lists(vec![leaves, vec![0]], n as usize + 1);
+            let plan = plan_on_host(
+                &query,
+                &mut sets,
+                &data,
+                &options,
+                Postpone::Nothing,
+                &ByDefinition,
+            );
+            assert_eq!(plan.choice.filtered_total.is_some(), refined, "{share}");
+            let kept = if refined { n - 100 } else { n };
+            assert_eq!(sets.list(0).len(), kept as usize, "{share}");
+        }
     }
 
     #[test]
