@@ -55,8 +55,7 @@ proptest! {
         let mut found = CollectMatches::default();
         find_matches(&mut gsi_core::cpu::CpuEngine::default(), &q, &saved, &options, &mut found)
             .expect("matched");
-        let mut found: Vec<Vec<VertexId>> = found.rows().map(<[VertexId]>::to_vec).collect();
-        found.sort_unstable();
+        let found = found.sorted_rows();
         let mut expected = match semantics {
             Semantics::Induced => brute::induced_matches(&q, &d),
             _ => brute::matches(&q, &d, semantics == Semantics::Homomorphism),

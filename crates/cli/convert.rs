@@ -177,8 +177,7 @@ mod tests {
                 let report =
                     find_matches(&mut CpuEngine::default(), q, &index, &options, &mut found)
                         .unwrap();
-                let mut rows: Vec<Vec<VertexId>> = found.rows().map(<[_]>::to_vec).collect();
-                rows.sort();
+                let rows = found.sorted_rows();
                 assert_eq!(rows.len() as u128, report.count);
                 rows
             })

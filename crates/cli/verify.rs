@@ -250,8 +250,6 @@ fn run_engine(
         ..options.clone()
     };
     let listed = find_matches(engine, query, data, &listed_options, &mut collect)?;
-    let mut matches: Vec<Vec<VertexId>> = collect.rows().map(<[VertexId]>::to_vec).collect();
-    matches.sort_unstable();
     // A listing cut short by the clock is not comparable: report it as a timeout.
     let status = match listed.status {
         Status::Timeout => Status::Timeout,
@@ -263,7 +261,7 @@ fn run_engine(
         count: counted.count,
         status,
         forced,
-        matches,
+        matches: collect.sorted_rows(),
         listed_all: listed.status == Status::Complete,
     })
 }

@@ -50,6 +50,13 @@ impl CollectMatches {
     pub fn rows(&self) -> impl Iterator<Item = &[VertexId]> {
         self.flat.chunks_exact(self.width.max(1))
     }
+
+    /// The matches, sorted: to compare listings whose order differs (two engines, or plans).
+    pub fn sorted_rows(&self) -> Vec<Vec<VertexId>> {
+        let mut rows: Vec<Vec<VertexId>> = self.rows().map(<[VertexId]>::to_vec).collect();
+        rows.sort_unstable();
+        rows
+    }
 }
 
 impl MatchSink for CollectMatches {

@@ -146,8 +146,7 @@ pub(crate) fn plan_on_host(
                 plans.push(plan(Strategy::Core));
             }
             // Each order once (strategies often agree: yeast's query_dense_8_37 gets one
-            // order from three), side by side on the engine's threads unless it has one
-            // (handing them to the pool then costs more than it saves).
+            // order from three).
             let orders: Vec<Vec<usize>> = plans
                 .iter()
                 .map(|p| p.steps.iter().map(|s| s.vertex).collect())
@@ -155,20 +154,17 @@ pub(crate) fn plan_on_host(
             let distinct: Vec<usize> = (0..plans.len())
                 .filter(|&i| !orders[..i].contains(&orders[i]))
                 .collect();
-            let sample = |&i: &usize| sampler.work(&plans[i], walks);
-            let one_thread = rayon::current_num_threads() == 1;
-            let mut works: Vec<Work> = if one_thread {
-                distinct.iter().map(sample).collect()
-            } else {
-                distinct.par_iter().map(sample).collect()
-            };
-            // Each plan's estimate: its order's, sampled once.
-            let walked = |i: usize| {
-                distinct
-                    .iter()
-                    .position(|&j| orders[j] == orders[i])
-                    .expect("every order's first plan is sampled")
-            };
+            let mut works = walk_each(&distinct, |&i| sampler.work(&plans[i], walks));
+            // Each plan's estimate is its order's, sampled once: `works[walked[i]]`.
+            let walked: Vec<usize> = orders
+                .iter()
+                .map(|order| {
+                    distinct
+                        .iter()
+                        .position(|&j| orders[j] == *order)
+                        .expect("every order's first plan is sampled")
+                })
+                .collect();
             // The plan of the least estimated work. Orders estimated alike (walks that all
             // died at the same step before the orders part) go to the innermost core first,
             // which fails soonest where the query is densest (on wordnet's
@@ -177,9 +173,9 @@ pub(crate) fn plan_on_host(
                 let core_first = |i: usize| plans[i].choice.strategy != Strategy::Core.name();
                 (0..plans.len())
                     .min_by(|&a, &b| {
-                        works[walked(a)]
+                        works[walked[a]]
                             .total
-                            .total_cmp(&works[walked(b)].total)
+                            .total_cmp(&works[walked[b]].total)
                             .then(core_first(a).cmp(&core_first(b)))
                     })
                     .expect("three plans or more")
@@ -188,16 +184,11 @@ pub(crate) fn plan_on_host(
             // survivors do: every order is walked again with walks that branch.
             let blind = works.iter().all(|w| w.blind(options));
             if blind {
-                let branched = |&i: &usize| sampler.walk(&plans[i], WALKS, BRANCHES);
-                works = if one_thread {
-                    distinct.iter().map(branched).collect()
-                } else {
-                    distinct.par_iter().map(branched).collect()
-                };
+                works = walk_each(&distinct, |&i| sampler.walk(&plans[i], WALKS, BRANCHES));
             }
             let mut chosen = least(&works);
             let mut kept = None;
-            let least_work = works[walked(chosen)].total;
+            let least_work = works[walked[chosen]].total;
             let contenders: Vec<usize> = (0..works.len())
                 .filter(|&k| works[k].total <= least_work * CONTENDER_FACTOR)
                 .collect();
@@ -206,21 +197,18 @@ pub(crate) fn plan_on_host(
                 && contenders.len() > 1
                 && walks < CONTENDER_WALKS
             {
-                let again = |&k: &usize| sampler.work(&plans[distinct[k]], CONTENDER_WALKS);
-                let walked_again: Vec<Work> = if one_thread {
-                    contenders.iter().map(again).collect()
-                } else {
-                    contenders.par_iter().map(again).collect()
-                };
+                let walked_again = walk_each(&contenders, |&k| {
+                    sampler.work(&plans[distinct[k]], CONTENDER_WALKS)
+                });
                 for (k, work) in contenders.into_iter().zip(walked_again) {
                     works[k] = work;
                 }
                 // The first choice stands unless the longer walks find another clearly
                 // cheaper: orders within twice each other's estimate take about as long.
                 let other = least(&works);
-                if works[walked(other)].total * CONTENDER_SWITCH <= works[walked(chosen)].total {
+                if works[walked[other]].total * CONTENDER_SWITCH <= works[walked[chosen]].total {
                     chosen = other;
-                } else if walked(other) != walked(chosen) {
+                } else if walked[other] != walked[chosen] {
                     kept = Some(format!(
                         "the first walks' choice: none under half its estimate on \
                          {CONTENDER_WALKS} walks"
@@ -230,9 +218,9 @@ pub(crate) fn plan_on_host(
             let sampled = plans
                 .iter()
                 .enumerate()
-                .map(|(i, p)| (p.choice.strategy, works[walked(i)].total))
+                .map(|(i, p)| (p.choice.strategy, works[walked[i]].total))
                 .collect();
-            let work = &works[walked(chosen)];
+            let work = &works[walked[chosen]];
             let mut best = plans.swap_remove(chosen);
             best.choice.kept_because = kept;
             best.choice.sampled = sampled;
@@ -240,6 +228,16 @@ pub(crate) fn plan_on_host(
             best
         }
     })
+}
+
+/// `walk` of each of `items`, side by side on the engine's threads unless it has one
+/// (handing them to the pool then costs more than it saves).
+fn walk_each(items: &[usize], walk: impl Fn(&usize) -> Work + Sync + Send) -> Vec<Work> {
+    if rayon::current_num_threads() == 1 {
+        items.iter().map(walk).collect()
+    } else {
+        items.par_iter().map(walk).collect()
+    }
 }
 
 /// Of two plans of one count, the one whose work ([`Plan::count_work`]) the walks estimate

@@ -290,14 +290,21 @@ mod tests {
         index(graph(&labels, &edges))
     }
 
+    /// A query edge from a leaf (label 0) to a centre (label 1), over [`star`]'s `n` leaves:
+    /// every leaf a candidate of the query's leaf, the centre of its centre.
+    fn leaf_and_centre(n: u32) -> (Graph, CandidateSets) {
+        let query = graph(&[0, 1], &[(0, 1)]);
+        let sets = CandidateSets::from_lists(vec![(1..=n).collect(), vec![0]], n as usize + 1);
+        (query, sets)
+    }
+
     #[test]
     fn a_large_set_whose_sample_has_support_is_left_without_a_round() {
         // Every leaf of a large star has the centre: the sample finds nothing to cut, and no
         // round is made (a round would cut nothing either).
         let n = 3 * READ_SAMPLE as u32;
         let data = star(n, n + 1);
-        let query = graph(&[0, 1], &[(0, 1)]);
-        let mut sets = CandidateSets::from_lists(vec![(1..=n).collect(), vec![0]], n as usize + 1);
+        let (query, mut sets) = leaf_and_centre(n);
         assert_eq!(
             refine(&query, &data, &mut sets, 4, GPU_REFINE_FROM_SHARE),
             0
@@ -312,8 +319,7 @@ mod tests {
         let n = 3 * READ_SAMPLE as u32;
         let alone = n - n / 5;
         let data = star(n, alone);
-        let query = graph(&[0, 1], &[(0, 1)]);
-        let mut sets = CandidateSets::from_lists(vec![(1..=n).collect(), vec![0]], n as usize + 1);
+        let (query, mut sets) = leaf_and_centre(n);
         assert_eq!(
             refine(&query, &data, &mut sets, 4, GPU_REFINE_FROM_SHARE),
             1
@@ -329,8 +335,7 @@ mod tests {
         let n = 3 * READ_SAMPLE as u32;
         let alone = n - n / 20;
         let data = star(n, alone);
-        let query = graph(&[0, 1], &[(0, 1)]);
-        let mut sets = CandidateSets::from_lists(vec![(1..=n).collect(), vec![0]], n as usize + 1);
+        let (query, mut sets) = leaf_and_centre(n);
         let share = unsupported_share(data.graph(), &sets, &arcs_by_vertex(&query));
         assert!((share - 0.05).abs() < 0.01, "{share}");
         assert_eq!(
@@ -351,8 +356,7 @@ mod tests {
         // is the exact count here (every sampled leaf has the same one edge).
         let n = 3 * READ_SAMPLE as u32;
         let data = star(n, n + 1);
-        let query = graph(&[0, 1], &[(0, 1)]);
-        let sets = CandidateSets::from_lists(vec![(1..=n).collect(), vec![0]], n as usize + 1);
+        let (query, sets) = leaf_and_centre(n);
         let edges = CandidateEdges::count(&query, &data, &sets);
         let between = edges.between(0, 1).expect("adjacent");
         assert!(

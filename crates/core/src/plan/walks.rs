@@ -106,7 +106,8 @@ impl Sampler<'_> {
             }
             walked += 1;
             row.clear();
-            descent.spare = if branches > 1 { BRANCHED_NODES } else { 0 };
+            // (A plain walk's one branch a step leaves the spare rows untouched.)
+            descent.spare = BRANCHED_NODES;
             if descent.down(&mut row, 1.0) {
                 reached += 1;
             }
@@ -370,15 +371,20 @@ pub(crate) mod tests {
         b.build().unwrap()
     }
 
-    #[test]
-    fn walks_count_every_partial_match_where_every_walk_sees_the_same() {
-        // A path of three vertices in K6: every partial match of k vertices has 6 - k
-        // extensions, so every walk gives the exact count of each step: 6, 6·5 and 6·5·4.
+    /// A path of three vertices in K6, every vertex a candidate of each: every partial match
+    /// of k vertices has 6 - k extensions, so every walk gives the exact count of each step.
+    fn path_in_k6() -> (DataIndex, CandidateSets, Plan) {
         let data = DataIndex::build(clique(6)).unwrap();
-        let query = path(3);
         let all: Vec<VertexId> = (0..6).collect();
         let sets = CandidateSets::from_lists(vec![all.clone(), all.clone(), all], 6);
-        let plan = Plan::build(&query, &sets.sizes(), &data, false);
+        let plan = Plan::build(&path(3), &sets.sizes(), &data, false);
+        (data, sets, plan)
+    }
+
+    #[test]
+    fn walks_count_every_partial_match_where_every_walk_sees_the_same() {
+        // 6, 6·5 and 6·5·4 partial matches.
+        let (data, sets, plan) = path_in_k6();
         let isomorphism = MatchOptions::default();
         let sampler = Sampler {
             sets: &sets,
@@ -404,11 +410,7 @@ pub(crate) mod tests {
     #[test]
     fn branching_walks_split_each_rows_weight_among_its_branches() {
         // As above, each branch of a walk stands for its share of the row's extensions.
-        let data = DataIndex::build(clique(6)).unwrap();
-        let query = path(3);
-        let all: Vec<VertexId> = (0..6).collect();
-        let sets = CandidateSets::from_lists(vec![all.clone(), all.clone(), all], 6);
-        let plan = Plan::build(&query, &sets.sizes(), &data, false);
+        let (data, sets, plan) = path_in_k6();
         let options = MatchOptions::default();
         let sampler = Sampler {
             sets: &sets,
