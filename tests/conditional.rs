@@ -7,12 +7,14 @@
 //!   under `--timeout` and SIGINT (`listing.rs`).
 //! - `hprd`: the HPRD benchmark queries with their published counts.
 //! - `index`: PCSR against CSR on the real benchmark graphs.
+//! - `shares`: one query's shares on two engines that plan differently add up.
 //! - `wordnet`: few-label queries whose joins once ran into dead ends, on both engines.
 //! - `kernels`: every CUDA kernel compiles for Hopper and Ampere.
 
 mod gpu;
 mod hprd;
 mod index;
+mod shares;
 mod wordnet;
 // Shared with the main test binary, which uses (and runs the unit tests of) the parts this
 // one does not.
@@ -25,6 +27,7 @@ mod util;
 
 use std::path::{Path, PathBuf};
 
+use gsi_core::cpu::CpuEngine;
 use gsi_core::cuda::libraries::check_nvrtc;
 use gsi_core::cuda::modules::{compile_cubin, Build};
 use gsi_core::cuda::GpuEngine;
@@ -130,6 +133,17 @@ fn main() {
         both.trial("wordnet::dead_ends_are_cut_on_the_gpu_too", {
             let dir = dir();
             move || wordnet::dead_ends_are_cut_where_labels_do_not_prune(&dir, "gpu")
+        }),
+        data.trial("shares::shares_on_a_cpu_and_a_gpu_judging_engine_add_up", {
+            let dir = dir();
+            move || {
+                let mut judged_as_gpu = util::JudgedAsGpu(CpuEngine::default());
+                shares::shares_on_two_engines_add_up(&dir, &mut judged_as_gpu)
+            }
+        }),
+        both.trial("shares::shares_on_the_cpu_and_the_gpu_add_up", {
+            let dir = dir();
+            move || shares::shares_on_two_engines_add_up(&dir, &mut gpu())
         }),
         data.trial("index::pcsr_equals_csr_on_the_benchmark_graphs", {
             let dir = dir();

@@ -10,15 +10,15 @@ use gsi_core::options::FilterTests;
 use gsi_core::options::REFINE_ROUNDS;
 use gsi_core::CpuTuning;
 use gsi_core::{
-    find_matches, CountOnly, DataIndex, JoinOrder, MatchOptions, MatchReport, MatchSink, Semantics,
-    ShareGrid, Status,
+    find_matches, CountOnly, DataIndex, Engine, JoinOrder, MatchOptions, MatchReport, MatchSink,
+    Semantics, ShareGrid, Status,
 };
 use gsi_graph::{Direction, Graph, VertexId};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 
 use crate::brute;
-use crate::util::{clique, path, Spec};
+use crate::util::{clique, path, JudgedAsGpu, Spec};
 
 /// A sink that keeps every match.
 #[derive(Default)]
@@ -1062,13 +1062,22 @@ proptest! {
                 ..MatchOptions::default()
             };
             let mut sink = Collect::default();
-            let listed = gsi(&q, &index, &options, &mut sink);
+            // Every other share on an engine that judges the plan as a GPU does: the shares
+            // must still be one grid over one plan.
+            let mut engine: Box<dyn Engine> = match i % 2 {
+                0 => Box::new(CpuEngine::default()),
+                _ => Box::new(JudgedAsGpu(CpuEngine::default())),
+            };
+            let listed = find_matches(engine.as_mut(), &q, &index, &options, &mut sink)
+                .expect("gsi runs");
             prop_assert_eq!(listed.status, Status::Complete);
             prop_assert_eq!(sink.rows.len() as u128, listed.count);
             found.extend(sink.rows);
             for (total, depth_first_rows) in counted.iter_mut().zip([None, Some(0)]) {
                 let options = MatchOptions { depth_first_rows, ..options.clone() };
-                *total += gsi(&q, &index, &options, &mut CountOnly).count;
+                *total += find_matches(engine.as_mut(), &q, &index, &options, &mut CountOnly)
+                    .expect("gsi runs")
+                    .count;
             }
         }
         found.sort();

@@ -7,7 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use gsi_core::{find_matches, CountOnly, DataIndex, MatchOptions, MatchReport};
+use gsi_core::cpu::CpuEngine;
+use gsi_core::{
+    find_matches, Candidates, CountOnly, DataIndex, Engine, JoinOutcome, MatchOptions, MatchReport,
+    MatchSink, Plan,
+};
 use gsi_graph::{Direction, EdgeLabel, Graph, GraphBuilder, VertexId, VertexLabel};
 use serde::Deserialize;
 
@@ -478,4 +482,34 @@ pub fn cpu_count(query: &Graph, index: &DataIndex, options: &MatchOptions) -> Ma
         &mut CountOnly,
     )
     .expect("counted")
+}
+
+/// The CPU engine, judging what pays before its join as the trait's defaults (a GPU's) do:
+/// so that its plans are those a GPU would make, without a GPU.
+pub struct JudgedAsGpu(pub CpuEngine);
+
+impl Engine for JudgedAsGpu {
+    fn tune(&mut self, tuning: &gsi_core::Tuning) {
+        self.0.tune(tuning);
+    }
+
+    fn filter(
+        &mut self,
+        query: &Graph,
+        data: &DataIndex,
+        options: &MatchOptions,
+    ) -> gsi_core::Result<Candidates> {
+        self.0.filter(query, data, options)
+    }
+
+    fn join(
+        &mut self,
+        plan: &Plan,
+        candidates: &Candidates,
+        data: &DataIndex,
+        options: &MatchOptions,
+        sink: &mut dyn MatchSink,
+    ) -> gsi_core::Result<JoinOutcome> {
+        self.0.join(plan, candidates, data, options, sink)
+    }
 }

@@ -77,6 +77,8 @@ pub struct MatchOptions {
     /// ([`crate::plan::LeafSuffix`]); off for tests and measurements of the plain join.
     pub postpone_leaves: bool,
     /// Find only this share of the matches (to spread one query over processes or machines).
+    /// A share is planned alike by every engine: what pays before the join is then judged by
+    /// these options (a GPU's judgment where they leave it open), not by the engine.
     pub share: Option<Share>,
     /// How the shares' grid is shaped: by the plan's estimated work, or evenly (a switch for
     /// tests and measurements). Every share of one query must be cut the same way.

@@ -136,24 +136,22 @@ pub(crate) fn plan_query(
         return Err(Error::EmptyQuery);
     }
     // Whether planning and the pair count pay is judged by the engine that will join, this one
-    // unless the caller said otherwise.
-    let judged;
-    let options = match (
-        options.planning_pays_from,
-        options.pair_counts_from,
-        options.refine_from_share,
-    ) {
-        (Some(_), Some(_), Some(_)) => options,
-        (planning_pays_from, pair_counts_from, refine_from_share) => {
-            judged = MatchOptions {
-                planning_pays_from: planning_pays_from.or(Some(engine.planning_pays_from())),
-                pair_counts_from: pair_counts_from.or(Some(engine.pair_counts_from())),
-                refine_from_share: refine_from_share.or(Some(engine.refine_from_share())),
-                ..options.clone()
-            };
-            &judged
-        }
-    };
+    // unless the caller said otherwise. A share is judged by the options alone: the shares of
+    // one query may be answered by different engines, and each must cut one plan's grid.
+    let judge = options.share.is_none().then_some(&*engine);
+    let options =
+        &MatchOptions {
+            planning_pays_from: Some(options.planning_pays_from.unwrap_or_else(|| {
+                judge.map_or(options.planning_pays_from(), |e| e.planning_pays_from())
+            })),
+            pair_counts_from: Some(options.pair_counts_from.unwrap_or_else(|| {
+                judge.map_or(options.pair_counts_from(), |e| e.pair_counts_from())
+            })),
+            refine_from_share: Some(options.refine_from_share.unwrap_or_else(|| {
+                judge.map_or(options.refine_from_share(), |e| e.refine_from_share())
+            })),
+            ..options.clone()
+        };
     if query.is_directed() != data.graph().is_directed() {
         return Err(Error::DirectionMismatch);
     }
@@ -460,7 +458,11 @@ fn to_host<'c>(
     if options.refine_rounds == 0 && options.join_order == JoinOrder::Paper {
         return Ok(None);
     }
-    if matches!(candidates, Candidates::Device(_)) && !plans_on_host(query, data) {
+    // A share is planned on the host wherever its sets are, as every engine plans it.
+    if matches!(candidates, Candidates::Device(_))
+        && options.share.is_none()
+        && !plans_on_host(query, data)
+    {
         return Ok(None);
     }
     if let Candidates::Device(_) = candidates {
