@@ -1197,9 +1197,10 @@ fn dense_queries(data: &Graph, vertices: usize, seed: u64) -> Option<Vec<Generat
 }
 
 /// `gsi match --devices 0,0,0,0 --json` from a saved index: four engines on one GPU share
-/// a triangle and a 4-clique of a generated unlabelled graph (heavy enough to be spread at
-/// once), count what the brute force counts, and report the grid and each engine's part;
-/// `--even-shares` counts the same over the evenest grid.
+/// a 4-clique and a 5-clique of a generated unlabelled graph (heavy enough to be spread at
+/// once: their plans expect 1.4×10^6 and 1.8×10^6 rows), count what the brute force counts,
+/// and report the grid and each engine's part; `--even-shares` counts the same over the
+/// evenest grid.
 pub fn spread_queries_report_their_shares_through_the_cli() {
     let dir = crate::util::TestDir::new();
     let made = dir.gsi([
@@ -1221,7 +1222,7 @@ pub fn spread_queries_report_their_shares_through_the_cli() {
     assert_eq!(indexed.code, Some(0), "{indexed:#?}");
     let data = read_graph(&dir.path("g.graph"), Format::SunLuo, false).expect("read");
     let mut expected = Vec::new();
-    for n in [3, 4] {
+    for n in [4, 5] {
         let spec = crate::util::clique(false, n, 0);
         dir.write_spec(&format!("queries/k{n}.graph"), &spec);
         expected.push(brute::count(&spec.graph(), &data, false));

@@ -26,11 +26,13 @@ use crate::sink::{CountOnly, MatchSink};
 pub const SPREAD_AFTER: Duration = Duration::from_millis(10);
 
 /// Rows the plan expects ([`crate::plan::Plan::expected_rows`]) from which a query is spread
-/// at once, without the trial. On gw12 (H100, 2026-11-23) the walks estimated 2.5×10^5 to
-/// 7×10^8 rows for the seven queries of 35 ms to 2.5 s, and 63 to 6×10^4 for the five of 1 to
-/// 26 ms. (Algorithm 2's estimate alone could not tell them apart: 103 rows for a query of
-/// 2.3×10^10 matches.)
-pub const SPREAD_AT_ONCE_ROWS: f64 = 1e5;
+/// at once, without the trial. On gw12 (2 × H200, 2026-11-27) the walks estimated 1.2×10^6 to
+/// 7.7×10^8 rows for the queries of 21 ms to 2.3 s on one GPU, and 63 to 5.2×10^5 for those
+/// of 1.5 to 7 ms, two of which (dense_12_9 and _11, 2.5×10^5 and 5.2×10^5 rows) took 0.27
+/// and 0.76 times as long spread at once from 10^5 rows, 0.96 and 0.99 from 10^6.
+/// (Algorithm 2's estimate alone could not tell them apart: 103 rows for a query of 2.3×10^10
+/// matches.)
+pub const SPREAD_AT_ONCE_ROWS: f64 = 1e6;
 
 /// What the first engine did with a query: answered it whole within the trial, or took its
 /// part of the shares (with the report of its filter and plan).
