@@ -130,6 +130,10 @@ fn main() {
             let dir = dir();
             move || wordnet::close_orders_are_walked_again(&dir)
         }),
+        data.trial("wordnet::blind_equivalent_vertices_are_enumerated", {
+            let dir = dir();
+            move || wordnet::blind_equivalent_vertices_are_enumerated(&dir)
+        }),
         both.trial("wordnet::dead_ends_are_cut_on_the_gpu_too", {
             let dir = dir();
             move || wordnet::dead_ends_are_cut_where_labels_do_not_prune(&dir, "gpu")

@@ -79,6 +79,9 @@ pub struct PlanChoice {
     /// few of their vertices are candidates (with 100 vertex labels, one in a hundred; on a
     /// hub, lists of a million).
     pub estimated_reads: Option<f64>,
+    /// The share of the walks that reached the leaf suffix (or the plan's end), when walks ran:
+    /// 0 says the estimate saw nothing of what the rows that survive do.
+    pub walks_reached: Option<f64>,
     /// For a count the tree's dynamic program could answer: which method counts it, and why.
     pub tree_count: Option<TreeCountChoice>,
 }

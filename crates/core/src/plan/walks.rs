@@ -260,6 +260,7 @@ impl Work {
         plan.choice.estimated_work = Some(self.total);
         plan.choice.estimated_steps = self.steps.clone();
         plan.choice.estimated_reads = Some(self.reads);
+        plan.choice.walks_reached = Some(self.reached);
     }
 }
 
