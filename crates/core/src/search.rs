@@ -201,8 +201,9 @@ pub(crate) fn plan_query(
     // opposite vertices are equivalent), the plan that enumerates them is kept instead, by
     // the rows each enumerates (the walks' estimate, else Algorithm 2's) per match it finds,
     // and on a tie where no walk of the counting plan reached its equivalent vertices
-    // (wordnet's query_dense_16_69: over 20 s counted, 1.2 s enumerated on one CPU thread;
-    // 1.0 s and 0.1 s on an H100).
+    // (wordnet's query_dense_16_69 on one CPU thread: over 20 s counted, 1.2 s enumerated;
+    // on an H100, the 14 of its dense 12- and 16-vertex queries this decides, 1.9 s counted
+    // and 1.5 s enumerated together).
     if plan.leaves.groups.iter().any(|g| g.equivalent) {
         let (enumerating, its_symmetry) = make_plan(Postpone::Leaves)?;
         // Each row found stands for the symmetry's classes of matches, times the orders of
