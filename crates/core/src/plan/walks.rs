@@ -372,6 +372,20 @@ pub(crate) mod tests {
         b.build().unwrap()
     }
 
+    /// Walks whose rows extend by definition ([`ByDefinition`]).
+    fn by_definition<'a>(
+        sets: &'a CandidateSets,
+        data: &'a DataIndex,
+        options: &'a MatchOptions,
+    ) -> Sampler<'a> {
+        Sampler {
+            sets,
+            data,
+            options,
+            join: &ByDefinition,
+        }
+    }
+
     /// A path of three vertices in K6, every vertex a candidate of each: every partial match
     /// of k vertices has 6 - k extensions, so every walk gives the exact count of each step.
     fn path_in_k6() -> (DataIndex, CandidateSets, Plan) {
@@ -387,12 +401,7 @@ pub(crate) mod tests {
         // 6, 6·5 and 6·5·4 partial matches.
         let (data, sets, plan) = path_in_k6();
         let isomorphism = MatchOptions::default();
-        let sampler = Sampler {
-            sets: &sets,
-            data: &data,
-            options: &isomorphism,
-            join: &ByDefinition,
-        };
+        let sampler = by_definition(&sets, &data, &isomorphism);
         let work = sampler.work(&plan, 7);
         assert_eq!(work.steps, [6.0, 30.0, 120.0]);
         assert_eq!(work.total, (6 + 30 + 120) as f64);
@@ -413,12 +422,7 @@ pub(crate) mod tests {
         // As above, each branch of a walk stands for its share of the row's extensions.
         let (data, sets, plan) = path_in_k6();
         let options = MatchOptions::default();
-        let sampler = Sampler {
-            sets: &sets,
-            data: &data,
-            options: &options,
-            join: &ByDefinition,
-        };
+        let sampler = by_definition(&sets, &data, &options);
         for branches in [1, 2, 4, 9] {
             let work = sampler.walk(&plan, 7, branches);
             assert_eq!(work.steps, [6.0, 30.0, 120.0], "{branches} branches");
@@ -469,12 +473,7 @@ pub(crate) mod tests {
         let plan = Plan::build(&query, &sets.sizes(), &data, false);
         let exact = partial_matches(&plan, &sets, &data);
         let options = MatchOptions::default();
-        let sampler = Sampler {
-            sets: &sets,
-            data: &data,
-            options: &options,
-            join: &ByDefinition,
-        };
+        let sampler = by_definition(&sets, &data, &options);
         for branches in [1, BRANCHES] {
             let work = sampler.walk(&plan, 20_000, branches);
             for (step, (&got, &want)) in work.steps.iter().zip(&exact).enumerate() {
