@@ -139,15 +139,47 @@ impl CandidateSets {
 /// The bitset over `vertex_count` vertices of `list`'s vertices.
 fn bitset(list: &[VertexId], vertex_count: usize) -> FixedBitSet {
     let mut set = FixedBitSet::with_capacity(vertex_count);
-    for &v in list {
-        set.insert(v as usize);
+    if list.len() < PARALLEL_MIN_VERTICES {
+        for &v in list {
+            set.insert(v as usize);
+        }
+        return set;
     }
+    // A long list is set in parallel, each run of blocks from its part of the sorted list.
+    const RUN_BLOCKS: usize = 1 << 12;
+    let bits = usize::BITS as usize;
+    set.as_mut_slice()
+        .par_chunks_mut(RUN_BLOCKS)
+        .enumerate()
+        .for_each(|(run, blocks)| {
+            let first = run * RUN_BLOCKS * bits;
+            let end = first + blocks.len() * bits;
+            let from = list.partition_point(|&v| (v as usize) < first);
+            for &v in list[from..].iter().take_while(|&&v| (v as usize) < end) {
+                let at = v as usize - first;
+                blocks[at / bits] |= 1 << (at % bits);
+            }
+        });
     set
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_list_sets_the_bits_of_its_vertices_alone() {
+        // Long enough to be set in parallel, over several runs of blocks, with gaps.
+        let n = 3 * (1 << 12) * usize::BITS as usize + 77;
+        let list: Vec<VertexId> = (0..n as VertexId)
+            .filter(|v| v % 7 == 0 || v % 11 == 3)
+            .collect();
+        assert!(list.len() >= PARALLEL_MIN_VERTICES);
+        let set = bitset(&list, n);
+        let expected: Vec<usize> = list.iter().map(|&v| v as usize).collect();
+        assert_eq!(set.ones().collect::<Vec<_>>(), expected);
+        assert_eq!(set.len(), n);
+    }
 
     #[test]
     fn a_shared_set_is_copied_before_it_changes() {

@@ -53,7 +53,9 @@ pub(crate) struct ShareSpace {
 
 impl ShareSpace {
     /// Sorts the cut vertices' candidates by class and readies the sets for `engine`: sets on
-    /// the host go to its device once ([`Engine::adopt`]).
+    /// the host go to its device once ([`Engine::adopt`]), and sets on a device are copied
+    /// there with a room for each list ([`DeviceCandidates::for_shares`]: an upload shares
+    /// one list between the query vertices that have it, which a cut must not).
     ///
     /// # Errors
     /// Device failures.
@@ -66,7 +68,7 @@ impl ShareSpace {
         let sets = match candidates {
             Candidates::Host(sets) => match engine.adopt(sets)? {
                 Candidates::Host(sets) => Sets::Host(sets),
-                Candidates::Device(sets) => Sets::on_device(sets),
+                Candidates::Device(sets) => Sets::on_device(sets.for_shares()?),
             },
             Candidates::Device(sets) => Sets::on_device(sets.for_shares()?),
         };

@@ -28,23 +28,29 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
     let filter = |u: VertexId| -> Vec<VertexId> {
         let sig = &prepared.signatures[u as usize];
         let [out_degree, in_degree] = prepared.min_degrees[u as usize].map(|d| d as usize);
-        // Word by word over the column-first table: a column is read in ascending vertex
-        // order (the label lists are sorted), and words the query leaves empty cost nothing.
+        // One pass over the vertices, each tested against the words the query sets (a
+        // column of the column-first table is read in ascending vertex order, the label
+        // lists being sorted) and its degrees.
+        let columns: Vec<(&[u32], u32)> = sig
+            .0
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|&(_, &need)| need != 0)
+            .map(|(w, &need)| (&words[w * n..(w + 1) * n], need))
+            .collect();
         let scan = |vertices: &[VertexId]| -> Vec<VertexId> {
-            let mut kept = vertices.to_vec();
-            for (w, &need) in sig.0.iter().enumerate().skip(1) {
-                if need != 0 {
-                    let column = &words[w * n..(w + 1) * n];
-                    kept.retain(|&v| column[v as usize] & need == need);
-                }
-            }
-            if out_degree + in_degree > 0 {
-                kept.retain(|&v| {
-                    (out_degree == 0 || graph.degree(v, Direction::Out) >= out_degree)
+            vertices
+                .iter()
+                .copied()
+                .filter(|&v| {
+                    columns
+                        .iter()
+                        .all(|&(column, need)| column[v as usize] & need == need)
+                        && (out_degree == 0 || graph.degree(v, Direction::Out) >= out_degree)
                         && (in_degree == 0 || graph.degree(v, Direction::In) >= in_degree)
-                });
-            }
-            kept
+                })
+                .collect()
         };
         // A query vertex of several labels: the vertices of its rarest label that carry
         // them all.
@@ -61,12 +67,25 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
         if same_label.len() < PARALLEL_MIN_TESTS {
             scan(same_label)
         } else {
-            // Each chunk's survivors as a list of its own, joined by one copy.
+            // Each chunk's survivors as a list of its own, copied into one in parallel
+            // (a list of millions of vertices: one thread would take as long as the scan).
             let chunks: Vec<Vec<VertexId>> = same_label
                 .par_chunks(PARALLEL_MIN_TESTS)
                 .map(scan)
                 .collect();
-            chunks.concat()
+            let mut list = vec![0; chunks.iter().map(Vec::len).sum()];
+            let mut rest = list.as_mut_slice();
+            let mut places = Vec::with_capacity(chunks.len());
+            for chunk in &chunks {
+                let (place, after) = rest.split_at_mut(chunk.len());
+                places.push(place);
+                rest = after;
+            }
+            places
+                .into_par_iter()
+                .zip(&chunks)
+                .for_each(|(place, chunk)| place.copy_from_slice(chunk));
+            list
         }
     };
     // Query vertices that ask the same (labels, signature, degrees) share one scan: in an
@@ -119,4 +138,46 @@ pub(crate) fn rarest_label_vertices<'d>(
         .map(|&l| data.vertices_with_label(l))
         .min_by_key(|vertices| vertices.len())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use gsi_graph::GraphBuilder;
+
+    use super::*;
+    use crate::testing::graph;
+
+    #[test]
+    fn a_large_label_class_is_filtered_by_degree_in_chunks() {
+        // One label, so a candidate of an isomorphism is any vertex of at least the query
+        // vertex's degree (the signatures add nothing): a class of many chunks.
+        let n = 5 * PARALLEL_MIN_TESTS as u32 + 123;
+        let mut b = GraphBuilder::with_vertices(false, vec![0; n as usize]);
+        for v in 0..n {
+            // Vertex v has about (v % 5) + 1 neighbours after it.
+            for k in 1..=(v % 5) + 1 {
+                if v + k * 17 < n {
+                    b.add_edge(v, v + k * 17, 0).unwrap();
+                }
+            }
+        }
+        let data = DataIndex::build(b.build().unwrap()).unwrap();
+        let star = graph(
+            false,
+            &[0; 5],
+            &[(0, 1, 0), (0, 2, 0), (0, 3, 0), (0, 4, 0)],
+        );
+        let sets = candidates(&star, &data, &MatchOptions::default());
+        assert!(
+            sets.list(0).len() < n as usize,
+            "some vertices have fewer than 4"
+        );
+        let degree = |v: VertexId| data.graph().degree(v, Direction::Out);
+        for (u, least) in [(0, 4), (1, 1)] {
+            let expected: Vec<VertexId> = (0..n).filter(|&v| degree(v) >= least).collect();
+            assert!(expected.len() > PARALLEL_MIN_TESTS);
+            assert_eq!(sets.list(u), &expected[..]);
+            assert!(expected.iter().all(|&v| sets.contains(u, v)));
+        }
+    }
 }

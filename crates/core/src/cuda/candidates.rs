@@ -44,13 +44,22 @@ impl DeviceCandidates {
         bits.par_chunks_mut(words)
             .enumerate()
             .for_each(|(u, out)| bitset_words(sets.blocks(u), out));
-        let mut ranges = Vec::with_capacity(count);
+        // A list the filter found for several query vertices (an unlabelled pattern's,
+        // millions of vertices long) is copied once, their ranges the same.
+        let lists: Vec<&[u32]> = sets.lists().collect();
+        let mut ranges: Vec<Range<usize>> = Vec::with_capacity(count);
+        let mut parts = Vec::with_capacity(count);
         let mut end = 0;
-        for list in sets.lists() {
-            ranges.push(end..end + list.len());
-            end += list.len();
+        for (u, &list) in lists.iter().enumerate() {
+            match (0..u).find(|&w| std::ptr::eq(lists[w], list)) {
+                Some(w) => ranges.push(ranges[w].clone()),
+                None => {
+                    ranges.push(end..end + list.len());
+                    end += list.len();
+                    parts.push(list);
+                }
+            }
         }
-        let parts: Vec<&[u32]> = sets.lists().collect();
         let mut uploaded = device.upload_buffers(&[
             (&[&bits[..]], "candidate bitsets"),
             (&parts, "candidate lists"),
@@ -68,20 +77,41 @@ impl DeviceCandidates {
     }
 
     /// A copy of these sets on the same device, to be cut into shares
-    /// ([`DeviceCandidates::cut_to`]): every list keeps its room, so a cut list goes where
-    /// the whole one was and the others are never copied again.
+    /// ([`DeviceCandidates::cut_to`]): every list gets a room of its own (lists that were
+    /// shared are copied apart), so a cut list goes where the whole one was and the others
+    /// are never copied again.
     ///
     /// # Errors
     /// The device cannot hold the copy.
     pub fn for_shares(&self) -> Result<DeviceCandidates> {
         let err = || driver("copying candidate sets for the shares");
+        let total: usize = self.ranges.iter().map(Range::len).sum();
+        let mut lists = self
+            .stream
+            .alloc_zeros::<u32>(total.max(1))
+            .map_err(err())?;
+        let mut ranges = Vec::with_capacity(self.ranges.len());
+        let mut end = 0;
+        for range in &self.ranges {
+            let room = end..end + range.len();
+            if !room.is_empty() {
+                self.stream
+                    .memcpy_dtod(
+                        &self.lists.slice(range.clone()),
+                        &mut lists.slice_mut(room.clone()),
+                    )
+                    .map_err(err())?;
+            }
+            end = room.end;
+            ranges.push(room);
+        }
         Ok(DeviceCandidates {
             stream: self.stream.clone(),
             vertex_count: self.vertex_count,
             bits: self.stream.clone_dtod(&self.bits).map_err(err())?,
             words: self.words,
-            lists: self.stream.clone_dtod(&self.lists).map_err(err())?,
-            ranges: self.ranges.clone(),
+            lists,
+            ranges,
         })
     }
 
