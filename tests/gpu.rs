@@ -1064,7 +1064,9 @@ pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {
 /// level drawing its candidates from an earlier level's intersection) and the rows' sources
 /// (the shortest of their lists, or the first edge's), and the packed kernel (each level's
 /// candidates drawn across 32 partial matches' lists; a warp taking as many of the table's
-/// rows at once as their number suggests, or 1, 3 or 32 always): cliques of 3 to 6 vertices and dense
+/// rows at once as their number suggests, or 1, 3 or 32 always), and the clique count (by
+/// bitmaps of a vertex's higher neighbours, up to 128 of them or 2, the rest packed; checked
+/// to have been taken): cliques of 3 to 6 vertices and dense
 /// generated queries, on graphs with hubs, with sets of the default size, of a few candidates
 /// (most lists do not fit, and the level intersects all its lists again), or none; in one
 /// launch and in launches of 2 µs (levels handed to other warps rebuild their sets; packed
@@ -1072,6 +1074,7 @@ pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {
 /// every semantics.
 pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
     let mut checked = 0;
+    let mut by_bitmaps = 0;
     for case in 0..12u64 {
         let mut spec = GraphSpec::new(36 + case as usize, 260, Shape::ScaleFree);
         spec.vertex_labels = 1 + (case % 2) as u32;
@@ -1134,19 +1137,28 @@ pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
                     (Some(usize::MAX), Some(None), default, false, 100_000),
                 ];
                 // Each path with lists split at their own vertex and the packed searches split
-                // over idle warps (the defaults); the first, packed and breadth-first ones
-                // with whole lists too, and two packed ones with searches left unsplit.
-                let whole = [0, 6, 15].map(|k| (paths[k], false, true));
-                let unsplit = [7, 11].map(|k| (paths[k], true, false));
+                // over idle warps (the defaults), cliques counted by bitmaps where a vertex
+                // has at most 128 higher neighbours (every one here); the first, packed and
+                // breadth-first ones with whole lists too, and two packed ones with searches
+                // left unsplit; two packed ones with bitmaps up to 2 higher neighbours (most
+                // rows left to the packed count) and the first without clique bitmaps.
+                let bitmaps = GpuTuning::default().clique_bitmaps_up_to;
+                let whole = [0, 6, 15].map(|k| (paths[k], false, true, bitmaps));
+                let unsplit = [7, 11].map(|k| (paths[k], true, false, bitmaps));
+                let few_bits = [0, 1].map(|k| (paths[k], true, true, Some(2)));
+                let packed_only = [0].map(|k| (paths[k], true, true, None));
                 let paths = paths
-                    .map(|p| (p, true, true))
+                    .map(|p| (p, true, true, bitmaps))
                     .into_iter()
                     .chain(whole)
-                    .chain(unsplit);
+                    .chain(unsplit)
+                    .chain(few_bits)
+                    .chain(packed_only);
                 for (
                     (depth_first_rows, packed, kept_sets_up_to, shortest_source, slice_us),
                     split,
                     split_searches,
+                    clique_bitmaps_up_to,
                 ) in paths
                 {
                     let options = MatchOptions {
@@ -1160,6 +1172,7 @@ pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
                         packed_rows_at_once: packed.flatten(),
                         split_lists: split,
                         split_searches,
+                        clique_bitmaps_up_to,
                         shortest_source,
                         small_steps_up_to: None,
                         depth_first_slice: std::time::Duration::from_micros(slice_us),
@@ -1174,15 +1187,23 @@ pub fn kept_sets_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
                         "case {case}, {semantics:?}, depth-first from {depth_first_rows:?}, \
                          packed {packed:?}, kept sets up to {kept_sets_up_to:?}, shortest source \
                          {shortest_source}, split lists {split}, split searches {split_searches}, \
-                         launches of {slice_us} µs, query of {} vertices",
+                         clique bitmaps up to {clique_bitmaps_up_to:?}, launches of {slice_us} µs, \
+                         query of {} vertices",
                         query.vertex_count()
                     );
                     checked += u64::from(expected > 0);
+                    by_bitmaps += u64::from(
+                        report.paths.depth_first_kind == Some("clique bitmaps, the rest packed"),
+                    );
                 }
             }
         }
     }
     assert!(checked > 100, "only {checked} counts were not zero");
+    assert!(
+        by_bitmaps > 100,
+        "only {by_bitmaps} counts took the clique bitmaps"
+    );
 }
 
 /// Two dense random-walk queries of `vertices` vertices from `data`, when it has them.

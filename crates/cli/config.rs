@@ -226,6 +226,12 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
         args.kept_sets_up_to.as_deref(),
         Some(gsi_core::tuning::KEPT_SETS_UP_TO),
     )?;
+    let clique_bitmaps_up_to = from(
+        "clique-bitmaps-up-to",
+        args.clique_bitmaps_up_to.as_deref(),
+        Some(gsi_core::tuning::CLIQUE_BITMAPS_UP_TO),
+    )?
+    .map(|n| n.min(gsi_core::tuning::CLIQUE_BITMAPS_UP_TO));
     let semantics = match args.homomorphism {
         true => NamedSemantics::Vertices(Semantics::Homomorphism),
         false => args
@@ -302,6 +308,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             kept_sets_up_to,
             packed_depth_first: !args.no_packed_depth_first,
             packed_rows_at_once: args.packed_rows_at_once,
+            clique_bitmaps_up_to,
             split_lists: !args.whole_lists,
             split_searches: !args.unsplit_searches,
             shortest_source: !args.first_edge_source,

@@ -864,6 +864,11 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub no_packed_depth_first: bool,
 
+    /// For tests and measurements: the GPU counts a clique's plan by bitmaps from the first
+    /// vertex's candidates of at most N higher neighbours (at most 128), `never` packed.
+    #[arg(long, value_name = "N|never", hide = true)]
+    pub clique_bitmaps_up_to: Option<String>,
+
     /// For tests and measurements: a warp of the GPU's packed count takes N rows of the table
     /// at once (1 to 32). Default: up to 32, fewer as the table runs out.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=32), hide = true)]

@@ -49,8 +49,9 @@ struct Run {
 /// going on from launch to launch every 2 µs; on the GPU packed where the plan allows, a
 /// warp taking as many rows as the table's size suggests or always 32, each with neighbour
 /// lists read whole rather than from their own vertex on where an order bound allows, the
-/// packed searches left with the warps that took them rather than split over idle ones, and
-/// with work stealing: with its kept sets, none, or sets of 3 candidates), breadth-first to
+/// packed searches left with the warps that took them rather than split over idle ones, a
+/// clique's plan counted by bitmaps of up to 2 higher neighbours (the rest packed) or packed
+/// alone, and with work stealing: with its kept sets, none, or sets of 3 candidates), breadth-first to
 /// the end, with each row's extensions drawn from its
 /// first edge's list rather than the shortest, with the GPU's leaf products made in 128 bits,
 /// with the leaves enumerated instead of multiplied, with the paper's candidate sets
@@ -67,7 +68,7 @@ struct Run {
 /// with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 38] = [
+const FORCED_PATHS: [(&str, ForcePath); 40] = [
     ("depth-first", |o, _| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o, t| {
         o.depth_first_rows = Some(0);
@@ -81,6 +82,17 @@ const FORCED_PATHS: [(&str, ForcePath); 38] = [
             t.gpu.depth_first_slice = std::time::Duration::from_micros(2);
         },
     ),
+    (
+        "depth-first, cliques by bitmaps of up to 2 higher neighbours",
+        |o, t| {
+            o.depth_first_rows = Some(0);
+            t.gpu.clique_bitmaps_up_to = Some(2);
+        },
+    ),
+    ("depth-first, packed, without clique bitmaps", |o, t| {
+        o.depth_first_rows = Some(0);
+        t.gpu.clique_bitmaps_up_to = None;
+    }),
     ("whole lists, depth-first and packed", |o, t| {
         o.depth_first_rows = Some(0);
         t.gpu.split_lists = false;

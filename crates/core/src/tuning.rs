@@ -86,6 +86,12 @@ pub struct GpuTuning {
     /// table runs out, so that the last rows are spread a few to a warp; a number, that many
     /// always (a switch for tests and measurements; 1 was the kernel's first form).
     pub packed_rows_at_once: Option<u32>,
+    /// The GPU counts a clique's plan (every step linked to every step before it, its
+    /// symmetry broken into one chain) from each candidate of its first vertex with at most
+    /// this many higher neighbours by bitmaps of their adjacency (`gsi_count_cliques`), the
+    /// others packed; `None` packs every one (a switch for tests and measurements; at most
+    /// [`CLIQUE_BITMAPS_UP_TO`]).
+    pub clique_bitmaps_up_to: Option<usize>,
     /// Where a step keeps its match above (below) the vertex whose neighbour list it reads,
     /// the GPU reads only the list's part above (below) that vertex, found with the list in
     /// a CSR partition (which keeps where each list's higher ids start): with vertices
@@ -123,6 +129,7 @@ impl Default for GpuTuning {
             kept_sets_up_to: Some(KEPT_SETS_UP_TO),
             packed_depth_first: true,
             packed_rows_at_once: None,
+            clique_bitmaps_up_to: Some(CLIQUE_BITMAPS_UP_TO),
             split_lists: true,
             split_searches: true,
             shortest_source: true,
@@ -190,6 +197,11 @@ pub const KEPT_SETS_BYTES: usize = 512 << 20;
 /// Device memory the pair count's tallies take at most (a word per data vertex for each block
 /// of its grid; one block's at least).
 pub const PAIR_TALLIES_BYTES: usize = 8 << 30;
+
+/// Most higher neighbours of a clique's first vertex whose adjacency the GPU keeps as bitmaps
+/// (a warp's 2 KiB of shared memory; a multiple of 32). On the unlabelled LiveJournal-sized
+/// graph numbered by degree no vertex has more than 106.
+pub const CLIQUE_BITMAPS_UP_TO: usize = 128;
 
 /// Longest list of a step whose rows the GPU joins with eight lanes each by default.
 pub const NARROW_ROWS_UP_TO: usize = 256;

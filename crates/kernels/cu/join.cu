@@ -2515,4 +2515,177 @@ extern "C" __global__ void gsi_join_small(
         where = where == 1 ? 2 : 1;
     }
 }
+
+// The clique count (gsi_count_cliques): a plan whose every step links to every step before
+// it through one partition and keeps its match above the step before's (a clique's plan with
+// its symmetry broken into one chain), counted from a table of one column. A warp takes a
+// row's vertex v0; its higher neighbours S (the tail of its sorted list above v0) hold every
+// later match of the row. Where S has at most `up_to` (at most CLIQUE_BITS) vertices the warp
+// writes S's adjacency upwards as bitmaps in shared memory, a lane a vertex, and counts the
+// rest of the clique by ANDs and population counts, its lanes over the second step's match;
+// a row with more goes to `overflow` (counters[CQ_OVERFLOW] of them) for the packed count.
+// Rows are taken for slice_ns; a warp that reaches deadline_ns gives up (CQ_ABANDONED set:
+// the count is a lower bound).
+#if !defined(CLIQUE_BITS) || !defined(CQ_NEXT_ROW) || !defined(CQ_ABANDONED) || \
+    !defined(CQ_OVERFLOW)
+#error "CLIQUE_BITS and the clique count's counters must be defined by the host"
+#endif
+#define CLIQUE_WORDS (CLIQUE_BITS / 32)
+
+struct CliqueWarp {
+    u32 members[CLIQUE_BITS];
+    // Row i: the members above member i that are its neighbours.
+    u32 up[CLIQUE_BITS][CLIQUE_WORDS];
+    // Per step: the members in its vertex's C(u).
+    u32 allowed[PACKED_WIDTH][CLIQUE_WORDS];
+};
+
+extern "C" __global__ void gsi_count_cliques(
+    const u32* __restrict__ table, u32 rows, u32 first_step, u32 width, u32 leaves_from,
+    const u32* __restrict__ groups, const u32* __restrict__ ci,
+    const Link* __restrict__ links, const DepthStep* __restrict__ steps,
+    const u32* __restrict__ order_bounds,
+    const u32* __restrict__ candidate_lists, const u32* __restrict__ candidate_bits, u32 words,
+    u32 injective, u32 up_to, u32* counters, u32* __restrict__ overflow,
+    u64* __restrict__ total, u64 slice_ns, u64 deadline_ns) {
+    __shared__ CliqueWarp warps[WARPS_PER_BLOCK];
+    CliqueWarp& w = warps[threadIdx.x / WARP_SIZE];
+    u32 lane = threadIdx.x & 31u;
+    Link link = links[steps[1].links_from];
+    u64 started = global_ns();
+    u64 found = 0;
+    while (true) {
+        u32 r = rows;
+        if (lane == 0) {
+            u64 now = global_ns() - started;
+            if (now >= deadline_ns) {
+                atomicExch(&counters[CQ_ABANDONED], 1u);
+            } else if (now < slice_ns) {
+                r = atomicAdd(&counters[CQ_NEXT_ROW], 1u);
+            }
+        }
+        r = __shfl_sync(FULL_MASK, r, 0);
+        if (r >= rows) {
+            break;
+        }
+        u32 v0 = table[r];
+        u32 begin, end;
+        lane_locate(groups, link, v0, &begin, &end);
+        begin = sorted_lower_bound(ci, begin, end, v0 + 1u);
+        u32 m = end - begin;
+        if (m + 1u < width) {
+            continue;  // too few higher neighbours for the rest of a clique
+        }
+        if (m > up_to) {
+            if (lane == 0) {
+                overflow[atomicAdd(&counters[CQ_OVERFLOW], 1u)] = v0;
+            }
+            continue;
+        }
+        u32 used_words = (m + 31u) / 32u;
+        for (u32 j = lane; j < m; j += WARP_SIZE) {
+            w.members[j] = ci[begin + j];
+        }
+        __syncwarp();
+        // Which members each step's C(u) holds, a word (32 members) at a time.
+        for (u32 k = 1; k < width; ++k) {
+            const u32* bits = candidate_bits + (u64)steps[k].vertex * words;
+            for (u32 word = 0; word < used_words; ++word) {
+                u32 j = word * 32u + lane;
+                bool in = j < m && ((bits[w.members[j] / 32] >> (w.members[j] % 32)) & 1u);
+                u32 ballot = __ballot_sync(FULL_MASK, in);
+                if (lane == 0) {
+                    w.allowed[k][word] = ballot;
+                }
+            }
+        }
+        // Each member's neighbours among the members above it: its own sorted list above
+        // it, merged with the members after it.
+        for (u32 i = lane; i < m; i += WARP_SIZE) {
+            u32 up[CLIQUE_WORDS];
+            for (u32 word = 0; word < CLIQUE_WORDS; ++word) {
+                up[word] = 0;
+            }
+            u32 x = w.members[i];
+            u32 b, e;
+            lane_locate(groups, link, x, &b, &e);
+            b = sorted_lower_bound(ci, b, e, x + 1u);
+            for (u32 j = i + 1; j < m && b < e; ++j) {
+                u32 y = w.members[j];
+                while (b < e && ci[b] < y) {
+                    ++b;
+                }
+                if (b < e && ci[b] == y) {
+                    up[j / 32] |= 1u << (j % 32);
+                }
+            }
+            for (u32 word = 0; word < CLIQUE_WORDS; ++word) {
+                w.up[i][word] = up[word];
+            }
+        }
+        __syncwarp();
+        // A lane per match i of step 1; the steps after it depth-first over the bitmaps:
+        // common[d] holds the members above every match so far, next[d] those of them step
+        // d may still take.
+        u32 levels = width - 1;
+        for (u32 i = lane; i < m; i += WARP_SIZE) {
+            if (!((w.allowed[1][i / 32] >> (i % 32)) & 1u)) {
+                continue;
+            }
+            if (levels == 1) {
+                found += 1;
+                continue;
+            }
+            u32 common[PACKED_WIDTH][CLIQUE_WORDS];
+            u32 next[PACKED_WIDTH][CLIQUE_WORDS];
+            for (u32 word = 0; word < used_words; ++word) {
+                common[2][word] = w.up[i][word];
+                next[2][word] = w.up[i][word] & w.allowed[2][word];
+            }
+            if (levels == 2) {
+                for (u32 word = 0; word < used_words; ++word) {
+                    found += __popc(next[2][word]);
+                }
+                continue;
+            }
+            u32 d = 2;
+            while (true) {
+                // The lowest member step d may still take, taken off its set.
+                u32 j = CLIQUE_BITS;
+                for (u32 word = 0; word < used_words; ++word) {
+                    if (next[d][word] != 0) {
+                        j = word * 32u + (__ffs(next[d][word]) - 1u);
+                        next[d][word] &= next[d][word] - 1u;
+                        break;
+                    }
+                }
+                if (j == CLIQUE_BITS) {
+                    if (d == 2) {
+                        break;
+                    }
+                    --d;
+                    continue;
+                }
+                if (d + 1 == levels) {
+                    for (u32 word = 0; word < used_words; ++word) {
+                        found += __popc(common[d][word] & w.up[j][word] & w.allowed[d + 1][word]);
+                    }
+                    continue;
+                }
+                for (u32 word = 0; word < used_words; ++word) {
+                    common[d + 1][word] = common[d][word] & w.up[j][word];
+                    next[d + 1][word] = common[d + 1][word] & w.allowed[d + 1][word];
+                }
+                ++d;
+            }
+        }
+        __syncwarp();
+    }
+    for (u32 offset = 16; offset > 0; offset /= 2) {
+        found += __shfl_down_sync(FULL_MASK, found, offset);
+    }
+    if (lane == 0 && found > 0) {
+        add_to_total(total, found, false);
+    }
+}
 #endif  // !WIDE_TABLES

@@ -105,11 +105,14 @@ pub enum Kernel {
     LeafCounts,
     /// `gsi_count_pairs`: counts the last three steps of each row by their pairs.
     CountPairs,
+    /// `gsi_count_cliques`: counts a clique's plan from each row by bitmaps of its vertex's
+    /// higher neighbours.
+    CountCliques,
 }
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 23] = [
+    pub const ALL: [Kernel; 24] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
@@ -133,6 +136,7 @@ impl Kernel {
         Kernel::JoinLeafProductWide,
         Kernel::LeafCounts,
         Kernel::CountPairs,
+        Kernel::CountCliques,
     ];
 
     /// The entry's name in its `.cu` file.
@@ -161,6 +165,7 @@ impl Kernel {
             Kernel::JoinLeafProductWide => "gsi_join_leaf_product_wide",
             Kernel::LeafCounts => "gsi_leaf_counts",
             Kernel::CountPairs => "gsi_count_pairs",
+            Kernel::CountCliques => "gsi_count_cliques",
         }
     }
 
@@ -188,7 +193,8 @@ impl Kernel {
             | Kernel::JoinLeafProductNarrow
             | Kernel::JoinLeafProductWide
             | Kernel::LeafCounts
-            | Kernel::CountPairs => KernelModule::Join,
+            | Kernel::CountPairs
+            | Kernel::CountCliques => KernelModule::Join,
         }
     }
 }

@@ -78,6 +78,24 @@ pub mod packed {
     pub const SEARCH_WORDS: usize = 32 + (WIDTH - 1) * (5 * 32 + 3) + 2;
 }
 
+/// The counters of a clique count (`gsi_count_cliques`), words of one device buffer kept
+/// between launches, and the most higher neighbours of a row's vertex it counts by bitmaps.
+pub mod cliques {
+    /// Words between two counters (a 128-byte line each).
+    const LINE: usize = 32;
+    /// The next row of the table to take.
+    pub const NEXT_ROW: usize = 0;
+    /// Set when a warp gave up at the deadline.
+    pub const ABANDONED: usize = LINE;
+    /// Rows whose vertex has too many higher neighbours, listed for the packed count.
+    pub const OVERFLOW: usize = 2 * LINE;
+    /// Words of the counters.
+    pub const COUNTERS: usize = 3 * LINE;
+    /// Most higher neighbours of a row's vertex whose adjacency a warp keeps as bitmaps
+    /// (a multiple of 32).
+    pub const BITS: usize = crate::tuning::CLIQUE_BITMAPS_UP_TO;
+}
+
 /// Where `gsi_join_small` keeps its state, by word.
 pub mod small {
     /// The step the launch stopped at; the plan's width when it counted every match.
@@ -145,9 +163,9 @@ impl ListIndex {
 
 /// The NVRTC `-D` options of a build, wide or not: launch shape, signature width, the PCSR
 /// group layout, the largest leaf group, the depth-first counters (stealing and packed), the
-/// small join's state,
-/// whether tables are wide, the codes above, and the layout of every record the kernels read
-/// ([`layout::record_defines`]), which the kernels check with `static_assert`s.
+/// clique count's, the small join's state, whether tables are wide, the codes above, and the
+/// layout of every record the kernels read ([`layout::record_defines`]), which the kernels
+/// check with `static_assert`s.
 pub fn defines(wide_tables: bool) -> Vec<String> {
     let key_words = 2 * KEYS_PER_GROUP;
     [
@@ -182,6 +200,10 @@ pub fn defines(wide_tables: bool) -> Vec<String> {
         ("PK_FREE", packed::FREE.to_string()),
         ("PK_CLAIMED", packed::CLAIMED.to_string()),
         ("PK_DONORS", packed::DONORS.to_string()),
+        ("CLIQUE_BITS", cliques::BITS.to_string()),
+        ("CQ_NEXT_ROW", cliques::NEXT_ROW.to_string()),
+        ("CQ_ABANDONED", cliques::ABANDONED.to_string()),
+        ("CQ_OVERFLOW", cliques::OVERFLOW.to_string()),
         ("SMALL_STEP", small::STEP.to_string()),
         ("SMALL_ROWS", small::ROWS.to_string()),
         ("SMALL_WHERE", small::WHERE.to_string()),

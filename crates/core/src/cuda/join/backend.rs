@@ -88,6 +88,8 @@ pub(crate) struct GpuJoin<'a> {
     pub(super) kept_sets: Option<(CudaSlice<u32>, u32)>,
     /// The pair count's scratch space, made at its first count.
     pub(super) pair_space: Option<PairSpace>,
+    /// Whether a count took the clique count ([`GpuJoin::counts_cliques`]).
+    pub(super) counted_cliques: bool,
     /// Whether the matches are listed, so that rows cut into pieces keep their extensions
     /// in order (a count does not need it).
     listing: bool,
@@ -172,6 +174,7 @@ impl<'a> GpuJoin<'a> {
             kept_slots,
             kept_sets: None,
             pair_space: None,
+            counted_cliques: false,
             lone_leaves: None,
             listing,
             on_device: PlanOnDevice::upload(device, plan, &links, &depth_steps)?,
@@ -935,9 +938,10 @@ impl JoinBackend for GpuJoin<'_> {
     }
 
     fn depth_first_kind(&self) -> Option<&'static str> {
-        Some(match self.packs() {
-            true => "packed",
-            false => "with work stealing",
+        Some(match (self.counted_cliques, self.packs()) {
+            (true, _) => "clique bitmaps, the rest packed",
+            (false, true) => "packed",
+            (false, false) => "with work stealing",
         })
     }
 
@@ -963,6 +967,9 @@ impl JoinBackend for GpuJoin<'_> {
             };
         }
         if step + 1 < self.plan.width() {
+            if self.counts_cliques(step) {
+                return self.count_cliques(step, table, rows, enough);
+            }
             return match self.packs() {
                 true => self.count_packed(step, table, rows, enough),
                 false => self.count_depth_first(step, table, rows, enough),

@@ -6,11 +6,11 @@ use std::ops::Range;
 use super::backend::{DeviceTable, GpuJoin, DEPTH_FIRST_TASKS, LIMITED_SLICE};
 use super::counter;
 use super::kernels::{
-    count_packed, count_pairs, depth_first_grid, join_depth_first, join_leaf_product, packed_grid,
-    split_packed, DepthFirstArgs, DepthFirstState, LeafLanes, LeafSuffixArgs, PackedState,
-    PairSpace,
+    count_cliques, count_packed, count_pairs, depth_first_grid, join_depth_first,
+    join_leaf_product, packed_grid, split_packed, CliqueState, DepthFirstArgs, DepthFirstState,
+    LeafLanes, LeafSuffixArgs, PackedState, PairSpace,
 };
-use crate::cuda::launch::{packed, BLOCK_SIZE};
+use crate::cuda::launch::{cliques, packed, BLOCK_SIZE};
 use crate::error::{driver, Error, Result};
 use crate::join::JoinBackend;
 use crate::plan::PairCount;
@@ -42,20 +42,123 @@ impl GpuJoin<'_> {
     }
 
     /// Whether a count goes packed from its first step by default: a plan the packed kernel
-    /// takes, of at most [`PACKED_AT_ONCE_UP_TO`] steps (a clique's, [`PACKED_CLIQUES_UP_TO`]),
-    /// whose candidate sets each hold at least half the data graph's vertices (its candidate
-    /// bitsets' bits), as on an unlabelled graph.
+    /// takes, of at most [`PACKED_AT_ONCE_UP_TO`] steps (a clique's, [`PACKED_CLIQUES_UP_TO`],
+    /// or any where the clique count takes it), whose candidate sets each hold at least half
+    /// the data graph's vertices (its candidate bitsets' bits), as on an unlabelled graph.
     pub(super) fn packed_at_once(&self) -> bool {
         let vertices = 32 * self.candidates.words;
         let width = self.plan.width();
         let clique = (self.plan.steps.iter().enumerate()).all(|(k, s)| s.links().count() == k);
         self.packs()
-            && (width <= PACKED_AT_ONCE_UP_TO || clique && width <= PACKED_CLIQUES_UP_TO)
+            && (width <= PACKED_AT_ONCE_UP_TO
+                || clique && (width <= PACKED_CLIQUES_UP_TO || self.counts_cliques(1)))
             && self
                 .plan
                 .candidate_sizes
                 .iter()
                 .all(|&size| 2 * size >= vertices)
+    }
+
+    /// Whether a count from `step` takes the clique count (`gsi_count_cliques`): where the
+    /// tuning lets it and the packed kernel takes the plan (the rows it leaves go there), from
+    /// a table of one column, of a plan of three steps or more whose every step links to every
+    /// step before it through the first link's partition and keeps its match above the step
+    /// before's (so its matches are the first vertex's higher neighbours), without absent
+    /// edges.
+    pub(super) fn counts_cliques(&self, step: usize) -> bool {
+        let steps = &self.plan.steps;
+        let (Some(up_to), Some(first)) = (
+            self.tuning.clique_bitmaps_up_to,
+            steps.get(1).and_then(|s| s.first),
+        ) else {
+            return false;
+        };
+        step == 1
+            && up_to > 0
+            && steps.len() >= 3
+            && self.packs()
+            && steps.iter().enumerate().skip(1).all(|(k, s)| {
+                s.links().count() == k
+                    && (0..k).all(|c| s.links().any(|l| l.column == c))
+                    && s.links()
+                        .all(|l| l.label == first.label && l.direction == first.direction)
+                    && s.absent.is_empty()
+                    && s.keeps_above(k - 1)
+                    && s.order_bounds.iter().all(|b| b.above)
+            })
+    }
+
+    /// Counts a clique's plan ([`GpuJoin::counts_cliques`]) from `rows` of a one-column
+    /// table: by bitmaps in launches that each take new rows for `tuning.depth_first_slice`
+    /// (the stop conditions and `enough` looked at between them), then the rows whose vertex
+    /// has too many higher neighbours with the packed count.
+    pub(super) fn count_cliques(
+        &mut self,
+        step: usize,
+        table: &DeviceTable,
+        rows: Range<usize>,
+        enough: Option<u128>,
+    ) -> Result<u128> {
+        use cliques::{ABANDONED, COUNTERS, NEXT_ROW, OVERFLOW};
+        let up_to = self
+            .tuning
+            .clique_bitmaps_up_to
+            .map_or(0, |n| n.min(cliques::BITS)) as u32;
+        let count = rows.len();
+        let stream = &self.device.stream;
+        let zeros = |what: &str, n: usize| {
+            stream
+                .alloc_zeros::<u32>(n.max(1))
+                .map_err(driver(format!("allocating {what}")))
+        };
+        let mut state = CliqueState {
+            counters: zeros("the clique count's counters", COUNTERS)?,
+            overflow: zeros("the clique count's other rows", count)?,
+            total: counter::zeroed(stream)?,
+        };
+        let (total, overflowed) = {
+            let view = self.view(table, rows, step);
+            let args = self.depth_first_args(step);
+            loop {
+                let (slice_ns, deadline_ns) = self.launch_times(enough);
+                count_cliques(
+                    self.device,
+                    self.pcsr,
+                    &view,
+                    count as u32,
+                    &args,
+                    up_to,
+                    &mut state,
+                    slice_ns,
+                    deadline_ns,
+                )?;
+                let counters = stream
+                    .clone_dtoh(&state.counters)
+                    .map_err(driver("reading the clique count's counters"))?;
+                let total = counter::read(stream, &state.total)?;
+                if counters[ABANDONED] != 0
+                    || self.options.stop().is_some()
+                    || enough.is_some_and(|k| total >= k)
+                {
+                    return Ok(total);
+                }
+                // Every row taken was counted or listed: the next launch takes the rest.
+                if counters[NEXT_ROW] as usize >= count {
+                    break (total, counters[OVERFLOW] as usize);
+                }
+            }
+        };
+        self.counted_cliques = true;
+        if overflowed == 0 {
+            return Ok(total);
+        }
+        let rest = self.count_packed(
+            step,
+            &DeviceTable::Owned(state.overflow),
+            0..overflowed,
+            enough.map(|k| k - total),
+        )?;
+        Ok(total.saturating_add(rest))
     }
 
     /// What the depth-first and small-step kernels read of the plan for a count from `step`.

@@ -628,6 +628,54 @@ pub(super) fn packed_grid(device: &Device) -> Result<cudarc::driver::LaunchConfi
     Ok(config)
 }
 
+/// What `gsi_count_cliques` keeps between launches: its counters, the rows it leaves to the
+/// packed count, and its count.
+pub(super) struct CliqueState {
+    pub(super) counters: CudaSlice<u32>,
+    pub(super) overflow: CudaSlice<u32>,
+    pub(super) total: CudaSlice<u64>,
+}
+
+/// `gsi_count_cliques`: counts the matches of a clique's plan that extend each of `rows` rows
+/// of a one-column `table` by bitmaps of the row's vertex's higher neighbours, where it has at
+/// most `up_to`; the others' vertices go to `state.overflow`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn count_cliques(
+    device: &Device,
+    pcsr: &DevicePcsr,
+    table: &CudaView<'_, u32>,
+    rows: u32,
+    args: &DepthFirstArgs<'_>,
+    up_to: u32,
+    state: &mut CliqueState,
+    slice_ns: u64,
+    deadline_ns: u64,
+) -> Result<()> {
+    // SAFETY: gsi_count_cliques(table[rows], rows, <DepthFirstArgs::push>, up_to,
+    // counters[cliques::COUNTERS], overflow[rows], total[1], slice_ns, deadline_ns): the
+    // caller sizes `overflow` for every row, the plan as `push` says.
+    let mut launch = device
+        .stream
+        .launch_builder(device.kernel(Kernel::CountCliques)?);
+    launch.arg(table).arg(&rows);
+    args.push(&mut launch, pcsr);
+    launch
+        .arg(&up_to)
+        .arg(&mut state.counters)
+        .arg(&mut state.overflow)
+        .arg(&mut state.total)
+        .arg(&slice_ns)
+        .arg(&deadline_ns);
+    let resident = device
+        .kernel(Kernel::CountCliques)?
+        .occupancy_max_active_blocks_per_multiprocessor(BLOCK_SIZE, 0, None)
+        .map_err(driver("reading gsi_count_cliques's occupancy"))?;
+    let mut config = warp_per_row(0);
+    config.grid_dim.0 = device.multiprocessors * resident.max(1);
+    unsafe { launch.launch(config) }.map_err(driver("launching gsi_count_cliques"))?;
+    Ok(())
+}
+
 /// What `gsi_join_small` reads besides the plan: its scratch buffers, state and count.
 pub(super) struct SmallState {
     pub(super) buffers: [CudaSlice<u32>; 2],
