@@ -296,6 +296,7 @@ fn check_against_brute(
                 let tuning = CpuTuning {
                     local_candidates,
                     failing_sets_from: failing_sets.then_some(0),
+                    ..CpuTuning::default()
                 };
                 let counted = gsi_tuned(&q, &index, &options, tuning, &mut CountOnly);
                 prop_assert_eq!(
@@ -918,6 +919,7 @@ fn failing_sets_skip_extensions_and_keep_the_brute_force_count() {
                 let tuning = CpuTuning {
                     local_candidates,
                     failing_sets_from: failing_sets.then_some(0),
+                    ..CpuTuning::default()
                 };
                 let report = gsi_tuned(&q, &index, &options, tuning, &mut CountOnly);
                 prop_assert_eq!(
@@ -1004,6 +1006,7 @@ fn symmetric_queries_count_and_list_what_the_brute_force_finds() {
                     let tuning = CpuTuning {
                         local_candidates,
                         failing_sets_from: failing_sets.then_some(0),
+                        ..CpuTuning::default()
                     };
                     let counted = gsi_tuned(&q, &index, &options, tuning, &mut CountOnly);
                     prop_assert_eq!(counted.count, expected.len() as u128);

@@ -22,6 +22,7 @@
 
 mod brute;
 mod cli;
+mod cliques;
 mod docs;
 mod equivalents;
 mod gmatch;

@@ -230,8 +230,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
         "clique-bitmaps-up-to",
         args.clique_bitmaps_up_to.as_deref(),
         Some(gsi_core::tuning::CLIQUE_BITMAPS_UP_TO),
-    )?
-    .map(|n| n.min(gsi_core::tuning::CLIQUE_BITMAPS_UP_TO));
+    )?;
     let semantics = match args.homomorphism {
         true => NamedSemantics::Vertices(Semantics::Homomorphism),
         false => args
@@ -293,6 +292,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
         cpu: CpuTuning {
             local_candidates: !args.no_local_candidates,
             failing_sets_from,
+            clique_bitmaps_up_to,
         },
         gpu: GpuTuning {
             depth_first_slice: gsi_core::tuning::DEPTH_FIRST_SLICE,
@@ -308,7 +308,8 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             kept_sets_up_to,
             packed_depth_first: !args.no_packed_depth_first,
             packed_rows_at_once: args.packed_rows_at_once,
-            clique_bitmaps_up_to,
+            clique_bitmaps_up_to: clique_bitmaps_up_to
+                .map(|n| n.min(gsi_core::tuning::CLIQUE_BITMAPS_UP_TO)),
             split_lists: !args.whole_lists,
             split_searches: !args.unsplit_searches,
             shortest_source: !args.first_edge_source,

@@ -864,8 +864,9 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub no_packed_depth_first: bool,
 
-    /// For tests and measurements: the GPU counts a clique's plan by bitmaps from the first
-    /// vertex's candidates of at most N higher neighbours (at most 128), `never` packed.
+    /// For tests and measurements: the engines count a clique's plan by bitmaps from the
+    /// first vertex's candidates of at most N higher neighbours (the GPU at most 128), the
+    /// others searched (`never`: every one).
     #[arg(long, value_name = "N|never", hide = true)]
     pub clique_bitmaps_up_to: Option<String>,
 

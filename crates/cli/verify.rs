@@ -50,8 +50,8 @@ struct Run {
 /// warp taking as many rows as the table's size suggests or always 32, each with neighbour
 /// lists read whole rather than from their own vertex on where an order bound allows, the
 /// packed searches left with the warps that took them rather than split over idle ones, a
-/// clique's plan counted by bitmaps of up to 2 higher neighbours (the rest packed) or packed
-/// alone, and with work stealing: with its kept sets, none, or sets of 3 candidates), breadth-first to
+/// clique's plan counted by bitmaps of up to 2 higher neighbours (the rest searched or
+/// packed) or without them, and with work stealing: with its kept sets, none, or sets of 3 candidates), breadth-first to
 /// the end, with each row's extensions drawn from its
 /// first edge's list rather than the shortest, with the GPU's leaf products made in 128 bits,
 /// with the leaves enumerated instead of multiplied, with the paper's candidate sets
@@ -86,11 +86,13 @@ const FORCED_PATHS: [(&str, ForcePath); 40] = [
         "depth-first, cliques by bitmaps of up to 2 higher neighbours",
         |o, t| {
             o.depth_first_rows = Some(0);
+            t.cpu.clique_bitmaps_up_to = Some(2);
             t.gpu.clique_bitmaps_up_to = Some(2);
         },
     ),
-    ("depth-first, packed, without clique bitmaps", |o, t| {
+    ("depth-first without clique bitmaps", |o, t| {
         o.depth_first_rows = Some(0);
+        t.cpu.clique_bitmaps_up_to = None;
         t.gpu.clique_bitmaps_up_to = None;
     }),
     ("whole lists, depth-first and packed", |o, t| {

@@ -7,6 +7,7 @@ use std::fmt;
 
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 
+mod clique;
 pub mod estimate;
 mod grid;
 mod leaves;

@@ -13,6 +13,10 @@ pub struct CpuTuning {
     /// subtree's failing set shows they fail alike ([`crate::cpu`]), in queries of this many
     /// vertices or more ([`FAILING_SETS_FROM`]); `None`: never.
     pub failing_sets_from: Option<usize>,
+    /// The CPU counts a clique's chain ([`crate::plan::Plan::clique_link`]) from each first
+    /// vertex of at most this many higher neighbours by bitmaps of their adjacency, the others
+    /// searched; `None` searches every one (a switch for tests and measurements).
+    pub clique_bitmaps_up_to: Option<usize>,
 }
 
 impl Default for CpuTuning {
@@ -20,6 +24,7 @@ impl Default for CpuTuning {
         CpuTuning {
             local_candidates: true,
             failing_sets_from: FAILING_SETS_FROM,
+            clique_bitmaps_up_to: Some(CLIQUE_BITMAPS_UP_TO),
         }
     }
 }

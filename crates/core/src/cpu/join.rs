@@ -10,6 +10,7 @@ use portable_atomic::AtomicU128;
 use rayon::prelude::*;
 
 use crate::candidates::CandidateSets;
+use crate::cpu::cliques::CliqueBitmaps;
 use crate::cpu::local::{positions, LocalCandidates};
 use crate::error::Result;
 use crate::index::DataIndex;
@@ -53,6 +54,8 @@ pub(crate) struct CpuJoin<'a> {
     ancestors: Option<Vec<FailingSet>>,
     /// Extensions skipped by failing sets, over every count.
     skipped: AtomicU64,
+    /// First vertices whose clique was counted by bitmaps, over every count.
+    by_bitmaps: AtomicU64,
 }
 
 /// A set of columns as bits; [`FOUND`] when a subtree found a match (nothing to prune).
@@ -83,6 +86,7 @@ impl<'a> CpuJoin<'a> {
                 .is_some_and(|from| (from..=FailingSet::BITS as usize).contains(&plan.width()))
                 .then(|| ancestors(plan)),
             skipped: AtomicU64::new(0),
+            by_bitmaps: AtomicU64::new(0),
         }
     }
 
@@ -522,12 +526,31 @@ impl JoinBackend for CpuJoin<'_> {
             stop: &stop,
         };
         let this = &*self;
+        // A clique's chain from its first vertex: by bitmaps where that vertex has few
+        // enough higher neighbours.
+        let cliques = match (step, self.tuning.clique_bitmaps_up_to) {
+            (1, Some(up_to)) => self.plan.clique_link().map(|link| (link, up_to)),
+            _ => None,
+        };
         let count = |search: &mut DepthFirst, i: usize| {
             if this.should_stop(i, &stop) {
                 return;
             }
             let r = rows.start + i;
             search.row[..width].copy_from_slice(&table[r * width..(r + 1) * width]);
+            if let Some((link, up_to)) = cliques {
+                let graph = this.data.graph();
+                let (plan, candidates, v0) = (this.plan, this.candidates, search.row[0]);
+                let by_bitmaps = search
+                    .cliques
+                    .count(plan, link, candidates, graph, v0, up_to);
+                if let Some(found) = by_bitmaps {
+                    this.by_bitmaps.fetch_add(1, Ordering::Relaxed);
+                    search.counted = search.counted.saturating_add(found);
+                    this.report(search, &shared);
+                    return;
+                }
+            }
             if this.local().is_some() {
                 positions(
                     this.plan,
@@ -564,6 +587,10 @@ impl JoinBackend for CpuJoin<'_> {
 
     fn skipped_by_failing_sets(&self) -> u64 {
         self.skipped.load(Ordering::Relaxed)
+    }
+
+    fn depth_first_kind(&self) -> Option<&'static str> {
+        (self.by_bitmaps.load(Ordering::Relaxed) > 0).then_some("clique bitmaps, the rest searched")
     }
 }
 
@@ -603,6 +630,8 @@ struct DepthFirst {
     /// and the vertices it touched ([`CpuJoin::pair_count`]).
     tally: Vec<u32>,
     touched: Vec<VertexId>,
+    /// The clique count's bitmaps ([`CliqueBitmaps`]).
+    cliques: CliqueBitmaps,
     /// Saturated at `u128::MAX`, as every count of the join.
     counted: u128,
     /// Extensions skipped by failing sets since it last reported.
@@ -623,6 +652,7 @@ impl DepthFirst {
             conflicts: vec![0; width],
             tally: Vec::new(),
             touched: Vec::new(),
+            cliques: CliqueBitmaps::default(),
             counted: 0,
             skipped: 0,
             since_check: 0,

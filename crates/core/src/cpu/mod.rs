@@ -1,6 +1,7 @@
 //! The CPU engine: the reference implementation of the filter and of the Prealloc-Combine
 //! join, parallel over data vertices and table rows with rayon.
 
+mod cliques;
 pub(crate) mod filter;
 pub(crate) mod join;
 mod local;

@@ -61,31 +61,12 @@ impl GpuJoin<'_> {
 
     /// Whether a count from `step` takes the clique count (`gsi_count_cliques`): where the
     /// tuning lets it and the packed kernel takes the plan (the rows it leaves go there), from
-    /// a table of one column, of a plan of three steps or more whose every step links to every
-    /// step before it through the first link's partition and keeps its match above the step
-    /// before's (so its matches are the first vertex's higher neighbours), without absent
-    /// edges.
+    /// a table of one column, of a clique's chain ([`crate::plan::Plan::clique_link`]).
     pub(super) fn counts_cliques(&self, step: usize) -> bool {
-        let steps = &self.plan.steps;
-        let (Some(up_to), Some(first)) = (
-            self.tuning.clique_bitmaps_up_to,
-            steps.get(1).and_then(|s| s.first),
-        ) else {
-            return false;
-        };
         step == 1
-            && up_to > 0
-            && steps.len() >= 3
+            && self.tuning.clique_bitmaps_up_to.is_some_and(|n| n > 0)
             && self.packs()
-            && steps.iter().enumerate().skip(1).all(|(k, s)| {
-                s.links().count() == k
-                    && (0..k).all(|c| s.links().any(|l| l.column == c))
-                    && s.links()
-                        .all(|l| l.label == first.label && l.direction == first.direction)
-                    && s.absent.is_empty()
-                    && s.keeps_above(k - 1)
-                    && s.order_bounds.iter().all(|b| b.above)
-            })
+            && self.plan.clique_link().is_some()
     }
 
     /// Counts a clique's plan ([`GpuJoin::counts_cliques`]) from `rows` of a one-column
