@@ -255,12 +255,20 @@ impl Graph {
         if csr.only_label != Some(label) {
             return &list[list.partition_point(|&w| w <= v)..];
         }
-        let below = csr.below.get_or_init(|| {
-            (0..self.vertex_count() as VertexId)
-                .into_par_iter()
-                .map(|u| csr.neighbors[csr.range(u)].partition_point(|&w| w <= u) as u32)
-                .collect()
-        });
+        let below = match csr.below.get() {
+            Some(below) => below,
+            None => {
+                // Made outside the cell: a rayon thread waiting for the parallel work of an
+                // initializer runs other tasks meanwhile, and one that asked for the cell
+                // from inside `get_or_init` would wait for itself (callers asking at once
+                // may each make it; one is kept).
+                let made = (0..self.vertex_count() as VertexId)
+                    .into_par_iter()
+                    .map(|u| csr.neighbors[csr.range(u)].partition_point(|&w| w <= u) as u32)
+                    .collect();
+                csr.below.get_or_init(|| made)
+            }
+        };
         &list[below[v as usize] as usize..]
     }
 
@@ -362,6 +370,45 @@ mod tests {
     use crate::GraphBuilder;
 
     use super::*;
+
+    /// The cut points of `neighbors_above`, first asked for by every thread of a pool at
+    /// once: made inside the cell's initializer, in parallel, this deadlocked every time (a
+    /// thread waiting for the initializer's work took a task that asked for the cell again),
+    /// so the test fails after a minute instead of waiting.
+    #[test]
+    fn neighbors_above_asked_first_by_many_threads_at_once_answers() {
+        use rayon::prelude::*;
+        let (done, answered) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(16)
+                .build()
+                .unwrap();
+            for round in 0..20 {
+                let n = 200_000u32;
+                let mut b = GraphBuilder::with_vertices(false, vec![0; n as usize]);
+                for v in 0..n - 1 - round {
+                    b.add_edge(v, v + 1 + round, 0).unwrap();
+                }
+                let g = b.build().unwrap();
+                let above: usize = pool.install(|| {
+                    (0..n)
+                        .into_par_iter()
+                        .map(|v| g.neighbors_above(v, 0, Direction::Out).len())
+                        .sum()
+                });
+                assert_eq!(
+                    above,
+                    (n - 1 - round) as usize,
+                    "each edge once, from below"
+                );
+            }
+            done.send(()).unwrap();
+        });
+        answered
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("every round answered within a minute");
+    }
 
     #[test]
     fn neighbors_by_label_are_sorted_slices() {
