@@ -10,6 +10,9 @@ benches/watdiv, `--repeat` times on each, the median kept:
 - gsi: `gsi sparql --data FILE.gsidx --engine cpu|gpu --results tsv`, its lines read from a pipe
   and counted; each run is a process that opens the saved index (the time to do so alone, the
   `ready` figure, is that of a query without solutions);
+- gsi served: the same query sent to a `gsi serve` of the saved index that the script starts
+  (its store already loaded, as the others' are), over the SPARQL protocol (`GET /sparql`, TSV
+  results, every solution counted), timed by the client;
 - Oxigraph: `Store.query`, its store already loaded, every solution taken from the iterator
   and counted;
 - Virtuoso: the SPARQL protocol over HTTP (its results as SPARQL JSON, every solution
@@ -20,15 +23,18 @@ The numbers of solutions are checked to be the same, but where Oxigraph takes lo
 another number is reported (`virtuoso_solutions`), not taken as gsi's error. Prints one JSON object per
 query and per load, then a table per template (L, S, F, C): the median over its queries of
 the medians, and the ratio Oxigraph / gsi (gsi's whole run; "after ready" takes the `ready`
-time off). Needs pyoxigraph and a release build of gsi; `--virtuoso` needs Debian's
+time off; "served" is the server's). Needs pyoxigraph and a release build of gsi; `--virtuoso` needs Debian's
 virtuoso-opensource-7-bin (`virtuoso-t`, `isql-vt`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import http.client
 import json
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -40,6 +46,8 @@ import urllib.request
 from pathlib import Path
 
 import pyoxigraph
+
+from bench_serve import started
 
 REPO = Path(__file__).resolve().parents[1]
 NOTHING = "SELECT * { ?x <http://example.org/no-such-predicate> ?y }"
@@ -68,6 +76,17 @@ def oxigraph(store, query: str, limit_s: float) -> "int | None":
         if n % 1024 == 0 and time.perf_counter() > deadline:
             return None
     return n
+
+
+def served(connection: http.client.HTTPConnection, query: str) -> int:
+    """The number of solutions a `gsi serve` gives `query` (TSV lines after the header)."""
+    target = f"/sparql?{urllib.parse.urlencode({'query': query})}"
+    connection.request("GET", target, headers={"Accept": "text/tab-separated-values"})
+    response = connection.getresponse()
+    body = response.read()
+    if response.status != 200:
+        sys.exit(f"gsi serve: {response.status} {body[:200]!r} for {query}")
+    return body.count(b"\n") - 1
 
 
 def free_port() -> int:
@@ -189,6 +208,11 @@ def run_size(args: argparse.Namespace, triples: int, work: Path) -> list:
         virtuoso_load, _ = timed(lambda: virtuoso.bulk_load(data), 1)
     sparql = ["sparql", "--data", str(index), "--engine", args.engine, "--quiet", "--results", "tsv"]
     ready, _ = timed(lambda: gsi(args, *sparql, "-e", NOTHING), args.repeat)
+    serve = [args.gsi, "serve", "--data", str(index), "--engine", args.engine, "--quiet",
+             "--bind", "127.0.0.1:0", "--timeout", "3600", "--max-response", "16GiB"]
+    server = contextlib.ExitStack()
+    at = server.enter_context(started(serve, re.compile(r"listening on http://(\S+)"), "stderr"))
+    connection = http.client.HTTPConnection(*at.rsplit(":", 1), timeout=3600)
     emit({"type": "load", "triples": triples, "quads": len(store), "gsi_index_ms": gsi_load,
           "oxigraph_bulk_load_ms": oxigraph_load, "virtuoso_bulk_load_ms": virtuoso_load,
           "gsi_ready_ms": ready})
@@ -200,18 +224,25 @@ def run_size(args: argparse.Namespace, triples: int, work: Path) -> list:
         oxigraph_ms, expected = timed(
             lambda: oxigraph(store, text, args.oxigraph_limit), args.repeat
         )
+        served_ms, served_found = timed(lambda: served(connection, text), args.repeat)
         found = lines - 1  # the header
         if expected is not None and found != expected:
             sys.exit(f"{query.name} at {triples} triples: gsi found {found}, Oxigraph {expected}")
+        if served_found != found:
+            sys.exit(f"{query.name} at {triples} triples: gsi serve gave {served_found}, "
+                     f"gsi sparql {found}")
         row = {"type": "query", "triples": triples, "query": query.stem, "solutions": found,
                "oxigraph_finished": expected is not None, "gsi_ms": gsi_ms,
-               "gsi_after_ready_ms": max(gsi_ms - ready, 0.0), "oxigraph_ms": oxigraph_ms}
+               "gsi_after_ready_ms": max(gsi_ms - ready, 0.0), "gsi_served_ms": served_ms,
+               "oxigraph_ms": oxigraph_ms}
         if virtuoso:
             row["virtuoso_ms"], row["virtuoso_solutions"] = timed(
                 lambda: virtuoso.count(text), args.repeat
             )
         emit(row)
         rows.append(row)
+    connection.close()
+    server.close()
     if virtuoso:
         virtuoso.stop()
     del store
@@ -222,18 +253,19 @@ def run_size(args: argparse.Namespace, triples: int, work: Path) -> list:
 def table(rows: list) -> None:
     virtuoso = any("virtuoso_ms" in r for r in rows)
     extra = " Virtuoso ms | Virtuoso / gsi | Virtuoso's counts differ |" if virtuoso else ""
-    print("| triples | template | queries | gsi ms | gsi after ready ms | Oxigraph ms "
-          "| Oxigraph / gsi |" + extra)
-    print("|---|---|---|---|---|---|---|" + ("---|---|---|" if virtuoso else ""))
+    print("| triples | template | queries | gsi ms | gsi after ready ms | gsi served ms "
+          "| Oxigraph ms | Oxigraph / gsi | Oxigraph / gsi served |" + extra)
+    print("|---|---|---|---|---|---|---|---|---|" + ("---|---|---|" if virtuoso else ""))
     for triples in sorted({r["triples"] for r in rows}):
         for template in "LSFC":
             picked = [r for r in rows if r["triples"] == triples and r["query"][0] == template]
             g = statistics.median(r["gsi_ms"] for r in picked)
             after = statistics.median(r["gsi_after_ready_ms"] for r in picked)
+            s = statistics.median(r["gsi_served_ms"] for r in picked)
             o = statistics.median(r["oxigraph_ms"] for r in picked)
             bound = "" if all(r["oxigraph_finished"] for r in picked) else " (≥, unfinished)"
             line = (f"| {triples:,} | {template} | {len(picked)} | {g:.1f} | {after:.1f} "
-                    f"| {o:.1f}{bound} | {o / g:.2f} |")
+                    f"| {s:.1f} | {o:.1f}{bound} | {o / g:.2f} | {o / s:.2f} |")
             if virtuoso:
                 v = statistics.median(r["virtuoso_ms"] for r in picked)
                 differ = [r["query"] for r in picked if r["virtuoso_solutions"] != r["solutions"]]
