@@ -42,16 +42,16 @@ impl GpuJoin<'_> {
     }
 
     /// Whether a count goes packed from its first step by default: a plan the packed kernel
-    /// takes, of at most [`PACKED_AT_ONCE_UP_TO`] steps (a clique's, [`PACKED_CLIQUES_UP_TO`],
-    /// or any where the clique count takes it), whose candidate sets each hold at least half
-    /// the data graph's vertices (its candidate bitsets' bits), as on an unlabelled graph.
+    /// takes, of at most [`PACKED_AT_ONCE_UP_TO`] steps (a clique's, [`PACKED_CLIQUES_UP_TO`];
+    /// the clique count then takes it), whose candidate sets each hold at least half the data
+    /// graph's vertices (its candidate bitsets' bits), as on an unlabelled graph. Cliques of
+    /// six to eight stay breadth-first: the clique count was not measured on them.
     pub(super) fn packed_at_once(&self) -> bool {
         let vertices = 32 * self.candidates.words;
         let width = self.plan.width();
         let clique = (self.plan.steps.iter().enumerate()).all(|(k, s)| s.links().count() == k);
         self.packs()
-            && (width <= PACKED_AT_ONCE_UP_TO
-                || clique && (width <= PACKED_CLIQUES_UP_TO || self.counts_cliques(1)))
+            && (width <= PACKED_AT_ONCE_UP_TO || clique && width <= PACKED_CLIQUES_UP_TO)
             && self
                 .plan
                 .candidate_sizes
