@@ -74,13 +74,12 @@ impl CliqueBitmaps {
                 }
             }
         }
-        Some(self.count_chains(width - 1, words))
+        Some(self.count_chains(width - 1, m, words))
     }
 
     /// The chains of `levels` members (steps 1 to `levels`), each adjacent to all before it
-    /// and in its step's C(u), over the rows made.
-    fn count_chains(&mut self, levels: usize, words: usize) -> u128 {
-        let m = self.up.len() / words.max(1);
+    /// and in its step's C(u), over the rows made for `m` members.
+    fn count_chains(&mut self, levels: usize, m: usize, words: usize) -> u128 {
         // The words of row, step or depth k.
         let at = |k: usize| k * words..(k + 1) * words;
         let ones = |a: &[u64], b: &[u64], c: &[u64]| -> u128 {

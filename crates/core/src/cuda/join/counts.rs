@@ -3,11 +3,14 @@
 
 use std::ops::Range;
 
+use cudarc::driver::CudaSlice;
+use gsi_kernels::Kernel;
+
 use super::backend::{DeviceTable, GpuJoin, DEPTH_FIRST_TASKS, LIMITED_SLICE};
 use super::counter;
 use super::kernels::{
     count_cliques, count_packed, count_pairs, depth_first_grid, join_depth_first,
-    join_leaf_product, packed_grid, split_packed, CliqueState, DepthFirstArgs, DepthFirstState,
+    join_leaf_product, resident_grid, split_packed, CliqueState, DepthFirstArgs, DepthFirstState,
     LeafLanes, LeafSuffixArgs, PackedState, PairSpace,
 };
 use crate::cuda::launch::{cliques, packed, BLOCK_SIZE};
@@ -113,14 +116,9 @@ impl GpuJoin<'_> {
                     slice_ns,
                     deadline_ns,
                 )?;
-                let counters = stream
-                    .clone_dtoh(&state.counters)
-                    .map_err(driver("reading the clique count's counters"))?;
-                let total = counter::read(stream, &state.total)?;
-                if counters[ABANDONED] != 0
-                    || self.options.stop().is_some()
-                    || enough.is_some_and(|k| total >= k)
-                {
+                let (counters, total, ends) =
+                    self.after_launch(&state.counters, &state.total, ABANDONED, enough)?;
+                if ends {
                     return Ok(total);
                 }
                 // Every row taken was counted or listed: the next launch takes the rest.
@@ -257,6 +255,27 @@ impl GpuJoin<'_> {
         }
     }
 
+    /// After a launch of a depth-first count: its counters and count, and whether the count
+    /// ends there whatever is left (a warp gave up at the deadline, counters[`abandoned`]
+    /// set; the stop conditions hold; or it reached `enough`).
+    fn after_launch(
+        &self,
+        counters: &CudaSlice<u32>,
+        total: &CudaSlice<u64>,
+        abandoned: usize,
+        enough: Option<u128>,
+    ) -> Result<(Vec<u32>, u128, bool)> {
+        let stream = &self.device.stream;
+        let counters = stream
+            .clone_dtoh(counters)
+            .map_err(driver("reading a depth-first count's counters"))?;
+        let total = counter::read(stream, total)?;
+        let ends = counters[abandoned] != 0
+            || self.options.stop().is_some()
+            || enough.is_some_and(|k| total >= k);
+        Ok((counters, total, ends))
+    }
+
     /// How long the next depth-first launch takes new work, and how long until the deadline,
     /// in ns: with a limit the count is looked at soon (K matches are often found at once).
     fn launch_times(&self, enough: Option<u128>) -> (u64, u64) {
@@ -344,17 +363,11 @@ impl GpuJoin<'_> {
                 slice_ns,
                 deadline_ns,
             )?;
-            let counters = stream
-                .clone_dtoh(&state.counters)
-                .map_err(driver("reading the depth-first counters"))?;
-            let total = counter::read(stream, &state.total)?;
+            let (counters, total, ends) =
+                self.after_launch(&state.counters, &state.total, ABANDONED, enough)?;
             let (head, tail) = (counters[HEAD] as usize, counters[TAIL] as usize);
             let rows_left = (counters[NEXT_ROW] as usize) < count;
-            if counters[ABANDONED] != 0
-                || (!rows_left && head >= tail)
-                || self.options.stop().is_some()
-                || enough.is_some_and(|k| total >= k)
-            {
+            if ends || (!rows_left && head >= tail) {
                 self.kept_sets = Some((state.sets, state.set_words));
                 return Ok(total);
             }
@@ -403,7 +416,7 @@ impl GpuJoin<'_> {
         enough: Option<u128>,
     ) -> Result<u128> {
         use packed::{ABANDONED, COUNTERS, NEXT_ROW, SUSPENDED};
-        let grid = packed_grid(self.device)?;
+        let grid = resident_grid(self.device, Kernel::CountPacked)?;
         let warps = grid.grid_dim.0 as usize * (BLOCK_SIZE as usize / 32);
         let count = rows.len();
         let view = self.view(table, rows, step);
@@ -446,16 +459,10 @@ impl GpuJoin<'_> {
                 slice_ns,
                 deadline_ns,
             )?;
-            let counters = stream
-                .clone_dtoh(&state.counters)
-                .map_err(driver("reading the packed count's counters"))?;
-            let total = counter::read(stream, &state.total)?;
+            let (counters, total, ends) =
+                self.after_launch(&state.counters, &state.total, ABANDONED, enough)?;
             let rows_left = (counters[NEXT_ROW] as usize) < count;
-            if counters[ABANDONED] != 0
-                || (!rows_left && counters[SUSPENDED] == 0)
-                || self.options.stop().is_some()
-                || enough.is_some_and(|k| total >= k)
-            {
+            if ends || (!rows_left && counters[SUSPENDED] == 0) {
                 return Ok(total);
             }
             let mut next = [0u32; COUNTERS];

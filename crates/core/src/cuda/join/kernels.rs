@@ -560,7 +560,7 @@ pub(super) fn count_packed(
     // SAFETY: gsi_count_packed(table[rows*first_step], rows, <DepthFirstArgs::push>,
     // saved[grid warps*packed::SEARCH_WORDS], counters[packed::COUNTERS], total[1],
     // rows_at_once, suspend_when_idle, slice_ns, deadline_ns): `saved` is sized for
-    // `packed_grid`, the plan as `push` says.
+    // `resident_grid`, the plan as `push` says.
     let mut launch = device
         .stream
         .launch_builder(device.kernel(Kernel::CountPacked)?);
@@ -574,7 +574,8 @@ pub(super) fn count_packed(
         .arg(&suspend_when_idle)
         .arg(&slice_ns)
         .arg(&deadline_ns);
-    unsafe { launch.launch(packed_grid(device)?) }.map_err(driver("launching gsi_count_packed"))?;
+    unsafe { launch.launch(resident_grid(device, Kernel::CountPacked)?) }
+        .map_err(driver("launching gsi_count_packed"))?;
     Ok(())
 }
 
@@ -615,14 +616,17 @@ pub(super) fn split_packed(
     Ok(())
 }
 
-/// Blocks of a packed launch: as many as stay resident at once (its searches fill much of
-/// a multiprocessor's shared memory), so that every warp that suspends a search is one the
-/// next launch starts again.
-pub(super) fn packed_grid(device: &Device) -> Result<cudarc::driver::LaunchConfig> {
+/// Blocks of a launch of `kernel`: as many as stay resident at once (the packed count's
+/// searches and the clique count's bitmaps fill much of a multiprocessor's shared memory),
+/// so that every warp that suspends a search is one the next launch starts again.
+pub(super) fn resident_grid(
+    device: &Device,
+    kernel: Kernel,
+) -> Result<cudarc::driver::LaunchConfig> {
     let resident = device
-        .kernel(Kernel::CountPacked)?
+        .kernel(kernel)?
         .occupancy_max_active_blocks_per_multiprocessor(BLOCK_SIZE, 0, None)
-        .map_err(driver("reading gsi_count_packed's occupancy"))?;
+        .map_err(driver(format!("reading {}'s occupancy", kernel.name())))?;
     let mut config = warp_per_row(0);
     config.grid_dim.0 = device.multiprocessors * resident.max(1);
     Ok(config)
@@ -666,13 +670,8 @@ pub(super) fn count_cliques(
         .arg(&mut state.total)
         .arg(&slice_ns)
         .arg(&deadline_ns);
-    let resident = device
-        .kernel(Kernel::CountCliques)?
-        .occupancy_max_active_blocks_per_multiprocessor(BLOCK_SIZE, 0, None)
-        .map_err(driver("reading gsi_count_cliques's occupancy"))?;
-    let mut config = warp_per_row(0);
-    config.grid_dim.0 = device.multiprocessors * resident.max(1);
-    unsafe { launch.launch(config) }.map_err(driver("launching gsi_count_cliques"))?;
+    unsafe { launch.launch(resident_grid(device, Kernel::CountCliques)?) }
+        .map_err(driver("launching gsi_count_cliques"))?;
     Ok(())
 }
 
