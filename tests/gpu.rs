@@ -1270,6 +1270,29 @@ pub fn spread_queries_report_their_shares_through_the_cli() {
                 );
                 assert_eq!(e.shares == 0, e.busy_ms == 0.0, "{e:?}");
             }
+            // One record a share, each of the query's one part, the 32 shares each once;
+            // an engine's records add up to its busy time.
+            let mut taken: Vec<String> = spread
+                .shares
+                .iter()
+                .filter_map(|s| s.share.clone())
+                .collect();
+            taken.sort();
+            let mut dealt: Vec<String> = (0..32).map(|i| format!("{i}/32")).collect();
+            dealt.sort();
+            assert_eq!(taken, dealt, "{:?}", spread.shares);
+            for (at, e) in spread.engines.iter().enumerate() {
+                let mine: Vec<_> = spread.shares.iter().filter(|s| s.engine == at).collect();
+                assert_eq!(mine.len() as u32, e.shares, "{mine:?}");
+                let busy: f64 = mine.iter().map(|s| s.ms).sum();
+                assert!(
+                    (busy - e.busy_ms).abs() < 0.01 * e.busy_ms + 0.01,
+                    "{mine:?} {e:?}"
+                );
+                assert!(mine
+                    .iter()
+                    .all(|s| s.part == 0 && s.began_ms >= e.ready_ms - 0.01));
+            }
             if !extra.is_empty() {
                 assert_eq!(spread.grid, [2, 4, 4, 1, 1]);
             }
@@ -1284,6 +1307,18 @@ pub fn spread_queries_report_their_shares_through_the_cli() {
 pub struct SpreadJson {
     pub grid: Vec<u32>,
     pub engines: Vec<EngineSharesJson>,
+    pub shares: Vec<ShareTimeJson>,
+}
+
+/// One share of a spread query: its engine, part, `i/n`, start and time in milliseconds.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShareTimeJson {
+    pub engine: usize,
+    pub part: usize,
+    pub share: Option<String>,
+    pub began_ms: f64,
+    pub ms: f64,
 }
 
 /// One engine's part of a spread query, in milliseconds.

@@ -300,13 +300,37 @@ fn quotients_out_of_time_give_no_partial_sum() {
     assert_eq!(counted.count, 12 * 11 * 10 * 9);
     assert!(counted.paths.tree_counted, "counted over its quotients");
     // Over three engines, the quotients share the 24 cuts by their estimates, at least one
-    // each: more shares than quotients, at most the 24 and one more each.
+    // each, three (one an engine) where a hundred times the estimate makes a share of the
+    // whole: more shares than quotients, at most the 24, one more each and three each.
     let spread = spread_count(&q, &index, &options);
     assert_eq!(spread.count, 12 * 11 * 10 * 9);
     assert!(spread.paths.tree_counted, "counted over its quotients");
-    let engines = spread.spread.expect("spread").engines;
-    let shares = engines.iter().map(|e| e.shares).sum::<u32>();
-    assert!(shares > 5 && shares <= 24 + 5, "{shares} shares");
+    let spread = spread.spread.expect("spread");
+    let shares = spread.engines.iter().map(|e| e.shares).sum::<u32>();
+    assert!(shares > 5 && shares <= 24 + 5 + 15, "{shares} shares");
+    // One record a share: each quotient whole once, or each of its cuts once.
+    assert_eq!(spread.shares.len(), shares as usize);
+    for part in 0..5 {
+        let mut cuts: Vec<(u32, u32)> = spread
+            .shares
+            .iter()
+            .filter(|t| t.part == part)
+            .map(|t| t.share.map_or((0, 1), |s| (s.index(), s.count())))
+            .collect();
+        cuts.sort_unstable();
+        let n = cuts.first().map_or(0, |c| c.1);
+        let all: Vec<(u32, u32)> = (0..n).map(|i| (i, n)).collect();
+        assert_eq!(cuts, all, "quotient {part}");
+    }
+    for (at, e) in spread.engines.iter().enumerate() {
+        let busy: std::time::Duration = spread
+            .shares
+            .iter()
+            .filter(|t| t.engine == at)
+            .map(|t| t.took)
+            .sum();
+        assert_eq!(busy, e.busy, "engine {at}");
+    }
     let late = MatchOptions {
         deadline: Some(std::time::Instant::now()),
         ..options

@@ -73,6 +73,18 @@ pub struct QueryJson {
 pub struct SpreadJson {
     pub grid: [u32; gsi_core::options::AXES],
     pub engines: Vec<EngineSharesJson>,
+    pub shares: Vec<ShareTimeJson>,
+}
+
+/// One share of a spread query ([`gsi_core::ShareTime`]): the engine that answered it, the
+/// part of the query (a quotient, or 0) and its share of it as `i/n` (`null`: whole).
+#[derive(Debug, Serialize)]
+pub struct ShareTimeJson {
+    pub engine: usize,
+    pub part: usize,
+    pub share: Option<String>,
+    pub began_ms: f64,
+    pub ms: f64,
 }
 
 /// One engine's part of a spread query ([`gsi_core::EngineShares`]).
@@ -98,6 +110,17 @@ impl SpreadJson {
                     busy_ms: ms(e.busy),
                     cutting_ms: ms(e.cutting),
                     longest_ms: ms(e.longest),
+                })
+                .collect(),
+            shares: spread
+                .shares
+                .iter()
+                .map(|t| ShareTimeJson {
+                    engine: t.engine,
+                    part: t.part,
+                    share: t.share.map(|s| s.to_string()),
+                    began_ms: ms(t.began),
+                    ms: ms(t.took),
                 })
                 .collect(),
         }

@@ -54,7 +54,7 @@ pub use options::{
 pub use pcsr::PcsrLayout;
 pub use plan::Plan;
 pub use saved::{SavedIndex, SourceFile};
-pub use search::{find_matches, EngineShares, MatchReport, PhaseTimes, SpreadReport};
+pub use search::{find_matches, EngineShares, MatchReport, PhaseTimes, ShareTime, SpreadReport};
 pub use select::{open, EngineKind, Opened};
 pub use sink::{CollectMatches, CountOnly, MatchSink};
 pub use spread::find_matches_spread;

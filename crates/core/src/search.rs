@@ -66,6 +66,24 @@ pub struct SpreadReport {
     pub grid: [u32; AXES],
     /// Each engine's part, the first (which tried the query whole) first.
     pub engines: Vec<EngineShares>,
+    /// Every share as it was answered, in the order they were dealt.
+    pub shares: Vec<ShareTime>,
+}
+
+/// One share of a spread query, as an engine answered it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShareTime {
+    /// The engine that answered it: its place in [`SpreadReport::engines`].
+    pub engine: usize,
+    /// The part of the query it is a share of: 0 for a query joined whole, else the quotient
+    /// whose homomorphisms it counts.
+    pub part: usize,
+    /// The share of that part (`None`: the part whole).
+    pub share: Option<Share>,
+    /// When the engine took it, from the start of the spread query.
+    pub began: Duration,
+    /// Its cut of the candidate sets and its join.
+    pub took: Duration,
 }
 
 /// What one engine did with a spread query.

@@ -18,7 +18,9 @@ use crate::index::DataIndex;
 use crate::options::{MatchOptions, Share, Status};
 #[cfg(doc)]
 use crate::search::{find_matches, plan_ahead};
-use crate::search::{plan_query, quotient_sum, EngineShares, MatchReport, Planned, SpreadReport};
+use crate::search::{
+    plan_query, quotient_sum, EngineShares, MatchReport, Planned, ShareTime, SpreadReport,
+};
 use crate::sink::{CountOnly, MatchSink};
 
 /// The first engine tries a query whole for this long while the others plan it: most queries
@@ -50,7 +52,7 @@ struct Parts {
 }
 
 /// One share of one part of a query, as an engine answered it.
-type PartShare = (usize, MatchReport);
+type PartShare = (ShareTime, MatchReport);
 
 /// A unit of the deal ([`deal`]): a part of the query, and its share (`None`: whole).
 type Unit = (usize, Option<Share>);
@@ -62,14 +64,23 @@ const STOP_POLL: Duration = Duration::from_micros(200);
 /// How often the other engines, planned, look whether to take shares or stop.
 const WAIT_POLL: Duration = Duration::from_micros(50);
 
-/// How a spread query is dealt, given the estimate of each of its parts' work
+/// How far a quotient's work may exceed its estimate: of gw12's dense_12_1's 30 quotients,
+/// three estimated at 2.7×10^7 to 1.5×10^8 took as long each as the 19 shares of one
+/// estimated at 1.4×10^10 together, and four estimated at 10^6 over a tenth of that (four CPU
+/// engines, development machine, 2026-11-27).
+const UNDERESTIMATE: f64 = 100.0;
+
+/// How a spread query is dealt over `engines`, given the estimate of each of its parts' work
 /// ([`Planned::parts`], [`Planned::work`]): the parts heaviest first, each as its shares in
-/// turn, `(part, share)`, the share `None` for a part taken whole. A lone part is cut into `count` shares;
-/// a query's quotients share the `count` among them by their estimates, at least one each, so
-/// that the light ones are not cut: each share repeats its quotient's set-up, and with every
-/// quotient cut into `count` shares, gw12's dense_12_2 (6 quotients) took 558–910 ms on two
-/// H100s against 400–426 ms whole on one (2026-11-26).
-fn deal(weights: &[f64], count: u32) -> Vec<Unit> {
+/// turn, `(part, share)`, the share `None` for a part taken whole. A lone part is cut into
+/// `count` shares; a query's quotients share the `count` among them by their estimates, at
+/// least one each, so that the light ones are not cut: each share repeats its quotient's
+/// set-up, and with every quotient cut into `count` shares, gw12's dense_12_2 (6 quotients)
+/// took 558–910 ms on two H100s against 400–426 ms whole on one (2026-11-26). A quotient that,
+/// were its work [`UNDERESTIMATE`] times its estimate, would outweigh a share of the whole is
+/// cut into a share per engine at least: whole, dense_12_1's underestimated quotients took
+/// 782 and 823 ms of the 1,079 its four H200s took (2,477 on one; 2026-11-27).
+fn deal(weights: &[f64], count: u32, engines: u32) -> Vec<Unit> {
     let total: f64 = weights.iter().sum();
     let mut order: Vec<usize> = (0..weights.len()).collect();
     order.sort_by(|&a, &b| weights[b].total_cmp(&weights[a]));
@@ -79,9 +90,14 @@ fn deal(weights: &[f64], count: u32) -> Vec<Unit> {
         let cut = if weights.len() == 1 {
             count
         } else if share.is_finite() {
-            (f64::from(count) * share)
+            let by_estimate = (f64::from(count) * share)
                 .round()
-                .clamp(1.0, f64::from(count)) as u32
+                .clamp(1.0, f64::from(count)) as u32;
+            let at_least = match f64::from(count) * share * UNDERESTIMATE >= 1.0 {
+                true => engines.min(count),
+                false => 1,
+            };
+            by_estimate.max(at_least)
         } else {
             // No estimate, or one beyond measure: each part whole.
             1
@@ -151,45 +167,55 @@ fn spread(
         };
         return planned.join(first.as_mut(), data, options, options.share, sink);
     }
-    let count = options.shares_per_engine.max(1) * (others.len() as u32 + 1);
+    let engines = others.len() as u32 + 1;
+    let count = options.shares_per_engine.max(1) * engines;
     let next = AtomicU32::new(0);
     let started = Instant::now();
     // The first engine's deal of the query's parts, published before the others take
     // shares: each engine then takes the next unit of it until none is left.
     let dealt: OnceLock<(Parts, Vec<Unit>)> = OnceLock::new();
-    let take = |engine: &mut dyn Engine, planned: &Planned, options: &MatchOptions| {
-        let parts = planned.parts(options);
-        let mut mine = EngineShares {
-            ready: started.elapsed(),
-            ..EngineShares::default()
-        };
-        let mut reports: Vec<PartShare> = Vec::new();
-        let (first_parts, units) = dealt.get().expect("dealt before any engine takes shares");
-        // An engine whose plan chose otherwise between a join and the quotients (its walks
-        // cut short by the deadline) would count other parts: it takes no share.
-        if parts.len() != first_parts.coefficients.len() {
-            return Ok((reports, mine));
-        }
-        let planning: Vec<Duration> = parts
-            .iter()
-            .map(|(_, part, _)| part.report().times.plan)
-            .collect();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&(at, share)) = units.get(i as usize) else {
-                return Ok((reports, mine));
+    let take =
+        |at_engine: usize, engine: &mut dyn Engine, planned: &Planned, options: &MatchOptions| {
+            let parts = planned.parts(options);
+            let mut mine = EngineShares {
+                ready: started.elapsed(),
+                ..EngineShares::default()
             };
-            let (_, part, options) = &parts[at];
-            let report = part.join(engine, data, options, share, &mut CountOnly)?;
-            let cutting = report.times.plan.saturating_sub(planning[at]);
-            let took = cutting + report.times.join;
-            mine.shares += 1;
-            mine.busy += took;
-            mine.cutting += cutting;
-            mine.longest = mine.longest.max(took);
-            reports.push((at, report));
-        }
-    };
+            let mut reports: Vec<PartShare> = Vec::new();
+            let (first_parts, units) = dealt.get().expect("dealt before any engine takes shares");
+            // An engine whose plan chose otherwise between a join and the quotients (its walks
+            // cut short by the deadline) would count other parts: it takes no share.
+            if parts.len() != first_parts.coefficients.len() {
+                return Ok((reports, mine));
+            }
+            let planning: Vec<Duration> = parts
+                .iter()
+                .map(|(_, part, _)| part.report().times.plan)
+                .collect();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(at, share)) = units.get(i as usize) else {
+                    return Ok((reports, mine));
+                };
+                let (_, part, options) = &parts[at];
+                let began = started.elapsed();
+                let report = part.join(engine, data, options, share, &mut CountOnly)?;
+                let cutting = report.times.plan.saturating_sub(planning[at]);
+                let took = cutting + report.times.join;
+                mine.shares += 1;
+                mine.busy += took;
+                mine.cutting += cutting;
+                mine.longest = mine.longest.max(took);
+                let time = ShareTime {
+                    engine: at_engine,
+                    part: at,
+                    share,
+                    began,
+                    took,
+                };
+                reports.push((time, report));
+            }
+        };
     // The other engines take the plan made ahead, or plan the query themselves, then wait
     // until the first one has planned it (and tried it whole, when that is worth it): they
     // then take shares, or are called off.
@@ -209,12 +235,15 @@ fn spread(
     let (first_outcome, others_results) = std::thread::scope(|scope| {
         let handles: Vec<_> = others
             .iter_mut()
-            .map(|engine| {
-                scope.spawn(|| {
+            .enumerate()
+            .map(|(other, engine)| {
+                let (take, go, called_off, others_options) =
+                    (&take, &go, &called_off, &others_options);
+                scope.spawn(move || {
                     let engine = engine.as_mut();
                     let planned = match ahead {
                         Some(planned) => planned.adopted_by(engine)?,
-                        None => plan_query(engine, query, data, &others_options, true)?,
+                        None => plan_query(engine, query, data, others_options, true)?,
                     };
                     while !go.load(Ordering::Relaxed) {
                         if called_off.load(Ordering::Relaxed) {
@@ -222,7 +251,7 @@ fn spread(
                         }
                         std::thread::sleep(WAIT_POLL);
                     }
-                    take(engine, &planned, &others_options)
+                    take(other + 1, engine, &planned, others_options)
                 })
             })
             .collect();
@@ -254,9 +283,9 @@ fn spread(
                 coefficients: parts.iter().map(|p| p.0).collect(),
                 quotients: planned.by_quotients(),
             };
-            let _ = dealt.set((published.clone(), deal(&weights, count)));
+            let _ = dealt.set((published.clone(), deal(&weights, count, engines)));
             go.store(true, Ordering::Relaxed);
-            let (reports, mine) = take(first.as_mut(), planned, options)?;
+            let (reports, mine) = take(0, first.as_mut(), planned, options)?;
             Ok(FirstEngine::Shares(
                 planned.report(),
                 published,
@@ -306,9 +335,9 @@ fn spread(
         whole.status = reason;
     }
     let mut counts = vec![0u128; parts.coefficients.len()];
-    for (at, report) in &reports {
+    for (time, report) in &reports {
         let sum = counts
-            .get_mut(*at)
+            .get_mut(time.part)
             .expect("a part of the first engine's deal");
         *sum = sum
             .checked_add(report.count)
@@ -325,6 +354,8 @@ fn spread(
     } else {
         0
     };
+    let mut shares: Vec<ShareTime> = reports.iter().map(|(time, _)| *time).collect();
+    shares.sort_by_key(|time| time.began);
     let reports: Vec<MatchReport> = reports.into_iter().map(|(_, r)| r).collect();
     whole.peak_join_bytes = reports.iter().map(|r| r.peak_join_bytes).max().unwrap_or(0);
     if let Some(r) = reports.first() {
@@ -333,6 +364,7 @@ fn spread(
     whole.spread = Some(SpreadReport {
         grid: whole.plan.share_grid(count, options.share_grid),
         engines: engines_shares,
+        shares,
     });
     Ok(whole)
 }
@@ -343,7 +375,12 @@ mod tests {
 
     /// Each unit as (part, share index, shares of that part); a whole part as (part, 0, 1).
     fn dealt(weights: &[f64], count: u32) -> Vec<(usize, u32, u32)> {
-        deal(weights, count)
+        dealt_over(weights, count, 1)
+    }
+
+    /// [`dealt`] over `engines`.
+    fn dealt_over(weights: &[f64], count: u32, engines: u32) -> Vec<(usize, u32, u32)> {
+        deal(weights, count, engines)
             .into_iter()
             .map(|(at, share)| {
                 (
@@ -377,5 +414,20 @@ mod tests {
             units.contains(&(0, 0, 1)) && units.contains(&(1, 0, 1)),
             "{units:?}"
         );
+    }
+
+    #[test]
+    fn a_quotient_that_may_outweigh_a_share_is_cut_for_every_engine() {
+        // 32 cuts over four engines: the heaviest takes 32 by its estimate; the second, a
+        // hundredth of the whole, none by its estimate but four for the engines, as a hundred
+        // times it would be three shares' worth; the third, whose hundredfold is a tenth of a
+        // share, stays whole.
+        let units = dealt_over(&[1e10, 1e8, 3e4], 32, 4);
+        let mut expected: Vec<_> = (0..32).map(|i| (0, i, 32)).collect();
+        expected.extend((0..4).map(|i| (1, i, 4)));
+        expected.push((2, 0, 1));
+        assert_eq!(units, expected);
+        // Over one engine, nothing changes.
+        assert_eq!(dealt_over(&[1e10, 1e8, 3e4], 32, 1).len(), 32 + 1 + 1);
     }
 }
