@@ -301,7 +301,8 @@ fn quotients_out_of_time_give_no_partial_sum() {
     assert!(counted.paths.tree_counted, "counted over its quotients");
     // Over three engines, the quotients share the 24 cuts by their estimates, at least one
     // each, three (one an engine) where a hundred times the estimate makes a share of the
-    // whole: more shares than quotients, at most the 24, one more each and three each.
+    // whole, one where a tree's program counts it: more shares than quotients, at most the
+    // 24, one more each and three each.
     let spread = spread_count(&q, &index, &options);
     assert_eq!(spread.count, 12 * 11 * 10 * 9);
     assert!(spread.paths.tree_counted, "counted over its quotients");

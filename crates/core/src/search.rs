@@ -621,6 +621,12 @@ impl Planned {
         }
     }
 
+    /// Whether the count is its tree's dynamic program ([`tree_count`]), which a share
+    /// would repeat over most of the data graph's lists: such a part is dealt whole.
+    pub(crate) fn by_tree(&self) -> bool {
+        self.fits && self.by_tree
+    }
+
     /// Whether the count is a sum over the query's quotients ([`Planned::parts`]).
     pub(crate) fn by_quotients(&self) -> bool {
         self.fits && self.by_quotients.is_some()

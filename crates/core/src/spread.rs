@@ -71,23 +71,27 @@ const WAIT_POLL: Duration = Duration::from_micros(50);
 const UNDERESTIMATE: f64 = 100.0;
 
 /// How a spread query is dealt over `engines`, given the estimate of each of its parts' work
-/// ([`Planned::parts`], [`Planned::work`]): the parts heaviest first, each as its shares in
-/// turn, `(part, share)`, the share `None` for a part taken whole. A lone part is cut into
-/// `count` shares; a query's quotients share the `count` among them by their estimates, at
+/// ([`Planned::parts`], [`Planned::work`]) and which are counted by a tree's dynamic program
+/// (`by_tree`, [`Planned::by_tree`]: each share would read most of what the whole does, so
+/// they are taken whole; cut into four, gw12's dense_12_9, 24 ms on one H100, took 96 ms
+/// on four, 2026-11-27): the parts heaviest first, each as its shares in turn, `(part,
+/// share)`, the share `None` for a part taken whole. A lone part is cut into `count` shares; a query's quotients share the `count` among them by their estimates, at
 /// least one each, so that the light ones are not cut: each share repeats its quotient's
 /// set-up, and with every quotient cut into `count` shares, gw12's dense_12_2 (6 quotients)
 /// took 558–910 ms on two H100s against 400–426 ms whole on one (2026-11-26). A quotient that,
 /// were its work [`UNDERESTIMATE`] times its estimate, would outweigh a share of the whole is
 /// cut into a share per engine at least: whole, dense_12_1's underestimated quotients took
 /// 782 and 823 ms of the 1,079 its four H200s took (2,477 on one; 2026-11-27).
-fn deal(weights: &[f64], count: u32, engines: u32) -> Vec<Unit> {
+fn deal(weights: &[f64], by_tree: &[bool], count: u32, engines: u32) -> Vec<Unit> {
     let total: f64 = weights.iter().sum();
     let mut order: Vec<usize> = (0..weights.len()).collect();
     order.sort_by(|&a, &b| weights[b].total_cmp(&weights[a]));
     let mut units = Vec::new();
     for at in order {
         let share = weights[at] / total;
-        let cut = if weights.len() == 1 {
+        let cut = if by_tree[at] {
+            1
+        } else if weights.len() == 1 {
             count
         } else if share.is_finite() {
             let by_estimate = (f64::from(count) * share)
@@ -279,11 +283,12 @@ fn spread(
             }
             let parts = planned.parts(options);
             let weights: Vec<f64> = parts.iter().map(|(_, p, _)| p.work(data)).collect();
+            let by_tree: Vec<bool> = parts.iter().map(|(_, p, _)| p.by_tree()).collect();
             let published = Parts {
                 coefficients: parts.iter().map(|p| p.0).collect(),
                 quotients: planned.by_quotients(),
             };
-            let _ = dealt.set((published.clone(), deal(&weights, count, engines)));
+            let _ = dealt.set((published.clone(), deal(&weights, &by_tree, count, engines)));
             go.store(true, Ordering::Relaxed);
             let (reports, mine) = take(0, first.as_mut(), planned, options)?;
             Ok(FirstEngine::Shares(
@@ -380,7 +385,7 @@ mod tests {
 
     /// [`dealt`] over `engines`.
     fn dealt_over(weights: &[f64], count: u32, engines: u32) -> Vec<(usize, u32, u32)> {
-        deal(weights, count, engines)
+        deal(weights, &vec![false; weights.len()], count, engines)
             .into_iter()
             .map(|(at, share)| {
                 (
@@ -429,5 +434,19 @@ mod tests {
         assert_eq!(units, expected);
         // Over one engine, nothing changes.
         assert_eq!(dealt_over(&[1e10, 1e8, 3e4], 32, 1).len(), 32 + 1 + 1);
+    }
+
+    #[test]
+    fn a_part_counted_by_a_tree_program_is_dealt_whole() {
+        let units = deal(&[1e6, 3e6], &[true, false], 8, 4);
+        let units: Vec<_> = units
+            .into_iter()
+            .map(|(at, share)| (at, share.map(|s| (s.index(), s.count()))))
+            .collect();
+        let mut expected: Vec<_> = (0..6).map(|i| (1, Some((i, 6)))).collect();
+        expected.push((0, None));
+        assert_eq!(units, expected);
+        // A lone part counted so is one unit.
+        assert_eq!(deal(&[1e9], &[true], 32, 4), vec![(0, None)]);
     }
 }

@@ -30,6 +30,17 @@ pub struct DeviceCandidates {
     pub(crate) ranges: Vec<Range<usize>>,
 }
 
+/// One query vertex's candidates split by class, on the device
+/// ([`DeviceCandidates::upload_classes`]).
+pub struct ClassSets {
+    /// The classes' sorted lists one after another.
+    lists: CudaSlice<u32>,
+    /// Where each class lies in `lists`.
+    ranges: Vec<Range<usize>>,
+    /// A bitset per class, as many words each as the sets' bitsets.
+    bits: CudaSlice<u32>,
+}
+
 impl DeviceCandidates {
     /// A copy of `sets` on `device`: the host's bitsets as they are, the lists without a
     /// concatenation on the host ([`Device::upload_buffers`]).
@@ -147,6 +158,88 @@ impl DeviceCandidates {
         }
         // The host's lists and words must outlive their copies.
         self.stream.synchronize().map_err(err())
+    }
+
+    /// Uploads one query vertex's candidates split by class (`classes`, each a sorted
+    /// sublist of C(u)): the lists one after another and a bitset each, so that a share's
+    /// cut of C(u) is two copies on the device ([`DeviceCandidates::cut_to_class`]).
+    ///
+    /// # Errors
+    /// The device cannot hold or take the copy.
+    pub fn upload_classes(&self, classes: &[Vec<u32>]) -> Result<ClassSets> {
+        let err = || driver("uploading a cut vertex's classes");
+        let words = self.words;
+        let mut bits = vec![0u32; words * classes.len()];
+        bits.par_chunks_mut(words)
+            .zip(classes.par_iter())
+            .for_each(|(out, list)| {
+                for &v in list {
+                    out[v as usize / 32] |= 1 << (v % 32);
+                }
+            });
+        let total: usize = classes.iter().map(Vec::len).sum();
+        let mut lists = self
+            .stream
+            .alloc_zeros::<u32>(total.max(1))
+            .map_err(err())?;
+        let mut ranges = Vec::with_capacity(classes.len());
+        let mut end = 0;
+        for list in classes {
+            let at = end..end + list.len();
+            if !at.is_empty() {
+                self.stream
+                    .memcpy_htod(list, &mut lists.slice_mut(at.clone()))
+                    .map_err(err())?;
+            }
+            end = at.end;
+            ranges.push(at);
+        }
+        let bits = self.stream.clone_htod(&bits).map_err(err())?;
+        // The host's lists and words must outlive their copies.
+        self.stream.synchronize().map_err(err())?;
+        Ok(ClassSets {
+            lists,
+            ranges,
+            bits,
+        })
+    }
+
+    /// Makes C(u) of these sets class `class` of `classes`, copied on the device into its
+    /// room `room` (as [`DeviceCandidates::cut_to`] uploads a cut list).
+    ///
+    /// # Errors
+    /// The device cannot take the copies.
+    ///
+    /// # Panics
+    /// If the class is longer than the room.
+    pub fn cut_to_class(
+        &mut self,
+        u: usize,
+        room: Range<usize>,
+        classes: &ClassSets,
+        class: usize,
+    ) -> Result<()> {
+        let err = || driver("copying a share's candidate sets");
+        let list = classes.ranges[class].clone();
+        assert!(list.len() <= room.len(), "a share's C(u) is part of C(u)");
+        let at = room.start..room.start + list.len();
+        if !at.is_empty() {
+            self.stream
+                .memcpy_dtod(
+                    &classes.lists.slice(list),
+                    &mut self.lists.slice_mut(at.clone()),
+                )
+                .map_err(err())?;
+        }
+        let words = self.words;
+        self.stream
+            .memcpy_dtod(
+                &classes.bits.slice(class * words..(class + 1) * words),
+                &mut self.bits.slice_mut(u * words..(u + 1) * words),
+            )
+            .map_err(err())?;
+        self.ranges[u] = at;
+        Ok(())
     }
 
     /// C(u) alone, copied to the host.
