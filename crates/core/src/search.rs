@@ -1,6 +1,6 @@
 //! One query from start to end: filter, plan, join, each phase timed.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use gsi_graph::{Graph, VertexId};
@@ -19,7 +19,7 @@ use crate::plan::estimate::{cheaper_count, plan_on_host};
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
 use crate::plan::{wedge, Plan, Postpone, Strategy, TreeCountChoice};
 use crate::quotients::{self, Quotient};
-use crate::shares::ShareSpace;
+use crate::shares::{ShareSpace, SharedClasses};
 use crate::sink::{CountOnly, Images, MatchSink, OriginalIds};
 use crate::tree_count;
 
@@ -140,6 +140,9 @@ pub struct Planned {
     /// The candidate sets readied for shares, when the query is joined in shares on one
     /// engine ([`ShareSpace`]).
     shares: Mutex<Option<ShareSpace>>,
+    /// The cut vertices' candidates split by class for the shares, shared with the plans
+    /// adopted from this one ([`Planned::adopted_by`]).
+    splits: Arc<SharedClasses>,
 }
 
 /// Filters `query` on `engine` and plans its join (leaves postponed only when `counting`).
@@ -302,6 +305,7 @@ pub(crate) fn plan_query(
         fits: true,
         query: Box::new(query.clone()),
         shares: Mutex::new(None),
+        splits: Arc::default(),
     })
 }
 
@@ -528,6 +532,7 @@ impl Planned {
             by_tree: false,
             by_quotients: None,
             shares: Mutex::new(None),
+            splits: Arc::default(),
         }
     }
 
@@ -602,6 +607,7 @@ impl Planned {
             by_tree: self.by_tree,
             by_quotients,
             shares: Mutex::new(None),
+            splits: self.splits.clone(),
         })
     }
 
@@ -663,6 +669,7 @@ impl Planned {
                         &self.plan,
                         sides,
                         engine,
+                        &self.splits,
                     )?);
                 }
                 Some(space.as_mut().expect("made above").cut(share)?)

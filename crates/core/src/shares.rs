@@ -3,7 +3,9 @@
 //! GPU, one copy of the sets whose cut lists each share rewrites in place, so that millions
 //! of candidates are not copied or uploaded again for every share.
 
+use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use gsi_graph::VertexId;
 use rayon::prelude::*;
@@ -29,7 +31,7 @@ struct CutVertex {
 /// A cut vertex's candidates.
 enum Classes {
     /// Split by class on its first axis, each part sorted.
-    Sorted(Vec<Vec<VertexId>>),
+    Sorted(Split),
     /// Whole, where there are more classes than [`SORTED_CLASSES_MAX`]: each share picks its
     /// own (a grid of millions of shares comes from `--partition`, one share a process).
     Whole(Vec<VertexId>),
@@ -41,6 +43,39 @@ const SORTED_CLASSES_MAX: u32 = 1 << 12;
 /// Classes up to which a vertex cut on one axis has its classes on the device, a bitset
 /// each (64 bitsets of the LiveJournal-sized graph: 39 MB).
 const DEVICE_CLASSES_MAX: u32 = 64;
+
+/// The cut vertices' candidates split by class, for every engine that cuts one plan
+/// ([`crate::search::Planned::adopted_by`]: the engines of a spread query): the first to
+/// need a split makes it, the others take it instead of reading C(u) back from their devices
+/// and splitting it again. Four GPUs readying p1's shares on the LiveJournal-sized graph each
+/// took 16–21 ms to read its 4.8 M candidates back and 17–31 ms to split them, all at once
+/// (4 × H100, 2026-11-27).
+#[derive(Default)]
+pub(crate) struct SharedClasses(Mutex<Vec<(SplitKey, Split)>>);
+
+/// What a split is of: the query vertex, the axis it is split on, and the grid's sides.
+type SplitKey = (usize, usize, [u32; AXES]);
+
+/// C(u) split by class: each class's part, sorted.
+type Split = Arc<Vec<Vec<VertexId>>>;
+
+impl SharedClasses {
+    /// The split `key` names, made by `split` if no engine has made it yet (the others wait
+    /// for it rather than make it too).
+    fn get_or_split(
+        &self,
+        key: SplitKey,
+        split: impl FnOnce() -> Result<Vec<Vec<VertexId>>>,
+    ) -> Result<Split> {
+        let mut made = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, classes)) = made.iter().find(|(k, _)| *k == key) {
+            return Ok(classes.clone());
+        }
+        let classes = Arc::new(split()?);
+        made.push((key, classes.clone()));
+        Ok(classes)
+    }
+}
 
 /// Where the shares' sets live.
 enum Sets {
@@ -61,10 +96,11 @@ pub(crate) struct ShareSpace {
 }
 
 impl ShareSpace {
-    /// Sorts the cut vertices' candidates by class and readies the sets for `engine`: sets on
-    /// the host go to its device once ([`Engine::adopt`]), and sets on a device are copied
-    /// there with a room for each list ([`DeviceCandidates::for_shares`]: an upload shares
-    /// one list between the query vertices that have it, which a cut must not).
+    /// Sorts the cut vertices' candidates by class (or takes the split another engine made,
+    /// `shared`) and readies the sets for `engine`: sets on the host go to its device once
+    /// ([`Engine::adopt`]), and sets on a device are copied there with a room for each list
+    /// ([`DeviceCandidates::for_shares`]: an upload shares one list between the query
+    /// vertices that have it, which a cut must not).
     ///
     /// # Errors
     /// Device failures.
@@ -73,6 +109,7 @@ impl ShareSpace {
         plan: &Plan,
         sides: [u32; AXES],
         engine: &mut dyn Engine,
+        shared: &SharedClasses,
     ) -> Result<ShareSpace> {
         let sets = match candidates {
             Candidates::Host(sets) => match engine.adopt(sets)? {
@@ -91,19 +128,21 @@ impl ShareSpace {
                 continue;
             }
             // C(u) as the host holds it where it does, else read from the device.
-            let downloaded;
-            let list: &[VertexId] = match (candidates, &sets) {
-                (Candidates::Host(host), _) => host.list(u),
-                (_, Sets::Host(sets)) => sets.list(u),
-                (_, Sets::Device(sets, _)) => {
-                    downloaded = sets.as_ref().expect("set above").download_list(u)?;
-                    &downloaded
-                }
+            let list = || -> Result<Cow<'_, [VertexId]>> {
+                Ok(match (candidates, &sets) {
+                    (Candidates::Host(host), _) => Cow::Borrowed(host.list(u)),
+                    (_, Sets::Host(sets)) => Cow::Borrowed(sets.list(u)),
+                    (_, Sets::Device(sets, _)) => {
+                        Cow::Owned(sets.as_ref().expect("set above").download_list(u)?)
+                    }
+                })
             };
             let classes = if sides[axis] <= SORTED_CLASSES_MAX {
-                Classes::Sorted(by_class(list, any.cut(sides, axis), sides[axis]))
+                Classes::Sorted(shared.get_or_split((u, axis, sides), || {
+                    Ok(by_class(&list()?, any.cut(sides, axis), sides[axis]))
+                })?)
             } else {
-                Classes::Whole(list.to_vec())
+                Classes::Whole(list()?.into_owned())
             };
             cut.push(CutVertex {
                 vertex: u,
@@ -281,5 +320,30 @@ mod tests {
             .map(Vec::len)
             .sum();
         assert_eq!(sizes, list.len());
+    }
+
+    #[test]
+    fn a_split_is_made_once_for_every_engine_that_asks() {
+        let shared = SharedClasses::default();
+        let sides = [4, 2, 1, 1, 1];
+        let made = std::sync::atomic::AtomicU32::new(0);
+        let split = || {
+            made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Ok(vec![vec![1, 5], vec![2], vec![], vec![7]])
+        };
+        let first = shared.get_or_split((3, 0, sides), split).unwrap();
+        let again = shared.get_or_split((3, 0, sides), split).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        assert_eq!(made.load(std::sync::atomic::Ordering::Relaxed), 1);
+        // Another vertex, axis or grid is split anew.
+        for key in [(2, 0, sides), (3, 1, sides), (3, 0, [8, 1, 1, 1, 1])] {
+            shared.get_or_split(key, split).unwrap();
+        }
+        assert_eq!(made.load(std::sync::atomic::Ordering::Relaxed), 4);
+        // A split that fails is not kept.
+        let failed = shared.get_or_split((9, 0, sides), || Err(crate::error::Error::EmptyQuery));
+        assert!(failed.is_err());
+        shared.get_or_split((9, 0, sides), split).unwrap();
+        assert_eq!(made.load(std::sync::atomic::Ordering::Relaxed), 5);
     }
 }
