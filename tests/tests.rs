@@ -35,6 +35,7 @@ mod regression;
 mod saved;
 mod serve;
 mod sparql;
+mod spread;
 mod trees;
 mod turtle;
 mod util;

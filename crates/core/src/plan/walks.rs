@@ -10,6 +10,7 @@ use gsi_graph::VertexId;
 use crate::candidates::CandidateSets;
 use crate::index::DataIndex;
 use crate::options::MatchOptions;
+use crate::plan::grid::ShareOfRow;
 use crate::plan::Plan;
 
 /// Extensions a branching walk ([`Sampler::walk`]) goes on with at each linked step, where
@@ -75,6 +76,25 @@ impl Sampler<'_> {
     /// Where every plain walk dies before the leaf suffix, the branches reach further: what
     /// one walk in a thousand survives to is seen.
     pub(super) fn walk(&self, plan: &Plan, walks: usize, branches: usize) -> Work {
+        self.walk_into_shares(plan, walks, branches, None).0
+    }
+
+    /// [`Sampler::work`] of each share of a grid (`of`): the work of the steps after the
+    /// grid's last cut column, which a share does alone, added up by the share each walk's
+    /// row falls in (the steps before it are repeated, in part, by every share).
+    pub(super) fn share_work(&self, plan: &Plan, of: &ShareOfRow, walks: usize) -> Vec<f64> {
+        self.walk_into_shares(plan, walks, 1, Some(of)).1
+    }
+
+    /// [`Sampler::walk`], and where `of` is given, the work after its last cut column by
+    /// share (each share's sum over the walks, divided by the walks, as the steps' are).
+    fn walk_into_shares(
+        &self,
+        plan: &Plan,
+        walks: usize,
+        branches: usize,
+        of: Option<&ShareOfRow>,
+    ) -> (Work, Vec<f64>) {
         let width = plan.width();
         let from = plan.leaves.from.min(width);
         let mut descent = Descent {
@@ -95,6 +115,7 @@ impl Sampler<'_> {
             lists: vec![Vec::new(); width + 1],
             branches,
             spare: 0,
+            shares: of.map(|of| (of, vec![0.0; of.count()])),
         };
         let mut row: Vec<VertexId> = Vec::with_capacity(width);
         let mut walked = 0;
@@ -112,15 +133,24 @@ impl Sampler<'_> {
                 reached += 1;
             }
         }
-        let Descent { steps, reads, .. } = descent;
+        let Descent {
+            steps,
+            reads,
+            shares,
+            ..
+        } = descent;
         let walked = walked.max(1) as f64;
         let steps: Vec<f64> = steps.into_iter().map(|w| w / walked).collect();
-        Work {
+        let by_share = shares.map_or_else(Vec::new, |(_, work)| {
+            work.into_iter().map(|w| w / walked).collect()
+        });
+        let work = Work {
             total: steps.iter().sum(),
             steps,
             reads: reads / walked,
             reached: reached as f64 / walked,
-        }
+        };
+        (work, by_share)
     }
 }
 
@@ -141,6 +171,8 @@ struct Descent<'s, 'a> {
     branches: usize,
     /// Rows this walk may still take beyond a plain walk's.
     spare: usize,
+    /// The grid whose shares' work is added up ([`Sampler::share_work`]), and each share's.
+    shares: Option<(&'s ShareOfRow, Vec<f64>)>,
 }
 
 impl Descent<'_, '_> {
@@ -182,6 +214,11 @@ impl Descent<'_, '_> {
             (self.join.extend_row(step, row, &mut list), true)
         };
         self.steps[step] += weight * n as f64;
+        if let Some((of, work)) = &mut self.shares {
+            if let Some(share) = of.share(row) {
+                work[share] += weight * n as f64;
+            }
+        }
         let mut reached = false;
         if n > 0 {
             let k = match linked {
@@ -212,6 +249,11 @@ impl Descent<'_, '_> {
         let width = self.steps.len();
         for suffix in &mut self.steps[self.from..] {
             *suffix += weight;
+        }
+        if let Some((of, work)) = &mut self.shares {
+            if let Some(share) = of.share(row) {
+                work[share] += weight * (width - self.from) as f64;
+            }
         }
         let prefix = row.len();
         let mut list = std::mem::take(&mut self.lists[width]);
@@ -282,7 +324,7 @@ pub(crate) mod tests {
     use gsi_graph::{Graph, GraphBuilder};
 
     use super::*;
-    use crate::options::Semantics;
+    use crate::options::{Semantics, Share};
 
     /// Extensions by definition, independent of the engines' joins: the candidates of the
     /// step's vertex that are neighbours, in the data graph, of every linked column's match
@@ -482,6 +524,67 @@ pub(crate) mod tests {
                     "{branches} branches, step {step}: {got} against {want} ({exact:?})"
                 );
             }
+        }
+    }
+
+    /// The hub graph above: each share's partial matches after the grid's last cut column,
+    /// by enumeration, against the walks' estimate of them.
+    #[test]
+    fn walks_estimate_each_shares_work_after_its_cut() {
+        let n = 48;
+        let mut b = GraphBuilder::with_vertices(false, vec![0; n as usize]);
+        for v in 1..n {
+            b.add_edge(v, (v % (n - 1)) + 1, 0).unwrap();
+            b.add_edge(v, (v * 7 + 3) % n, 0).unwrap();
+            if v < 24 {
+                b.add_edge(0, v, 0).unwrap();
+            }
+        }
+        let data = DataIndex::build(b.build().unwrap()).unwrap();
+        let all: Vec<VertexId> = (0..n).collect();
+        let sets = CandidateSets::from_lists(vec![all; 4], n as usize);
+        let plan = Plan::build(&path(4), &sets.sizes(), &data, false);
+        let options = MatchOptions::default();
+        let join = ByDefinition.extender(&plan, &sets, &data, &options);
+        for sides in [[4, 1, 1, 1, 1], [2, 3, 1, 1, 1]] {
+            let of = ShareOfRow::new(&plan, sides);
+            let columns = plan.cut_steps();
+            let cut = columns.iter().zip(sides).filter(|(_, side)| *side > 1);
+            let last = cut.map(|(&column, _)| column).max().unwrap();
+            // Every partial match of a step after the last cut column, by its share.
+            let mut exact = vec![0.0; of.count()];
+            let mut rows: Vec<Vec<VertexId>> = vec![Vec::new()];
+            let mut buf = Vec::new();
+            for step in 0..plan.width() {
+                let mut next = Vec::new();
+                for row in &rows {
+                    let k = join.extend_row(step, row, &mut buf);
+                    if step > last {
+                        // The share that holds the row's cut columns, as a share cuts them.
+                        let at = of.share(row).unwrap();
+                        let share = Share::new(at as u32, of.count() as u32).unwrap();
+                        for (axis, &column) in columns.iter().enumerate() {
+                            let held =
+                                sides[axis] == 1 || share.cut(sides, axis).holds(row[column]);
+                            assert!(held, "{sides:?}");
+                        }
+                        exact[at] += k as f64;
+                    }
+                    next.extend(buf[..k].iter().map(|&v| [&row[..], &[v]].concat()));
+                }
+                rows = next;
+            }
+            let walks = by_definition(&sets, &data, &options).share_work(&plan, &of, 40_000);
+            let total: f64 = exact.iter().sum();
+            for (share, (&got, &want)) in walks.iter().zip(&exact).enumerate() {
+                assert!(
+                    (got - want).abs() <= 0.06 * want + 0.01 * total,
+                    "{sides:?}, share {share}: {got} against {want} ({walks:?}, {exact:?})"
+                );
+            }
+            // The hub's share is the heaviest, and the walks say so.
+            let heaviest = |w: &[f64]| (0..w.len()).max_by(|&a, &b| w[a].total_cmp(&w[b]));
+            assert_eq!(heaviest(&walks), heaviest(&exact), "{sides:?}");
         }
     }
 }

@@ -1,0 +1,84 @@
+//! One query spread over several engines (`--devices`, here CPU engines), its shares dealt in
+//! the order of their index or heaviest first by the walks' estimate, planned ahead (the
+//! engines then share one split of the cut vertices' candidates) or by each engine: the count
+//! is the brute force's, and each share is answered once.
+
+use gsi_core::cpu::CpuEngine;
+use gsi_core::{find_matches_spread, CountOnly, DataIndex, Engine, MatchOptions, ShareTime};
+use gsi_graph::Graph;
+
+use crate::brute;
+use crate::util::{clique, path, Spec};
+
+/// Each part's shares as (index, count), sorted, from a spread report's records.
+fn shares_of(records: &[ShareTime], part: usize) -> Vec<(u32, u32)> {
+    let mut shares: Vec<(u32, u32)> = records
+        .iter()
+        .filter(|t| t.part == part)
+        .map(|t| t.share.map_or((0, 1), |s| (s.index(), s.count())))
+        .collect();
+    shares.sort_unstable();
+    shares
+}
+
+#[test]
+fn shares_dealt_by_index_or_by_estimate_add_up() {
+    let mut star = Spec::new(false, vec![0, 1, 1, 1]);
+    for leaf in 1..4 {
+        star = star.edge(0, leaf, 0);
+    }
+    let queries: Vec<Graph> = vec![
+        clique(false, 4, 0).graph(),
+        path(false, 5, 0).graph(),
+        star.graph(),
+    ];
+    let mut counted = 0;
+    for seed in 0..3u64 {
+        let mut spec = gsi_generate::GraphSpec::new(60, 400, gsi_generate::Shape::ScaleFree);
+        spec.seed = seed;
+        spec.vertex_labels = 2;
+        let data = gsi_generate::generate_graph(&spec).expect("graph");
+        let index = DataIndex::build(data.clone()).expect("index");
+        for query in &queries {
+            let expected = brute::count(query, &data, false);
+            for by_estimate in [false, true] {
+                for ahead in [false, true] {
+                    let options = MatchOptions {
+                        shares_by_estimate: by_estimate,
+                        ..MatchOptions::default()
+                    };
+                    let planned = ahead.then(|| {
+                        gsi_core::search::plan_ahead(query, &index, &options, true)
+                            .expect("planned on the host")
+                            .expect("planned")
+                    });
+                    let mut engines: Vec<Box<dyn Engine>> = (0..3)
+                        .map(|_| Box::new(CpuEngine::default()) as Box<dyn Engine>)
+                        .collect();
+                    let report = find_matches_spread(
+                        &mut engines,
+                        query,
+                        &index,
+                        &options,
+                        &mut CountOnly,
+                        None,
+                        planned,
+                    )
+                    .expect("counted");
+                    let what = format!("seed {seed}, by estimate {by_estimate}, ahead {ahead}");
+                    assert_eq!(report.count, expected, "{what}: {}", report.plan);
+                    let spread = report.spread.expect("spread at once");
+                    let parts = spread.shares.iter().map(|t| t.part).max().unwrap_or(0) + 1;
+                    for part in 0..parts {
+                        let shares = shares_of(&spread.shares, part);
+                        let n = shares.first().map_or(0, |s| s.1);
+                        let all: Vec<(u32, u32)> = (0..n).map(|i| (i, n)).collect();
+                        assert_eq!(shares, all, "{what}: part {part}");
+                    }
+                }
+            }
+            counted += u32::from(expected > 0);
+        }
+    }
+    assert!(counted >= 6, "only {counted} counts were not zero");
+}
