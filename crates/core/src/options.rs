@@ -215,7 +215,8 @@ pub enum JoinOrder {
     /// The most edges to the vertices joined at each step (RI's rule).
     Links,
     /// The query's innermost core first, then the cycles around it and the trees hanging off
-    /// them (CFL-Match's 2-core-first order, generalised).
+    /// them (CFL-Match's 2-core-first order, generalised); within a core, the vertex with the
+    /// most edges to those joined before it (RapidMatch's densest-nucleus-first order).
     Core,
     /// Algorithm 2's order for a light query; for a heavy one, of the orders above, the one of
     /// the least work estimated by sampling ([`crate::plan::estimate`]).
