@@ -504,10 +504,7 @@ impl Plan {
                     .min_by(|&a, &b| {
                         let by_strategy = match strategy {
                             // The innermost core first, from the very first vertex; within
-                            // a core, the most edges to the vertices joined (RapidMatch's
-                            // order of the densest nucleus first: wordnet's dense_20_158 in
-                            // 1.3 s on one CPU thread, 7.9 s with the candidates' scores
-                            // alone; docs/BENCHMARKS.md, sixteenth round).
+                            // a core, the most links (docs/BENCHMARKS.md, sixteenth round).
                             Strategy::Core => core_number[b].cmp(&core_number[a]).then(
                                 joined_neighbours(b, &column).cmp(&joined_neighbours(a, &column)),
                             ),

@@ -15,10 +15,7 @@ use std::cmp::Reverse;
 
 use gsi_graph::VertexId;
 
-use crate::candidates::CandidateSets;
-use crate::index::DataIndex;
-use crate::options::{Cut, MatchOptions, Share, ShareGrid, AXES};
-use crate::plan::walks::{JoinForWalks, Sampler};
+use crate::options::{Cut, Share, ShareGrid, AXES};
 use crate::plan::Plan;
 
 /// Extra work the shares may make together, over the cheapest grid's, to be cut more evenly.
@@ -70,28 +67,6 @@ impl ShareOfRow {
 }
 
 impl Plan {
-    /// The random walks' estimate of each share's work in a grid of `sides` over `sets`,
-    /// by [`Share::index`]: the work after the grid's last cut column, where a share works
-    /// alone, from `walks` walks ([`Sampler::share_work`]). A spread query's shares are
-    /// dealt heaviest first by it under [`MatchOptions::shares_by_estimate`].
-    pub(crate) fn share_work(
-        &self,
-        sides: [u32; AXES],
-        sets: &CandidateSets,
-        data: &DataIndex,
-        options: &MatchOptions,
-        join: &dyn JoinForWalks,
-        walks: usize,
-    ) -> Vec<f64> {
-        let sampler = Sampler {
-            sets,
-            data,
-            options,
-            join,
-        };
-        sampler.share_work(self, &ShareOfRow::new(self, sides), walks)
-    }
-
     /// The steps whose vertices the grid's axes cut, one per axis: the plan's first [`AXES`]
     /// steps whose vertex has more than one candidate (one of a single candidate, a pinned
     /// vertex or a rare label's, would leave every match in one share); axes beyond them cut

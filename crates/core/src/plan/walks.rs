@@ -9,7 +9,7 @@ use gsi_graph::VertexId;
 
 use crate::candidates::CandidateSets;
 use crate::index::DataIndex;
-use crate::options::MatchOptions;
+use crate::options::{MatchOptions, AXES};
 use crate::plan::grid::ShareOfRow;
 use crate::plan::Plan;
 
@@ -22,6 +22,30 @@ pub(super) const BRANCHES: usize = 4;
 /// the plain ones were blind finished 301 against 295, 323 s in all against 334 (256 rows:
 /// 300, 325 s).
 const BRANCHED_NODES: usize = 64;
+
+impl Plan {
+    /// The random walks' estimate of each share's work in a grid of `sides` over `sets`,
+    /// by [`Share::index`]: the work after the grid's last cut column, where a share works
+    /// alone, from `walks` walks ([`Sampler::share_work`]). A spread query's shares are
+    /// dealt heaviest first by it under [`MatchOptions::shares_by_estimate`].
+    pub(crate) fn share_work(
+        &self,
+        sides: [u32; AXES],
+        sets: &CandidateSets,
+        data: &DataIndex,
+        options: &MatchOptions,
+        join: &dyn JoinForWalks,
+        walks: usize,
+    ) -> Vec<f64> {
+        let sampler = Sampler {
+            sets,
+            data,
+            options,
+            join,
+        };
+        sampler.share_work(self, &ShareOfRow::new(self, sides), walks)
+    }
+}
 
 /// Algorithm 3 for one partial match of one plan: what a walk asks of a join.
 pub trait RowExtender {
