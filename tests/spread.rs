@@ -4,22 +4,11 @@
 //! is the brute force's, and each share is answered once.
 
 use gsi_core::cpu::CpuEngine;
-use gsi_core::{find_matches_spread, CountOnly, DataIndex, Engine, MatchOptions, ShareTime};
+use gsi_core::{find_matches_spread, CountOnly, DataIndex, Engine, MatchOptions};
 use gsi_graph::Graph;
 
 use crate::brute;
-use crate::util::{clique, path, Spec};
-
-/// Each part's shares as (index, count), sorted, from a spread report's records.
-fn shares_of(records: &[ShareTime], part: usize) -> Vec<(u32, u32)> {
-    let mut shares: Vec<(u32, u32)> = records
-        .iter()
-        .filter(|t| t.part == part)
-        .map(|t| t.share.map_or((0, 1), |s| (s.index(), s.count())))
-        .collect();
-    shares.sort_unstable();
-    shares
-}
+use crate::util::{clique, path, shares_of, Spec};
 
 #[test]
 fn shares_dealt_by_index_or_by_estimate_add_up() {

@@ -312,13 +312,7 @@ fn quotients_out_of_time_give_no_partial_sum() {
     // One record a share: each quotient whole once, or each of its cuts once.
     assert_eq!(spread.shares.len(), shares as usize);
     for part in 0..5 {
-        let mut cuts: Vec<(u32, u32)> = spread
-            .shares
-            .iter()
-            .filter(|t| t.part == part)
-            .map(|t| t.share.map_or((0, 1), |s| (s.index(), s.count())))
-            .collect();
-        cuts.sort_unstable();
+        let cuts = crate::util::shares_of(&spread.shares, part);
         let n = cuts.first().map_or(0, |c| c.1);
         let all: Vec<(u32, u32)> = (0..n).map(|i| (i, n)).collect();
         assert_eq!(cuts, all, "quotient {part}");

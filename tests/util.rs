@@ -513,3 +513,15 @@ impl Engine for JudgedAsGpu {
         self.0.join(plan, candidates, data, options, sink)
     }
 }
+
+/// A part's shares as (index, count), sorted, from a spread report's records ((0, 1): the part
+/// whole).
+pub fn shares_of(records: &[gsi_core::ShareTime], part: usize) -> Vec<(u32, u32)> {
+    let mut shares: Vec<(u32, u32)> = records
+        .iter()
+        .filter(|t| t.part == part)
+        .map(|t| t.share.map_or((0, 1), |s| (s.index(), s.count())))
+        .collect();
+    shares.sort_unstable();
+    shares
+}

@@ -295,6 +295,13 @@ impl Device {
         )))
     }
 
+    /// A new device buffer of `len` (at least one) zeros.
+    pub(crate) fn zeros(&self, len: usize, what: &str) -> Result<CudaSlice<u32>> {
+        self.stream
+            .alloc_zeros::<u32>(len.max(1))
+            .map_err(driver(format!("allocating {what}")))
+    }
+
     /// Reads `len` elements of `buffer` starting at `start` back to the host.
     pub(crate) fn read(
         &self,

@@ -519,10 +519,9 @@ pub(crate) mod tests {
         made
     }
 
-    #[test]
-    fn plain_and_branching_walks_estimate_partial_matches_without_bias() {
-        // A hub (vertex 0, on 1..24) on a sparse ring of chords: walks vary widely, and
-        // their means over many walks come near the enumerated counts.
+    /// A path of four vertices over a hub (vertex 0, on 1..24) on a sparse ring of chords,
+    /// every vertex a candidate of each.
+    fn path_on_a_hub() -> (DataIndex, CandidateSets, Plan) {
         let n = 48;
         let mut b = GraphBuilder::with_vertices(false, vec![0; n as usize]);
         for v in 1..n {
@@ -533,10 +532,17 @@ pub(crate) mod tests {
             }
         }
         let data = DataIndex::build(b.build().unwrap()).unwrap();
-        let query = path(4);
         let all: Vec<VertexId> = (0..n).collect();
         let sets = CandidateSets::from_lists(vec![all; 4], n as usize);
-        let plan = Plan::build(&query, &sets.sizes(), &data, false);
+        let plan = Plan::build(&path(4), &sets.sizes(), &data, false);
+        (data, sets, plan)
+    }
+
+    #[test]
+    fn plain_and_branching_walks_estimate_partial_matches_without_bias() {
+        // Walks vary widely on the hub graph, and their means over many walks come near the
+        // enumerated counts.
+        let (data, sets, plan) = path_on_a_hub();
         let exact = partial_matches(&plan, &sets, &data);
         let options = MatchOptions::default();
         let sampler = by_definition(&sets, &data, &options);
@@ -551,23 +557,11 @@ pub(crate) mod tests {
         }
     }
 
-    /// The hub graph above: each share's partial matches after the grid's last cut column,
-    /// by enumeration, against the walks' estimate of them.
+    /// On the hub graph: each share's partial matches after the grid's last cut column, by
+    /// enumeration, against the walks' estimate of them.
     #[test]
     fn walks_estimate_each_shares_work_after_its_cut() {
-        let n = 48;
-        let mut b = GraphBuilder::with_vertices(false, vec![0; n as usize]);
-        for v in 1..n {
-            b.add_edge(v, (v % (n - 1)) + 1, 0).unwrap();
-            b.add_edge(v, (v * 7 + 3) % n, 0).unwrap();
-            if v < 24 {
-                b.add_edge(0, v, 0).unwrap();
-            }
-        }
-        let data = DataIndex::build(b.build().unwrap()).unwrap();
-        let all: Vec<VertexId> = (0..n).collect();
-        let sets = CandidateSets::from_lists(vec![all; 4], n as usize);
-        let plan = Plan::build(&path(4), &sets.sizes(), &data, false);
+        let (data, sets, plan) = path_on_a_hub();
         let options = MatchOptions::default();
         let join = ByDefinition.extender(&plan, &sets, &data, &options);
         for sides in [[4, 1, 1, 1, 1], [2, 3, 1, 1, 1]] {

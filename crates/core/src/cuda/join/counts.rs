@@ -90,14 +90,9 @@ impl GpuJoin<'_> {
             .map_or(0, |n| n.min(cliques::BITS)) as u32;
         let count = rows.len();
         let stream = &self.device.stream;
-        let zeros = |what: &str, n: usize| {
-            stream
-                .alloc_zeros::<u32>(n.max(1))
-                .map_err(driver(format!("allocating {what}")))
-        };
         let mut state = CliqueState {
-            counters: zeros("the clique count's counters", COUNTERS)?,
-            overflow: zeros("the clique count's other rows", count)?,
+            counters: self.device.zeros(COUNTERS, "the clique count's counters")?,
+            overflow: self.device.zeros(count, "the clique count's other rows")?,
             total: counter::zeroed(stream)?,
         };
         let (total, overflowed) = {
@@ -206,16 +201,15 @@ impl GpuJoin<'_> {
             let resident = self.device.multiprocessors as usize * 8;
             let room = PAIR_TALLIES_BYTES.min(self.device.memory()?.0 / 4);
             let blocks = (room / (4 * vertices.max(1))).clamp(1, resident);
-            let zeros = |what: &str, n: usize| {
-                stream
-                    .alloc_zeros::<u32>(n.max(1))
-                    .map_err(driver(format!("allocating {what}")))
-            };
             self.pair_space = Some(PairSpace {
                 blocks: blocks as u32,
-                members: zeros("the pair count's members", blocks * member_words)?,
+                members: self
+                    .device
+                    .zeros(blocks * member_words, "the pair count's members")?,
                 member_words: member_words as u32,
-                tallies: zeros("the pair count's tallies", blocks * vertices)?,
+                tallies: self
+                    .device
+                    .zeros(blocks * vertices, "the pair count's tallies")?,
                 vertices: vertices as u32,
             });
         }
@@ -313,9 +307,7 @@ impl GpuJoin<'_> {
                 let words = self.kept_set_words(warps);
                 (
                     self.device
-                        .stream
-                        .alloc_zeros::<u32>((warps * self.kept_slots * words).max(1))
-                        .map_err(driver("allocating the depth-first kept sets"))?,
+                        .zeros(warps * self.kept_slots * words, "the depth-first kept sets")?,
                     words as u32,
                 )
             }
@@ -330,24 +322,21 @@ impl GpuJoin<'_> {
         let task_words = (3 + width).next_multiple_of(32);
         let capacity = DEPTH_FIRST_TASKS as usize;
         let stream = &self.device.stream;
-        let zeros = |what: &str, n: usize| {
-            stream
-                .alloc_zeros::<u32>(n.max(1))
-                .map_err(driver(format!("allocating {what}")))
-        };
         let mut state = DepthFirstState {
-            ranges: zeros(
-                "the depth-first ranges",
+            ranges: self.device.zeros(
                 warps * args.total_links as usize * 2,
+                "the depth-first ranges",
             )?,
             sets,
             set_slots: self.kept_slots as u32,
             set_words,
-            tasks: zeros("the depth-first pool", capacity * task_words)?,
+            tasks: self
+                .device
+                .zeros(capacity * task_words, "the depth-first pool")?,
             spare: None,
             task_words: task_words as u32,
             capacity: capacity as u32,
-            counters: zeros("the depth-first counters", COUNTERS)?,
+            counters: self.device.zeros(COUNTERS, "the depth-first counters")?,
             total: counter::zeroed(stream)?,
         };
         loop {
@@ -381,9 +370,10 @@ impl GpuJoin<'_> {
                             .map_err(driver("clearing the depth-first pool"))?;
                         spare
                     }
-                    None => state
-                        .spare
-                        .insert(zeros("the depth-first pool", capacity * task_words)?),
+                    None => state.spare.insert(
+                        self.device
+                            .zeros(capacity * task_words, "the depth-first pool")?,
+                    ),
                 };
                 if tail > head {
                     stream
@@ -422,16 +412,13 @@ impl GpuJoin<'_> {
         let view = self.view(table, rows, step);
         let args = self.depth_first_args(step);
         let stream = &self.device.stream;
-        let zeros = |what: &str, n: usize| {
-            stream
-                .alloc_zeros::<u32>(n)
-                .map_err(driver(format!("allocating {what}")))
-        };
         let mut state = PackedState {
-            saved: zeros("the packed searches", warps * packed::SEARCH_WORDS)?,
-            counters: zeros("the packed count's counters", COUNTERS)?,
+            saved: self
+                .device
+                .zeros(warps * packed::SEARCH_WORDS, "the packed searches")?,
+            counters: self.device.zeros(COUNTERS, "the packed count's counters")?,
             total: counter::zeroed(stream)?,
-            places: zeros("the packed count's places", warps)?,
+            places: self.device.zeros(warps, "the packed count's places")?,
         };
         // Searches suspend once half the warps found no row left, and are split over every
         // warp before the next launch, while splits make new searches.
