@@ -1,5 +1,4 @@
-//! One query spread over several engines (`--devices`, here CPU engines), its shares dealt in
-//! the order of their index or heaviest first by the walks' estimate, planned ahead (the
+//! One query spread over several engines (`--devices`, here CPU engines), planned ahead (the
 //! engines then share one split of the cut vertices' candidates) or by each engine: the count
 //! is the brute force's, and each share is answered once.
 
@@ -11,7 +10,7 @@ use crate::brute;
 use crate::util::{clique, path, shares_of, Spec};
 
 #[test]
-fn shares_dealt_by_index_or_by_estimate_add_up() {
+fn shares_planned_ahead_or_by_each_engine_add_up() {
     let mut star = Spec::new(false, vec![0, 1, 1, 1]);
     for leaf in 1..4 {
         star = star.edge(0, leaf, 0);
@@ -30,40 +29,35 @@ fn shares_dealt_by_index_or_by_estimate_add_up() {
         let index = DataIndex::build(data.clone()).expect("index");
         for query in &queries {
             let expected = brute::count(query, &data, false);
-            for by_estimate in [false, true] {
-                for ahead in [false, true] {
-                    let options = MatchOptions {
-                        shares_by_estimate: by_estimate,
-                        ..MatchOptions::default()
-                    };
-                    let planned = ahead.then(|| {
-                        gsi_core::search::plan_ahead(query, &index, &options, true)
-                            .expect("planned on the host")
-                            .expect("planned")
-                    });
-                    let mut engines: Vec<Box<dyn Engine>> = (0..3)
-                        .map(|_| Box::new(CpuEngine::default()) as Box<dyn Engine>)
-                        .collect();
-                    let report = find_matches_spread(
-                        &mut engines,
-                        query,
-                        &index,
-                        &options,
-                        &mut CountOnly,
-                        None,
-                        planned,
-                    )
-                    .expect("counted");
-                    let what = format!("seed {seed}, by estimate {by_estimate}, ahead {ahead}");
-                    assert_eq!(report.count, expected, "{what}: {}", report.plan);
-                    let spread = report.spread.expect("spread at once");
-                    let parts = spread.shares.iter().map(|t| t.part).max().unwrap_or(0) + 1;
-                    for part in 0..parts {
-                        let shares = shares_of(&spread.shares, part);
-                        let n = shares.first().map_or(0, |s| s.1);
-                        let all: Vec<(u32, u32)> = (0..n).map(|i| (i, n)).collect();
-                        assert_eq!(shares, all, "{what}: part {part}");
-                    }
+            for ahead in [false, true] {
+                let options = MatchOptions::default();
+                let planned = ahead.then(|| {
+                    gsi_core::search::plan_ahead(query, &index, &options, true)
+                        .expect("planned on the host")
+                        .expect("planned")
+                });
+                let mut engines: Vec<Box<dyn Engine>> = (0..3)
+                    .map(|_| Box::new(CpuEngine::default()) as Box<dyn Engine>)
+                    .collect();
+                let report = find_matches_spread(
+                    &mut engines,
+                    query,
+                    &index,
+                    &options,
+                    &mut CountOnly,
+                    None,
+                    planned,
+                )
+                .expect("counted");
+                let what = format!("seed {seed}, ahead {ahead}");
+                assert_eq!(report.count, expected, "{what}: {}", report.plan);
+                let spread = report.spread.expect("spread at once");
+                let parts = spread.shares.iter().map(|t| t.part).max().unwrap_or(0) + 1;
+                for part in 0..parts {
+                    let shares = shares_of(&spread.shares, part);
+                    let n = shares.first().map_or(0, |s| s.1);
+                    let all: Vec<(u32, u32)> = (0..n).map(|i| (i, n)).collect();
+                    assert_eq!(shares, all, "{what}: part {part}");
                 }
             }
             counted += u32::from(expected > 0);

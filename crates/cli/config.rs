@@ -258,7 +258,6 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
                 false => ShareGrid::ByWork,
             },
             shares_per_engine: args.shares_per_device,
-            shares_by_estimate: args.shares_by_estimate,
             refine_rounds: args.refine_rounds,
             join_order: match args.join_order.as_str() {
                 "paper" => JoinOrder::Paper,

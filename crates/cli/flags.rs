@@ -965,11 +965,6 @@ pub struct MatchingArgs {
           value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub shares_per_device: u32,
 
-    /// For measurements: deals the shares of a query spread over several GPUs heaviest first,
-    /// by the random walks' estimate of each, instead of in the order of their index.
-    #[arg(long, hide = true)]
-    pub shares_by_estimate: bool,
-
     /// For tests and measurements: estimated partial matches from which a query's join order
     /// is chosen by sampling (`0`: every query).
     #[arg(long, value_name = "N", hide = true, default_value_t = gsi_core::options::HEAVY_QUERY_WORK)]

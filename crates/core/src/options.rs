@@ -85,10 +85,6 @@ pub struct MatchOptions {
     pub share_grid: ShareGrid,
     /// Shares per engine of a query spread over several ([`crate::find_matches_spread`]).
     pub shares_per_engine: u32,
-    /// Deals a spread query's shares heaviest first by the random walks' estimate of each
-    /// ([`crate::plan::Plan::share_work`]) instead of in the order of their index (for
-    /// measurements: not yet measured on several GPUs).
-    pub shares_by_estimate: bool,
     /// Rounds of neighbourhood refinement after the signature filter ([`crate::plan::refine`]);
     /// 0 keeps the paper's candidate sets.
     pub refine_rounds: usize,
@@ -374,7 +370,6 @@ impl Default for MatchOptions {
             share: None,
             share_grid: ShareGrid::ByWork,
             shares_per_engine: SHARES_PER_ENGINE,
-            shares_by_estimate: false,
             refine_rounds: REFINE_ROUNDS,
             join_order: JoinOrder::Sampled,
             symmetry: true,

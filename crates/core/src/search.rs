@@ -120,10 +120,6 @@ pub fn find_matches(
     report
 }
 
-/// Random walks that estimate each share's work ([`Planned::share_work`]): about 32 a share
-/// of a grid of 32.
-const SHARE_WALKS: usize = 1024;
-
 /// A query filtered and planned, ready to join whole or in shares.
 pub struct Planned {
     candidates: Candidates,
@@ -629,35 +625,6 @@ impl Planned {
             }
             _ => vec![(1, self, options.clone())],
         }
-    }
-
-    /// The random walks' estimate of the work of each of `count` shares of this plan, by
-    /// [`Share::index`] ([`Plan::share_work`], [`SHARE_WALKS`] walks over the sets on the
-    /// host, read back from the device where they are there); `None` where the count is the
-    /// tree's program or the query cannot match.
-    ///
-    /// # Errors
-    /// Reading the sets back from the device fails.
-    pub(crate) fn share_work(
-        &self,
-        data: &DataIndex,
-        options: &MatchOptions,
-        count: u32,
-    ) -> Result<Option<Vec<f64>>> {
-        if !self.fits || self.by_tree {
-            return Ok(None);
-        }
-        let sides = self.plan.share_grid(count, options.share_grid);
-        let sets = self.candidates.to_host()?;
-        let join = CpuEngine::default();
-        Ok(Some(self.plan.share_work(
-            sides,
-            &sets,
-            data,
-            options,
-            &join,
-            SHARE_WALKS,
-        )))
     }
 
     /// Whether the count is its tree's dynamic program ([`tree_count`]), which a share

@@ -10,8 +10,6 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
-
 use gsi_graph::Graph;
 
 use crate::engine::Engine;
@@ -115,48 +113,6 @@ fn deal(weights: &[f64], by_tree: &[bool], count: u32, engines: u32) -> Vec<Unit
         }
     }
     units
-}
-
-/// `units` reordered heaviest first by their estimated work: a whole part's estimate
-/// (`weights`), or a share's part of its part's, by `share_work(part, shares)` (each share's
-/// estimate by index, [`Planned::share_work`], the parts' walks on threads of their own; the
-/// part's split evenly where there is none, or where the walks found no work). The order of
-/// equal estimates is kept.
-///
-/// # Errors
-/// As `share_work`.
-fn heaviest_first(
-    units: Vec<Unit>,
-    weights: &[f64],
-    share_work: impl Fn(usize, u32) -> Result<Option<Vec<f64>>> + Sync,
-) -> Result<Vec<Unit>> {
-    let mut cut: Vec<(usize, u32)> = units
-        .iter()
-        .filter_map(|&(at, share)| share.map(|s| (at, s.count())))
-        .collect();
-    cut.dedup();
-    let estimates = cut
-        .par_iter()
-        .map(|&(at, count)| Ok((at, share_work(at, count)?)))
-        .collect::<Result<Vec<_>>>()?;
-    let estimate = |at: usize| estimates.iter().find(|(part, _)| *part == at);
-    let mut weighed: Vec<(f64, Unit)> = units
-        .into_iter()
-        .map(|(at, share)| {
-            let weight = match share {
-                None => weights[at],
-                Some(share) => match estimate(at).and_then(|(_, work)| work.as_ref()) {
-                    Some(work) if work.iter().sum::<f64>() > 0.0 => {
-                        weights[at] * work[share.index() as usize] / work.iter().sum::<f64>()
-                    }
-                    _ => weights[at] / f64::from(share.count()),
-                },
-            };
-            (weight, (at, share))
-        })
-        .collect();
-    weighed.sort_by(|a, b| b.0.total_cmp(&a.0));
-    Ok(weighed.into_iter().map(|(_, unit)| unit).collect())
 }
 
 /// Finds the matches of `query` with every engine of `engines` (at least one).
@@ -333,12 +289,6 @@ fn spread(
                 quotients: planned.by_quotients(),
             };
             let units = deal(&weights, &by_tree, count, engines);
-            let units = match options.shares_by_estimate {
-                true => heaviest_first(units, &weights, |at, count| {
-                    parts[at].1.share_work(data, &parts[at].2, count)
-                })?,
-                false => units,
-            };
             let _ = dealt.set((published.clone(), units));
             go.store(true, Ordering::Relaxed);
             let (reports, mine) = take(0, first.as_mut(), planned, options)?;
@@ -499,41 +449,5 @@ mod tests {
         assert_eq!(units, expected);
         // A lone part counted so is one unit.
         assert_eq!(deal(&[1e9], &[true], 32, 4), vec![(0, None)]);
-    }
-
-    #[test]
-    fn shares_are_dealt_heaviest_first_by_their_estimates() {
-        // Part 0 (weight 6) in three shares, the last estimated heaviest; part 1 (weight 3)
-        // whole; part 2 (weight 4) in two shares without an estimate, split evenly.
-        let share = |i, n| Some(Share::new(i, n).unwrap());
-        let units = vec![
-            (0, share(0, 3)),
-            (0, share(1, 3)),
-            (0, share(2, 3)),
-            (1, None),
-            (2, share(0, 2)),
-            (2, share(1, 2)),
-        ];
-        let estimates = |at: usize, count: u32| -> Result<Option<Vec<f64>>> {
-            assert_eq!(count, [3, 0, 2][at], "asked once a part, with its shares");
-            Ok((at == 0).then(|| vec![1.0, 1.0, 4.0]))
-        };
-        let ordered = heaviest_first(units, &[6.0, 3.0, 4.0], estimates).unwrap();
-        let ordered: Vec<_> = ordered
-            .into_iter()
-            .map(|(at, s)| (at, s.map(|s| s.index())))
-            .collect();
-        // 4.0, then 3.0, then 2.0 and 2.0 in their order, then 1.0 and 1.0.
-        assert_eq!(
-            ordered,
-            vec![
-                (0, Some(2)),
-                (1, None),
-                (2, Some(0)),
-                (2, Some(1)),
-                (0, Some(0)),
-                (0, Some(1)),
-            ]
-        );
     }
 }

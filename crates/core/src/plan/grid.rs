@@ -13,9 +13,7 @@
 
 use std::cmp::Reverse;
 
-use gsi_graph::VertexId;
-
-use crate::options::{Cut, Share, ShareGrid, AXES};
+use crate::options::{Share, ShareGrid, AXES};
 use crate::plan::Plan;
 
 /// Extra work the shares may make together, over the cheapest grid's, to be cut more evenly.
@@ -24,47 +22,6 @@ const EVENNESS_SLACK: f64 = 0.1;
 /// Share counts up to which every grid is weighed: a larger count (only `--partition` asks
 /// for one) takes the evenest grid, since its grids may number millions.
 const WEIGHED_COUNT_MAX: u32 = 1 << 16;
-
-/// Which share of a grid a partial match falls in, once it holds every cut column: the
-/// class of the column's vertex on each axis of more than one class ([`Share::cut`]).
-pub(crate) struct ShareOfRow {
-    /// Each such axis's column, its cut (for the classes) and the shares one class spans.
-    axes: Vec<(usize, Cut, usize)>,
-    count: usize,
-}
-
-impl ShareOfRow {
-    /// The shares of `plan` in a grid of `sides`.
-    pub(crate) fn new(plan: &Plan, sides: [u32; AXES]) -> ShareOfRow {
-        let count: u32 = sides.iter().product();
-        let any = Share::new(0, count).expect("a grid of one share or more");
-        let columns = plan.cut_steps();
-        let axes = (0..AXES)
-            .filter(|&a| sides[a] > 1)
-            .map(|a| {
-                let stride: u32 = sides[a + 1..].iter().product();
-                (columns[a], any.cut(sides, a), stride as usize)
-            })
-            .collect();
-        ShareOfRow {
-            axes,
-            count: count as usize,
-        }
-    }
-
-    /// Shares in the grid.
-    pub(crate) fn count(&self) -> usize {
-        self.count
-    }
-
-    /// The share (its [`Share::index`]) `row` falls in, once it holds every cut column.
-    pub(crate) fn share(&self, row: &[VertexId]) -> Option<usize> {
-        self.axes.iter().try_fold(0, |at, &(column, cut, stride)| {
-            row.get(column)
-                .map(|&v| at + cut.class_of(v) as usize * stride)
-        })
-    }
-}
 
 impl Plan {
     /// The steps whose vertices the grid's axes cut, one per axis: the plan's first [`AXES`]

@@ -9,8 +9,7 @@ use gsi_graph::VertexId;
 
 use crate::candidates::CandidateSets;
 use crate::index::DataIndex;
-use crate::options::{MatchOptions, AXES};
-use crate::plan::grid::ShareOfRow;
+use crate::options::MatchOptions;
 use crate::plan::Plan;
 
 /// Extensions a branching walk ([`Sampler::walk`]) goes on with at each linked step, where
@@ -22,30 +21,6 @@ pub(super) const BRANCHES: usize = 4;
 /// the plain ones were blind finished 301 against 295, 323 s in all against 334 (256 rows:
 /// 300, 325 s).
 const BRANCHED_NODES: usize = 64;
-
-impl Plan {
-    /// The random walks' estimate of each share's work in a grid of `sides` over `sets`,
-    /// by [`Share::index`]: the work after the grid's last cut column, where a share works
-    /// alone, from `walks` walks ([`Sampler::share_work`]). A spread query's shares are
-    /// dealt heaviest first by it under [`MatchOptions::shares_by_estimate`].
-    pub(crate) fn share_work(
-        &self,
-        sides: [u32; AXES],
-        sets: &CandidateSets,
-        data: &DataIndex,
-        options: &MatchOptions,
-        join: &dyn JoinForWalks,
-        walks: usize,
-    ) -> Vec<f64> {
-        let sampler = Sampler {
-            sets,
-            data,
-            options,
-            join,
-        };
-        sampler.share_work(self, &ShareOfRow::new(self, sides), walks)
-    }
-}
 
 /// Algorithm 3 for one partial match of one plan: what a walk asks of a join.
 pub trait RowExtender {
@@ -100,25 +75,6 @@ impl Sampler<'_> {
     /// Where every plain walk dies before the leaf suffix, the branches reach further: what
     /// one walk in a thousand survives to is seen.
     pub(super) fn walk(&self, plan: &Plan, walks: usize, branches: usize) -> Work {
-        self.walk_into_shares(plan, walks, branches, None).0
-    }
-
-    /// [`Sampler::work`] of each share of a grid (`of`): the work of the steps after the
-    /// grid's last cut column, which a share does alone, added up by the share each walk's
-    /// row falls in (the steps before it are repeated, in part, by every share).
-    pub(super) fn share_work(&self, plan: &Plan, of: &ShareOfRow, walks: usize) -> Vec<f64> {
-        self.walk_into_shares(plan, walks, 1, Some(of)).1
-    }
-
-    /// [`Sampler::walk`], and where `of` is given, the work after its last cut column by
-    /// share (each share's sum over the walks, divided by the walks, as the steps' are).
-    fn walk_into_shares(
-        &self,
-        plan: &Plan,
-        walks: usize,
-        branches: usize,
-        of: Option<&ShareOfRow>,
-    ) -> (Work, Vec<f64>) {
         let width = plan.width();
         let from = plan.leaves.from.min(width);
         let mut descent = Descent {
@@ -139,7 +95,6 @@ impl Sampler<'_> {
             lists: vec![Vec::new(); width + 1],
             branches,
             spare: 0,
-            shares: of.map(|of| (of, vec![0.0; of.count()])),
         };
         let mut row: Vec<VertexId> = Vec::with_capacity(width);
         let mut walked = 0;
@@ -157,24 +112,15 @@ impl Sampler<'_> {
                 reached += 1;
             }
         }
-        let Descent {
-            steps,
-            reads,
-            shares,
-            ..
-        } = descent;
+        let Descent { steps, reads, .. } = descent;
         let walked = walked.max(1) as f64;
         let steps: Vec<f64> = steps.into_iter().map(|w| w / walked).collect();
-        let by_share = shares.map_or_else(Vec::new, |(_, work)| {
-            work.into_iter().map(|w| w / walked).collect()
-        });
-        let work = Work {
+        Work {
             total: steps.iter().sum(),
             steps,
             reads: reads / walked,
             reached: reached as f64 / walked,
-        };
-        (work, by_share)
+        }
     }
 }
 
@@ -195,8 +141,6 @@ struct Descent<'s, 'a> {
     branches: usize,
     /// Rows this walk may still take beyond a plain walk's.
     spare: usize,
-    /// The grid whose shares' work is added up ([`Sampler::share_work`]), and each share's.
-    shares: Option<(&'s ShareOfRow, Vec<f64>)>,
 }
 
 impl Descent<'_, '_> {
@@ -238,11 +182,6 @@ impl Descent<'_, '_> {
             (self.join.extend_row(step, row, &mut list), true)
         };
         self.steps[step] += weight * n as f64;
-        if let Some((of, work)) = &mut self.shares {
-            if let Some(share) = of.share(row) {
-                work[share] += weight * n as f64;
-            }
-        }
         let mut reached = false;
         if n > 0 {
             let k = match linked {
@@ -273,11 +212,6 @@ impl Descent<'_, '_> {
         let width = self.steps.len();
         for suffix in &mut self.steps[self.from..] {
             *suffix += weight;
-        }
-        if let Some((of, work)) = &mut self.shares {
-            if let Some(share) = of.share(row) {
-                work[share] += weight * (width - self.from) as f64;
-            }
         }
         let prefix = row.len();
         let mut list = std::mem::take(&mut self.lists[width]);
@@ -348,7 +282,7 @@ pub(crate) mod tests {
     use gsi_graph::{Graph, GraphBuilder};
 
     use super::*;
-    use crate::options::{Semantics, Share};
+    use crate::options::Semantics;
 
     /// Extensions by definition, independent of the engines' joins: the candidates of the
     /// step's vertex that are neighbours, in the data graph, of every linked column's match
@@ -554,55 +488,6 @@ pub(crate) mod tests {
                     "{branches} branches, step {step}: {got} against {want} ({exact:?})"
                 );
             }
-        }
-    }
-
-    /// On the hub graph: each share's partial matches after the grid's last cut column, by
-    /// enumeration, against the walks' estimate of them.
-    #[test]
-    fn walks_estimate_each_shares_work_after_its_cut() {
-        let (data, sets, plan) = path_on_a_hub();
-        let options = MatchOptions::default();
-        let join = ByDefinition.extender(&plan, &sets, &data, &options);
-        for sides in [[4, 1, 1, 1, 1], [2, 3, 1, 1, 1]] {
-            let of = ShareOfRow::new(&plan, sides);
-            let columns = plan.cut_steps();
-            let cut = columns.iter().zip(sides).filter(|(_, side)| *side > 1);
-            let last = cut.map(|(&column, _)| column).max().unwrap();
-            // Every partial match of a step after the last cut column, by its share.
-            let mut exact = vec![0.0; of.count()];
-            let mut rows: Vec<Vec<VertexId>> = vec![Vec::new()];
-            let mut buf = Vec::new();
-            for step in 0..plan.width() {
-                let mut next = Vec::new();
-                for row in &rows {
-                    let k = join.extend_row(step, row, &mut buf);
-                    if step > last {
-                        // The share that holds the row's cut columns, as a share cuts them.
-                        let at = of.share(row).unwrap();
-                        let share = Share::new(at as u32, of.count() as u32).unwrap();
-                        for (axis, &column) in columns.iter().enumerate() {
-                            let held =
-                                sides[axis] == 1 || share.cut(sides, axis).holds(row[column]);
-                            assert!(held, "{sides:?}");
-                        }
-                        exact[at] += k as f64;
-                    }
-                    next.extend(buf[..k].iter().map(|&v| [&row[..], &[v]].concat()));
-                }
-                rows = next;
-            }
-            let walks = by_definition(&sets, &data, &options).share_work(&plan, &of, 40_000);
-            let total: f64 = exact.iter().sum();
-            for (share, (&got, &want)) in walks.iter().zip(&exact).enumerate() {
-                assert!(
-                    (got - want).abs() <= 0.06 * want + 0.01 * total,
-                    "{sides:?}, share {share}: {got} against {want} ({walks:?}, {exact:?})"
-                );
-            }
-            // The hub's share is the heaviest, and the walks say so.
-            let heaviest = |w: &[f64]| (0..w.len()).max_by(|&a, &b| w[a].total_cmp(&w[b]));
-            assert_eq!(heaviest(&walks), heaviest(&exact), "{sides:?}");
         }
     }
 }
