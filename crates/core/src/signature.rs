@@ -65,6 +65,11 @@ impl Signature {
         words[0] = graph.label(v);
         for &direction in graph.directions() {
             let (neighbors, labels) = graph.edges(v, direction);
+            // The neighbours' labels lie anywhere in memory: asked for all at once, their
+            // reads overlap.
+            for &w in neighbors {
+                graph.prefetch_labels(w);
+            }
             // A neighbour of several labels counts once for each (a query neighbour's
             // labels are among its match's, so the query's counts stay below the data's).
             for (&w, &l) in neighbors.iter().zip(labels) {

@@ -200,6 +200,15 @@ impl Graph {
         &sets.labels[sets.offsets[v as usize]..sets.offsets[v as usize + 1]]
     }
 
+    /// A hint that [`Graph::labels_of`] will read `v`'s labels soon: asks the processor to
+    /// bring where they start into its cache.
+    pub fn prefetch_labels(&self, v: VertexId) {
+        match self.label_sets.is_empty() {
+            true => self.vertex_labels.get(v as usize).map(prefetch),
+            false => self.label_sets.offsets.get(v as usize).map(prefetch),
+        };
+    }
+
     /// Whether vertex `v` carries every label of `labels` (sorted).
     pub fn has_labels(&self, v: VertexId, labels: &[VertexLabel]) -> bool {
         let own = self.labels_of(v);
