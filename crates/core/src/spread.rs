@@ -288,8 +288,7 @@ fn spread(
                 coefficients: parts.iter().map(|p| p.0).collect(),
                 quotients: planned.by_quotients(),
             };
-            let units = deal(&weights, &by_tree, count, engines);
-            let _ = dealt.set((published.clone(), units));
+            let _ = dealt.set((published.clone(), deal(&weights, &by_tree, count, engines)));
             go.store(true, Ordering::Relaxed);
             let (reports, mine) = take(0, first.as_mut(), planned, options)?;
             Ok(FirstEngine::Shares(

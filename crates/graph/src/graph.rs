@@ -203,10 +203,13 @@ impl Graph {
     /// A hint that [`Graph::labels_of`] will read `v`'s labels soon: asks the processor to
     /// bring where they start into its cache.
     pub fn prefetch_labels(&self, v: VertexId) {
-        match self.label_sets.is_empty() {
-            true => self.vertex_labels.get(v as usize).map(prefetch),
-            false => self.label_sets.offsets.get(v as usize).map(prefetch),
-        };
+        if self.label_sets.is_empty() {
+            if let Some(label) = self.vertex_labels.get(v as usize) {
+                prefetch(label);
+            }
+        } else if let Some(start) = self.label_sets.offsets.get(v as usize) {
+            prefetch(start);
+        }
     }
 
     /// Whether vertex `v` carries every label of `labels` (sorted).

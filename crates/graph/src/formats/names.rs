@@ -66,15 +66,8 @@ impl Dictionary {
         if self.slots.is_empty() {
             return None;
         }
-        let mask = self.slots.len() - 1;
-        let mut slot = hash_bytes(name.as_bytes()) as usize & mask;
-        loop {
-            match self.slots[slot] {
-                EMPTY => return None,
-                index if self.at(index as usize) == name => return Some(self.first + index),
-                _ => slot = (slot + 1) & mask,
-            }
-        }
+        let index = self.probe(hash_bytes(name.as_bytes()), name).ok()?;
+        Some(self.first + index)
     }
 
     /// The number of `name`, where an IRI may also be given without its angle brackets:
@@ -166,20 +159,12 @@ impl Dictionary {
             .into_par_iter()
             .map(|index| hash_bytes(dictionary.at(index).as_bytes()))
             .collect();
-        let mask = dictionary.slots.len().wrapping_sub(1);
         for (index, hash) in hashes.into_iter().enumerate() {
             let name = dictionary.at(index);
-            let mut slot = hash as usize & mask;
-            loop {
-                match dictionary.slots[slot] {
-                    EMPTY => break,
-                    other if dictionary.at(other as usize) == name => {
-                        return Err(format!("it holds the name `{name}` twice"));
-                    }
-                    _ => slot = (slot + 1) & mask,
-                }
+            match dictionary.probe(hash, name) {
+                Ok(_) => return Err(format!("it holds the name `{name}` twice")),
+                Err(slot) => dictionary.slots[slot] = index as u32,
             }
-            dictionary.slots[slot] = index as u32;
         }
         Ok(dictionary)
     }
@@ -187,6 +172,20 @@ impl Dictionary {
     fn at(&self, index: usize) -> &str {
         let start = if index == 0 { 0 } else { self.ends[index - 1] };
         &self.text[start..self.ends[index]]
+    }
+
+    /// Where `name`, of hash `hash`, is in the table (a table of at least one slot): its index
+    /// where it is there, else the empty slot it would take.
+    fn probe(&self, hash: u64, name: &str) -> Result<u32, usize> {
+        let mask = self.slots.len() - 1;
+        let mut slot = hash as usize & mask;
+        loop {
+            match self.slots[slot] {
+                EMPTY => return Err(slot),
+                index if self.at(index as usize) == name => return Ok(index),
+                _ => slot = (slot + 1) & mask,
+            }
+        }
     }
 
     fn place(&mut self, index: u32) {
