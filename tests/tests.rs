@@ -9,6 +9,8 @@
 //! - `equivalents`: equivalent query vertices counted from one extension set, against the
 //!   brute force and against enumerating them.
 //! - `trees`: tree-shaped queries counted by dynamic programming, against the brute force.
+//! - `cores`: queries with cycles counted over their 2-core, the trees hanging from it by
+//!   dynamic programming, against the brute force.
 //! - `wide_counts`: counts beyond 64 bits against formulas, and past 128 bits refused.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
 //! - `gmatch`: graphs written as gMatch's binary CSR, read back from its documented layout.
@@ -23,6 +25,7 @@
 mod brute;
 mod cli;
 mod cliques;
+mod cores;
 mod docs;
 mod equivalents;
 mod gmatch;

@@ -273,6 +273,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
                 (false, false) => TreeCounts::ByEstimate,
             },
             equivalent_vertices: !args.no_equivalent_vertices,
+            pinned_cores: !args.no_pinned_cores,
             pair_counts: match (args.no_pair_counts, args.always_pair_counts) {
                 (true, _) => PairCounts::Never,
                 (false, true) => PairCounts::Always,

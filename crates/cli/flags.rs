@@ -939,6 +939,12 @@ pub struct MatchingArgs {
     #[arg(long, hide = true, conflicts_with = "no_tree_counts")]
     pub always_tree_counts: bool,
 
+    /// For tests and measurements: joins the 2-core of a query counted over its core (the
+    /// trees hanging from it counted by dynamic programming) even where one of its vertices,
+    /// pinned, would let a program count it.
+    #[arg(long, hide = true)]
+    pub no_pinned_cores: bool,
+
     /// For tests and measurements: enumerates equivalent query vertices (same labels, same
     /// neighbours by the same edges) instead of counting them from one extension set.
     #[arg(long, hide = true)]

@@ -68,7 +68,7 @@ struct Run {
 /// with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 40] = [
+const FORCED_PATHS: [(&str, ForcePath); 41] = [
     ("depth-first", |o, _| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o, t| {
         o.depth_first_rows = Some(0);
@@ -166,6 +166,13 @@ const FORCED_PATHS: [(&str, ForcePath); 40] = [
     ("counted as a tree wherever it can be", |o, _| {
         o.tree_counts = gsi_core::TreeCounts::Always
     }),
+    (
+        "counted as a tree wherever it can be, cores joined",
+        |o, _| {
+            o.tree_counts = gsi_core::TreeCounts::Always;
+            o.pinned_cores = false;
+        },
+    ),
     ("every list balanced over blocks", |_, t| {
         t.gpu.balance_from = Some(0)
     }),

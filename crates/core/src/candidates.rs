@@ -120,6 +120,14 @@ impl CandidateSets {
         self.lists[u] = Arc::new(kept);
     }
 
+    /// The sets of `vertices`, in that order (those of a query made of them).
+    pub(crate) fn select(&self, vertices: &[usize]) -> CandidateSets {
+        CandidateSets {
+            lists: vertices.iter().map(|&u| self.lists[u].clone()).collect(),
+            bits: vertices.iter().map(|&u| self.bits[u].clone()).collect(),
+        }
+    }
+
     /// |C(u)| for every u.
     pub fn sizes(&self) -> Vec<usize> {
         self.lists.iter().map(|list| list.len()).collect()

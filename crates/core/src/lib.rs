@@ -12,6 +12,7 @@
 mod auto;
 pub mod candidates;
 pub mod config;
+mod core_count;
 pub mod cpu;
 pub mod cuda;
 pub mod edges;

@@ -104,6 +104,10 @@ pub struct MatchOptions {
     /// When a tree-shaped query whose homomorphisms are its matches is counted by dynamic
     /// programming instead of a join ([`crate::tree_count`]).
     pub tree_counts: TreeCounts,
+    /// Counts the 2-core of a query counted over its core ([`crate::core_count`]) by dynamic
+    /// programming with one vertex pinned, where that vertex leaves a forest, rather than by
+    /// its join; off for tests and measurements.
+    pub pinned_cores: bool,
     /// Counts equivalent query vertices (same labels, same neighbours by the same edges)
     /// from one extension set instead of enumerating them, where the engine can
     /// ([`crate::plan::equivalence_classes`]); off for tests and measurements.
@@ -374,6 +378,7 @@ impl Default for MatchOptions {
             join_order: JoinOrder::Sampled,
             symmetry: true,
             tree_counts: TreeCounts::ByEstimate,
+            pinned_cores: true,
             equivalent_vertices: true,
             pair_counts: PairCounts::ByEstimate,
             pair_counts_from: None,

@@ -103,6 +103,12 @@ pub struct TreeCountChoice {
     /// Where the query's labels repeat, how many quotients the count adds up
     /// ([`crate::quotients`]; `tree_work` is then their work together); 0 where they do not.
     pub quotients: usize,
+    /// Where the query has cycles, the vertices of its 2-core, joined while the trees hanging
+    /// from it are counted by the program (`tree_work` is then both together); 0 for a tree.
+    pub core: usize,
+    /// Where the core is counted by its program with one vertex pinned
+    /// ([`crate::core_count`]), that query vertex.
+    pub pinned: Option<usize>,
 }
 
 impl TreeCountChoice {
@@ -121,18 +127,29 @@ impl TreeCountChoice {
             join_work,
             join_reads: plan.choice.estimated_reads.is_some(),
             quotients,
+            core: 0,
+            pinned: None,
         }
     }
 }
 
 impl std::fmt::Display for TreeCountChoice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let tree = match self.quotients {
-            0 => format!(
+        let tree = match (self.quotients, self.core) {
+            (0, 0) => format!(
                 "dynamic programming over the tree ({:.3e} candidate and list reads estimated)",
                 self.tree_work
             ),
-            n => format!(
+            (0, core) => format!(
+                "{}, the trees hanging from it counted by dynamic programming ({:.3e} reads \
+                 and rows estimated)",
+                match self.pinned {
+                    Some(u) => format!("its {core}-vertex 2-core counted with u{u} pinned"),
+                    None => format!("the join of its {core}-vertex 2-core"),
+                },
+                self.tree_work
+            ),
+            (n, _) => format!(
                 "inclusion-exclusion over {n} quotients, each one's homomorphisms counted \
                  ({:.3e} reads and rows estimated)",
                 self.tree_work

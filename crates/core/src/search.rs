@@ -7,6 +7,7 @@ use gsi_graph::{Graph, VertexId};
 use rayon::prelude::*;
 
 use crate::candidates::CandidateSets;
+use crate::core_count::{CoreAndTrees, PinnedCore, WeightedSum};
 use crate::cpu::CpuEngine;
 use crate::engine::{Candidates, Engine};
 use crate::error::{Error, Result};
@@ -14,6 +15,7 @@ use crate::fit::misfit;
 use crate::index::DataIndex;
 use crate::options::{
     JoinOrder, JoinPaths, MatchOptions, PairCounts, Semantics, Share, Status, TreeCounts, AXES,
+    HEAVY_QUERY_WORK,
 };
 use crate::plan::estimate::{cheaper_count, plan_on_host};
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
@@ -137,12 +139,24 @@ pub struct Planned {
     /// Where it is counted by inclusion–exclusion over its quotients ([`quotients`]): each
     /// quotient's coefficient and its homomorphisms' plan.
     by_quotients: Option<Vec<(i64, Planned)>>,
+    /// Where its homomorphisms are counted over its 2-core ([`crate::core_count`]).
+    by_core: Option<Box<CorePlan>>,
     /// The candidate sets readied for shares, when the query is joined in shares on one
     /// engine ([`ShareSpace`]).
     shares: Mutex<Option<ShareSpace>>,
     /// The cut vertices' candidates split by class for the shares, shared with the plans
     /// adopted from this one ([`Planned::adopted_by`]).
     splits: Arc<SharedClasses>,
+}
+
+/// A query counted over its 2-core ([`crate::core_count`]).
+struct CorePlan {
+    split: CoreAndTrees,
+    /// The core's join, a listing of its homomorphisms.
+    core: Planned,
+    /// The core with one vertex pinned, counted by its program rather than joined, where one
+    /// vertex leaves a forest and the options allow.
+    pinned: Option<PinnedCore>,
 }
 
 /// Filters `query` on `engine` and plans its join (leaves postponed only when `counting`).
@@ -182,6 +196,19 @@ pub(crate) fn plan_query(
     let started = Instant::now();
     let mut candidates = engine.filter(query, data, options)?;
     pin(&mut candidates, &options.pinned, data)?;
+    plan_filtered(engine, query, data, options, counting, candidates, started)
+}
+
+/// Plans the join of `query` over `candidates`, which its filter found from `started` on.
+fn plan_filtered(
+    engine: &mut dyn Engine,
+    query: &Graph,
+    data: &DataIndex,
+    options: &MatchOptions,
+    counting: bool,
+    mut candidates: Candidates,
+    started: Instant,
+) -> Result<Planned> {
     let filtered = Instant::now();
     // Leaves are multiplied only in a count, and not when induced (two leaves must then not
     // be adjacent: their matches are no longer independent).
@@ -294,9 +321,25 @@ pub(crate) fn plan_query(
         true => by_quotients(engine, query, data, options, &mut plan)?,
         false => None,
     };
+    let by_core = match counting
+        && options.limit.is_none()
+        && options.pinned.is_empty()
+        && options.share.is_none()
+        && options.tree_counts != TreeCounts::Never
+        && !tree_countable
+        && by_quotients.is_none()
+        && (options.tree_counts == TreeCounts::Always || plan.count_work() >= HEAVY_QUERY_WORK)
+        && tree_count::homomorphisms_are_matches(query, data, options.semantics)
+    {
+        true => by_core(engine, query, data, options, &candidates, &mut plan)?,
+        false => None,
+    };
     Ok(Planned {
-        by_tree: plan.choice.tree_count.is_some_and(|c| c.chosen) && by_quotients.is_none(),
+        by_tree: plan.choice.tree_count.is_some_and(|c| c.chosen)
+            && by_quotients.is_none()
+            && by_core.is_none(),
         by_quotients,
+        by_core,
         candidates,
         plan,
         filter: filtered - started,
@@ -366,6 +409,53 @@ fn by_quotients(
     let choice = TreeCountChoice::by(options.tree_counts, work, plan, planned.len());
     plan.choice.tree_count = Some(choice);
     Ok(choice.chosen.then_some(planned))
+}
+
+/// A query with cycles whose homomorphisms are its matches, planned as its 2-core's join
+/// with the trees hanging from it counted ([`crate::core_count`]) where that is estimated to
+/// cost less than the join of `plan` (or the options force it): the split and the core's
+/// plan, the choice in `plan`'s.
+fn by_core(
+    engine: &mut dyn Engine,
+    query: &Graph,
+    data: &DataIndex,
+    options: &MatchOptions,
+    candidates: &Candidates,
+    plan: &mut Plan,
+) -> Result<Option<Box<CorePlan>>> {
+    let Some(split) = CoreAndTrees::of(query) else {
+        return Ok(None);
+    };
+    let core_sets = split.core_sets(&*candidates.to_host()?);
+    let core_candidates = engine.adopt(&core_sets)?;
+    let homomorphism = under_homomorphism(options);
+    let core = plan_filtered(
+        engine,
+        &split.graph,
+        data,
+        &homomorphism,
+        false,
+        core_candidates,
+        Instant::now(),
+    )?;
+    let work = split.trees_work(&candidates.sizes(), data) + core.plan.count_work();
+    let pinned = options
+        .pinned_cores
+        .then(|| PinnedCore::of(&split.graph, &core_sets.sizes()))
+        .flatten();
+    let choice = TreeCountChoice {
+        core: split.vertices.len(),
+        pinned: pinned.as_ref().map(|p| split.vertices[p.pinned()]),
+        ..TreeCountChoice::by(options.tree_counts, work, plan, 0)
+    };
+    plan.choice.tree_count = Some(choice);
+    Ok(choice.chosen.then(|| {
+        Box::new(CorePlan {
+            split,
+            core,
+            pinned,
+        })
+    }))
 }
 
 /// The count of a query from its quotients' homomorphism counts, each with its coefficient
@@ -531,6 +621,7 @@ impl Planned {
             query: Box::new(query.clone()),
             by_tree: false,
             by_quotients: None,
+            by_core: None,
             shares: Mutex::new(None),
             splits: Arc::default(),
         }
@@ -546,14 +637,19 @@ impl Planned {
         self.plan.expected_rows()
     }
 
-    /// The estimated work of its count: the dynamic program's where it counts a tree, else
-    /// the join's ([`Plan::count_work`]; for a query counted over its quotients, the join's
-    /// it was weighed against, as the quotients are dealt one by one).
+    /// The estimated work of its count: the dynamic program's where it counts a tree, its
+    /// hanging trees' and its core's join where it counts over its core, else the join's
+    /// ([`Plan::count_work`]; for a query counted over its quotients, the join's it was
+    /// weighed against, as the quotients are dealt one by one).
     pub(crate) fn work(&self, data: &DataIndex) -> f64 {
-        match (self.fits, self.by_tree) {
-            (false, _) => 0.0,
-            (true, true) => tree_count::work(&self.query, &self.candidates.sizes(), data),
-            (true, false) => self.plan.count_work(),
+        let sizes = || self.candidates.sizes();
+        match (self.fits, self.by_tree, &self.by_core) {
+            (false, _, _) => 0.0,
+            (true, true, _) => tree_count::work(&self.query, &sizes(), data),
+            (true, false, Some(by_core)) => {
+                by_core.split.trees_work(&sizes(), data) + by_core.core.plan.count_work()
+            }
+            (true, false, None) => self.plan.count_work(),
         }
     }
 
@@ -596,6 +692,14 @@ impl Planned {
             ),
             None => None,
         };
+        let by_core = match &self.by_core {
+            Some(by_core) => Some(Box::new(CorePlan {
+                split: by_core.split.clone(),
+                core: by_core.core.adopted_by(engine)?,
+                pinned: by_core.pinned.clone(),
+            })),
+            None => None,
+        };
         Ok(Planned {
             candidates,
             plan: self.plan.clone(),
@@ -606,6 +710,7 @@ impl Planned {
             query: self.query.clone(),
             by_tree: self.by_tree,
             by_quotients,
+            by_core,
             shares: Mutex::new(None),
             splits: self.splits.clone(),
         })
@@ -627,10 +732,11 @@ impl Planned {
         }
     }
 
-    /// Whether the count is its tree's dynamic program ([`tree_count`]), which a share
-    /// would repeat over most of the data graph's lists: such a part is dealt whole.
+    /// Whether the count is its tree's dynamic program ([`tree_count`]), or its hanging
+    /// trees' ([`crate::core_count`]), which a share would repeat over most of the data
+    /// graph's lists: such a part is dealt whole.
     pub(crate) fn by_tree(&self) -> bool {
-        self.fits && self.by_tree
+        self.fits && (self.by_tree || self.by_core.is_some())
     }
 
     /// Whether the count is a sum over the query's quotients ([`Planned::parts`]).
@@ -657,6 +763,13 @@ impl Planned {
                 return Ok(self.report());
             }
             return self.join_quotients(terms, engine, data, options);
+        }
+        if let Some(by_core) = &self.by_core {
+            // As quotients: the first share counts it whole.
+            if share.is_some_and(|s| s.index() > 0) {
+                return Ok(self.report());
+            }
+            return self.join_core(by_core, engine, data, options);
         }
         let started = Instant::now();
         let mut space = self.shares.lock().unwrap_or_else(PoisonError::into_inner);
@@ -710,6 +823,63 @@ impl Planned {
         report.count = quotient_sum(counts)?;
         report.times.join = started.elapsed();
         report.paths.tree_counted = true;
+        Ok(report)
+    }
+
+    /// The count over the query's 2-core ([`crate::core_count`]): the hanging trees' weights
+    /// by dynamic programming over the query's candidate sets, then the sum of their products
+    /// over the core's homomorphisms, by the pinned core's program or from the core's join. A
+    /// join that does not finish leaves the sum so far, a lower bound; the program, none.
+    fn join_core(
+        &self,
+        by_core: &CorePlan,
+        engine: &mut dyn Engine,
+        data: &DataIndex,
+        options: &MatchOptions,
+    ) -> Result<MatchReport> {
+        let started = Instant::now();
+        let mut report = self.report();
+        report.paths.tree_counted = true;
+        let sets = self.candidates.to_host()?;
+        let stop = || options.stop().is_some();
+        let out_of_time = |mut report: MatchReport| {
+            report.status = options.stop().unwrap_or(Status::Timeout);
+            report.times.join = started.elapsed();
+            Ok(report)
+        };
+        let Some(weights) = by_core.split.weights(&sets, data, &stop) else {
+            return out_of_time(report);
+        };
+        let core_sets = by_core.split.core_sets(&sets);
+        if let Some(pinned) = &by_core.pinned {
+            let Some(count) = pinned.count(&core_sets, &weights, data, &stop) else {
+                return out_of_time(report);
+            };
+            report.count = count;
+            if count == u128::MAX {
+                return Err(Error::CountBeyond128Bits);
+            }
+            report.times.join = started.elapsed();
+            // Counted on the host; the report names the engine that filtered the sets.
+            report.engine = match self.candidates {
+                Candidates::Device(_) => "gpu",
+                Candidates::Host(_) => "cpu",
+            };
+            return Ok(report);
+        }
+        let mut sum = WeightedSum::new(weights, &core_sets);
+        let listing = under_homomorphism(options);
+        let core = &by_core.core;
+        let outcome = engine.join(&core.plan, &core.candidates, data, &listing, &mut sum)?;
+        report.count = sum.total()?;
+        report.status = outcome.status;
+        report.times.join = started.elapsed();
+        report.peak_join_bytes = outcome.peak_bytes;
+        report.engine = outcome.engine;
+        report.paths = JoinPaths {
+            tree_counted: true,
+            ..outcome.paths
+        };
         Ok(report)
     }
 

@@ -18,21 +18,33 @@ use crate::index::DataIndex;
 use crate::options::Semantics;
 
 /// Whether the counts of `query` over `data` under `semantics` are the tree's homomorphism
-/// counts: a connected query of n vertices and n − 1 edges, under homomorphism, or under
-/// isomorphism when its vertices' labels all differ and the data's vertices carry one label
-/// each.
+/// counts: a connected query of n vertices and n − 1 edges whose homomorphisms are its
+/// matches ([`homomorphisms_are_matches`]).
 pub(crate) fn applies(query: &Graph, data: &DataIndex, semantics: Semantics) -> bool {
     let n = query.vertex_count();
-    if n < 2 || query.edge_count() != n - 1 || !connected(query) {
-        return false;
-    }
+    n >= 2
+        && query.edge_count() == n - 1
+        && connected(query)
+        && homomorphisms_are_matches(query, data, semantics)
+}
+
+/// Whether every homomorphism of `query` into `data` is a match under `semantics`: under
+/// homomorphism, and under isomorphism when the query's vertices' labels all differ and the
+/// data's vertices carry one label each (no two query vertices can then share a data vertex).
+pub(crate) fn homomorphisms_are_matches(
+    query: &Graph,
+    data: &DataIndex,
+    semantics: Semantics,
+) -> bool {
     match semantics {
         Semantics::Homomorphism => true,
         Semantics::Isomorphism => {
             let mut labels = query.vertex_labels().to_vec();
             labels.sort_unstable();
             labels.dedup();
-            labels.len() == n && !query.has_label_sets() && !data.graph().has_label_sets()
+            labels.len() == query.vertex_count()
+                && !query.has_label_sets()
+                && !data.graph().has_label_sets()
         }
         Semantics::Induced => false,
     }
@@ -44,20 +56,23 @@ pub(crate) fn applies(query: &Graph, data: &DataIndex, semantics: Semantics) -> 
 /// written once and the neighbour lists of the parent's read (|C(parent)| times the mean
 /// length of a list of the edge's label).
 pub fn work(query: &Graph, sizes: &[usize], data: &DataIndex) -> f64 {
+    let sets: f64 = sizes.iter().map(|&n| n as f64).sum();
+    sets + edges_work(&spanning_forest(query).edges, sizes, data)
+}
+
+/// The dynamic program's work along `edges` ([`work`] without the candidate sets' reads).
+pub(crate) fn edges_work(edges: &[TreeEdge], sizes: &[usize], data: &DataIndex) -> f64 {
     let graph = data.graph();
     // An undirected edge is in two lists; a directed one in one of each direction.
     let lists_per_edge = if graph.is_directed() { 1.0 } else { 2.0 };
     let vertices = graph.vertex_count().max(1) as f64;
-    let sets: f64 = sizes.iter().map(|&n| n as f64).sum();
-    let edges: f64 = spanning_forest(query)
-        .edges
+    edges
         .iter()
         .map(|e| {
             let mean_list = lists_per_edge * data.edge_label_count(e.label) as f64 / vertices;
             sizes[e.child] as f64 + sizes[e.parent] as f64 * mean_list
         })
-        .sum();
-    sets + edges
+        .sum()
 }
 
 /// Whether every vertex of `query` is reached from vertex 0, edges read both ways.
@@ -66,13 +81,14 @@ fn connected(query: &Graph) -> bool {
     forest.roots.len() == 1
 }
 
-/// An edge of a rooted spanning tree of the query: `child`'s matches are N(v, label,
-/// direction) of its parent's match v.
-struct TreeEdge {
-    parent: usize,
-    child: usize,
-    label: gsi_graph::EdgeLabel,
-    direction: Direction,
+/// An edge of a rooted tree of the query: `child`'s matches are N(v, label, direction) of its
+/// parent's match v.
+#[derive(Clone)]
+pub(crate) struct TreeEdge {
+    pub parent: usize,
+    pub child: usize,
+    pub label: gsi_graph::EdgeLabel,
+    pub direction: Direction,
 }
 
 /// A spanning forest of the query: one tree per connected component (edges read both ways),
@@ -131,17 +147,40 @@ pub fn forest_homomorphisms(
     data: &DataIndex,
     stop: &dyn Fn() -> bool,
 ) -> Option<u128> {
-    let graph = data.graph();
     let forest = spanning_forest(query);
-    // f[u]: u's subtree's homomorphisms at each vertex of C(u), in the list's order; children
-    // first. Only the candidates are kept and walked: a pass over every data vertex for each
-    // query edge cost more than the sums themselves on a graph of millions.
-    let mut f: Vec<Option<Vec<u128>>> = (0..query.vertex_count()).map(|_| None).collect();
+    let mut f = subtree_values(&forest.edges, sets, data, stop)?;
+    Some(forest.roots.iter().fold(1u128, |product, &root| {
+        let sum = match f[root].take() {
+            Some(values) => values
+                .par_iter()
+                .fold(|| 0u128, |s, &x| s.saturating_add(x))
+                .reduce(|| 0, u128::saturating_add),
+            None => sets.list(root).len() as u128,
+        };
+        product.saturating_mul(sum)
+    }))
+}
+
+/// For each query vertex that is a parent in `edges` (rooted trees, breadth-first from their
+/// roots, each child after its parent), its subtree's homomorphisms at each vertex of C(u),
+/// in the list's order, saturated at `u128::MAX`: f_u(v) = Π over u's children c of Σ over
+/// w ∈ N(v, l(u, c)) ∩ C(c) of f_c(w). `None` for a vertex without children, and in place of
+/// all when `stop` says so between two edges.
+pub(crate) fn subtree_values(
+    edges: &[TreeEdge],
+    sets: &CandidateSets,
+    data: &DataIndex,
+    stop: &dyn Fn() -> bool,
+) -> Option<Vec<Option<Vec<u128>>>> {
+    let graph = data.graph();
+    // Only the candidates are kept and walked: a pass over every data vertex for each query
+    // edge cost more than the sums themselves on a graph of millions.
+    let mut f: Vec<Option<Vec<u128>>> = (0..sets.sizes().len()).map(|_| None).collect();
     let start = |u: usize| vec![1u128; sets.list(u).len()];
     // The child's values by data vertex while its parent sums them: written at C(child),
     // cleared after.
     let mut by_vertex = vec![0u128; graph.vertex_count()];
-    for e in forest.edges.iter().rev() {
+    for e in edges.iter().rev() {
         if stop() {
             return None;
         }
@@ -168,14 +207,5 @@ pub fn forest_homomorphisms(
             by_vertex[w as usize] = 0;
         }
     }
-    Some(forest.roots.iter().fold(1u128, |product, &root| {
-        let sum = match f[root].take() {
-            Some(values) => values
-                .par_iter()
-                .fold(|| 0u128, |s, &x| s.saturating_add(x))
-                .reduce(|| 0, u128::saturating_add),
-            None => sets.list(root).len() as u128,
-        };
-        product.saturating_mul(sum)
-    }))
+    Some(f)
 }

@@ -1,0 +1,437 @@
+//! The weighted homomorphisms of a 2-core that one vertex x turns into a forest (a cycle,
+//! cycles through one vertex, two vertices joined by several paths), by dynamic programming
+//! with x pinned in turn to each of its candidates: a tree decomposition whose bags are the
+//! forest's edges, each with x added (treewidth 2).
+//!
+//! For each candidate v of x, each tree T of the core without x is counted as a tree
+//! ([`crate::tree_count`]), its vertices adjacent to x restricted to v's neighbours; the
+//! core's count is Σ over v of w_x(v) · Π over T of Σ over T's root of its values. Every leaf
+//! of T is adjacent to x (the core has no vertex of one edge), so every value depends on v:
+//! they are kept for the few data vertices they reach from v's neighbours alone, found by
+//! pushing each child's values along its edge or pulling them into the parent's candidates,
+//! whichever reads fewer lists. A join enumerates each walk around the cycle; the program
+//! adds up the walks that meet at one data vertex.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
+use rayon::prelude::*;
+
+use crate::candidates::{CandidateSets, Ranks};
+use crate::index::DataIndex;
+
+/// An edge of the core seen from one end: the other end, the label, and the direction in
+/// which the other end's match is a neighbour of this end's.
+type Link = (usize, EdgeLabel, Direction);
+
+/// A core with one vertex pinned: the trees left without it, and its edges into them.
+#[derive(Clone, Debug)]
+pub(crate) struct PinnedCore {
+    /// The pinned core vertex x.
+    pinned: usize,
+    /// For each core vertex, its edges from x: the label and the direction in which the
+    /// vertex's match is a neighbour of x's.
+    from_pinned: Vec<Vec<(EdgeLabel, Direction)>>,
+    /// For each core vertex, its children in its tree.
+    children: Vec<Vec<Link>>,
+    /// Each tree's vertices, children before their parent (its root last).
+    trees: Vec<Vec<usize>>,
+}
+
+impl PinnedCore {
+    /// The core `core` with the vertex of fewest candidates (`sizes`) pinned among those whose
+    /// removal leaves a forest; `None` where no vertex does.
+    pub(crate) fn of(core: &Graph, sizes: &[usize]) -> Option<PinnedCore> {
+        let mut pinnable: Vec<usize> = (0..core.vertex_count())
+            .filter(|&x| leaves_forest(core, x))
+            .collect();
+        pinnable.sort_by_key(|&x| sizes[x]);
+        let pinned = *pinnable.first()?;
+        let n = core.vertex_count();
+        let mut from_pinned = vec![Vec::new(); n];
+        for &direction in core.directions() {
+            let (neighbors, labels) = core.edges(pinned as VertexId, direction);
+            for (&t, &label) in neighbors.iter().zip(labels) {
+                from_pinned[t as usize].push((label, direction));
+            }
+        }
+        let mut children = vec![Vec::new(); n];
+        let mut trees = Vec::new();
+        let mut placed = vec![false; n];
+        placed[pinned] = true;
+        for start in 0..n {
+            if placed[start] {
+                continue;
+            }
+            let root = center(core, pinned, start);
+            // Breadth-first from the root; reversed, children come before their parent.
+            let mut order = vec![root];
+            placed[root] = true;
+            let mut at = 0;
+            while at < order.len() {
+                let u = order[at];
+                at += 1;
+                for (w, label, direction) in links(core, u) {
+                    if !placed[w] {
+                        placed[w] = true;
+                        order.push(w);
+                        children[u].push((w, label, direction));
+                    }
+                }
+            }
+            order.reverse();
+            trees.push(order);
+        }
+        Some(PinnedCore {
+            pinned,
+            from_pinned,
+            children,
+            trees,
+        })
+    }
+
+    /// The pinned core vertex.
+    pub(crate) fn pinned(&self) -> usize {
+        self.pinned
+    }
+
+    /// Σ over the core's homomorphisms φ into `sets` (the core's candidate sets) of Π over
+    /// its vertices r of `weights`' w_r(φ(r)) (1 where a vertex has none), saturated at
+    /// `u128::MAX`; `None` when `stop` says so.
+    pub(crate) fn count(
+        &self,
+        sets: &CandidateSets,
+        weights: &[Option<Vec<u128>>],
+        data: &DataIndex,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Option<u128> {
+        let graph = data.graph();
+        let ranks: Vec<Option<Ranks<'_>>> = weights
+            .iter()
+            .enumerate()
+            .map(|(u, w)| w.as_ref().map(|_| sets.ranks(u)))
+            .collect();
+        let program = Program {
+            core: self,
+            sets,
+            weights,
+            ranks: &ranks,
+            graph,
+        };
+        let stopped = AtomicBool::new(false);
+        let pinned = self.pinned;
+        let total = sets
+            .list(pinned)
+            .par_iter()
+            .enumerate()
+            .map_init(
+                || Scratch::new(graph.vertex_count()),
+                |scratch, (at, &v)| {
+                    if stopped.load(Ordering::Relaxed) || stop() {
+                        stopped.store(true, Ordering::Relaxed);
+                        return 0;
+                    }
+                    let own = weights[pinned].as_ref().map_or(1, |w| w[at]);
+                    self.trees
+                        .iter()
+                        .try_fold(own, |product, tree| {
+                            match program.tree_sum(tree, v, scratch) {
+                                0 => None,
+                                sum => Some(product.saturating_mul(sum)),
+                            }
+                        })
+                        .unwrap_or(0)
+                },
+            )
+            .reduce(|| 0, u128::saturating_add);
+        (!stopped.load(Ordering::Relaxed)).then_some(total)
+    }
+}
+
+/// The pinned core's program over one query's candidate sets and weights.
+struct Program<'a> {
+    core: &'a PinnedCore,
+    sets: &'a CandidateSets,
+    weights: &'a [Option<Vec<u128>>],
+    ranks: &'a [Option<Ranks<'a>>],
+    graph: &'a Graph,
+}
+
+/// A tree's values at some data vertices: (vertex, value), each value above 0.
+type Values = Vec<(VertexId, u128)>;
+
+impl Program<'_> {
+    /// w_u(z) for z in C(u).
+    fn weight(&self, u: usize, z: VertexId) -> u128 {
+        match (&self.weights[u], &self.ranks[u]) {
+            (Some(w), Some(ranks)) => w[ranks.position(z) as usize],
+            _ => 1,
+        }
+    }
+
+    /// Σ over the tree's root of its values, x pinned to `v`.
+    fn tree_sum(&self, tree: &[usize], v: VertexId, scratch: &mut Scratch) -> u128 {
+        let mut values: Vec<Option<Values>> = vec![None; self.core.children.len()];
+        for &u in tree {
+            // A vertex adjacent to x: its values are over v's neighbours alone.
+            let mut own = self.next_to_pinned(u, v);
+            for &(c, label, direction) in &self.core.children[u] {
+                let child = values[c].take().unwrap_or_default();
+                own = Some(match own {
+                    None => scratch.push(self, &child, u, label, direction),
+                    Some(own) => scratch.combine(self.graph, own, &child, label, direction),
+                });
+                if own.as_ref().is_some_and(Vec::is_empty) {
+                    break;
+                }
+            }
+            values[u] = Some(own.unwrap_or_default());
+        }
+        let root = *tree.last().expect("a tree has a vertex");
+        values[root]
+            .take()
+            .unwrap_or_default()
+            .iter()
+            .fold(0u128, |s, &(_, value)| s.saturating_add(value))
+    }
+
+    /// u's values before its children's where u is adjacent to x pinned to `v`: its weight
+    /// at each candidate that is a neighbour of `v` by each of its edges from x; `None` where
+    /// u is not adjacent to x.
+    fn next_to_pinned(&self, u: usize, v: VertexId) -> Option<Values> {
+        let (&(label, direction), others) = self.core.from_pinned[u].split_first()?;
+        Some(
+            self.graph
+                .neighbors(v, label, direction)
+                .iter()
+                .filter(|&&z| {
+                    self.sets.contains(u, z)
+                        && others.iter().all(|&(label, direction)| {
+                            self.graph
+                                .neighbors(v, label, direction)
+                                .binary_search(&z)
+                                .is_ok()
+                        })
+                })
+                .map(|&z| (z, self.weight(u, z)))
+                .filter(|&(_, w)| w != 0)
+                .collect(),
+        )
+    }
+}
+
+/// A thread's working arrays over the data vertices, all zero between two uses.
+struct Scratch {
+    sums: Vec<u128>,
+    slot: Vec<u32>,
+    touched: Vec<VertexId>,
+}
+
+impl Scratch {
+    fn new(vertices: usize) -> Scratch {
+        Scratch {
+            sums: vec![0; vertices],
+            slot: vec![0; vertices],
+            touched: Vec::new(),
+        }
+    }
+
+    /// u's values from those of its child alone, pushed along their edge (`label`,
+    /// `direction`, from u's side) into C(u), each times u's weight.
+    fn push(
+        &mut self,
+        program: &Program<'_>,
+        child: &Values,
+        u: usize,
+        label: EdgeLabel,
+        direction: Direction,
+    ) -> Values {
+        let back = back(program.graph, direction);
+        for &(y, value) in child {
+            for &z in program.graph.neighbors(y, label, back) {
+                if program.sets.contains(u, z) {
+                    let sum = &mut self.sums[z as usize];
+                    if *sum == 0 {
+                        self.touched.push(z);
+                    }
+                    *sum = sum.saturating_add(value);
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(self.touched.len());
+        for z in self.touched.drain(..) {
+            let sum = std::mem::take(&mut self.sums[z as usize]);
+            let value = sum.saturating_mul(program.weight(u, z));
+            if value != 0 {
+                out.push((z, value));
+            }
+        }
+        out
+    }
+
+    /// `own` (u's values so far) times, at each of its vertices, the sum of `child`'s values
+    /// over its neighbours by their edge: pulled at `own`'s vertices, or pushed from
+    /// `child`'s, whichever reads fewer list entries.
+    fn combine(
+        &mut self,
+        graph: &Graph,
+        mut own: Values,
+        child: &Values,
+        label: EdgeLabel,
+        direction: Direction,
+    ) -> Values {
+        let back = back(graph, direction);
+        let reads = |values: &Values, direction| -> usize {
+            values
+                .iter()
+                .map(|&(z, _)| graph.neighbors(z, label, direction).len())
+                .sum()
+        };
+        if reads(&own, direction) <= reads(child, back) {
+            for &(y, value) in child {
+                self.sums[y as usize] = value;
+            }
+            for (z, value) in &mut own {
+                let sum = graph
+                    .neighbors(*z, label, direction)
+                    .iter()
+                    .fold(0u128, |s, &y| s.saturating_add(self.sums[y as usize]));
+                *value = value.saturating_mul(sum);
+            }
+            for &(y, _) in child {
+                self.sums[y as usize] = 0;
+            }
+        } else {
+            for (at, &(z, _)) in own.iter().enumerate() {
+                self.slot[z as usize] = at as u32 + 1;
+            }
+            let mut sums = vec![0u128; own.len()];
+            for &(y, value) in child {
+                for &z in graph.neighbors(y, label, back) {
+                    if let Some(at) = self.slot[z as usize].checked_sub(1) {
+                        sums[at as usize] = sums[at as usize].saturating_add(value);
+                    }
+                }
+            }
+            for ((z, value), sum) in own.iter_mut().zip(sums) {
+                self.slot[*z as usize] = 0;
+                *value = value.saturating_mul(sum);
+            }
+        }
+        own.retain(|&(_, value)| value != 0);
+        own
+    }
+}
+
+/// The direction in which an edge's near end is a neighbour of its far end: the other one in
+/// a directed graph, the same in an undirected one (whose edges are kept both ways).
+fn back(graph: &Graph, direction: Direction) -> Direction {
+    match graph.is_directed() {
+        true => direction.reverse(),
+        false => direction,
+    }
+}
+
+/// The edges of `u` in `graph`, each as a [`Link`].
+fn links(graph: &Graph, u: usize) -> Vec<Link> {
+    let mut out = Vec::new();
+    for &direction in graph.directions() {
+        let (neighbors, labels) = graph.edges(u as VertexId, direction);
+        for (&w, &label) in neighbors.iter().zip(labels) {
+            out.push((w as usize, label, direction));
+        }
+    }
+    out
+}
+
+/// Whether `graph` without `x` is a forest: as many edges as vertices less components (an
+/// edge kept twice, or a second edge between two vertices, makes a cycle).
+fn leaves_forest(graph: &Graph, x: usize) -> bool {
+    let n = graph.vertex_count();
+    let mut edges = 0;
+    for u in (0..n).filter(|&u| u != x) {
+        for &w in graph.edges(u as VertexId, Direction::Out).0 {
+            let w = w as usize;
+            if w != x && (graph.is_directed() || u < w) {
+                edges += 1;
+            }
+        }
+    }
+    let mut component = vec![usize::MAX; n];
+    let mut components = 0;
+    for start in (0..n).filter(|&u| u != x) {
+        if component[start] != usize::MAX {
+            continue;
+        }
+        components += 1;
+        let mut stack = vec![start];
+        component[start] = components;
+        while let Some(u) = stack.pop() {
+            for (w, _, _) in links(graph, u) {
+                if w != x && component[w] == usize::MAX {
+                    component[w] = components;
+                    stack.push(w);
+                }
+            }
+        }
+    }
+    edges + components == n - 1
+}
+
+/// The vertex of `start`'s tree in `graph` without `x` farthest from none of the tree's
+/// vertices by the most (a center): pushing values from the leaves, it meets them halfway.
+fn center(graph: &Graph, x: usize, start: usize) -> usize {
+    let distances = |from: usize| {
+        let mut distance = vec![usize::MAX; graph.vertex_count()];
+        distance[from] = 0;
+        let mut queue = std::collections::VecDeque::from([from]);
+        while let Some(u) = queue.pop_front() {
+            for (w, _, _) in links(graph, u) {
+                if w != x && distance[w] == usize::MAX {
+                    distance[w] = distance[u] + 1;
+                    queue.push_back(w);
+                }
+            }
+        }
+        distance
+    };
+    let tree: Vec<usize> = distances(start)
+        .iter()
+        .enumerate()
+        .filter(|&(_, &d)| d != usize::MAX)
+        .map(|(u, _)| u)
+        .collect();
+    *tree
+        .iter()
+        .min_by_key(|&&u| {
+            let d = distances(u);
+            tree.iter().map(|&w| d[w]).max().unwrap_or(0)
+        })
+        .expect("start is in its tree")
+}
+
+#[cfg(test)]
+mod tests {
+    use gsi_graph::GraphBuilder;
+
+    use super::PinnedCore;
+
+    #[test]
+    fn a_cycle_pins_its_rarest_vertex_and_a_clique_none() {
+        let mut builder = GraphBuilder::with_vertices(false, vec![0; 5]);
+        for v in 0..5 {
+            builder.add_edge(v, (v + 1) % 5, 0).expect("an edge");
+        }
+        let cycle = builder.build().expect("a graph");
+        let pinned = PinnedCore::of(&cycle, &[9, 9, 3, 9, 9]).expect("a cycle has one");
+        assert_eq!(pinned.pinned, 2);
+        // The path 3-4-0-1 left, rooted at a middle vertex (4 or 0).
+        assert_eq!(pinned.trees.len(), 1);
+        assert!([4, 0].contains(pinned.trees[0].last().expect("a root")));
+        let mut builder = GraphBuilder::with_vertices(false, vec![0; 4]);
+        for (a, b) in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] {
+            builder.add_edge(a, b, 0).expect("an edge");
+        }
+        assert!(PinnedCore::of(&builder.build().expect("a graph"), &[1; 4]).is_none());
+    }
+}
