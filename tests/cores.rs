@@ -220,13 +220,13 @@ proptest! {
             let counted = cpu_count(&q, &index, &options);
             prop_assert_eq!(counted.count, expected, "pinned cores: {}", pinned_cores);
             // Counted over the core wherever homomorphisms are the matches and a tree hangs
-            // from it (unless the query cannot fit at all, answered 0 before any method),
-            // pinned where a vertex leaves a forest and the options allow; never where they
-            // are not.
+            // from it, or, forced, a vertex pins it (unless the query cannot fit at all,
+            // answered 0 before any method), pinned where a vertex leaves a forest and the
+            // options allow; never where they are not.
             let choice = counted.plan.choice.tree_count;
-            if (homomorphism || distinct) && hangs_trees(&query) {
+            let pins = pinned_cores && one_vertex_leaves_forest(&query);
+            if (homomorphism || distinct) && (hangs_trees(&query) || pins) {
                 prop_assert!(counted.paths.tree_counted || expected == 0, "{}", counted.plan);
-                let pins = pinned_cores && one_vertex_leaves_forest(&query);
                 prop_assert!(
                     choice.is_none_or(|c| c.core > 0 && c.chosen && c.pinned.is_some() == pins)
                         || expected == 0,

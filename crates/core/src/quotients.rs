@@ -1,5 +1,5 @@
-//! Counting a tree-shaped query whose labels repeat without enumerating it: its matches, the
-//! injective homomorphisms, by inclusion–exclusion over its quotients (Möbius inversion over
+//! Counting a query whose labels repeat without enumerating it: its matches, the injective
+//! homomorphisms, by inclusion–exclusion over its quotients (Möbius inversion over
 //! the lattice of partitions of its vertices):
 //!
 //! inj(Q) = Σ over partitions π of μ(π) · hom(Q/π), with μ(π) = Π over blocks B of
@@ -8,7 +8,8 @@
 //! Only partitions whose blocks one data vertex could match appear: each block of one label,
 //! no two of its vertices adjacent (a data graph has no self-loops, so hom(Q/π) is 0 for any
 //! other). Each quotient's homomorphisms are counted on their own: by dynamic programming
-//! where it is a tree ([`crate::tree_count`]), else by a join under homomorphism.
+//! where it is a tree ([`crate::tree_count`]), over its 2-core where trees hang from one
+//! ([`crate::core_count`]), else by a join under homomorphism.
 
 use std::collections::BTreeSet;
 
@@ -27,16 +28,12 @@ pub struct Quotient {
     pub coefficient: i64,
 }
 
-/// The quotients of `query` (itself first, with coefficient 1) where it is a tree whose
-/// vertices' labels repeat, the data's and its vertices carry one label each, and there are
-/// at most [`MAX_QUOTIENTS`]; `None` otherwise.
-pub fn of_tree(query: &Graph, data: &DataIndex) -> Option<Vec<Quotient>> {
+/// The quotients of `query` (itself first, with coefficient 1) where two of its vertices of
+/// one label are not adjacent, the data's and its vertices carry one label each, and there
+/// are at most [`MAX_QUOTIENTS`]; `None` otherwise.
+pub fn of(query: &Graph, data: &DataIndex) -> Option<Vec<Quotient>> {
     let n = query.vertex_count();
-    if n < 2
-        || query.edge_count() != n - 1
-        || query.has_label_sets()
-        || data.graph().has_label_sets()
-    {
+    if n < 2 || query.has_label_sets() || data.graph().has_label_sets() {
         return None;
     }
     let edges = edges_of(query);
@@ -159,7 +156,7 @@ fn quotient(
 mod tests {
     use gsi_graph::GraphBuilder;
 
-    use super::of_tree;
+    use super::of;
     use crate::index::DataIndex;
 
     #[test]
@@ -171,7 +168,7 @@ mod tests {
         }
         let star = builder.build().expect("a graph");
         let data = DataIndex::build(star.clone()).expect("an index");
-        let quotients = of_tree(&star, &data).expect("quotients");
+        let quotients = of(&star, &data).expect("quotients");
         let mut terms: Vec<(usize, i64)> = quotients
             .iter()
             .map(|q| (q.graph.vertex_count(), q.coefficient))
@@ -185,6 +182,6 @@ mod tests {
         builder.add_edge(0, 1, 0).expect("an edge");
         builder.add_edge(1, 2, 0).expect("an edge");
         let path = builder.build().expect("a graph");
-        assert!(of_tree(&path, &data).is_none());
+        assert!(of(&path, &data).is_none());
     }
 }

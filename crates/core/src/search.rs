@@ -15,7 +15,7 @@ use crate::fit::misfit;
 use crate::index::DataIndex;
 use crate::options::{
     JoinOrder, JoinPaths, MatchOptions, PairCounts, Semantics, Share, Status, TreeCounts, AXES,
-    HEAVY_QUERY_WORK,
+    CYCLIC_QUOTIENTS_FROM_WORK, HEAVY_QUERY_WORK,
 };
 use crate::plan::estimate::{cheaper_count, plan_on_host};
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
@@ -317,6 +317,9 @@ fn plan_filtered(
         && options.share.is_none()
         && options.tree_counts != TreeCounts::Never
         && !tree_countable
+        && (query.edge_count() + 1 == query.vertex_count()
+            || options.tree_counts == TreeCounts::Always
+            || plan.count_work() >= CYCLIC_QUOTIENTS_FROM_WORK)
     {
         true => by_quotients(engine, query, data, options, &mut plan)?,
         false => None,
@@ -370,9 +373,9 @@ fn pair_wedge(
     allowed.then(|| wedge(query)).flatten()
 }
 
-/// A tree-shaped query whose labels repeat, planned as its quotients' homomorphisms
-/// ([`quotients`]) where their estimated work is below the join's (or the options force it):
-/// each quotient with its coefficient, and the choice in `plan`'s.
+/// A query whose labels repeat, planned as its quotients' homomorphisms ([`quotients`]) where
+/// their estimated work is below the join's (or the options force it): each quotient with its
+/// coefficient, and the choice in `plan`'s.
 fn by_quotients(
     engine: &mut dyn Engine,
     query: &Graph,
@@ -380,10 +383,20 @@ fn by_quotients(
     options: &MatchOptions,
     plan: &mut Plan,
 ) -> Result<Option<Vec<(i64, Planned)>>> {
-    let Some(terms) = quotients::of_tree(query, data) else {
+    let Some(terms) = quotients::of(query, data) else {
         return Ok(None);
     };
     let homomorphism = under_homomorphism(options);
+    // Each quotient is counted by the tree's program, or over its core, wherever it can be:
+    // its join is planned by Algorithm 2 alone where it looks light, and under homomorphism
+    // that is far off (the 100-label LiveJournal-sized graph's dense_12_6: a quotient whose
+    // join was estimated at 1.0e6 rows ran past 10 s; over its core, 0.2 s; dense_12_7: a
+    // tree's, estimated at 6.9e6, past 2.6 s; docs/BENCHMARKS.md). The estimates weigh the
+    // quotients' counts together against the query's join instead.
+    let homomorphism = MatchOptions {
+        tree_counts: TreeCounts::Always,
+        ..homomorphism
+    };
     let plan_term = |engine: &mut dyn Engine, term: &Quotient| {
         let planned = plan_query(engine, &term.graph, data, &homomorphism, true)?;
         Ok((term.coefficient, planned))
@@ -427,6 +440,16 @@ fn by_core(
         return Ok(None);
     };
     let core_sets = split.core_sets(&*candidates.to_host()?);
+    let pinned = options
+        .pinned_cores
+        .then(|| PinnedCore::of(&split.graph, &core_sets.sizes()))
+        .flatten();
+    // A query that is all core gains only where a vertex pins it, and then is counted so
+    // only where forced (as a quotient's is, `by_quotients`): its join is otherwise planned
+    // as well as any.
+    if !split.hangs_trees() && (pinned.is_none() || options.tree_counts != TreeCounts::Always) {
+        return Ok(None);
+    }
     let core_candidates = engine.adopt(&core_sets)?;
     let homomorphism = under_homomorphism(options);
     let core = plan_filtered(
@@ -439,10 +462,6 @@ fn by_core(
         Instant::now(),
     )?;
     let work = split.trees_work(&candidates.sizes(), data) + core.plan.count_work();
-    let pinned = options
-        .pinned_cores
-        .then(|| PinnedCore::of(&split.graph, &core_sets.sizes()))
-        .flatten();
     let choice = TreeCountChoice {
         core: split.vertices.len(),
         pinned: pinned.as_ref().map(|p| split.vertices[p.pinned()]),

@@ -37,9 +37,9 @@ pub(crate) struct CoreAndTrees {
 }
 
 impl CoreAndTrees {
-    /// The split of `query`, where it has a cycle and a tree hangs from it; `None` for a tree
-    /// (no core), a query that is all core, a disconnected one, one with a self-loop, or one
-    /// whose vertices carry label sets (the core keeps one label a vertex).
+    /// The split of `query`, where it has a cycle (perhaps no tree: all core); `None` for a
+    /// tree (no core), a disconnected query, one with a self-loop, or one whose vertices carry
+    /// label sets (the core keeps one label a vertex).
     pub(crate) fn of(query: &Graph) -> Option<CoreAndTrees> {
         let n = query.vertex_count();
         if query.has_label_sets() {
@@ -73,7 +73,7 @@ impl CoreAndTrees {
             }
         }
         let vertices: Vec<usize> = (0..n).filter(|&u| !peeled[u] && left[u] > 0).collect();
-        if vertices.is_empty() || vertices.len() == n {
+        if vertices.is_empty() {
             return None;
         }
         // The hanging trees, breadth-first from the core.
@@ -129,6 +129,11 @@ impl CoreAndTrees {
             vertices,
             edges,
         })
+    }
+
+    /// Whether trees hang from the core.
+    pub(crate) fn hangs_trees(&self) -> bool {
+        !self.edges.is_empty()
     }
 
     /// The dynamic program's work over the hanging trees, for the query's candidate sets of
@@ -226,7 +231,7 @@ mod tests {
         let hanging: Vec<(usize, usize)> =
             split.edges.iter().map(|e| (e.parent, e.child)).collect();
         assert_eq!(hanging, [(2, 3), (3, 4), (3, 5)]);
-        // A path has no core; a cycle no tree.
+        // A path has no core; a cycle is all core, no tree.
         let mut builder = GraphBuilder::with_vertices(false, vec![0; 3]);
         builder.add_edge(0, 1, 0).expect("an edge");
         builder.add_edge(1, 2, 0).expect("an edge");
@@ -235,6 +240,8 @@ mod tests {
         for (a, b) in [(0, 1), (1, 2), (2, 0)] {
             builder.add_edge(a, b, 0).expect("an edge");
         }
-        assert!(CoreAndTrees::of(&builder.build().expect("a graph")).is_none());
+        let cycle = CoreAndTrees::of(&builder.build().expect("a graph")).expect("a core");
+        assert_eq!(cycle.vertices, [0, 1, 2]);
+        assert!(!cycle.hangs_trees());
     }
 }

@@ -13,6 +13,7 @@
 //! adds up the walks that meet at one data vertex.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 use rayon::prelude::*;
@@ -120,29 +121,35 @@ impl PinnedCore {
         };
         let stopped = AtomicBool::new(false);
         let pinned = self.pinned;
+        // One scratch a thread, made at its first use: arrays over every data vertex.
+        let scratches: Vec<Mutex<Option<Scratch>>> = (0..rayon::current_num_threads())
+            .map(|_| Mutex::new(None))
+            .collect();
         let total = sets
             .list(pinned)
             .par_iter()
             .enumerate()
-            .map_init(
-                || Scratch::new(graph.vertex_count()),
-                |scratch, (at, &v)| {
-                    if stopped.load(Ordering::Relaxed) || stop() {
-                        stopped.store(true, Ordering::Relaxed);
-                        return 0;
-                    }
-                    let own = weights[pinned].as_ref().map_or(1, |w| w[at]);
-                    self.trees
-                        .iter()
-                        .try_fold(own, |product, tree| {
-                            match program.tree_sum(tree, v, scratch) {
-                                0 => None,
-                                sum => Some(product.saturating_mul(sum)),
-                            }
-                        })
-                        .unwrap_or(0)
-                },
-            )
+            .map(|(at, &v)| {
+                if stopped.load(Ordering::Relaxed) || stop() {
+                    stopped.store(true, Ordering::Relaxed);
+                    return 0;
+                }
+                let thread = rayon::current_thread_index().unwrap_or(0) % scratches.len();
+                let mut scratch = scratches[thread]
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                let scratch = scratch.get_or_insert_with(|| Scratch::new(graph.vertex_count()));
+                let own = weights[pinned].as_ref().map_or(1, |w| w[at]);
+                self.trees
+                    .iter()
+                    .try_fold(own, |product, tree| {
+                        match program.tree_sum(tree, v, scratch) {
+                            0 => None,
+                            sum => Some(product.saturating_mul(sum)),
+                        }
+                    })
+                    .unwrap_or(0)
+            })
             .reduce(|| 0, u128::saturating_add);
         (!stopped.load(Ordering::Relaxed)).then_some(total)
     }
