@@ -580,8 +580,12 @@ pub fn plan_ahead(
 
 /// Candidate sets worth bringing to the host for refinement and sampling: their bitsets,
 /// which the GPU join copies back, take at most this many bytes (yeast's 32-vertex queries
-/// take 12 KiB, a 12-vertex query of a 10-million-vertex graph 15 MB).
-const HOST_PLANNING_MAX_BYTES: usize = 4 << 20;
+/// take 12 KiB, a 16-vertex query of a LiveJournal-sized graph 9.7 MB, a 12-vertex query of
+/// a 10-million-vertex graph 15 MB). Planned without the walks' estimates, a tree of the
+/// 100-label LiveJournal-sized graph was joined where its quotients count it: dense_8_7
+/// past 10 s on an H100 (Algorithm 2 estimated 6,000 rows), counted over its quotients in
+/// about 1 s on two cores of the development machine (docs/BENCHMARKS.md).
+const HOST_PLANNING_MAX_BYTES: usize = 10 << 20;
 
 /// Whether `query`'s candidate sets over `data` are small enough to plan on the host
 /// ([`HOST_PLANNING_MAX_BYTES`]).
