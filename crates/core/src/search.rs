@@ -152,11 +152,28 @@ pub struct Planned {
 /// A query counted over its 2-core ([`crate::core_count`]).
 struct CorePlan {
     split: CoreAndTrees,
-    /// The core's join, a listing of its homomorphisms.
-    core: Planned,
-    /// The core with one vertex pinned, counted by its program rather than joined, where one
-    /// vertex leaves a forest and the options allow.
-    pinned: Option<PinnedCore>,
+    /// How the core's weighted homomorphisms are counted.
+    core: CoreCount,
+}
+
+/// How a core's weighted homomorphisms are counted.
+enum CoreCount {
+    /// By the program of the core with one vertex pinned, where one leaves a forest and the
+    /// options allow.
+    Pinned(PinnedCore),
+    /// From the core's join, a listing of its homomorphisms.
+    Joined(Box<Planned>),
+}
+
+impl CorePlan {
+    /// The estimated work of the count: the hanging trees' program, then the core's.
+    fn work(&self, sizes: &[usize], data: &DataIndex) -> f64 {
+        let core = match &self.core {
+            CoreCount::Pinned(pinned) => pinned.work(&self.split.core_sizes(sizes), data),
+            CoreCount::Joined(core) => core.plan.count_work(),
+        };
+        self.split.trees_work(sizes, data) + core
+    }
 }
 
 /// Filters `query` on `engine` and plans its join (leaves postponed only when `counting`).
@@ -450,31 +467,35 @@ fn by_core(
     if !split.hangs_trees() && (pinned.is_none() || options.tree_counts != TreeCounts::Always) {
         return Ok(None);
     }
-    let core_candidates = engine.adopt(&core_sets)?;
-    let homomorphism = under_homomorphism(options);
-    let core = plan_filtered(
-        engine,
-        &split.graph,
-        data,
-        &homomorphism,
-        false,
-        core_candidates,
-        Instant::now(),
-    )?;
-    let work = split.trees_work(&candidates.sizes(), data) + core.plan.count_work();
+    let pinned_at = pinned.as_ref().map(|p| split.vertices[p.pinned()]);
+    let core = match pinned {
+        Some(pinned) => CoreCount::Pinned(pinned),
+        None => {
+            let core_candidates = engine.adopt(&core_sets)?;
+            CoreCount::Joined(Box::new(plan_filtered(
+                engine,
+                &split.graph,
+                data,
+                &under_homomorphism(options),
+                false,
+                core_candidates,
+                Instant::now(),
+            )?))
+        }
+    };
+    let by_core = CorePlan { split, core };
     let choice = TreeCountChoice {
-        core: split.vertices.len(),
-        pinned: pinned.as_ref().map(|p| split.vertices[p.pinned()]),
-        ..TreeCountChoice::by(options.tree_counts, work, plan, 0)
+        core: by_core.split.vertices.len(),
+        pinned: pinned_at,
+        ..TreeCountChoice::by(
+            options.tree_counts,
+            by_core.work(&candidates.sizes(), data),
+            plan,
+            0,
+        )
     };
     plan.choice.tree_count = Some(choice);
-    Ok(choice.chosen.then(|| {
-        Box::new(CorePlan {
-            split,
-            core,
-            pinned,
-        })
-    }))
+    Ok(choice.chosen.then(|| Box::new(by_core)))
 }
 
 /// The count of a query from its quotients' homomorphism counts, each with its coefficient
@@ -669,9 +690,7 @@ impl Planned {
         match (self.fits, self.by_tree, &self.by_core) {
             (false, _, _) => 0.0,
             (true, true, _) => tree_count::work(&self.query, &sizes(), data),
-            (true, false, Some(by_core)) => {
-                by_core.split.trees_work(&sizes(), data) + by_core.core.plan.count_work()
-            }
+            (true, false, Some(by_core)) => by_core.work(&sizes(), data),
             (true, false, None) => self.plan.count_work(),
         }
     }
@@ -718,8 +737,12 @@ impl Planned {
         let by_core = match &self.by_core {
             Some(by_core) => Some(Box::new(CorePlan {
                 split: by_core.split.clone(),
-                core: by_core.core.adopted_by(engine)?,
-                pinned: by_core.pinned.clone(),
+                core: match &by_core.core {
+                    CoreCount::Pinned(pinned) => CoreCount::Pinned(pinned.clone()),
+                    CoreCount::Joined(core) => {
+                        CoreCount::Joined(Box::new(core.adopted_by(engine)?))
+                    }
+                },
             })),
             None => None,
         };
@@ -874,25 +897,27 @@ impl Planned {
             return out_of_time(report);
         };
         let core_sets = by_core.split.core_sets(&sets);
-        if let Some(pinned) = &by_core.pinned {
-            let Some(count) = pinned.count(&core_sets, &weights, data, &stop) else {
-                return out_of_time(report);
-            };
-            report.count = count;
-            if count == u128::MAX {
-                return Err(Error::CountBeyond128Bits);
+        let core = match &by_core.core {
+            CoreCount::Pinned(pinned) => {
+                let Some(count) = pinned.count(&core_sets, &weights, data, &stop) else {
+                    return out_of_time(report);
+                };
+                report.count = count;
+                if count == u128::MAX {
+                    return Err(Error::CountBeyond128Bits);
+                }
+                report.times.join = started.elapsed();
+                // Counted on the host; the report names the engine that filtered the sets.
+                report.engine = match self.candidates {
+                    Candidates::Device(_) => "gpu",
+                    Candidates::Host(_) => "cpu",
+                };
+                return Ok(report);
             }
-            report.times.join = started.elapsed();
-            // Counted on the host; the report names the engine that filtered the sets.
-            report.engine = match self.candidates {
-                Candidates::Device(_) => "gpu",
-                Candidates::Host(_) => "cpu",
-            };
-            return Ok(report);
-        }
+            CoreCount::Joined(core) => core,
+        };
         let mut sum = WeightedSum::new(weights, &core_sets);
         let listing = under_homomorphism(options);
-        let core = &by_core.core;
         let outcome = engine.join(&core.plan, &core.candidates, data, &listing, &mut sum)?;
         report.count = sum.total()?;
         report.status = outcome.status;

@@ -177,20 +177,15 @@ pub(crate) fn subtree_values(
     // edge cost more than the sums themselves on a graph of millions.
     let mut f: Vec<Option<Vec<u128>>> = (0..sets.sizes().len()).map(|_| None).collect();
     let start = |u: usize| vec![1u128; sets.list(u).len()];
-    // The child's values by data vertex while its parent sums them: written at C(child),
-    // cleared after.
-    let mut by_vertex = vec![0u128; graph.vertex_count()];
     for e in edges.iter().rev() {
         if stop() {
             return None;
         }
         let child = f[e.child].take().unwrap_or_else(|| start(e.child));
-        let child_list = sets.list(e.child);
-        for (&w, &value) in child_list.iter().zip(&child) {
-            by_vertex[w as usize] = value;
-        }
+        // A neighbour's value found by its place in C(child) (an array over every data
+        // vertex, zeroed for each edge, cost more than the sums on a graph of millions).
+        let ranks = sets.ranks(e.child);
         let parent = f[e.parent].get_or_insert_with(|| start(e.parent));
-        let by_vertex_now = &by_vertex;
         parent
             .par_iter_mut()
             .zip(sets.list(e.parent).par_iter())
@@ -199,13 +194,13 @@ pub(crate) fn subtree_values(
                     let sum = graph
                         .neighbors(v, e.label, e.direction)
                         .iter()
-                        .fold(0u128, |s, &w| s.saturating_add(by_vertex_now[w as usize]));
+                        .filter(|&&w| sets.contains(e.child, w))
+                        .fold(0u128, |s, &w| {
+                            s.saturating_add(child[ranks.position(w) as usize])
+                        });
                     *value = value.saturating_mul(sum);
                 }
             });
-        for &w in child_list {
-            by_vertex[w as usize] = 0;
-        }
     }
     Some(f)
 }

@@ -143,6 +143,11 @@ impl CoreAndTrees {
         hanging + tree_count::edges_work(&self.edges, sizes, data)
     }
 
+    /// The sizes of the core's candidate sets, from the query's `sizes`.
+    pub(crate) fn core_sizes(&self, sizes: &[usize]) -> Vec<usize> {
+        self.vertices.iter().map(|&u| sizes[u]).collect()
+    }
+
     /// The core's candidate sets: the query's, for its core vertices.
     pub(crate) fn core_sets(&self, sets: &CandidateSets) -> CandidateSets {
         sets.select(&self.vertices)

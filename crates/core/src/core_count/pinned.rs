@@ -96,6 +96,19 @@ impl PinnedCore {
         self.pinned
     }
 
+    /// The program's work for the core's candidate sets of `sizes`, in the units of
+    /// [`crate::tree_count::work`]: for each candidate of x, a mean list read for each edge
+    /// of the core (how far the values reach from x's neighbours is not estimated).
+    pub(crate) fn work(&self, sizes: &[usize], data: &DataIndex) -> f64 {
+        let graph = data.graph();
+        let lists_per_edge = if graph.is_directed() { 1.0 } else { 2.0 };
+        let mean_list =
+            lists_per_edge * graph.edge_count() as f64 / graph.vertex_count().max(1) as f64;
+        let edges: usize = self.children.iter().map(Vec::len).sum::<usize>()
+            + self.from_pinned.iter().map(Vec::len).sum::<usize>();
+        sizes[self.pinned] as f64 * edges as f64 * mean_list
+    }
+
     /// Σ over the core's homomorphisms φ into `sets` (the core's candidate sets) of Π over
     /// its vertices r of `weights`' w_r(φ(r)) (1 where a vertex has none), saturated at
     /// `u128::MAX`; `None` when `stop` says so.
