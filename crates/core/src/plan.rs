@@ -8,6 +8,7 @@ use std::fmt;
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 
 mod clique;
+mod count_choice;
 pub mod estimate;
 mod grid;
 mod leaves;
@@ -17,6 +18,7 @@ mod step;
 pub mod symmetry;
 pub mod walks;
 
+pub use count_choice::TreeCountChoice;
 pub use leaves::{
     equivalence_classes, LeafGroup, LeafSuffix, LeafTerm, PairCount, Postpone, MAX_LEAF_GROUP,
     MAX_LEAF_LINKS,
@@ -28,7 +30,6 @@ use self::leaves::postponable;
 use self::refine::CandidateEdges;
 use self::symmetry::Symmetry;
 use crate::index::DataIndex;
-use crate::options::TreeCounts;
 
 /// The whole join order.
 #[derive(Clone, Debug, PartialEq)]
@@ -85,93 +86,6 @@ pub struct PlanChoice {
     pub walks_reached: Option<f64>,
     /// For a count the tree's dynamic program could answer: which method counts it, and why.
     pub tree_count: Option<TreeCountChoice>,
-}
-
-/// A count's choice between the tree's dynamic program ([`crate::tree_count`]) and the join.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TreeCountChoice {
-    /// Whether the dynamic program counts the query.
-    pub chosen: bool,
-    /// Whether the options forced the choice rather than the estimates.
-    pub forced: bool,
-    /// The program's work ([`crate::tree_count::work`]).
-    pub tree_work: f64,
-    /// The join's ([`Plan::count_work`]).
-    pub join_work: f64,
-    /// Whether `join_work` counts the lists the join reads (the walks ran), or its rows alone.
-    pub join_reads: bool,
-    /// Where the query's labels repeat, how many quotients the count adds up
-    /// ([`crate::quotients`]; `tree_work` is then their work together); 0 where they do not.
-    pub quotients: usize,
-    /// Where the query has cycles, the vertices of its 2-core, joined while the trees hanging
-    /// from it are counted by the program (`tree_work` is then both together); 0 for a tree.
-    pub core: usize,
-    /// Where the core is counted by its program with one vertex pinned
-    /// ([`crate::core_count`]), that query vertex.
-    pub pinned: Option<usize>,
-}
-
-impl TreeCountChoice {
-    /// The choice `tree_counts` makes between a count of `tree_work` (over `quotients`
-    /// quotients, or none) and the join of `plan`.
-    pub fn by(tree_counts: TreeCounts, tree_work: f64, plan: &Plan, quotients: usize) -> Self {
-        let join_work = plan.count_work();
-        TreeCountChoice {
-            chosen: match tree_counts {
-                TreeCounts::Never => false,
-                TreeCounts::ByEstimate => tree_work <= join_work,
-                TreeCounts::Always => true,
-            },
-            forced: tree_counts != TreeCounts::ByEstimate,
-            tree_work,
-            join_work,
-            join_reads: plan.choice.estimated_reads.is_some(),
-            quotients,
-            core: 0,
-            pinned: None,
-        }
-    }
-}
-
-impl std::fmt::Display for TreeCountChoice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let tree = match (self.quotients, self.core) {
-            (0, 0) => format!(
-                "dynamic programming over the tree ({:.3e} candidate and list reads estimated)",
-                self.tree_work
-            ),
-            (0, core) => format!(
-                "{}, the trees hanging from it counted by dynamic programming ({:.3e} reads \
-                 and rows estimated)",
-                match self.pinned {
-                    Some(u) => format!("its {core}-vertex 2-core counted with u{u} pinned"),
-                    None => format!("the join of its {core}-vertex 2-core"),
-                },
-                self.tree_work
-            ),
-            (n, _) => format!(
-                "inclusion-exclusion over {n} quotients, each one's homomorphisms counted \
-                 ({:.3e} reads and rows estimated)",
-                self.tree_work
-            ),
-        };
-        let join = match self.join_reads {
-            true => format!(
-                "a join ({:.3e} rows and list reads estimated)",
-                self.join_work
-            ),
-            false => format!("a join ({:.3e} rows estimated)", self.join_work),
-        };
-        let (chosen, other) = match self.chosen {
-            true => (tree, join),
-            false => (join, tree),
-        };
-        let why = match self.forced {
-            true => "forced",
-            false => "the lesser estimate",
-        };
-        write!(f, "count: {chosen} rather than {other} ({why})")
-    }
 }
 
 impl Strategy<'_> {
