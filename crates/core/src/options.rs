@@ -177,12 +177,6 @@ pub const CPU_REFINE_FROM_SHARE: f64 = 0.0;
 /// 1 ms on one core for yeast's 8-vertex queries).
 pub const HEAVY_QUERY_WORK: f64 = 1e4;
 
-/// Estimated work of a join ([`crate::plan::Plan::count_work`]) from which a query with
-/// cycles whose labels repeat is weighed against the count over its quotients
-/// ([`crate::quotients`]): each of up to 64 quotients is filtered and planned first, which
-/// only a heavy join repays (a tree's quotients are always weighed).
-pub const CYCLIC_QUOTIENTS_FROM_WORK: f64 = 1e8;
-
 /// When a count takes the tree's dynamic program ([`crate::tree_count`]), or, for a tree
 /// whose labels repeat, the sum over its quotients ([`crate::quotients`]), rather than a join.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use crate::fit::misfit;
 use crate::index::DataIndex;
 use crate::options::{
     JoinOrder, JoinPaths, MatchOptions, PairCounts, Semantics, Share, Status, TreeCounts, AXES,
-    CYCLIC_QUOTIENTS_FROM_WORK, HEAVY_QUERY_WORK,
+    HEAVY_QUERY_WORK,
 };
 use crate::plan::estimate::{cheaper_count, plan_on_host};
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
@@ -334,9 +334,11 @@ fn plan_filtered(
         && options.share.is_none()
         && options.tree_counts != TreeCounts::Never
         && !tree_countable
+        // A query with cycles only where forced: by the estimates, the unlabelled
+        // LiveJournal-sized graph's diamond and 4-cycle took their quotients, whose programs
+        // on two cores did not finish in 60 s (docs/BENCHMARKS.md).
         && (query.edge_count() + 1 == query.vertex_count()
-            || options.tree_counts == TreeCounts::Always
-            || plan.count_work() >= CYCLIC_QUOTIENTS_FROM_WORK)
+            || options.tree_counts == TreeCounts::Always)
     {
         true => by_quotients(engine, query, data, options, &mut plan)?,
         false => None,

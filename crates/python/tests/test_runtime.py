@@ -15,8 +15,7 @@ import pytest
 import gsi
 
 # A random graph of 2,000 vertices and 40,000 edges, one label: its 8-cycles take the CPU
-# engine minutes to count (on a 2-core machine; its 6-cycles, counted over their quotients,
-# about a second).
+# engine minutes to count (on a 2-core machine).
 HEAVY = """
 import numpy as np
 import gsi
