@@ -348,3 +348,28 @@ fn quotients_out_of_time_give_no_partial_sum() {
         (0, gsi_core::Status::Timeout)
     );
 }
+
+/// The weight of a program's read against the join's (`MatchOptions::program_cost`, a GPU's
+/// ten, the CPU's one) turns the choice: a path of three edges in K_12 under homomorphism is
+/// counted by the tree's program where its reads weigh nothing, joined where they weigh
+/// everything, and counted alike either way.
+#[test]
+fn the_programs_cost_against_the_join_turns_the_choice() {
+    let index = DataIndex::build(clique(false, 12, 0).graph()).expect("index");
+    let query = path(false, 4, 0).graph();
+    for (cost, counted_by_program) in [(1e-9, true), (1e9, false)] {
+        let options = MatchOptions {
+            semantics: Semantics::Homomorphism,
+            program_cost: Some(cost),
+            ..MatchOptions::default()
+        };
+        let counted = cpu_count(&query, &index, &options);
+        assert_eq!(counted.count, 12 * 11u128.pow(3), "cost {cost}");
+        let choice = counted.plan.choice.tree_count.expect("a tree's choice");
+        assert_eq!(
+            (choice.chosen, counted.paths.tree_counted, choice.forced),
+            (counted_by_program, counted_by_program, false),
+            "cost {cost}: {choice:?}"
+        );
+    }
+}

@@ -283,6 +283,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             // The engine that joins judges whether planning pays.
             planning_pays_from: None,
             pair_counts_from: None,
+            program_cost: None,
             refine_from_share: None,
             pinned: Vec::new(),
         },

@@ -115,6 +115,12 @@ pub trait Engine: Send {
         crate::options::GPU_PAIR_COUNTS_FROM
     }
 
+    /// How many of this engine's join's estimated reads cost as much as one read of a
+    /// counting program on the host ([`MatchOptions::program_cost`]).
+    fn program_cost(&self) -> f64 {
+        crate::options::GPU_PROGRAM_COST
+    }
+
     /// A copy of this engine for another thread, where copies cost nothing and share no
     /// device (the CPU engine): independent plans are then made on threads of their own.
     fn on_another_thread(&self) -> Option<Box<dyn Engine>> {

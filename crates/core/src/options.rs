@@ -119,6 +119,10 @@ pub struct MatchOptions {
     /// Fewest query vertices from which a count takes the pair count: the joining engine's
     /// ([`crate::Engine::pair_counts_from`]), which the search sets when it is `None`.
     pub pair_counts_from: Option<usize>,
+    /// How many of the join's estimated reads cost as much as one of a counting program's
+    /// (a tree's, its quotients', its core's, all run on the host): the joining engine's
+    /// ([`crate::Engine::program_cost`]), which the search sets when it is `None`.
+    pub program_cost: Option<f64>,
     /// The share of candidates lacking a candidate neighbour (in a sample of each set) from
     /// which the sets are refined ([`crate::plan::refine`]): the joining engine's
     /// ([`crate::Engine::refine_from_share`]), which the search sets when it is `None`.
@@ -149,6 +153,13 @@ pub const GPU_PAIR_COUNTS_FROM: usize = 5;
 /// 4-cycles took 7.0 s by their pairs against over 60 s joined (development machine,
 /// 2026-11-27).
 pub const CPU_PAIR_COUNTS_FROM: usize = 4;
+
+/// A GPU engine's [`crate::Engine::program_cost`]: a read of a counting program on the host
+/// weighs as ten of the GPU join's estimated reads. The 100-label LiveJournal-sized graph's
+/// dense_8_1, whose quotients' programs were estimated at a third of its join, took 297 ms
+/// over them and 77 ms joined on an H100; dense_12_1, estimated at a 73rd, 1.5 s over them and
+/// more than 10 s joined (docs/BENCHMARKS.md).
+pub const GPU_PROGRAM_COST: f64 = 10.0;
 
 /// The same for the CPU's join, where a partial match costs as much as an entry read or more:
 /// wordnet's query_dense_16_6, 9×10^7 partial matches estimated against about 10^6 entries,
@@ -382,6 +393,7 @@ impl Default for MatchOptions {
             equivalent_vertices: true,
             pair_counts: PairCounts::ByEstimate,
             pair_counts_from: None,
+            program_cost: None,
             refine_from_share: None,
             heavy_query_work: HEAVY_QUERY_WORK,
             planning_pays_from: None,
@@ -404,6 +416,11 @@ impl MatchOptions {
     /// [`MatchOptions::pair_counts_from`], or a GPU's where no engine has set it.
     pub fn pair_counts_from(&self) -> usize {
         self.pair_counts_from.unwrap_or(GPU_PAIR_COUNTS_FROM)
+    }
+
+    /// [`MatchOptions::program_cost`], or a GPU's where no engine has set it.
+    pub fn program_cost(&self) -> f64 {
+        self.program_cost.unwrap_or(GPU_PROGRAM_COST)
     }
 
     /// Why the search must stop now, if it must: [`Status::Interrupted`] when the interrupt

@@ -199,6 +199,11 @@ pub(crate) fn plan_query(
             pair_counts_from: Some(options.pair_counts_from.unwrap_or_else(|| {
                 judge.map_or(options.pair_counts_from(), |e| e.pair_counts_from())
             })),
+            program_cost: Some(
+                options
+                    .program_cost
+                    .unwrap_or_else(|| judge.map_or(options.program_cost(), |e| e.program_cost())),
+            ),
             refine_from_share: Some(options.refine_from_share.unwrap_or_else(|| {
                 judge.map_or(options.refine_from_share(), |e| e.refine_from_share())
             })),
@@ -325,7 +330,7 @@ fn plan_filtered(
         counting && options.limit.is_none() && tree_count::applies(query, data, options.semantics);
     plan.choice.tree_count = tree_countable.then(|| {
         let tree_work = tree_count::work(query, &candidates.sizes(), data);
-        TreeCountChoice::by(options.tree_counts, tree_work, &plan, 0)
+        TreeCountChoice::by(options, tree_work, &plan, 0)
     });
     let by_quotients = match counting
         && options.limit.is_none()
@@ -438,7 +443,7 @@ fn by_quotients(
             .collect::<Result<Vec<_>>>()?,
     };
     let work = planned.iter().map(|(_, p)| p.work(data)).sum();
-    let choice = TreeCountChoice::by(options.tree_counts, work, plan, planned.len());
+    let choice = TreeCountChoice::by(options, work, plan, planned.len());
     plan.choice.tree_count = Some(choice);
     Ok(choice.chosen.then_some(planned))
 }
@@ -489,12 +494,7 @@ fn by_core(
     let choice = TreeCountChoice {
         core: by_core.split.vertices.len(),
         pinned: pinned_at,
-        ..TreeCountChoice::by(
-            options.tree_counts,
-            by_core.work(&candidates.sizes(), data),
-            plan,
-            0,
-        )
+        ..TreeCountChoice::by(options, by_core.work(&candidates.sizes(), data), plan, 0)
     };
     plan.choice.tree_count = Some(choice);
     Ok(choice.chosen.then(|| Box::new(by_core)))
@@ -594,6 +594,7 @@ pub fn plan_ahead(
     let options = MatchOptions {
         planning_pays_from: Some(options.planning_pays_from()),
         pair_counts_from: Some(options.pair_counts_from()),
+        program_cost: Some(options.program_cost()),
         refine_from_share: Some(options.refine_from_share()),
         ..options.clone()
     };

@@ -44,6 +44,10 @@ impl Engine for CpuEngine {
         crate::options::CPU_PAIR_COUNTS_FROM
     }
 
+    fn program_cost(&self) -> f64 {
+        1.0
+    }
+
     fn refine_from_share(&self) -> f64 {
         crate::options::CPU_REFINE_FROM_SHARE
     }

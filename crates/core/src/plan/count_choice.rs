@@ -2,7 +2,7 @@
 //! and the join, as `--explain` shows it.
 
 use super::Plan;
-use crate::options::TreeCounts;
+use crate::options::{MatchOptions, TreeCounts};
 
 /// A count's choice between the tree's dynamic program ([`crate::tree_count`]) and the join.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -29,14 +29,16 @@ pub struct TreeCountChoice {
 }
 
 impl TreeCountChoice {
-    /// The choice `tree_counts` makes between a count of `tree_work` (over `quotients`
-    /// quotients, or none) and the join of `plan`.
-    pub fn by(tree_counts: TreeCounts, tree_work: f64, plan: &Plan, quotients: usize) -> Self {
+    /// The choice `options.tree_counts` makes between a count of `tree_work` (over
+    /// `quotients` quotients, or none) and the join of `plan`, each of the count's reads
+    /// weighing `options.program_cost()` of the join's.
+    pub fn by(options: &MatchOptions, tree_work: f64, plan: &Plan, quotients: usize) -> Self {
         let join_work = plan.count_work();
+        let tree_counts = options.tree_counts;
         TreeCountChoice {
             chosen: match tree_counts {
                 TreeCounts::Never => false,
-                TreeCounts::ByEstimate => tree_work <= join_work,
+                TreeCounts::ByEstimate => tree_work * options.program_cost() <= join_work,
                 TreeCounts::Always => true,
             },
             forced: tree_counts != TreeCounts::ByEstimate,
