@@ -3,34 +3,14 @@
 //! programming) against the brute force: undirected and directed, under homomorphism (any
 //! labels) and isomorphism (all labels distinct), on one engine and spread over three.
 
-use gsi_core::{
-    find_matches_spread, CountOnly, DataIndex, MatchOptions, MatchReport, Semantics, TreeCounts,
-};
-use gsi_graph::{Graph, VertexId};
+use gsi_core::{DataIndex, MatchOptions, Semantics, TreeCounts};
+use gsi_graph::VertexId;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, RngSeed};
 
 use crate::brute;
 use crate::oracle::{graph, Shape};
-use crate::util::{clique, cpu_count, Spec};
-
-/// The report of `query`'s matches in `index` counted under `options`, spread at once over
-/// three CPU engines.
-fn spread_count(query: &Graph, index: &DataIndex, options: &MatchOptions) -> MatchReport {
-    let mut engines: Vec<Box<dyn gsi_core::Engine>> = (0..3)
-        .map(|_| Box::new(gsi_core::cpu::CpuEngine::default()) as Box<dyn gsi_core::Engine>)
-        .collect();
-    find_matches_spread(
-        &mut engines,
-        query,
-        index,
-        options,
-        &mut CountOnly,
-        None,
-        None,
-    )
-    .expect("counted")
-}
+use crate::util::{clique, cpu_count, spread_count, Spec};
 
 /// A cycle of 3 to 5 vertices, 1 to 4 more vertices each hanging from a random earlier one
 /// (3 to 4 and 1 to 2 for distinct labels),

@@ -3,34 +3,14 @@
 //! (all labels distinct, or repeated: then by inclusion-exclusion over the query's quotients),
 //! with the path checked to be the one taken.
 
-use gsi_core::{
-    find_matches_spread, CountOnly, DataIndex, MatchOptions, MatchReport, Semantics, TreeCounts,
-};
-use gsi_graph::{Graph, VertexId};
+use gsi_core::{DataIndex, MatchOptions, Semantics, TreeCounts};
+use gsi_graph::VertexId;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, RngSeed};
 
 use crate::brute;
 use crate::oracle::{graph, Shape};
-use crate::util::{clique, cpu_count, path, Spec};
-
-/// The report of `query`'s matches in `index` counted under `options`, spread at once over
-/// three CPU engines.
-fn spread_count(query: &Graph, index: &DataIndex, options: &MatchOptions) -> MatchReport {
-    let mut engines: Vec<Box<dyn gsi_core::Engine>> = (0..3)
-        .map(|_| Box::new(gsi_core::cpu::CpuEngine::default()) as Box<dyn gsi_core::Engine>)
-        .collect();
-    find_matches_spread(
-        &mut engines,
-        query,
-        index,
-        options,
-        &mut CountOnly,
-        None,
-        None,
-    )
-    .expect("counted")
-}
+use crate::util::{clique, cpu_count, path, spread_count, Spec};
 
 /// A random tree of 2 to 6 vertices: vertex i hangs from a random earlier vertex by an edge
 /// of label 0 or 1 pointing either way; vertex labels drawn from `0..labels`, or a shuffle

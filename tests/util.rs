@@ -472,6 +472,24 @@ pub fn assert_valid_matches(
     assert_eq!(distinct.len(), rows.len(), "a match was written twice");
 }
 
+/// The report of `query`'s matches in `index` counted under `options`, spread at once over
+/// three CPU engines.
+pub fn spread_count(query: &Graph, index: &DataIndex, options: &MatchOptions) -> MatchReport {
+    let mut engines: Vec<Box<dyn gsi_core::Engine>> = (0..3)
+        .map(|_| Box::new(CpuEngine::default()) as Box<dyn gsi_core::Engine>)
+        .collect();
+    gsi_core::find_matches_spread(
+        &mut engines,
+        query,
+        index,
+        options,
+        &mut CountOnly,
+        None,
+        None,
+    )
+    .expect("counted")
+}
+
 /// The CPU engine's report of `query`'s matches in `index`, counted under `options`.
 pub fn cpu_count(query: &Graph, index: &DataIndex, options: &MatchOptions) -> MatchReport {
     find_matches(

@@ -332,13 +332,15 @@ fn plan_filtered(
         let tree_work = tree_count::work(query, &candidates.sizes(), data);
         TreeCountChoice::by(options, tree_work, &plan, 0)
     });
-    let by_quotients = match counting
+    // Quotients and cores count a whole query: not with pins or in a share, nor for a limit.
+    let programs = counting
         && options.limit.is_none()
-        && options.semantics == Semantics::Isomorphism
         && options.pinned.is_empty()
         && options.share.is_none()
         && options.tree_counts != TreeCounts::Never
-        && !tree_countable
+        && !tree_countable;
+    let by_quotients = match programs
+        && options.semantics == Semantics::Isomorphism
         // A query with cycles only where forced: by the estimates, the unlabelled
         // LiveJournal-sized graph's diamond and 4-cycle took their quotients, whose programs
         // on two cores did not finish in 60 s (docs/BENCHMARKS.md).
@@ -348,12 +350,7 @@ fn plan_filtered(
         true => by_quotients(engine, query, data, options, &mut plan)?,
         false => None,
     };
-    let by_core = match counting
-        && options.limit.is_none()
-        && options.pinned.is_empty()
-        && options.share.is_none()
-        && options.tree_counts != TreeCounts::Never
-        && !tree_countable
+    let by_core = match programs
         && by_quotients.is_none()
         && (options.tree_counts == TreeCounts::Always || plan.count_work() >= HEAVY_QUERY_WORK)
         && tree_count::homomorphisms_are_matches(query, data, options.semantics)
@@ -463,10 +460,10 @@ fn by_core(
     let Some(split) = CoreAndTrees::of(query) else {
         return Ok(None);
     };
-    let core_sets = split.core_sets(&*candidates.to_host()?);
+    let sizes = candidates.sizes();
     let pinned = options
         .pinned_cores
-        .then(|| PinnedCore::of(&split.graph, &core_sets.sizes()))
+        .then(|| PinnedCore::of(&split.graph, &split.core_sizes(&sizes)))
         .flatten();
     // A query that is all core gains only where a vertex pins it, and then is counted so
     // only where forced (as a quotient's is, `by_quotients`): its join is otherwise planned
@@ -478,7 +475,7 @@ fn by_core(
     let core = match pinned {
         Some(pinned) => CoreCount::Pinned(pinned),
         None => {
-            let core_candidates = engine.adopt(&core_sets)?;
+            let core_candidates = engine.adopt(&split.core_sets(&*candidates.to_host()?))?;
             CoreCount::Joined(Box::new(plan_filtered(
                 engine,
                 &split.graph,
@@ -494,7 +491,7 @@ fn by_core(
     let choice = TreeCountChoice {
         core: by_core.split.vertices.len(),
         pinned: pinned_at,
-        ..TreeCountChoice::by(options, by_core.work(&candidates.sizes(), data), plan, 0)
+        ..TreeCountChoice::by(options, by_core.work(&sizes, data), plan, 0)
     };
     plan.choice.tree_count = Some(choice);
     Ok(choice.chosen.then(|| Box::new(by_core)))
@@ -695,6 +692,15 @@ impl Planned {
             (true, true, _) => tree_count::work(&self.query, &sizes(), data),
             (true, false, Some(by_core)) => by_core.work(&sizes(), data),
             (true, false, None) => self.plan.count_work(),
+        }
+    }
+
+    /// The engine a report names for a count made on the host over the candidate sets (a
+    /// program's): the one that filtered them.
+    fn filtering_engine(&self) -> &'static str {
+        match self.candidates {
+            Candidates::Device(_) => "gpu",
+            Candidates::Host(_) => "cpu",
         }
     }
 
@@ -910,11 +916,7 @@ impl Planned {
                     return Err(Error::CountBeyond128Bits);
                 }
                 report.times.join = started.elapsed();
-                // Counted on the host; the report names the engine that filtered the sets.
-                report.engine = match self.candidates {
-                    Candidates::Device(_) => "gpu",
-                    Candidates::Host(_) => "cpu",
-                };
+                report.engine = self.filtering_engine();
                 return Ok(report);
             }
             CoreCount::Joined(core) => core,
@@ -958,12 +960,7 @@ impl Planned {
             }
             report.times.plan += cut;
             report.times.join = started.elapsed() - cut;
-            // The count is made on the host over the candidate sets; the report names the
-            // engine that filtered them.
-            report.engine = match self.candidates {
-                Candidates::Device(_) => "gpu",
-                Candidates::Host(_) => "cpu",
-            };
+            report.engine = self.filtering_engine();
             report.paths.tree_counted = true;
             return Ok(report);
         }

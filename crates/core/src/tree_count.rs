@@ -106,34 +106,45 @@ fn spanning_forest(query: &Graph) -> SpanningForest {
         roots: Vec::new(),
         edges: Vec::with_capacity(n.saturating_sub(1)),
     };
-    let mut queue = std::collections::VecDeque::new();
     for root in 0..n {
         if seen[root] {
             continue;
         }
         seen[root] = true;
         forest.roots.push(root);
-        queue.push_back(root);
-        while let Some(u) = queue.pop_front() {
-            for &direction in query.directions() {
-                let (neighbors, labels) = query.edges(u as VertexId, direction);
-                for (&w, &label) in neighbors.iter().zip(labels) {
-                    let w = w as usize;
-                    if !seen[w] {
-                        seen[w] = true;
-                        queue.push_back(w);
-                        forest.edges.push(TreeEdge {
-                            parent: u,
-                            child: w,
-                            label,
-                            direction,
-                        });
-                    }
+        grow_trees(query, &[root], &mut seen, &mut forest.edges);
+    }
+    forest
+}
+
+/// Adds to `edges` the trees of `query` grown breadth-first from `from` (already `seen`) over
+/// the vertices not yet `seen`, edges read both ways, each child after its parent; marks the
+/// vertices they reach as seen.
+pub(crate) fn grow_trees(
+    query: &Graph,
+    from: &[usize],
+    seen: &mut [bool],
+    edges: &mut Vec<TreeEdge>,
+) {
+    let mut queue: std::collections::VecDeque<usize> = from.iter().copied().collect();
+    while let Some(u) = queue.pop_front() {
+        for &direction in query.directions() {
+            let (neighbors, labels) = query.edges(u as VertexId, direction);
+            for (&w, &label) in neighbors.iter().zip(labels) {
+                let w = w as usize;
+                if !seen[w] {
+                    seen[w] = true;
+                    queue.push_back(w);
+                    edges.push(TreeEdge {
+                        parent: u,
+                        child: w,
+                        label,
+                        direction,
+                    });
                 }
             }
         }
     }
-    forest
 }
 
 /// The number of homomorphisms of a spanning forest of `query` into the data graph whose
@@ -175,7 +186,7 @@ pub(crate) fn subtree_values(
     let graph = data.graph();
     // Only the candidates are kept and walked: a pass over every data vertex for each query
     // edge cost more than the sums themselves on a graph of millions.
-    let mut f: Vec<Option<Vec<u128>>> = (0..sets.sizes().len()).map(|_| None).collect();
+    let mut f: Vec<Option<Vec<u128>>> = (0..sets.lists().len()).map(|_| None).collect();
     let start = |u: usize| vec![1u128; sets.list(u).len()];
     for e in edges.iter().rev() {
         if stop() {

@@ -83,29 +83,7 @@ impl CoreAndTrees {
         }
         let mut reached = in_core.clone();
         let mut edges = Vec::with_capacity(n - vertices.len());
-        let mut frontier = vertices.clone();
-        while !frontier.is_empty() {
-            let mut next = Vec::new();
-            for u in frontier {
-                for &direction in query.directions() {
-                    let (neighbors, labels) = query.edges(u as VertexId, direction);
-                    for (&w, &label) in neighbors.iter().zip(labels) {
-                        let w = w as usize;
-                        if !reached[w] {
-                            reached[w] = true;
-                            next.push(w);
-                            edges.push(TreeEdge {
-                                parent: u,
-                                child: w,
-                                label,
-                                direction,
-                            });
-                        }
-                    }
-                }
-            }
-            frontier = next;
-        }
+        tree_count::grow_trees(query, &vertices, &mut reached, &mut edges);
         if reached.iter().any(|&r| !r) {
             return None;
         }
