@@ -14,8 +14,8 @@ use crate::util::{clique, cpu_count, spread_count, Spec};
 
 /// A cycle of 3 to 5 vertices, 1 to 4 more vertices each hanging from a random earlier one
 /// (3 to 4 and 1 to 2 for distinct labels),
-/// and perhaps one more edge between two random vertices (a second cycle, or a second edge
-/// between two vertices); edges of labels drawn from `0..edge_labels` pointing either way; vertex labels drawn from
+/// and up to two more edges between two random vertices (more cycles, meeting the first or
+/// joined to it by a path: a core of several blocks; or a second edge between two vertices); edges of labels drawn from `0..edge_labels` pointing either way; vertex labels drawn from
 /// `0..labels`, or a shuffle of `0..n` when `distinct`.
 fn cyclic(
     directed: bool,
@@ -41,10 +41,10 @@ fn cyclic(
         (
             parents,
             prop::collection::vec((0..edge_labels, any::<bool>()), n),
-            prop::option::of((0..n, 0..n)),
+            prop::collection::vec((0..n, 0..n), 0..=2),
             vertex_labels,
         )
-            .prop_map(move |(parents, edges, chord, labels)| {
+            .prop_map(move |(parents, edges, chords, labels)| {
                 let mut spec = Spec::new(directed, labels);
                 let add = |spec: Spec, i: usize, a: usize, b: usize| {
                     let (l, flip) = edges[i];
@@ -57,7 +57,7 @@ fn cyclic(
                 for (j, &p) in parents.iter().enumerate() {
                     spec = add(spec, k + j, k + j, p);
                 }
-                if let Some((a, b)) = chord.filter(|(a, b)| a != b) {
+                for (a, b) in chords.into_iter().filter(|(a, b)| a != b) {
                     let (a, b) = (a as VertexId, b as VertexId);
                     let there = spec.edges.iter().any(|&(s, t, l)| {
                         l == edge_labels - 1
@@ -202,19 +202,26 @@ proptest! {
             // Counted over the core wherever homomorphisms are the matches and a tree hangs
             // from it, or, forced, a vertex pins it (unless the query cannot fit at all,
             // answered 0 before any method), pinned where a vertex leaves a forest and the
-            // options allow; never where they are not.
-            let choice = counted.plan.choice.tree_count;
+            // options allow; never where they are not, unless each block is pinned.
+            let choice = counted.plan.choice.tree_count.clone();
             let pins = pinned_cores && one_vertex_leaves_forest(&query);
             if (homomorphism || distinct) && (hangs_trees(&query) || pins) {
                 prop_assert!(counted.paths.tree_counted || expected == 0, "{}", counted.plan);
+                // Where one vertex leaves a forest, so does one in each block; where none
+                // does, the blocks may still be pinned one by one.
                 prop_assert!(
-                    choice.is_none_or(|c| c.core > 0 && c.chosen && c.pinned.is_some() == pins)
+                    choice.is_none_or(|c| c.core > 0 && c.chosen && (!pins || !c.pinned.is_empty()))
                         || expected == 0,
                     "{}",
                     counted.plan
                 );
             } else {
-                prop_assert!(choice.is_none_or(|c| c.core == 0), "{}", counted.plan);
+                // Nor joined over a core with no tree: counted so only block by block.
+                prop_assert!(
+                    choice.is_none_or(|c| c.core == 0 || (pinned_cores && c.pinned.len() > 1)),
+                    "{}",
+                    counted.plan
+                );
             }
         }
         let options = MatchOptions { semantics, tree_counts: TreeCounts::Always, ..MatchOptions::default() };
@@ -258,9 +265,9 @@ fn a_triangle_with_long_tails_is_counted_over_its_triangle() {
     let counted = cpu_count(&query.graph(), &index, &options);
     assert_eq!(counted.count, expected);
     assert!(counted.paths.tree_counted, "{}", counted.plan);
-    let choice = counted.plan.choice.tree_count.expect("a choice");
+    let choice = counted.plan.choice.tree_count.clone().expect("a choice");
     assert_eq!((choice.core, choice.chosen), (3, true), "{choice:?}");
-    assert!(choice.pinned.is_some_and(|u| u < 3), "{choice:?}");
+    assert!(matches!(choice.pinned[..], [u] if u < 3), "{choice:?}");
     assert!(
         counted
             .plan
@@ -284,4 +291,45 @@ fn a_triangle_with_long_tails_is_counted_over_its_triangle() {
         "{}",
         counted.plan
     );
+}
+
+/// Two triangles joined by a path of two edges, under homomorphism in K_12: no vertex leaves a
+/// forest, but each block (the triangles, the path's edges) is pinned at the vertex it shares
+/// with the block before it. Its homomorphisms into K_n are its colourings with n colours:
+/// n(n-1)(n-2) for the first triangle, n-1 for each vertex of the path after it, (n-1)(n-2)
+/// for the second triangle's other two.
+#[test]
+fn two_triangles_joined_by_a_path_are_counted_block_by_block() {
+    let query = Spec::new(false, vec![0; 7])
+        .edge(0, 1, 0)
+        .edge(1, 2, 0)
+        .edge(2, 0, 0)
+        .edge(2, 3, 0)
+        .edge(3, 4, 0)
+        .edge(4, 5, 0)
+        .edge(5, 6, 0)
+        .edge(6, 4, 0);
+    let index = DataIndex::build(clique(false, 12, 0).graph()).expect("index");
+    let expected = 12 * 11u128.pow(4) * 10u128.pow(2);
+    let options = MatchOptions {
+        semantics: Semantics::Homomorphism,
+        tree_counts: TreeCounts::Always,
+        ..MatchOptions::default()
+    };
+    let counted = cpu_count(&query.graph(), &index, &options);
+    assert_eq!(counted.count, expected);
+    let choice = counted.plan.choice.tree_count.clone().expect("a choice");
+    assert_eq!(choice.pinned.len(), 4, "{choice:?}");
+    assert!(
+        counted.plan.to_string().contains("counted block by block"),
+        "{}",
+        counted.plan
+    );
+    let joined = MatchOptions {
+        pinned_cores: false,
+        ..options
+    };
+    let counted = cpu_count(&query.graph(), &index, &joined);
+    assert_eq!(counted.count, expected);
+    assert!(!counted.plan.to_string().contains("block by block"));
 }

@@ -240,6 +240,7 @@ fn the_estimates_choose_between_the_tree_and_the_join() {
             .plan
             .choice
             .tree_count
+            .clone()
             .expect("a tree count was possible");
         assert!(choice.chosen == tree && !choice.forced, "{choice:?}");
         let said = match tree {
@@ -320,7 +321,12 @@ fn quotients_out_of_time_give_no_partial_sum() {
         "spread over three engines"
     );
     let stopped = cpu_count(&q, &index, &late);
-    let choice = stopped.plan.choice.tree_count.expect("a tree's choice");
+    let choice = stopped
+        .plan
+        .choice
+        .tree_count
+        .clone()
+        .expect("a tree's choice");
     // Itself, {0, 2}, {1, 3}, {0, 3}, and {0, 2} with {1, 3}.
     assert!(choice.chosen && choice.quotients == 5, "{choice:?}");
     assert_eq!(
@@ -345,7 +351,12 @@ fn the_programs_cost_against_the_join_turns_the_choice() {
         };
         let counted = cpu_count(&query, &index, &options);
         assert_eq!(counted.count, 12 * 11u128.pow(3), "cost {cost}");
-        let choice = counted.plan.choice.tree_count.expect("a tree's choice");
+        let choice = counted
+            .plan
+            .choice
+            .tree_count
+            .clone()
+            .expect("a tree's choice");
         assert_eq!(
             (choice.chosen, counted.paths.tree_counted, choice.forced),
             (counted_by_program, counted_by_program, false),

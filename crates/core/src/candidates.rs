@@ -114,6 +114,28 @@ impl CandidateSets {
         });
     }
 
+    /// Whether C(u) and C(w) share a data vertex.
+    pub(crate) fn meet(&self, u: usize, w: usize) -> bool {
+        !self.bits[u].is_disjoint(&self.bits[w])
+    }
+
+    /// The data vertices in the sets of every one of `vertices`.
+    pub(crate) fn common(&self, vertices: &[usize]) -> FixedBitSet {
+        let (&first, rest) = vertices.split_first().expect("a vertex at least");
+        let mut common = (*self.bits[first]).clone();
+        for &u in rest {
+            common.intersect_with(&self.bits[u]);
+        }
+        common
+    }
+
+    /// Keeps in C(u) only the vertices of `allowed`.
+    pub(crate) fn within(&mut self, u: usize, allowed: &FixedBitSet) {
+        if !self.bits[u].is_subset(allowed) {
+            self.retain(u, |v| allowed.contains(v as usize));
+        }
+    }
+
     /// Replaces C(u) by `kept`, a sorted sublist of it.
     pub(crate) fn keep(&mut self, u: usize, kept: Vec<VertexId>) {
         self.bits[u] = Arc::new(bitset(&kept, self.bits[u].len()));

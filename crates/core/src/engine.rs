@@ -50,6 +50,21 @@ impl Candidates {
             Candidates::Device(sets) => Ok(Cow::Owned(sets.download()?)),
         }
     }
+
+    /// The sets in host memory, brought there from the device first if they are on one (a
+    /// join on the device moves them back).
+    ///
+    /// # Errors
+    /// The copy from the device fails.
+    pub(crate) fn on_host(&mut self) -> Result<&mut CandidateSets> {
+        if let Candidates::Device(sets) = self {
+            *self = Candidates::Host(sets.download()?);
+        }
+        match self {
+            Candidates::Host(sets) => Ok(sets),
+            Candidates::Device(_) => unreachable!("brought to the host above"),
+        }
+    }
 }
 
 /// Something an engine did that the user should hear of; its `Display` is the sentence the

@@ -7,7 +7,11 @@
 //!
 //! Only partitions whose blocks one data vertex could match appear: each block of one label,
 //! no two of its vertices adjacent (a data graph has no self-loops, so hom(Q/π) is 0 for any
-//! other). Each quotient's homomorphisms are counted on their own: by dynamic programming
+//! other), and no two that the caller knows cannot share a data vertex. The identity holds as
+//! well for maps that send each vertex u into a set S(u) given beforehand, and each block of
+//! Q/π into the intersection of its members' sets: where S(u) holds every data vertex a match
+//! sends u to (the query's candidate sets), the terms add up to the same count, and a block
+//! whose members' sets do not meet adds nothing. Each quotient's homomorphisms are counted on their own: by dynamic programming
 //! where it is a tree ([`crate::tree_count`]), over its 2-core where trees hang from one
 //! ([`crate::core_count`]), else by a join under homomorphism.
 
@@ -26,12 +30,18 @@ pub struct Quotient {
     pub graph: Graph,
     /// μ(π).
     pub coefficient: i64,
+    /// The query vertices of each vertex of Q/π (the blocks of π).
+    pub members: Vec<Vec<usize>>,
 }
 
 /// The quotients of `query` (itself first, with coefficient 1) where two of its vertices of
-/// one label are not adjacent, the data's and its vertices carry one label each, and there
-/// are at most [`MAX_QUOTIENTS`]; `None` otherwise.
-pub fn of(query: &Graph, data: &DataIndex) -> Option<Vec<Quotient>> {
+/// one label are not adjacent and `may_share` them, the data's and its vertices carry one
+/// label each, and there are at most [`MAX_QUOTIENTS`]; `None` otherwise.
+pub fn of(
+    query: &Graph,
+    data: &DataIndex,
+    may_share: &dyn Fn(usize, usize) -> bool,
+) -> Option<Vec<Quotient>> {
     let n = query.vertex_count();
     if n < 2 || query.has_label_sets() || data.graph().has_label_sets() {
         return None;
@@ -48,12 +58,15 @@ pub fn of(query: &Graph, data: &DataIndex) -> Option<Vec<Quotient>> {
     if !partitions_into(0, n, &mut blocks, &mut partitions, &|v, block: &[usize]| {
         block
             .iter()
-            .all(|&u| labels[u] == labels[v] && !adjacent(u, v))
+            .all(|&u| labels[u] == labels[v] && !adjacent(u, v) && may_share(u, v))
     }) {
         return None;
     }
-    if partitions.len() == 1 {
-        return None; // labels all differ, or repeat only on neighbours: one term
+    // Labels that all differ, or repeat only on neighbours: homomorphisms are the matches.
+    // (Vertices that `may_share` keeps apart leave one term too, over their sets.)
+    let apart = (0..n).any(|v| (0..v).any(|u| labels[u] == labels[v] && !adjacent(u, v)));
+    if !apart {
+        return None;
     }
     let mut quotients = Vec::with_capacity(partitions.len());
     for partition in partitions {
@@ -149,6 +162,7 @@ fn quotient(
     Some(Quotient {
         graph: builder.build().ok()?,
         coefficient,
+        members: partition.to_vec(),
     })
 }
 
@@ -168,7 +182,7 @@ mod tests {
         }
         let star = builder.build().expect("a graph");
         let data = DataIndex::build(star.clone()).expect("an index");
-        let quotients = of(&star, &data).expect("quotients");
+        let quotients = of(&star, &data, &|_, _| true).expect("quotients");
         let mut terms: Vec<(usize, i64)> = quotients
             .iter()
             .map(|q| (q.graph.vertex_count(), q.coefficient))
@@ -182,6 +196,6 @@ mod tests {
         builder.add_edge(0, 1, 0).expect("an edge");
         builder.add_edge(1, 2, 0).expect("an edge");
         let path = builder.build().expect("a graph");
-        assert!(of(&path, &data).is_none());
+        assert!(of(&path, &data, &|_, _| true).is_none());
     }
 }

@@ -3,11 +3,12 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use fixedbitset::FixedBitSet;
 use gsi_graph::{Graph, VertexId};
 use rayon::prelude::*;
 
 use crate::candidates::CandidateSets;
-use crate::core_count::{CoreAndTrees, PinnedCore, WeightedSum};
+use crate::core_count::{CoreAndTrees, PinnedBlocks, WeightedSum};
 use crate::cpu::CpuEngine;
 use crate::engine::{Candidates, Engine};
 use crate::error::{Error, Result};
@@ -158,9 +159,9 @@ struct CorePlan {
 
 /// How a core's weighted homomorphisms are counted.
 enum CoreCount {
-    /// By the program of the core with one vertex pinned, where one leaves a forest and the
-    /// options allow.
-    Pinned(PinnedCore),
+    /// By the programs of the core's blocks, each with one vertex pinned, where that leaves
+    /// a forest in each and the options allow.
+    Pinned(PinnedBlocks),
     /// From the core's join, a listing of its homomorphisms.
     Joined(Box<Planned>),
 }
@@ -183,6 +184,18 @@ pub(crate) fn plan_query(
     data: &DataIndex,
     options: &MatchOptions,
     counting: bool,
+) -> Result<Planned> {
+    plan_query_within(engine, query, data, options, counting, None)
+}
+
+/// As [`plan_query`], each C(u) kept within `within[u]` where given.
+fn plan_query_within(
+    engine: &mut dyn Engine,
+    query: &Graph,
+    data: &DataIndex,
+    options: &MatchOptions,
+    counting: bool,
+    within: Option<&[FixedBitSet]>,
 ) -> Result<Planned> {
     if query.vertex_count() == 0 {
         return Err(Error::EmptyQuery);
@@ -218,6 +231,12 @@ pub(crate) fn plan_query(
     let started = Instant::now();
     let mut candidates = engine.filter(query, data, options)?;
     pin(&mut candidates, &options.pinned, data)?;
+    if let Some(within) = within {
+        let sets = candidates.on_host()?;
+        for (u, allowed) in within.iter().enumerate() {
+            sets.within(u, allowed);
+        }
+    }
     plan_filtered(engine, query, data, options, counting, candidates, started)
 }
 
@@ -347,7 +366,7 @@ fn plan_filtered(
         && (query.edge_count() + 1 == query.vertex_count()
             || options.tree_counts == TreeCounts::Always)
     {
-        true => by_quotients(engine, query, data, options, &mut plan)?,
+        true => by_quotients(engine, query, data, options, &candidates, &mut plan)?,
         false => None,
     };
     let by_core = match programs
@@ -359,7 +378,7 @@ fn plan_filtered(
         false => None,
     };
     Ok(Planned {
-        by_tree: plan.choice.tree_count.is_some_and(|c| c.chosen)
+        by_tree: plan.choice.tree_count.as_ref().is_some_and(|c| c.chosen)
             && by_quotients.is_none()
             && by_core.is_none(),
         by_quotients,
@@ -396,17 +415,44 @@ fn pair_wedge(
 
 /// A query whose labels repeat, planned as its quotients' homomorphisms ([`quotients`]) where
 /// their estimated work is below the join's (or the options force it): each quotient with its
-/// coefficient, and the choice in `plan`'s.
+/// coefficient, and the choice in `plan`'s. Where the query's `candidates` are on the host,
+/// each quotient vertex is kept to the candidates its members share, and two vertices whose
+/// sets do not meet are never merged.
 fn by_quotients(
     engine: &mut dyn Engine,
     query: &Graph,
     data: &DataIndex,
     options: &MatchOptions,
+    candidates: &Candidates,
     plan: &mut Plan,
 ) -> Result<Option<Vec<(i64, Planned)>>> {
-    let Some(terms) = quotients::of(query, data) else {
+    let sets = match candidates {
+        Candidates::Host(sets) => Some(sets),
+        Candidates::Device(_) => None,
+    };
+    let may_share = |u, w| sets.is_none_or(|sets| sets.meet(u, w));
+    let Some(terms) = quotients::of(query, data, &may_share) else {
         return Ok(None);
     };
+    // Each term over the candidates its vertices' members share; a term where some share
+    // none adds nothing.
+    let terms: Vec<(Quotient, Option<Vec<FixedBitSet>>)> = terms
+        .into_iter()
+        .map(|term| {
+            let within = sets.map(|sets| {
+                term.members
+                    .iter()
+                    .map(|members| sets.common(members))
+                    .collect::<Vec<_>>()
+            });
+            (term, within)
+        })
+        .filter(|(_, within)| {
+            within
+                .as_ref()
+                .is_none_or(|within| within.iter().all(|common| !common.is_clear()))
+        })
+        .collect();
     let homomorphism = under_homomorphism(options);
     // Each quotient is counted by the tree's program, or over its core, wherever it can be:
     // its join is planned by Algorithm 2 alone where it looks light, and under homomorphism
@@ -418,8 +464,16 @@ fn by_quotients(
         tree_counts: TreeCounts::Always,
         ..homomorphism
     };
-    let plan_term = |engine: &mut dyn Engine, term: &Quotient| {
-        let planned = plan_query(engine, &term.graph, data, &homomorphism, true)?;
+    let plan_term = |engine: &mut dyn Engine,
+                     (term, within): &(Quotient, Option<Vec<FixedBitSet>>)| {
+        let planned = plan_query_within(
+            engine,
+            &term.graph,
+            data,
+            &homomorphism,
+            true,
+            within.as_deref(),
+        )?;
         Ok((term.coefficient, planned))
     };
     // Each quotient's filter and plan are its own: on the host, on threads of their own
@@ -441,8 +495,9 @@ fn by_quotients(
     };
     let work = planned.iter().map(|(_, p)| p.work(data)).sum();
     let choice = TreeCountChoice::by(options, work, plan, planned.len());
+    let chosen = choice.chosen;
     plan.choice.tree_count = Some(choice);
-    Ok(choice.chosen.then_some(planned))
+    Ok(chosen.then_some(planned))
 }
 
 /// A query with cycles whose homomorphisms are its matches, planned as its 2-core's join
@@ -463,7 +518,7 @@ fn by_core(
     let sizes = candidates.sizes();
     let pinned = options
         .pinned_cores
-        .then(|| PinnedCore::of(&split.graph, &split.core_sizes(&sizes)))
+        .then(|| PinnedBlocks::of(&split.graph, &split.core_sizes(&sizes)))
         .flatten();
     // A query that is all core gains only where a vertex pins it, and then is counted so
     // only where forced (as a quotient's is, `by_quotients`): its join is otherwise planned
@@ -471,7 +526,9 @@ fn by_core(
     if !split.hangs_trees() && (pinned.is_none() || options.tree_counts != TreeCounts::Always) {
         return Ok(None);
     }
-    let pinned_at = pinned.as_ref().map(|p| split.vertices[p.pinned()]);
+    let pins = pinned.as_ref().map_or_else(Vec::new, |p| {
+        p.pins().into_iter().map(|u| split.vertices[u]).collect()
+    });
     let core = match pinned {
         Some(pinned) => CoreCount::Pinned(pinned),
         None => {
@@ -490,11 +547,12 @@ fn by_core(
     let by_core = CorePlan { split, core };
     let choice = TreeCountChoice {
         core: by_core.split.vertices.len(),
-        pinned: pinned_at,
+        pinned: pins,
         ..TreeCountChoice::by(options, by_core.work(&sizes, data), plan, 0)
     };
+    let chosen = choice.chosen;
     plan.choice.tree_count = Some(choice);
-    Ok(choice.chosen.then(|| Box::new(by_core)))
+    Ok(chosen.then(|| Box::new(by_core)))
 }
 
 /// The count of a query from its quotients' homomorphism counts, each with its coefficient
@@ -562,12 +620,7 @@ fn pin(candidates: &mut Candidates, pinned: &[(usize, VertexId)], data: &DataInd
     if pinned.is_empty() {
         return Ok(());
     }
-    if let Candidates::Device(_) = candidates {
-        *candidates = Candidates::Host(candidates.to_host()?.into_owned());
-    }
-    let Candidates::Host(sets) = candidates else {
-        unreachable!("brought to the host above")
-    };
+    let sets = candidates.on_host()?;
     for &(u, v) in pinned {
         let v = data.internal_id(v);
         sets.retain(u, |w| Some(w) == v);
@@ -633,13 +686,7 @@ fn to_host<'c>(
     {
         return Ok(None);
     }
-    if let Candidates::Device(_) = candidates {
-        *candidates = Candidates::Host(candidates.to_host()?.into_owned());
-    }
-    let Candidates::Host(sets) = candidates else {
-        unreachable!("brought to the host above")
-    };
-    Ok(Some(sets))
+    Ok(Some(candidates.on_host()?))
 }
 
 impl Planned {

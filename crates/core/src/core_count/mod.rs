@@ -11,11 +11,14 @@
 //! neighbours of a label, they are most of its rows.
 //!
 //! Where one core vertex leaves a forest (a cycle, say), the core is counted by a program of
-//! its own ([`PinnedCore`]) rather than joined.
+//! its own ([`PinnedCore`]) rather than joined; where one vertex does so in each of the
+//! core's blocks (two cycles joined by a path), block by block ([`PinnedBlocks`]).
 
+mod blocks;
 mod pinned;
 
-pub(crate) use pinned::PinnedCore;
+pub(crate) use blocks::PinnedBlocks;
+use pinned::PinnedCore;
 
 use gsi_graph::{Graph, GraphBuilder, VertexId};
 
@@ -87,23 +90,8 @@ impl CoreAndTrees {
         if reached.iter().any(|&r| !r) {
             return None;
         }
-        let mut place = vec![0 as VertexId; n];
-        for (i, &u) in vertices.iter().enumerate() {
-            place[u] = i as VertexId;
-        }
-        let labels = vertices.iter().map(|&u| query.vertex_labels()[u]).collect();
-        let mut builder = GraphBuilder::with_vertices(query.is_directed(), labels);
-        for &u in &vertices {
-            let (neighbors, labels) = query.edges(u as VertexId, gsi_graph::Direction::Out);
-            for (&w, &label) in neighbors.iter().zip(labels) {
-                let w = w as usize;
-                if in_core[w] && (query.is_directed() || u < w) {
-                    builder.add_edge(place[u], place[w], label).ok()?;
-                }
-            }
-        }
         Some(CoreAndTrees {
-            graph: builder.build().ok()?,
+            graph: induced(query, &vertices)?,
             vertices,
             edges,
         })
@@ -142,6 +130,28 @@ impl CoreAndTrees {
         let mut f = tree_count::subtree_values(&self.edges, sets, data, stop)?;
         Some(self.vertices.iter().map(|&u| f[u].take()).collect())
     }
+}
+
+/// The subgraph of `graph` on `vertices` (its vertex i is `vertices[i]`), every edge between
+/// two of them kept; `None` where the builder refuses it.
+fn induced(graph: &Graph, vertices: &[usize]) -> Option<Graph> {
+    let mut place = vec![None; graph.vertex_count()];
+    for (i, &u) in vertices.iter().enumerate() {
+        place[u] = Some(i as VertexId);
+    }
+    let labels = vertices.iter().map(|&u| graph.vertex_labels()[u]).collect();
+    let mut builder = GraphBuilder::with_vertices(graph.is_directed(), labels);
+    for &u in vertices {
+        let (neighbors, labels) = graph.edges(u as VertexId, gsi_graph::Direction::Out);
+        for (&w, &label) in neighbors.iter().zip(labels) {
+            if let (Some(a), Some(b)) = (place[u], place[w as usize]) {
+                if graph.is_directed() || a < b {
+                    builder.add_edge(a, b, label).ok()?;
+                }
+            }
+        }
+    }
+    builder.build().ok()
 }
 
 /// A sink that sums, over the core's matches it takes, the product of the weights of their

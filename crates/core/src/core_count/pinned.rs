@@ -23,7 +23,7 @@ use crate::index::DataIndex;
 
 /// An edge of the core seen from one end: the other end, the label, and the direction in
 /// which the other end's match is a neighbour of this end's.
-type Link = (usize, EdgeLabel, Direction);
+pub(super) type Link = (usize, EdgeLabel, Direction);
 
 /// A core with one vertex pinned: the trees left without it, and its edges into them.
 #[derive(Clone, Debug)]
@@ -43,11 +43,17 @@ impl PinnedCore {
     /// The core `core` with the vertex of fewest candidates (`sizes`) pinned among those whose
     /// removal leaves a forest; `None` where no vertex does.
     pub(crate) fn of(core: &Graph, sizes: &[usize]) -> Option<PinnedCore> {
-        let mut pinnable: Vec<usize> = (0..core.vertex_count())
+        (0..core.vertex_count())
             .filter(|&x| leaves_forest(core, x))
-            .collect();
-        pinnable.sort_by_key(|&x| sizes[x]);
-        let pinned = *pinnable.first()?;
+            .min_by_key(|&x| sizes[x])
+            .and_then(|x| PinnedCore::at(core, x))
+    }
+
+    /// The core `core` with `pinned` pinned; `None` where its removal leaves no forest.
+    pub(crate) fn at(core: &Graph, pinned: usize) -> Option<PinnedCore> {
+        if !leaves_forest(core, pinned) {
+            return None;
+        }
         let n = core.vertex_count();
         let mut from_pinned = vec![Vec::new(); n];
         for &direction in core.directions() {
@@ -104,21 +110,28 @@ impl PinnedCore {
         let lists_per_edge = if graph.is_directed() { 1.0 } else { 2.0 };
         let mean_list =
             lists_per_edge * graph.edge_count() as f64 / graph.vertex_count().max(1) as f64;
-        let edges: usize = self.children.iter().map(Vec::len).sum::<usize>()
-            + self.from_pinned.iter().map(Vec::len).sum::<usize>();
-        sizes[self.pinned] as f64 * edges as f64 * mean_list
+        self.lists(sizes) * mean_list
     }
 
-    /// Σ over the core's homomorphisms φ into `sets` (the core's candidate sets) of Π over
-    /// its vertices r of `weights`' w_r(φ(r)) (1 where a vertex has none), saturated at
+    /// The lists the program reads for the core's candidate sets of `sizes`: one an edge for
+    /// each candidate of x.
+    pub(crate) fn lists(&self, sizes: &[usize]) -> f64 {
+        let edges: usize = self.children.iter().map(Vec::len).sum::<usize>()
+            + self.from_pinned.iter().map(Vec::len).sum::<usize>();
+        sizes[self.pinned] as f64 * edges as f64
+    }
+
+    /// For each candidate v of x (in the order of its list in `sets`, the core's candidate
+    /// sets): Σ over the core's homomorphisms φ into `sets` with φ(x) = v of Π over its
+    /// vertices r of `weights`' w_r(φ(r)) (1 where a vertex has none), saturated at
     /// `u128::MAX`; `None` when `stop` says so.
-    pub(crate) fn count(
+    pub(crate) fn values(
         &self,
         sets: &CandidateSets,
         weights: &[Option<Vec<u128>>],
         data: &DataIndex,
         stop: &(dyn Fn() -> bool + Sync),
-    ) -> Option<u128> {
+    ) -> Option<Vec<u128>> {
         let graph = data.graph();
         let ranks: Vec<Option<Ranks<'_>>> = weights
             .iter()
@@ -138,7 +151,7 @@ impl PinnedCore {
         let scratches: Vec<Mutex<Option<Scratch>>> = (0..rayon::current_num_threads())
             .map(|_| Mutex::new(None))
             .collect();
-        let total = sets
+        let values = sets
             .list(pinned)
             .par_iter()
             .enumerate()
@@ -163,8 +176,8 @@ impl PinnedCore {
                     })
                     .unwrap_or(0)
             })
-            .reduce(|| 0, u128::saturating_add);
-        (!stopped.load(Ordering::Relaxed)).then_some(total)
+            .collect();
+        (!stopped.load(Ordering::Relaxed)).then_some(values)
     }
 }
 
@@ -353,7 +366,7 @@ fn back(graph: &Graph, direction: Direction) -> Direction {
 }
 
 /// The edges of `u` in `graph`, each as a [`Link`].
-fn links(graph: &Graph, u: usize) -> Vec<Link> {
+pub(super) fn links(graph: &Graph, u: usize) -> Vec<Link> {
     let mut out = Vec::new();
     for &direction in graph.directions() {
         let (neighbors, labels) = graph.edges(u as VertexId, direction);

@@ -5,7 +5,7 @@ use super::Plan;
 use crate::options::{MatchOptions, TreeCounts};
 
 /// A count's choice between the tree's dynamic program ([`crate::tree_count`]) and the join.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TreeCountChoice {
     /// Whether the dynamic program counts the query.
     pub chosen: bool,
@@ -23,9 +23,10 @@ pub struct TreeCountChoice {
     /// Where the query has cycles, the vertices of its 2-core, joined while the trees hanging
     /// from it are counted by the program (`tree_work` is then both together); 0 for a tree.
     pub core: usize,
-    /// Where the core is counted by its program with one vertex pinned
-    /// ([`crate::core_count`]), that query vertex.
-    pub pinned: Option<usize>,
+    /// Where the core is counted by programs with one vertex pinned ([`crate::core_count`]),
+    /// those query vertices: the root block's first, then the cut vertex of each block that
+    /// hangs from another; empty where it is joined.
+    pub pinned: Vec<usize>,
 }
 
 impl TreeCountChoice {
@@ -47,7 +48,7 @@ impl TreeCountChoice {
             join_reads: plan.choice.estimated_reads.is_some(),
             quotients,
             core: 0,
-            pinned: None,
+            pinned: Vec::new(),
         }
     }
 }
@@ -62,9 +63,17 @@ impl std::fmt::Display for TreeCountChoice {
             (0, core) => format!(
                 "{}, the trees hanging from it counted by dynamic programming ({:.3e} reads \
                  and rows estimated)",
-                match self.pinned {
-                    Some(u) => format!("its {core}-vertex 2-core counted with u{u} pinned"),
-                    None => format!("the join of its {core}-vertex 2-core"),
+                match self.pinned.as_slice() {
+                    [] => format!("the join of its {core}-vertex 2-core"),
+                    [u] => format!("its {core}-vertex 2-core counted with u{u} pinned"),
+                    [u, cuts @ ..] => format!(
+                        "its {core}-vertex 2-core counted block by block, u{u} pinned in the \
+                         first and {} where the others hang",
+                        cuts.iter()
+                            .map(|c| format!("u{c}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                 },
                 self.tree_work
             ),

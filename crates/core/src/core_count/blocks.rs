@@ -1,0 +1,270 @@
+//! The weighted homomorphisms of a 2-core made of blocks (its biconnected components, which
+//! meet at cut vertices: two cycles joined by a path, say) that no single vertex turns into
+//! a forest, but each of whose blocks one vertex does.
+//!
+//! The blocks form a tree (the block-cut tree). Rooted at one block, every other block hangs
+//! from the cut vertex c it shares with its parent, and its homomorphisms with c pinned to
+//! each candidate v ([`PinnedCore::values`]) multiply c's weight at v, as the trees hanging
+//! from a core multiply their root's ([`super::CoreAndTrees::weights`]): from the leaves of
+//! the block-cut tree to its root, whose values are summed. One block is the single-vertex
+//! case; a block whose cut vertex toward the root leaves no forest in it takes another root,
+//! or the core is joined.
+
+use gsi_graph::Graph;
+
+use super::{induced, pinned::links, PinnedCore};
+use crate::candidates::CandidateSets;
+use crate::index::DataIndex;
+
+/// A 2-core counted block by block, each block by its program with one vertex pinned.
+#[derive(Clone, Debug)]
+pub(crate) struct PinnedBlocks {
+    /// The blocks, each after the blocks that hang from it: the root last.
+    blocks: Vec<Block>,
+}
+
+/// One block: its core vertices and its program.
+#[derive(Clone, Debug)]
+struct Block {
+    /// The core vertex of each of the block's vertices.
+    vertices: Vec<usize>,
+    /// The block as a graph of its own, pinned at its cut vertex toward the root (the root:
+    /// at its vertex of fewest candidates that leaves a forest).
+    program: PinnedCore,
+}
+
+impl PinnedBlocks {
+    /// The core `core` counted block by block, rooted at the block that reads the fewest
+    /// lists for candidate sets of `sizes`; `None` where no root lets every block be pinned.
+    pub(crate) fn of(core: &Graph, sizes: &[usize]) -> Option<PinnedBlocks> {
+        let blocks = biconnected_components(core);
+        let graphs: Vec<Graph> = blocks
+            .iter()
+            .map(|block| induced(core, block))
+            .collect::<Option<_>>()?;
+        let block_sizes = |b: usize| blocks[b].iter().map(|&u| sizes[u]).collect::<Vec<_>>();
+        (0..blocks.len())
+            .filter_map(|root| {
+                let mut ordered = Vec::with_capacity(blocks.len());
+                for (b, cut) in hanging_order(&blocks, root) {
+                    let program = match cut {
+                        Some(cut) => {
+                            let at = blocks[b].iter().position(|&u| u == cut)?;
+                            PinnedCore::at(&graphs[b], at)?
+                        }
+                        None => PinnedCore::of(&graphs[b], &block_sizes(b))?,
+                    };
+                    ordered.push(Block {
+                        vertices: blocks[b].clone(),
+                        program,
+                    });
+                }
+                let lists: f64 = ordered
+                    .iter()
+                    .map(|block| block.program.lists(&block.sizes(sizes)))
+                    .sum();
+                Some((lists, PinnedBlocks { blocks: ordered }))
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, blocks)| blocks)
+    }
+
+    /// The core vertices pinned: the root block's first, then each hanging block's cut vertex.
+    pub(crate) fn pins(&self) -> Vec<usize> {
+        self.blocks
+            .iter()
+            .rev()
+            .map(|block| block.vertices[block.program.pinned()])
+            .collect()
+    }
+
+    /// The programs' work for the core's candidate sets of `sizes`, in the units of
+    /// [`crate::tree_count::work`].
+    pub(crate) fn work(&self, sizes: &[usize], data: &DataIndex) -> f64 {
+        self.blocks
+            .iter()
+            .map(|block| block.program.work(&block.sizes(sizes), data))
+            .sum()
+    }
+
+    /// Σ over the core's homomorphisms φ into `sets` (the core's candidate sets) of Π over
+    /// its vertices r of `weights`' w_r(φ(r)) (1 where a vertex has none), saturated at
+    /// `u128::MAX`; `None` when `stop` says so.
+    pub(crate) fn count(
+        &self,
+        sets: &CandidateSets,
+        weights: &[Option<Vec<u128>>],
+        data: &DataIndex,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Option<u128> {
+        let mut weights = weights.to_vec();
+        let mut total = 0;
+        for (at, block) in self.blocks.iter().enumerate() {
+            let block_weights: Vec<Option<Vec<u128>>> =
+                block.vertices.iter().map(|&u| weights[u].clone()).collect();
+            let values =
+                block
+                    .program
+                    .values(&sets.select(&block.vertices), &block_weights, data, stop)?;
+            if at + 1 == self.blocks.len() {
+                total = values.iter().fold(0u128, |s, &v| s.saturating_add(v));
+            } else {
+                // The block's values at its cut vertex hold that vertex's weight already.
+                weights[block.vertices[block.program.pinned()]] = Some(values);
+            }
+        }
+        Some(total)
+    }
+}
+
+impl Block {
+    /// The candidate set sizes of the block's vertices, from the core's `sizes`.
+    fn sizes(&self, sizes: &[usize]) -> Vec<usize> {
+        self.vertices.iter().map(|&u| sizes[u]).collect()
+    }
+}
+
+/// The blocks of `blocks` (vertex sets) rooted at `root`, each after those that hang from it,
+/// with the cut vertex it shares with its parent (`None` for the root).
+fn hanging_order(blocks: &[Vec<usize>], root: usize) -> Vec<(usize, Option<usize>)> {
+    let mut order = vec![(root, None)];
+    let mut placed = vec![false; blocks.len()];
+    placed[root] = true;
+    let mut at = 0;
+    while at < order.len() {
+        let b = order[at].0;
+        at += 1;
+        for &cut in &blocks[b] {
+            for (other, block) in blocks.iter().enumerate() {
+                if !placed[other] && block.contains(&cut) {
+                    placed[other] = true;
+                    order.push((other, Some(cut)));
+                }
+            }
+        }
+    }
+    order.reverse();
+    order
+}
+
+/// The vertex sets of `graph`'s biconnected components (edges' directions, labels and
+/// repetitions aside), each sorted (Hopcroft and Tarjan's depth-first search).
+fn biconnected_components(graph: &Graph) -> Vec<Vec<usize>> {
+    let n = graph.vertex_count();
+    let adjacency: Vec<Vec<usize>> = (0..n)
+        .map(|u| {
+            let mut near: Vec<usize> = links(graph, u)
+                .into_iter()
+                .map(|(w, _, _)| w)
+                .filter(|&w| w != u)
+                .collect();
+            near.sort_unstable();
+            near.dedup();
+            near
+        })
+        .collect();
+    let mut search = Search {
+        adjacency: &adjacency,
+        reached: vec![usize::MAX; n],
+        low: vec![0; n],
+        next: 0,
+        edges: Vec::new(),
+        blocks: Vec::new(),
+    };
+    for start in 0..n {
+        if search.reached[start] == usize::MAX {
+            search.visit(start, usize::MAX);
+        }
+    }
+    search.blocks
+}
+
+/// The state of [`biconnected_components`]' search.
+struct Search<'a> {
+    adjacency: &'a [Vec<usize>],
+    /// When each vertex was reached (`usize::MAX`: not yet).
+    reached: Vec<usize>,
+    /// The earliest vertex reached from each one's subtree by one edge back.
+    low: Vec<usize>,
+    next: usize,
+    /// The edges of the blocks not yet closed.
+    edges: Vec<(usize, usize)>,
+    blocks: Vec<Vec<usize>>,
+}
+
+impl Search<'_> {
+    fn visit(&mut self, u: usize, parent: usize) {
+        self.reached[u] = self.next;
+        self.low[u] = self.next;
+        self.next += 1;
+        let adjacency = self.adjacency;
+        for &w in &adjacency[u] {
+            if self.reached[w] == usize::MAX {
+                self.edges.push((u, w));
+                self.visit(w, u);
+                self.low[u] = self.low[u].min(self.low[w]);
+                if self.low[w] >= self.reached[u] {
+                    // u cuts w's subtree off: the edges since (u, w) are one block.
+                    let mut block = Vec::new();
+                    while let Some((a, b)) = self.edges.pop() {
+                        block.extend([a, b]);
+                        if (a, b) == (u, w) {
+                            break;
+                        }
+                    }
+                    block.sort_unstable();
+                    block.dedup();
+                    self.blocks.push(block);
+                }
+            } else if w != parent && self.reached[w] < self.reached[u] {
+                self.edges.push((u, w));
+                self.low[u] = self.low[u].min(self.reached[w]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gsi_graph::GraphBuilder;
+
+    use super::{biconnected_components, PinnedBlocks};
+
+    #[test]
+    fn two_triangles_joined_by_a_path_are_three_blocks_pinned_at_their_cut_vertices() {
+        // Triangles 0-1-2 and 4-5-6, joined by the path 2-3-4.
+        let mut builder = GraphBuilder::with_vertices(false, vec![0; 7]);
+        for (a, b) in [
+            (0, 1),
+            (1, 2),
+            (2, 0),
+            (2, 3),
+            (3, 4),
+            (4, 5),
+            (5, 6),
+            (6, 4),
+        ] {
+            builder.add_edge(a, b, 0).expect("an edge");
+        }
+        let core = builder.build().expect("a graph");
+        let mut blocks = biconnected_components(&core);
+        blocks.sort();
+        assert_eq!(
+            blocks,
+            [vec![0, 1, 2], vec![2, 3], vec![3, 4], vec![4, 5, 6]]
+        );
+        let pinned = PinnedBlocks::of(&core, &[5; 7]).expect("each block pins");
+        let pins = pinned.pins();
+        assert_eq!(pins.len(), 4);
+        // Every block but the root is pinned at a cut vertex.
+        assert!(pins[1..].iter().all(|p| [2, 3, 4].contains(p)), "{pins:?}");
+        // A 4-clique is one block that no vertex pins.
+        let mut builder = GraphBuilder::with_vertices(false, vec![0; 4]);
+        for (a, b) in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] {
+            builder.add_edge(a, b, 0).expect("an edge");
+        }
+        let clique = builder.build().expect("a graph");
+        assert_eq!(biconnected_components(&clique), [vec![0, 1, 2, 3]]);
+        assert!(PinnedBlocks::of(&clique, &[1; 4]).is_none());
+    }
+}
