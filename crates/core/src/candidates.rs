@@ -5,6 +5,7 @@
 //! These are the sets in host memory; [`crate::Candidates`] says where a filter left them,
 //! and the GPU engine moves them to and from its device (`cuda/candidates.rs`).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use fixedbitset::FixedBitSet;
@@ -49,12 +50,9 @@ impl CandidateSets {
         lists: Vec<Arc<Vec<VertexId>>>,
         data_vertex_count: usize,
     ) -> CandidateSets {
+        let mut first_of = HashMap::new();
         let holder: Vec<usize> = (0..lists.len())
-            .map(|u| {
-                (0..u)
-                    .find(|&w| Arc::ptr_eq(&lists[w], &lists[u]))
-                    .unwrap_or(u)
-            })
+            .map(|u| *first_of.entry(Arc::as_ptr(&lists[u])).or_insert(u))
             .collect();
         let make =
             |u: usize| (holder[u] == u).then(|| Arc::new(bitset(&lists[u], data_vertex_count)));

@@ -132,19 +132,20 @@ pub fn core_numbers(query: &Graph) -> Vec<usize> {
     let mut degree: Vec<usize> = neighbours.iter().map(Vec::len).collect();
     let mut core = vec![0; n];
     let mut removed = vec![false; n];
-    // Peels the vertex of least remaining degree, again and again (Batagelj–Zaversnik).
+    // Peels the vertex of least remaining degree (the first of them), again and again
+    // (Batagelj–Zaversnik), kept in order by (degree, vertex).
+    let mut left: std::collections::BTreeSet<(usize, usize)> =
+        (0..n).map(|u| (degree[u], u)).collect();
     let mut k = 0;
-    for _ in 0..n {
-        let u = (0..n)
-            .filter(|&u| !removed[u])
-            .min_by_key(|&u| degree[u])
-            .expect("a vertex is left");
-        k = k.max(degree[u]);
+    while let Some((d, u)) = left.pop_first() {
+        k = k.max(d);
         core[u] = k;
         removed[u] = true;
         for &w in &neighbours[u] {
             if !removed[w] {
+                left.remove(&(degree[w], w));
                 degree[w] -= 1;
+                left.insert((degree[w], w));
             }
         }
     }

@@ -15,7 +15,7 @@
 //! where it is a tree ([`crate::tree_count`]), over its 2-core where trees hang from one
 //! ([`crate::core_count`]), else by a join under homomorphism.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use gsi_graph::{Direction, Graph, GraphBuilder, VertexId};
 
@@ -47,26 +47,58 @@ pub fn of(
         return None;
     }
     let edges = edges_of(query);
-    let adjacent = |u: usize, w: usize| {
-        edges
-            .iter()
-            .any(|&(a, b, _)| (a, b) == (u, w) || (a, b) == (w, u))
-    };
+    let adjacent: HashSet<(usize, usize)> = edges
+        .iter()
+        .flat_map(|&(a, b, _)| [(a, b), (b, a)])
+        .collect();
     let labels = query.vertex_labels();
-    let mut partitions = Vec::new();
-    let mut blocks: Vec<Vec<usize>> = Vec::new();
-    if !partitions_into(0, n, &mut blocks, &mut partitions, &|v, block: &[usize]| {
-        block
+    let mut by_label: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (v, &label) in labels.iter().enumerate() {
+        by_label.entry(label).or_default().push(v);
+    }
+    let apart = |u: usize, v: usize| !adjacent.contains(&(u, v));
+    // Labels that all differ, or repeat only on neighbours: homomorphisms are the matches.
+    // (Vertices that `may_share` keeps apart leave one term too, over their sets.)
+    if !by_label.values().any(|class| {
+        class
             .iter()
-            .all(|&u| labels[u] == labels[v] && !adjacent(u, v) && may_share(u, v))
+            .enumerate()
+            .any(|(i, &v)| class[..i].iter().any(|&u| apart(u, v)))
     }) {
         return None;
     }
-    // Labels that all differ, or repeat only on neighbours: homomorphisms are the matches.
-    // (Vertices that `may_share` keeps apart leave one term too, over their sets.)
-    let apart = (0..n).any(|v| (0..v).any(|u| labels[u] == labels[v] && !adjacent(u, v)));
-    if !apart {
+    // A vertex that merges with no other is alone in every partition: only the others are
+    // enumerated. Each of them, merged with a partner alone, makes a partition of its own, so
+    // more than twice the quotients allowed have more quotients than that (and would recurse
+    // once a vertex: a query may have tens of thousands).
+    let merges = |u: usize, v: usize| u != v && apart(u, v) && may_share(u, v);
+    let mut mergeable = Vec::new();
+    for class in by_label.values() {
+        for &v in class {
+            if class.iter().any(|&u| merges(u, v)) {
+                mergeable.push(v);
+                if mergeable.len() > 2 * MAX_QUOTIENTS {
+                    return None;
+                }
+            }
+        }
+    }
+    mergeable.sort_unstable();
+    let mut partitions = Vec::new();
+    let mut blocks: Vec<Vec<usize>> = Vec::new();
+    if !partitions_into(
+        &mergeable,
+        &mut blocks,
+        &mut partitions,
+        &|v, block: &[usize]| block.iter().all(|&u| merges(u, v)),
+    ) {
         return None;
+    }
+    let alone = (0..n).filter(|v| mergeable.binary_search(v).is_err());
+    let alone: Vec<Vec<usize>> = alone.map(|v| vec![v]).collect();
+    for partition in &mut partitions {
+        partition.extend(alone.iter().cloned());
+        partition.sort_unstable_by_key(|block| block[0]);
     }
     let mut quotients = Vec::with_capacity(partitions.len());
     for partition in partitions {
@@ -90,23 +122,21 @@ fn edges_of(query: &Graph) -> Vec<(usize, usize, gsi_graph::EdgeLabel)> {
     edges
 }
 
-/// Adds to `out` every partition of the vertices `v..n` added to `blocks` (each vertex into
-/// a block that `admits` it, or into a new one), in the order of restricted growth strings
-/// (the partition into singletons first); false once there would be more than
-/// [`MAX_QUOTIENTS`].
+/// Adds to `out` every partition of `vertices` added to `blocks` (each vertex into a block
+/// that `admits` it, or into a new one), in the order of restricted growth strings (the
+/// partition into singletons first); false once there would be more than [`MAX_QUOTIENTS`].
 fn partitions_into(
-    v: usize,
-    n: usize,
+    vertices: &[usize],
     blocks: &mut Vec<Vec<usize>>,
     out: &mut Vec<Vec<Vec<usize>>>,
     admits: &dyn Fn(usize, &[usize]) -> bool,
 ) -> bool {
-    if v == n {
+    let Some((&v, rest)) = vertices.split_first() else {
         out.push(blocks.clone());
         return out.len() <= MAX_QUOTIENTS;
-    }
+    };
     blocks.push(vec![v]);
-    let fits = partitions_into(v + 1, n, blocks, out, admits);
+    let fits = partitions_into(rest, blocks, out, admits);
     blocks.pop();
     if !fits {
         return false;
@@ -114,7 +144,7 @@ fn partitions_into(
     for b in 0..blocks.len() {
         if admits(v, &blocks[b]) {
             blocks[b].push(v);
-            let fits = partitions_into(v + 1, n, blocks, out, admits);
+            let fits = partitions_into(rest, blocks, out, admits);
             blocks[b].pop();
             if !fits {
                 return false;

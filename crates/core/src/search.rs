@@ -763,7 +763,9 @@ impl Planned {
             },
             plan: self.plan.clone(),
             peak_join_bytes: 0,
-            estimated_rows: self.plan.expected_rows(),
+            // Beyond what a double holds (a path of 60,000 vertices), the largest one: a
+            // report's numbers stay numbers.
+            estimated_rows: self.plan.expected_rows().min(f64::MAX),
             engine: "",
             paths: JoinPaths::default(),
             spread: None,

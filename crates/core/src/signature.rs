@@ -28,7 +28,7 @@ pub const LABEL_BITS: usize = 32;
 pub const GROUP_COUNT: usize = (SIGNATURE_BITS - LABEL_BITS) / 2;
 
 /// One vertex's signature: word 0 is the label, words 1.. hold the 2-bit groups.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Signature(pub [u32; SIGNATURE_WORDS]);
 
 /// How many pairs a group must see before it reads "several": under homomorphism two query

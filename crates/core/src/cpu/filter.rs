@@ -1,6 +1,7 @@
 //! The filtering phase on the CPU (Sec. 3.2): signature containment plus the exact label
 //! check, parallel over the data vertices that carry the query vertex's label.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use gsi_graph::{Direction, Graph, VertexId};
@@ -99,8 +100,10 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
         )
     };
     let q = query.vertex_count() as VertexId;
+    // By a table, not by comparing pairs: a query may have hundreds of thousands of vertices.
+    let mut first_of = HashMap::new();
     let first_asking: Vec<VertexId> = (0..q)
-        .map(|u| (0..u).find(|&w| asks(w) == asks(u)).unwrap_or(u))
+        .map(|u| *first_of.entry(asks(u)).or_insert(u))
         .collect();
     let distinct: Vec<VertexId> = (0..q).filter(|&u| first_asking[u as usize] == u).collect();
     // Query vertices are filtered in parallel when their labels cover many data vertices.

@@ -99,6 +99,7 @@ pub(crate) fn plan_on_host(
         sets,
         options.refine_rounds,
         options.refine_from_share(),
+        &stop,
     ) > 0;
     let sizes = sets.sizes();
     let refined = |mut plan: Plan| {
@@ -107,7 +108,7 @@ pub(crate) fn plan_on_host(
         plan
     };
     let plan = |strategy| Plan::with_strategy(query, &sizes, data, postpone, strategy, &stop);
-    let edges = || CandidateEdges::count(query, data, sets);
+    let edges = || CandidateEdges::count(query, data, sets, &stop);
     refined(match options.join_order {
         JoinOrder::Paper => plan(Strategy::Paper),
         JoinOrder::Growth => plan(Strategy::Growth(&edges())),

@@ -11,6 +11,10 @@ use super::step::JoinStep;
 /// inclusion–exclusion over the Bell(k) partitions of the group (15 for 4).
 pub const MAX_LEAF_GROUP: usize = 4;
 
+/// At most this many classes of equivalent vertices are postponed: a query of 64 vertices
+/// has at most 32 classes of two or more, and each is weighed against the whole query.
+const MAX_EQUIVALENT_CLASSES: usize = 64;
+
 /// What a count's plan joins last and multiplies rather than enumerates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Postpone {
@@ -216,9 +220,10 @@ pub fn equivalence_classes(query: &Graph) -> Vec<usize> {
         edges.sort_unstable();
         (query.labels_of(u as VertexId).to_vec(), edges)
     };
-    let keys: Vec<_> = (0..query.vertex_count()).map(around).collect();
-    (0..keys.len())
-        .map(|u| (0..u).find(|&w| keys[w] == keys[u]).unwrap_or(u))
+    // By a table, not by comparing pairs: a query may have hundreds of thousands of vertices.
+    let mut first_of = std::collections::HashMap::new();
+    (0..query.vertex_count())
+        .map(|u| *first_of.entry(around(u)).or_insert(u))
         .collect()
 }
 
@@ -325,24 +330,29 @@ pub(super) fn postponable(query: &Graph, by_label: bool, postpone: Postpone) -> 
     }
     if postpone == Postpone::Equivalents {
         let classes = equivalence_classes(query);
-        let size = |c: usize| classes.iter().filter(|&&d| d == c).count();
-        // The largest classes first: they save the most enumeration.
-        let mut order: Vec<usize> = (0..n).filter(|&c| classes[c] == c).collect();
-        order.sort_by_key(|&c| std::cmp::Reverse(size(c)));
-        for c in order {
-            let members: Vec<usize> = (0..n).filter(|&u| classes[u] == c).collect();
+        let mut members_of: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (u, &c) in classes.iter().enumerate() {
+            members_of.entry(c).or_default().push(u);
+        }
+        // The largest classes of several vertices first: they save the most enumeration. At
+        // most MAX_EQUIVALENT_CLASSES of them, each weighed against the whole query.
+        let mut order: Vec<Vec<usize>> = members_of
+            .into_values()
+            .filter(|members| members.len() > 1)
+            .collect();
+        order.sort_by_key(|members| (std::cmp::Reverse(members.len()), members[0]));
+        order.truncate(MAX_EQUIVALENT_CLASSES);
+        for members in order {
+            let c = members[0];
             let group = leaf_key(query, c, by_label);
-            let free = members.len() > 1
-                && !query.directions().iter().any(|&d| {
-                    query
-                        .edges(c as VertexId, d)
-                        .0
-                        .iter()
-                        .any(|&w| postponed[w as usize])
-                })
-                && (0..n).all(|u| {
-                    !postponed[u] || classes[u] == c || leaf_key(query, u, by_label) != group
-                });
+            let free = !query.directions().iter().any(|&d| {
+                query
+                    .edges(c as VertexId, d)
+                    .0
+                    .iter()
+                    .any(|&w| postponed[w as usize])
+            }) && (0..n)
+                .all(|u| !postponed[u] || classes[u] == c || leaf_key(query, u, by_label) != group);
             if free {
                 let parts_before = components_without(query, |u| postponed[u]);
                 for &u in &members {

@@ -90,13 +90,15 @@ fn arcs_by_vertex(query: &Graph) -> Vec<Vec<Arc>> {
 
 /// Refines `sets` for `query` for at most `rounds` rounds, unless a sample of each set finds
 /// no candidate, or fewer than `from_share` of them, lacking a candidate neighbour
-/// ([`crate::MatchOptions::refine_from_share`]); returns the rounds that removed something.
+/// ([`crate::MatchOptions::refine_from_share`]), or once `stop` says so (what is removed by
+/// then is removed rightly); returns the rounds that removed something.
 pub(crate) fn refine(
     query: &Graph,
     data: &DataIndex,
     sets: &mut CandidateSets,
     rounds: usize,
     from_share: f64,
+    stop: &dyn Fn() -> bool,
 ) -> usize {
     let graph = data.graph();
     let n = query.vertex_count();
@@ -110,7 +112,7 @@ pub(crate) fn refine(
     // A first look at a sample of each set: where few candidates lack a candidate neighbour
     // (labels that hardly prune), a round cuts little, and reading every candidate's lists
     // may not be worth it.
-    let share = unsupported_share(graph, sets, &arcs_of);
+    let share = unsupported_share(graph, sets, &arcs_of, stop);
     if share == 0.0 || share < from_share {
         return 0;
     }
@@ -118,6 +120,9 @@ pub(crate) fn refine(
     for _ in 0..rounds {
         let mut changed = false;
         for u in 0..n {
+            if stop() {
+                return changed_rounds + usize::from(changed);
+            }
             due.clear();
             due.extend(
                 arcs_of[u]
@@ -157,9 +162,17 @@ pub(crate) fn refine(
 
 /// The share of all candidates that lack a candidate neighbour along one of their query
 /// vertex's arcs, from [`SUPPORT_SAMPLE`] of each set.
-fn unsupported_share(graph: &Graph, sets: &CandidateSets, arcs_of: &[Vec<Arc>]) -> f64 {
+fn unsupported_share(
+    graph: &Graph,
+    sets: &CandidateSets,
+    arcs_of: &[Vec<Arc>],
+    stop: &dyn Fn() -> bool,
+) -> f64 {
     let (mut unsupported, mut all) = (0.0, 0.0);
     for (u, arcs) in arcs_of.iter().enumerate() {
+        if stop() {
+            break;
+        }
         let (taken, scale) = sample(sets.list(u), SUPPORT_SAMPLE);
         let lacking = taken.filter(|&&v| !supported(graph, sets, arcs, v)).count();
         unsupported += lacking as f64 * scale;
@@ -209,11 +222,20 @@ pub struct CandidateEdges {
 }
 
 impl CandidateEdges {
-    /// Counts them for `query` over `sets`.
-    pub(crate) fn count(query: &Graph, data: &DataIndex, sets: &CandidateSets) -> CandidateEdges {
+    /// Counts them for `query` over `sets`, for the query edges reached before `stop` says
+    /// to stop.
+    pub(crate) fn count(
+        query: &Graph,
+        data: &DataIndex,
+        sets: &CandidateSets,
+        stop: &dyn Fn() -> bool,
+    ) -> CandidateEdges {
         let graph = data.graph();
         let mut counts: HashMap<(usize, usize), f64> = HashMap::new();
         for a in arcs(query) {
+            if stop() {
+                break;
+            }
             let pairs = |&v: &VertexId| {
                 graph
                     .neighbors(v, a.label, a.direction)
@@ -268,14 +290,16 @@ mod tests {
         // Query: a - b - c.
         let query = graph(&[0, 1, 2], &[(0, 1), (1, 2)]);
         let mut sets = CandidateSets::from_lists(vec![vec![0, 3], vec![1, 4], vec![2]], 5);
-        let rounds = refine(&query, &data, &mut sets, 4, GPU_REFINE_FROM_SHARE);
+        let rounds = refine(&query, &data, &mut sets, 4, GPU_REFINE_FROM_SHARE, &|| {
+            false
+        });
         // 4 goes in the first round (no c neighbour), 3 with it (its only b neighbour).
         assert_eq!(sets.list(0), &[0]);
         assert_eq!(sets.list(1), &[1]);
         assert_eq!(sets.list(2), &[2]);
         assert!(!sets.contains(1, 4) && !sets.contains(0, 3));
         assert!(rounds >= 1);
-        let edges = CandidateEdges::count(&query, &data, &sets);
+        let edges = CandidateEdges::count(&query, &data, &sets, &|| false);
         assert_eq!(edges.between(0, 1), Some(1.0));
         assert_eq!(edges.between(1, 0), Some(1.0));
         assert_eq!(edges.between(0, 2), None);
@@ -306,7 +330,9 @@ mod tests {
         let data = star(n, n + 1);
         let (query, mut sets) = leaf_and_centre(n);
         assert_eq!(
-            refine(&query, &data, &mut sets, 4, GPU_REFINE_FROM_SHARE),
+            refine(&query, &data, &mut sets, 4, GPU_REFINE_FROM_SHARE, &|| {
+                false
+            }),
             0
         );
         assert_eq!(sets.sizes(), vec![n as usize, 1]);
@@ -321,7 +347,9 @@ mod tests {
         let data = star(n, alone);
         let (query, mut sets) = leaf_and_centre(n);
         assert_eq!(
-            refine(&query, &data, &mut sets, 4, GPU_REFINE_FROM_SHARE),
+            refine(&query, &data, &mut sets, 4, GPU_REFINE_FROM_SHARE, &|| {
+                false
+            }),
             1
         );
         assert_eq!(sets.list(0), (1..alone).collect::<Vec<_>>().as_slice());
@@ -336,15 +364,19 @@ mod tests {
         let alone = n - n / 20;
         let data = star(n, alone);
         let (query, mut sets) = leaf_and_centre(n);
-        let share = unsupported_share(data.graph(), &sets, &arcs_by_vertex(&query));
+        let share = unsupported_share(data.graph(), &sets, &arcs_by_vertex(&query), &|| false);
         assert!((share - 0.05).abs() < 0.01, "{share}");
         assert_eq!(
-            refine(&query, &data, &mut sets, 4, GPU_REFINE_FROM_SHARE),
+            refine(&query, &data, &mut sets, 4, GPU_REFINE_FROM_SHARE, &|| {
+                false
+            }),
             0
         );
         assert_eq!(sets.sizes(), vec![n as usize, 1]);
         assert_eq!(
-            refine(&query, &data, &mut sets, 4, CPU_REFINE_FROM_SHARE),
+            refine(&query, &data, &mut sets, 4, CPU_REFINE_FROM_SHARE, &|| {
+                false
+            }),
             1
         );
         assert_eq!(sets.list(0), (1..alone).collect::<Vec<_>>().as_slice());
@@ -357,7 +389,7 @@ mod tests {
         let n = 3 * READ_SAMPLE as u32;
         let data = star(n, n + 1);
         let (query, sets) = leaf_and_centre(n);
-        let edges = CandidateEdges::count(&query, &data, &sets);
+        let edges = CandidateEdges::count(&query, &data, &sets, &|| false);
         let between = edges.between(0, 1).expect("adjacent");
         assert!(
             (between - f64::from(n)).abs() <= 1e-6 * f64::from(n),
@@ -371,11 +403,15 @@ mod tests {
         let query = graph(&[0, 1], &[(0, 1)]);
         let mut sets = CandidateSets::from_lists(vec![vec![0], vec![1]], 2);
         assert_eq!(
-            refine(&query, &data, &mut sets, 0, GPU_REFINE_FROM_SHARE),
+            refine(&query, &data, &mut sets, 0, GPU_REFINE_FROM_SHARE, &|| {
+                false
+            }),
             0
         );
         assert_eq!(sets.sizes(), vec![1, 1]);
-        refine(&query, &data, &mut sets, 1, GPU_REFINE_FROM_SHARE);
+        refine(&query, &data, &mut sets, 1, GPU_REFINE_FROM_SHARE, &|| {
+            false
+        });
         assert_eq!(sets.sizes(), vec![0, 1]);
     }
 }
