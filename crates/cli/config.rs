@@ -580,15 +580,22 @@ pub fn query_read_options(data: &ReadOptions, query_format: Option<Format>) -> R
     }
 }
 
-/// Starts the worker pool with `threads` threads, where asked.
+/// Each worker's stack: the CPU's search and the planner's walks, run on the workers,
+/// recurse once a query vertex (see `MAIN_STACK_BYTES`). Only the pages touched are ever
+/// committed.
+const WORKER_STACK_BYTES: usize = 256 << 20;
+
+/// Starts the worker pool, of `threads` threads where asked (else one a core).
 pub fn start_threads(threads: Option<usize>) -> Result<()> {
-    if let Some(threads) = threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build_global()
-            .context("starting the worker threads")?;
+    let started = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .stack_size(WORKER_STACK_BYTES)
+        .build_global();
+    match (started, threads) {
+        // Started before in this process (`gsi verify` opens a session a case): it serves.
+        (Err(_), None) | (Ok(()), _) => Ok(()),
+        (Err(err), Some(_)) => Err(err).context("starting the worker threads"),
     }
-    Ok(())
 }
 
 pub fn engine_kind(arg: EngineArg) -> EngineKind {

@@ -38,8 +38,24 @@ use crate::flags::{Cli, Command, EngineArg};
 #[global_allocator]
 static ALLOCATOR: memory::ReportingAllocator = memory::ReportingAllocator;
 
+/// The stack of the thread that runs a command: planning and the CPU's search recurse once a
+/// query vertex, and a query may have hundreds of thousands (a 60,000-vertex path
+/// overflowed the usual 8 MiB). Only the pages touched are ever committed.
+const MAIN_STACK_BYTES: usize = 1 << 30;
+
 fn main() -> ExitCode {
-    match run() {
+    let outcome = std::thread::Builder::new()
+        .name("gsi".into())
+        .stack_size(MAIN_STACK_BYTES)
+        .spawn(run)
+        .map(|thread| thread.join());
+    let outcome = match outcome {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        // No thread to be had: run on this one.
+        Err(_) => run(),
+    };
+    match outcome {
         Ok(exit) => exit.into(),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {

@@ -163,65 +163,58 @@ fn biconnected_components(graph: &Graph) -> Vec<Vec<usize>> {
             near
         })
         .collect();
-    let mut search = Search {
-        adjacency: &adjacency,
-        reached: vec![usize::MAX; n],
-        low: vec![0; n],
-        next: 0,
-        edges: Vec::new(),
-        blocks: Vec::new(),
-    };
+    // Depth first without recursion (a query may have tens of thousands of vertices): each
+    // frame is a vertex, its parent and how many of its neighbours it has looked at.
+    let mut reached = vec![usize::MAX; n];
+    let mut low = vec![0; n];
+    let mut next = 0;
+    let mut edges: Vec<(usize, usize)> = Vec::new();
+    let mut blocks = Vec::new();
     for start in 0..n {
-        if search.reached[start] == usize::MAX {
-            search.visit(start, usize::MAX);
+        if reached[start] != usize::MAX {
+            continue;
         }
-    }
-    search.blocks
-}
-
-/// The state of [`biconnected_components`]' search.
-struct Search<'a> {
-    adjacency: &'a [Vec<usize>],
-    /// When each vertex was reached (`usize::MAX`: not yet).
-    reached: Vec<usize>,
-    /// The earliest vertex reached from each one's subtree by one edge back.
-    low: Vec<usize>,
-    next: usize,
-    /// The edges of the blocks not yet closed.
-    edges: Vec<(usize, usize)>,
-    blocks: Vec<Vec<usize>>,
-}
-
-impl Search<'_> {
-    fn visit(&mut self, u: usize, parent: usize) {
-        self.reached[u] = self.next;
-        self.low[u] = self.next;
-        self.next += 1;
-        let adjacency = self.adjacency;
-        for &w in &adjacency[u] {
-            if self.reached[w] == usize::MAX {
-                self.edges.push((u, w));
-                self.visit(w, u);
-                self.low[u] = self.low[u].min(self.low[w]);
-                if self.low[w] >= self.reached[u] {
-                    // u cuts w's subtree off: the edges since (u, w) are one block.
-                    let mut block = Vec::new();
-                    while let Some((a, b)) = self.edges.pop() {
-                        block.extend([a, b]);
-                        if (a, b) == (u, w) {
-                            break;
-                        }
-                    }
-                    block.sort_unstable();
-                    block.dedup();
-                    self.blocks.push(block);
+        reached[start] = next;
+        low[start] = next;
+        next += 1;
+        let mut stack = vec![(start, usize::MAX, 0)];
+        while let Some(frame) = stack.last_mut() {
+            let (u, parent, at) = *frame;
+            if let Some(&w) = adjacency[u].get(at) {
+                frame.2 += 1;
+                if reached[w] == usize::MAX {
+                    edges.push((u, w));
+                    reached[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push((w, u, 0));
+                } else if w != parent && reached[w] < reached[u] {
+                    edges.push((u, w));
+                    low[u] = low[u].min(reached[w]);
                 }
-            } else if w != parent && self.reached[w] < self.reached[u] {
-                self.edges.push((u, w));
-                self.low[u] = self.low[u].min(self.reached[w]);
+                continue;
+            }
+            stack.pop();
+            if parent == usize::MAX {
+                continue;
+            }
+            low[parent] = low[parent].min(low[u]);
+            if low[u] >= reached[parent] {
+                // The parent cuts u's subtree off: the edges since (parent, u) are one block.
+                let mut block = Vec::new();
+                while let Some((a, b)) = edges.pop() {
+                    block.extend([a, b]);
+                    if (a, b) == (parent, u) {
+                        break;
+                    }
+                }
+                block.sort_unstable();
+                block.dedup();
+                blocks.push(block);
             }
         }
     }
+    blocks
 }
 
 #[cfg(test)]
