@@ -27,6 +27,7 @@ pub mod options;
 pub mod pcsr;
 pub mod plan;
 pub mod quotients;
+pub mod report;
 pub mod saved;
 pub mod search;
 pub mod select;
@@ -54,8 +55,9 @@ pub use options::{
 };
 pub use pcsr::PcsrLayout;
 pub use plan::Plan;
+pub use report::{EngineShares, MatchReport, PhaseTimes, ShareTime, SpreadReport};
 pub use saved::{SavedIndex, SourceFile};
-pub use search::{find_matches, EngineShares, MatchReport, PhaseTimes, ShareTime, SpreadReport};
+pub use search::find_matches;
 pub use select::{open, EngineKind, Opened};
 pub use sink::{CollectMatches, CountOnly, MatchSink};
 pub use spread::find_matches_spread;

@@ -16,11 +16,10 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
 use crate::options::{MatchOptions, Share, Status};
+use crate::report::{EngineShares, MatchReport, ShareTime, SpreadReport};
 #[cfg(doc)]
 use crate::search::{find_matches, plan_ahead};
-use crate::search::{
-    plan_query, quotient_sum, EngineShares, MatchReport, Planned, ShareTime, SpreadReport,
-};
+use crate::search::{plan_query, quotient_sum, Planned};
 use crate::sink::{CountOnly, MatchSink};
 
 /// The first engine tries a query whole for this long while the others plan it: most queries
