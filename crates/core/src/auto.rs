@@ -89,7 +89,9 @@ impl Engine for AutoEngine {
         let tests: usize = (0..query.vertex_count() as VertexId)
             .map(|u| rarest_label_vertices(query, u, data).len())
             .sum();
-        if !self.gpu_unusable && tests > self.gpu_filter_min_tests {
+        // (A query whose sets the GPU's offsets cannot hold is filtered here.)
+        let fits = crate::cuda::candidates_fit(query.vertex_count(), data.graph().vertex_count());
+        if !self.gpu_unusable && tests > self.gpu_filter_min_tests && fits.is_ok() {
             self.gpu.filter(query, data, options)
         } else {
             self.cpu.filter(query, data, options)

@@ -78,6 +78,16 @@ pub enum Error {
         /// Words that locate the lists (PCSR groups, or CSR's or CR's arrays).
         words: usize,
     },
+    /// The candidate sets of a query are beyond the 32-bit offsets of the GPU's lists.
+    #[error("the query's candidate sets are too large for the GPU: up to {entries} entries (its {query_vertices} vertices over {data_vertices} data vertices) exceed its 32-bit offsets; use the CPU engine")]
+    CandidatesTooLargeForGpu {
+        /// Entries the lists could hold.
+        entries: u64,
+        /// Vertices of the query.
+        query_vertices: usize,
+        /// Vertices of the data graph.
+        data_vertices: usize,
+    },
     /// Keeping the matches found would take more than the memory budget.
     #[error("keeping more than {matches} matches ({bytes} bytes) would exceed the memory limit of {budget} bytes")]
     MemoryLimit {

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::device::Device;
 use crate::candidates::CandidateSets;
-use crate::error::{driver, Result};
+use crate::error::{driver, Error, Result};
 
 /// C(u) for every query vertex, on the device: a bitset per query vertex (for the join's
 /// membership test) and the sorted lists one after another (to start the join and size its
@@ -61,15 +61,23 @@ impl DeviceCandidates {
         let mut ranges: Vec<Range<usize>> = Vec::with_capacity(count);
         let mut parts = Vec::with_capacity(count);
         let mut end = 0;
+        let mut first_of = std::collections::HashMap::new();
         for (u, &list) in lists.iter().enumerate() {
-            match (0..u).find(|&w| std::ptr::eq(lists[w], list)) {
-                Some(w) => ranges.push(ranges[w].clone()),
-                None => {
+            match *first_of.entry((list.as_ptr(), list.len())).or_insert(u) {
+                w if w != u => ranges.push(ranges[w].clone()),
+                _ => {
                     ranges.push(end..end + list.len());
                     end += list.len();
                     parts.push(list);
                 }
             }
+        }
+        if end > u32::MAX as usize {
+            return Err(Error::CandidatesTooLargeForGpu {
+                entries: end as u64,
+                query_vertices: count,
+                data_vertices: vertex_count,
+            });
         }
         let mut uploaded = device.upload_buffers(&[
             (&[&bits[..]], "candidate bitsets"),

@@ -11,7 +11,7 @@ use super::device::Device;
 use super::index::DeviceIndex;
 use super::launch::{per_element, LabelTest};
 use super::scan::exclusive_scan;
-use crate::error::{driver, Result};
+use crate::error::{driver, Error, Result};
 use crate::options::{FilterTests, Semantics};
 use crate::signature::QuerySignatures;
 
@@ -138,6 +138,7 @@ pub fn candidates(
 ) -> Result<DeviceCandidates> {
     let q = query.vertex_count();
     let n = index.vertex_count;
+    fits(q, n)?;
     let prepared = QuerySignatures::of(query, semantics, tests);
     // One copy to the device: the signatures, the degree floors, then the label sets.
     let mut words: Vec<u32> = prepared.signatures.iter().flat_map(|s| s.0).collect();
@@ -210,4 +211,37 @@ pub fn candidates(
             .map(|w| w[0] as usize..w[1] as usize)
             .collect(),
     })
+}
+
+/// Whether every candidate set of a query of `query_vertices` vertices over `data_vertices`
+/// data vertices, each as large as the data graph, fits the 32-bit offsets of the filter's
+/// lists (a 60,000-vertex path over 100,000 vertices does not, and its offsets wrapped);
+/// [`Error::CandidatesTooLargeForGpu`] otherwise.
+pub(crate) fn fits(query_vertices: usize, data_vertices: usize) -> Result<()> {
+    let entries = query_vertices as u64 * data_vertices as u64;
+    match entries <= u64::from(u32::MAX) {
+        true => Ok(()),
+        false => Err(Error::CandidatesTooLargeForGpu {
+            entries,
+            query_vertices,
+            data_vertices,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fits;
+    use crate::error::Error;
+
+    #[test]
+    fn candidate_sets_beyond_32_bit_offsets_are_refused_by_name() {
+        assert!(fits(2_000, 100_000).is_ok());
+        let refused = fits(60_000, 100_000).expect_err("6e9 entries exceed 2^32");
+        assert!(matches!(
+            refused,
+            Error::CandidatesTooLargeForGpu { entries: 6_000_000_000, .. }
+        ));
+        assert!(refused.to_string().contains("use the CPU engine"), "{refused}");
+    }
 }

@@ -19,6 +19,7 @@ mod scan;
 use gsi_graph::Graph;
 
 pub use device::{device_count, probe, Device};
+pub(crate) use filter::fits as candidates_fit;
 
 use self::candidates::DeviceCandidates;
 use self::index::DeviceIndex;
