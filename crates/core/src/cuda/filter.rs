@@ -240,8 +240,14 @@ mod tests {
         let refused = fits(60_000, 100_000).expect_err("6e9 entries exceed 2^32");
         assert!(matches!(
             refused,
-            Error::CandidatesTooLargeForGpu { entries: 6_000_000_000, .. }
+            Error::CandidatesTooLargeForGpu {
+                entries: 6_000_000_000,
+                ..
+            }
         ));
-        assert!(refused.to_string().contains("use the CPU engine"), "{refused}");
+        assert!(
+            refused.to_string().contains("use the CPU engine"),
+            "{refused}"
+        );
     }
 }
