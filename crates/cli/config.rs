@@ -580,16 +580,12 @@ pub fn query_read_options(data: &ReadOptions, query_format: Option<Format>) -> R
     }
 }
 
-/// Each worker's stack: the CPU's search and the planner's walks, run on the workers,
-/// recurse once a query vertex (see `MAIN_STACK_BYTES`). Only the pages touched are ever
-/// committed.
-const WORKER_STACK_BYTES: usize = 256 << 20;
-
-/// Starts the worker pool, of `threads` threads where asked (else one a core).
+/// Starts the worker pool, of `threads` threads where asked (else one a core), each of the
+/// stack a query needs ([`gsi_core::config::WORKER_STACK_BYTES`]).
 pub fn start_threads(threads: Option<usize>) -> Result<()> {
     let started = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
-        .stack_size(WORKER_STACK_BYTES)
+        .stack_size(gsi_core::config::WORKER_STACK_BYTES)
         .build_global();
     match (started, threads) {
         // Started before in this process (`gsi verify` opens a session a case): it serves.

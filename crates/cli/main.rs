@@ -38,15 +38,11 @@ use crate::flags::{Cli, Command, EngineArg};
 #[global_allocator]
 static ALLOCATOR: memory::ReportingAllocator = memory::ReportingAllocator;
 
-/// The stack of the thread that runs a command: planning and the CPU's search recurse once a
-/// query vertex, and a query may have hundreds of thousands (a 60,000-vertex path
-/// overflowed the usual 8 MiB). Only the pages touched are ever committed.
-const MAIN_STACK_BYTES: usize = 1 << 30;
-
 fn main() -> ExitCode {
+    // The command runs on a thread of the stack a query needs.
     let outcome = std::thread::Builder::new()
         .name("gsi".into())
-        .stack_size(MAIN_STACK_BYTES)
+        .stack_size(gsi_core::config::MATCHING_STACK_BYTES)
         .spawn(run)
         .map(|thread| thread.join());
     let outcome = match outcome {

@@ -50,10 +50,7 @@ impl CandidateSets {
         lists: Vec<Arc<Vec<VertexId>>>,
         data_vertex_count: usize,
     ) -> CandidateSets {
-        let mut first_of = HashMap::new();
-        let holder: Vec<usize> = (0..lists.len())
-            .map(|u| *first_of.entry(Arc::as_ptr(&lists[u])).or_insert(u))
-            .collect();
+        let holder = holders(&lists);
         let make =
             |u: usize| (holder[u] == u).then(|| Arc::new(bitset(&lists[u], data_vertex_count)));
         // In parallel where the lists are long: a list of millions of vertices makes a bitset
@@ -112,6 +109,12 @@ impl CandidateSets {
         });
     }
 
+    /// For each query vertex, the first that shares its list (itself where none before it
+    /// does).
+    pub(crate) fn holders(&self) -> Vec<usize> {
+        holders(&self.lists)
+    }
+
     /// Whether C(u) and C(w) share a data vertex.
     pub(crate) fn meet(&self, u: usize, w: usize) -> bool {
         !self.bits[u].is_disjoint(&self.bits[w])
@@ -162,6 +165,15 @@ impl CandidateSets {
     pub fn vertex_count(&self) -> usize {
         self.bits.first().map_or(0, |bits| bits.len())
     }
+}
+
+/// For each of `lists`, the first that is the same list (one `Arc`): by a table, not by
+/// comparing pairs, for a query of tens of thousands of vertices.
+fn holders(lists: &[Arc<Vec<VertexId>>]) -> Vec<usize> {
+    let mut first_of = HashMap::new();
+    (0..lists.len())
+        .map(|u| *first_of.entry(Arc::as_ptr(&lists[u])).or_insert(u))
+        .collect()
 }
 
 /// The bitset over `vertex_count` vertices of `list`'s vertices.

@@ -7,6 +7,15 @@ use std::path::PathBuf;
 
 use crate::tuning::Tuning;
 
+/// The stack of a thread that plans and joins queries: the planner's walks and the CPU's
+/// search recurse once a query vertex, and a query may have tens of thousands (a
+/// 60,000-vertex cycle overflowed 8 MiB). Every front end matches on such a thread (the
+/// `gsi` command's, the Python package's); only the pages touched are ever committed.
+pub const MATCHING_STACK_BYTES: usize = 1 << 30;
+
+/// The stack of each thread of the worker pool, for the same recursion run there.
+pub const WORKER_STACK_BYTES: usize = 256 << 20;
+
 /// Filter on the GPU when the query's vertices have more data vertices of their labels than
 /// this, all together. The CPU tests a vertex in about 10 ns, the GPU filter costs about
 /// 0.08 ms (H100, wordnet: 5 ms on 16 CPU cores for 8 query vertices over 63 000 vertices).

@@ -11,9 +11,10 @@
 //! well for maps that send each vertex u into a set S(u) given beforehand, and each block of
 //! Q/π into the intersection of its members' sets: where S(u) holds every data vertex a match
 //! sends u to (the query's candidate sets), the terms add up to the same count, and a block
-//! whose members' sets do not meet adds nothing. Each quotient's homomorphisms are counted on their own: by dynamic programming
-//! where it is a tree ([`crate::tree_count`]), over its 2-core where trees hang from one
-//! ([`crate::core_count`]), else by a join under homomorphism.
+//! whose members' sets do not meet adds nothing. Each quotient's homomorphisms are counted
+//! on their own: by dynamic programming where it is a tree ([`crate::tree_count`]), over its
+//! 2-core where trees hang from one ([`crate::core_count`]), else by a join under
+//! homomorphism.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -84,13 +85,20 @@ pub fn of(
         }
     }
     mergeable.sort_unstable();
+    // The pairs that merge, asked once each (`may_share` may read two bitsets of the whole
+    // data graph), not at every step of the enumeration.
+    let pairs: HashSet<(usize, usize)> = mergeable
+        .iter()
+        .flat_map(|&v| mergeable.iter().map(move |&u| (u, v)))
+        .filter(|&(u, v)| u < v && labels[u] == labels[v] && merges(u, v))
+        .collect();
     let mut partitions = Vec::new();
     let mut blocks: Vec<Vec<usize>> = Vec::new();
     if !partitions_into(
         &mergeable,
         &mut blocks,
         &mut partitions,
-        &|v, block: &[usize]| block.iter().all(|&u| merges(u, v)),
+        &|v, block: &[usize]| block.iter().all(|&u| pairs.contains(&(u.min(v), u.max(v)))),
     ) {
         return None;
     }

@@ -356,25 +356,6 @@ fn by_quotients(
     let Some(terms) = quotients::of(query, data, &may_share) else {
         return Ok(None);
     };
-    // Each term over the candidates its vertices' members share; a term where some share
-    // none adds nothing.
-    let terms: Vec<(Quotient, Option<Vec<FixedBitSet>>)> = terms
-        .into_iter()
-        .map(|term| {
-            let within = sets.map(|sets| {
-                term.members
-                    .iter()
-                    .map(|members| sets.common(members))
-                    .collect::<Vec<_>>()
-            });
-            (term, within)
-        })
-        .filter(|(_, within)| {
-            within
-                .as_ref()
-                .is_none_or(|within| within.iter().all(|common| !common.is_clear()))
-        })
-        .collect();
     let homomorphism = under_homomorphism(options);
     // Each quotient is counted by the tree's program, or over its core, wherever it can be:
     // its join is planned by Algorithm 2 alone where it looks light, and under homomorphism
@@ -386,8 +367,22 @@ fn by_quotients(
         tree_counts: TreeCounts::Always,
         ..homomorphism
     };
-    let plan_term = |engine: &mut dyn Engine,
-                     (term, within): &(Quotient, Option<Vec<FixedBitSet>>)| {
+    // Each term over the candidates its vertices' members share, found as it is planned (a
+    // bitset a vertex, megabytes on a large graph); a term where some share none adds
+    // nothing.
+    let plan_term = |engine: &mut dyn Engine, term: &Quotient| -> Result<Option<(i64, Planned)>> {
+        let within: Option<Vec<FixedBitSet>> = sets.map(|sets| {
+            term.members
+                .iter()
+                .map(|members| sets.common(members))
+                .collect()
+        });
+        if within
+            .as_ref()
+            .is_some_and(|within| within.iter().any(FixedBitSet::is_clear))
+        {
+            return Ok(None);
+        }
         let planned = plan_query_within(
             engine,
             &term.graph,
@@ -396,7 +391,7 @@ fn by_quotients(
             true,
             within.as_deref(),
         )?;
-        Ok((term.coefficient, planned))
+        Ok(Some((term.coefficient, planned)))
     };
     // Each quotient's filter and plan are its own: on the host, on threads of their own
     // (gw12's dense_12_1 has 30 quotients: planned one after another in 125-232 ms on an
@@ -415,6 +410,7 @@ fn by_quotients(
             .map(|term| plan_term(engine, term))
             .collect::<Result<Vec<_>>>()?,
     };
+    let planned: Vec<(i64, Planned)> = planned.into_iter().flatten().collect();
     let work = planned.iter().map(|(_, p)| p.work(data)).sum();
     let choice = TreeCountChoice::by(options, work, plan, planned.len());
     let chosen = choice.chosen;
@@ -879,7 +875,7 @@ impl Planned {
         let core_sets = by_core.split.core_sets(&sets);
         let core = match &by_core.core {
             CoreCount::Pinned(pinned) => {
-                let Some(count) = pinned.count(&core_sets, &weights, data, &stop) else {
+                let Some(count) = pinned.count(&core_sets, weights, data, &stop) else {
                     return out_of_time(report);
                 };
                 report.count = count;

@@ -25,9 +25,6 @@ use crate::graph::Held;
 /// How long the caller waits, without the GIL, between two looks for Ctrl-C.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
-/// Stack of a matching thread: as the main thread's, which the `gsi` command matches on.
-const WORKER_STACK: usize = 8 << 20;
-
 /// A data graph's index with the engines that match against it: one per query under way,
 /// opened as queries need them and kept for the next.
 pub struct Engines {
@@ -144,7 +141,7 @@ impl Workers {
         };
         std::thread::Builder::new()
             .name("gsi-match".into())
-            .stack_size(WORKER_STACK)
+            .stack_size(gsi_core::config::MATCHING_STACK_BYTES)
             .spawn(move || {
                 let (worker, tasks) = mpsc::sync_channel::<Task>(1);
                 let mut task = task;

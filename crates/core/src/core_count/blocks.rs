@@ -93,27 +93,19 @@ impl PinnedBlocks {
     pub(crate) fn count(
         &self,
         sets: &CandidateSets,
-        weights: &[Option<Vec<u128>>],
+        mut weights: Vec<Option<Vec<u128>>>,
         data: &DataIndex,
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Option<u128> {
-        let mut weights = weights.to_vec();
-        let mut total = 0;
-        for (at, block) in self.blocks.iter().enumerate() {
-            let block_weights: Vec<Option<Vec<u128>>> =
-                block.vertices.iter().map(|&u| weights[u].clone()).collect();
-            let values =
-                block
-                    .program
-                    .values(&sets.select(&block.vertices), &block_weights, data, stop)?;
-            if at + 1 == self.blocks.len() {
-                total = values.iter().fold(0u128, |s, &v| s.saturating_add(v));
-            } else {
-                // The block's values at its cut vertex hold that vertex's weight already.
-                weights[block.vertices[block.program.pinned()]] = Some(values);
-            }
+        let (root, hanging) = self.blocks.split_last()?;
+        for block in hanging {
+            // Its values at its cut vertex hold that vertex's weight already, and are the
+            // cut vertex's weight in the blocks above.
+            let values = block.values(sets, &mut weights, data, stop)?;
+            weights[block.vertices[block.program.pinned()]] = Some(values);
         }
-        Some(total)
+        let values = root.values(sets, &mut weights, data, stop)?;
+        Some(values.iter().fold(0u128, |s, &v| s.saturating_add(v)))
     }
 }
 
@@ -121,6 +113,22 @@ impl Block {
     /// The candidate set sizes of the block's vertices, from the core's `sizes`.
     fn sizes(&self, sizes: &[usize]) -> Vec<usize> {
         self.vertices.iter().map(|&u| sizes[u]).collect()
+    }
+
+    /// The block's program's values ([`PinnedCore::values`]) over the core's `sets`, its
+    /// vertices' weights taken from `weights`: each block is the last to read its own (those
+    /// of its cut vertices toward the leaves were replaced by their blocks' values before).
+    fn values(
+        &self,
+        sets: &CandidateSets,
+        weights: &mut [Option<Vec<u128>>],
+        data: &DataIndex,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Option<Vec<u128>> {
+        let own: Vec<Option<Vec<u128>>> =
+            self.vertices.iter().map(|&u| weights[u].take()).collect();
+        self.program
+            .values(&sets.select(&self.vertices), &own, data, stop)
     }
 }
 

@@ -61,11 +61,11 @@ impl DeviceCandidates {
         let mut ranges: Vec<Range<usize>> = Vec::with_capacity(count);
         let mut parts = Vec::with_capacity(count);
         let mut end = 0;
-        let mut first_of = std::collections::HashMap::new();
-        for (u, &list) in lists.iter().enumerate() {
-            match *first_of.entry((list.as_ptr(), list.len())).or_insert(u) {
-                w if w != u => ranges.push(ranges[w].clone()),
-                _ => {
+        for (&list, w) in lists.iter().zip(sets.holders()) {
+            // w = u for the first holder of a list, not placed yet.
+            match ranges.get(w) {
+                Some(range) => ranges.push(range.clone()),
+                None => {
                     ranges.push(end..end + list.len());
                     end += list.len();
                     parts.push(list);
