@@ -12,25 +12,33 @@ per server and level, then a Markdown table.
 
     scripts/bench_serve.py --gsi target/release/gsi --users 20000 --seconds 10
 
-`--engines cpu,gpu` starts one `gsi serve` per engine, each measured beside Oxigraph.
+`--engines cpu,gpu` starts one `gsi serve` per engine, each measured beside Oxigraph;
+`gpu@8` is the GPU engine answering up to 8 queries at once (`--max-concurrent 8`).
+`--baseline OTHER_GSI` starts the same servers with another build too, measured in turn;
+`--virtuoso` adds Virtuoso 7's server (Debian's virtuoso-opensource-7-bin), bulk-loaded.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
+import os
 import http.client
 import json
 import random
 import re
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 import urllib.parse
+import urllib.request
 from pathlib import Path
 from typing import Iterator
 
@@ -113,6 +121,97 @@ def started(command: list[str], address: re.Pattern, stream: str) -> Iterator[st
         process.wait(timeout=30)
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Virtuoso:
+    """A Virtuoso 7 server of the script's own: its database in `folder`, on free local
+    ports, with room for every solution of a query and no time limit."""
+
+    GRAPH = "http://example.org/watdiv"
+
+    def __init__(self, folder: Path, data_folder: Path, memory_gb: float, clients: int = 2):
+        folder.mkdir(parents=True, exist_ok=True)
+        self.sql_port, self.http_port = free_port(), free_port()
+        # Virtuoso's guide: 85,000 buffers of 8 kB per GB given to it, two thirds dirty.
+        buffers = int(85_000 * memory_gb)
+        ini = folder / "virtuoso.ini"
+        ini.write_text(f"""[Database]
+DatabaseFile = {folder}/virtuoso.db
+ErrorLogFile = {folder}/virtuoso.log
+TransactionFile = {folder}/virtuoso.trx
+xa_persistent_file = {folder}/virtuoso.pxa
+Striping = 0
+[TempDatabase]
+DatabaseFile = {folder}/virtuoso-temp.db
+TransactionFile = {folder}/virtuoso-temp.trx
+[Parameters]
+ServerPort = 127.0.0.1:{self.sql_port}
+DirsAllowed = ., {data_folder}
+NumberOfBuffers = {buffers}
+MaxDirtyBuffers = {buffers * 2 // 3}
+CheckpointInterval = 0
+[HTTPServer]
+ServerPort = 127.0.0.1:{self.http_port}
+ServerRoot = {folder}
+ServerThreads = {clients}
+MaxClientConnections = {clients}
+[SPARQL]
+ResultSetMaxRows = 2000000000
+MaxQueryExecutionTime = 0
+MaxQueryCostEstimationTime = 0
+""")
+        self.server = subprocess.Popen(
+            ["virtuoso-t", "+foreground", "+configfile", str(ini)],
+            cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self.server.poll() is not None:
+                sys.exit(f"virtuoso-t stopped at start (see {folder}/virtuoso.log)")
+            try:
+                self.count("ASK {}")
+                return
+            except OSError:
+                time.sleep(0.5)
+        self.stop()
+        sys.exit("virtuoso-t did not answer within 120 s")
+
+    def sql(self, statements: str) -> None:
+        done = subprocess.run(
+            ["isql-vt", f"127.0.0.1:{self.sql_port}", "dba", "dba", f"exec={statements}"],
+            capture_output=True, text=True,
+        )
+        if done.returncode != 0 or "*** Error" in done.stdout + done.stderr:
+            sys.exit(f"isql-vt {statements!r}: {done.stdout}{done.stderr}")
+
+    def bulk_load(self, data: Path) -> None:
+        self.sql(f"ld_dir('{data.parent}', '{data.name}', '{self.GRAPH}'); "
+                 "rdf_loader_run(); checkpoint;")
+
+    def count(self, query: str) -> int:
+        """The number of solutions of `query` (an ASK counts as one)."""
+        body = urllib.parse.urlencode({"query": query, "default-graph-uri": self.GRAPH})
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.http_port}/sparql", data=body.encode(),
+            headers={"Accept": "application/sparql-results+json",
+                     "Content-Type": "application/x-www-form-urlencoded"},
+        )
+        with urllib.request.urlopen(request, timeout=600) as reply:
+            answer = json.load(reply)
+        return 1 if "boolean" in answer else len(answer["results"]["bindings"])
+
+    def stop(self) -> None:
+        self.server.terminate()
+        try:
+            self.server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.server.kill()
+
+
 def ask(connection: http.client.HTTPConnection, path: str, query: str) -> bytes:
     target = f"{path}?{urllib.parse.urlencode({'query': query})}"
     connection.request("GET", target, headers={"Accept": "application/sparql-results+json"})
@@ -127,39 +226,64 @@ def solutions(body: bytes) -> int:
     return len(json.loads(body)["results"]["bindings"])
 
 
-def measure(address: str, path: str, queries: list[str], clients: int, seconds: float) -> dict:
-    """`clients` connections sending `queries` in turn for `seconds`: the rate and latency."""
+def clients_of_one_process(
+    address: str, path: str, queries: list[str], first: int, count: int, start: float, stop: float
+) -> list[float]:
+    """Clients `first..first + count`, one thread each on a kept-alive connection, sending
+    `queries` in turn from wall-clock time `start` to `stop`: the latencies of the queries
+    they began before `stop`."""
     host, port = address.rsplit(":", 1)
-    latencies: list[list[float]] = [[] for _ in range(clients)]
-    go, stop = threading.Barrier(clients + 1), threading.Event()
+    latencies: list[list[float]] = [[] for _ in range(count)]
 
     def client(k: int) -> None:
         connection = http.client.HTTPConnection(host, int(port), timeout=120)
-        i = k * 7919
-        go.wait()
-        while not stop.is_set():
+        i = (first + k) * 7919
+        time.sleep(max(start - time.time(), 0))
+        while time.time() < stop:
             begun = time.perf_counter()
             ask(connection, path, queries[i % len(queries)])
             latencies[k].append(time.perf_counter() - begun)
             i += 1
         connection.close()
 
-    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(count)]
     for thread in threads:
         thread.start()
-    go.wait()
-    begun = time.perf_counter()
-    time.sleep(seconds)
-    stop.set()
     for thread in threads:
         thread.join()
-    elapsed = time.perf_counter() - begun
-    every = sorted(t for per in latencies for t in per)
+    return [t for per in latencies for t in per]
+
+
+def measure(
+    address: str, path: str, queries: list[str], clients: int, seconds: float, processes: int
+) -> dict:
+    """`clients` connections sending `queries` in turn for `seconds`, spread over up to
+    `processes` client processes (one Python process's threads share one interpreter lock,
+    which would cap the rate it can ask for): the rate and latency."""
+    processes = max(1, min(processes, clients))
+    start = time.time() + 1.0
+    stop = start + seconds
+    with concurrent.futures.ProcessPoolExecutor(processes) as pool:
+        parts = [
+            pool.submit(
+                clients_of_one_process,
+                address,
+                path,
+                queries,
+                p * clients // processes,
+                (p + 1) * clients // processes - p * clients // processes,
+                start,
+                stop,
+            )
+            for p in range(processes)
+        ]
+        every = sorted(t for part in parts for t in part.result())
     quantile = statistics.quantiles(every, n=100, method="inclusive")
     return {
         "clients": clients,
+        "client_processes": processes,
         "queries": len(every),
-        "qps": len(every) / elapsed,
+        "qps": len(every) / seconds,
         "p50_ms": quantile[49] * 1e3,
         "p99_ms": quantile[98] * 1e3,
     }
@@ -175,7 +299,21 @@ def main() -> None:
     parser.add_argument("--levels", default="1,8,64")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--engines", default="cpu", help="gsi serve's engines, each a server: cpu, gpu or cpu,gpu"
+        "--client-processes",
+        type=int,
+        default=max(1, (os.cpu_count() or 4) // 4),
+        help="processes the clients are spread over (a quarter of the processors)",
+    )
+    parser.add_argument(
+        "--engines",
+        default="cpu",
+        help="gsi serve's engines, each a server: cpu, gpu, cpu,gpu; ENGINE@N answers N at once",
+    )
+    parser.add_argument("--baseline", help="another gsi build, serving the same engines")
+    parser.add_argument(
+        "--virtuoso",
+        action="store_true",
+        help="also Virtuoso 7 (virtuoso-t and isql-vt on the PATH), bulk-loaded",
     )
     args = parser.parse_args()
     levels = [int(n) for n in args.levels.split(",")]
@@ -195,17 +333,27 @@ def main() -> None:
         results = []
         with contextlib.ExitStack() as servers:
             sides = {}
-            for engine in args.engines.split(","):
-                gsi = [args.gsi, "serve", "--data", str(data), "--engine", engine, "--quiet"]
-                gsi += ["--bind", "127.0.0.1:0"]
-                at = servers.enter_context(
-                    started(gsi, re.compile(r"listening on http://(\S+)"), "stderr")
-                )
-                sides[f"gsi serve ({engine.upper()})"] = (at, "/sparql")
+            builds = [(args.gsi, "")] + ([(args.baseline, ", baseline")] if args.baseline else [])
+            for binary, build in builds:
+                for spec in args.engines.split(","):
+                    engine, _, at_once = spec.partition("@")
+                    gsi = [binary, "serve", "--data", str(data), "--engine", engine, "--quiet"]
+                    gsi += ["--bind", "127.0.0.1:0"]
+                    gsi += ["--max-concurrent", at_once] if at_once else []
+                    at = servers.enter_context(
+                        started(gsi, re.compile(r"listening on http://(\S+)"), "stderr")
+                    )
+                    name = engine.upper() + (f", {at_once} at once" if at_once else "") + build
+                    sides[f"gsi serve ({name})"] = (at, "/sparql")
             oxigraph_at = servers.enter_context(
                 started(oxigraph, re.compile(r"(127\.0\.0\.1:\d+)"), "stderr")
             )
             sides["oxigraph"] = (oxigraph_at, "/query")
+            if args.virtuoso:
+                virtuoso = Virtuoso(Path(folder) / "virtuoso", Path(folder), 4.0, max(levels))
+                servers.callback(virtuoso.stop)
+                virtuoso.bulk_load(data)
+                sides["virtuoso"] = (f"127.0.0.1:{virtuoso.http_port}", "/sparql")
             # Every server gives every query the same number of solutions.
             connections = {
                 name: http.client.HTTPConnection(*at.rsplit(":", 1))
@@ -219,8 +367,9 @@ def main() -> None:
                 assert len(set(counts.values())) == 1, (query, counts)
             for clients in levels:
                 for name, (at, path) in sides.items():
-                    measure(at, path, queries, clients, min(args.seconds, 2))  # warm-up
-                    record = measure(at, path, queries, clients, args.seconds)
+                    ways = (at, path, queries, clients)
+                    measure(*ways, min(args.seconds, 2), args.client_processes)  # warm-up
+                    record = measure(*ways, args.seconds, args.client_processes)
                     record = {"server": name, "triples": triples, **record}
                     print(json.dumps(record), flush=True)
                     results.append(record)

@@ -35,7 +35,6 @@ import http.client
 import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -47,7 +46,7 @@ from pathlib import Path
 
 import pyoxigraph
 
-from bench_serve import started
+from bench_serve import Virtuoso, started
 
 REPO = Path(__file__).resolve().parents[1]
 NOTHING = "SELECT * { ?x <http://example.org/no-such-predicate> ?y }"
@@ -87,96 +86,6 @@ def served(connection: http.client.HTTPConnection, query: str) -> int:
     if response.status != 200:
         sys.exit(f"gsi serve: {response.status} {body[:200]!r} for {query}")
     return body.count(b"\n") - 1
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Virtuoso:
-    """A Virtuoso 7 server of the script's own: its database in `folder`, on free local
-    ports, with room for every solution of a query and no time limit."""
-
-    GRAPH = "http://example.org/watdiv"
-
-    def __init__(self, folder: Path, data_folder: Path, memory_gb: float):
-        folder.mkdir(parents=True, exist_ok=True)
-        self.sql_port, self.http_port = free_port(), free_port()
-        # Virtuoso's guide: 85,000 buffers of 8 kB per GB given to it, two thirds dirty.
-        buffers = int(85_000 * memory_gb)
-        ini = folder / "virtuoso.ini"
-        ini.write_text(f"""[Database]
-DatabaseFile = {folder}/virtuoso.db
-ErrorLogFile = {folder}/virtuoso.log
-TransactionFile = {folder}/virtuoso.trx
-xa_persistent_file = {folder}/virtuoso.pxa
-Striping = 0
-[TempDatabase]
-DatabaseFile = {folder}/virtuoso-temp.db
-TransactionFile = {folder}/virtuoso-temp.trx
-[Parameters]
-ServerPort = 127.0.0.1:{self.sql_port}
-DirsAllowed = ., {data_folder}
-NumberOfBuffers = {buffers}
-MaxDirtyBuffers = {buffers * 2 // 3}
-CheckpointInterval = 0
-[HTTPServer]
-ServerPort = 127.0.0.1:{self.http_port}
-ServerRoot = {folder}
-MaxClientConnections = 2
-[SPARQL]
-ResultSetMaxRows = 2000000000
-MaxQueryExecutionTime = 0
-MaxQueryCostEstimationTime = 0
-""")
-        self.server = subprocess.Popen(
-            ["virtuoso-t", "+foreground", "+configfile", str(ini)],
-            cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if self.server.poll() is not None:
-                sys.exit(f"virtuoso-t stopped at start (see {folder}/virtuoso.log)")
-            try:
-                self.count("ASK {}")
-                return
-            except OSError:
-                time.sleep(0.5)
-        self.stop()
-        sys.exit("virtuoso-t did not answer within 120 s")
-
-    def sql(self, statements: str) -> None:
-        done = subprocess.run(
-            ["isql-vt", f"127.0.0.1:{self.sql_port}", "dba", "dba", f"exec={statements}"],
-            capture_output=True, text=True,
-        )
-        if done.returncode != 0 or "*** Error" in done.stdout + done.stderr:
-            sys.exit(f"isql-vt {statements!r}: {done.stdout}{done.stderr}")
-
-    def bulk_load(self, data: Path) -> None:
-        self.sql(f"ld_dir('{data.parent}', '{data.name}', '{self.GRAPH}'); "
-                 "rdf_loader_run(); checkpoint;")
-
-    def count(self, query: str) -> int:
-        """The number of solutions of `query` (an ASK counts as one)."""
-        body = urllib.parse.urlencode({"query": query, "default-graph-uri": self.GRAPH})
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{self.http_port}/sparql", data=body.encode(),
-            headers={"Accept": "application/sparql-results+json",
-                     "Content-Type": "application/x-www-form-urlencoded"},
-        )
-        with urllib.request.urlopen(request) as reply:
-            answer = json.load(reply)
-        return 1 if "boolean" in answer else len(answer["results"]["bindings"])
-
-    def stop(self) -> None:
-        self.server.terminate()
-        try:
-            self.server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.server.kill()
 
 
 def gsi(args: argparse.Namespace, *command: str) -> int:

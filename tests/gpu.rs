@@ -1001,6 +1001,61 @@ pub fn a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts() 
     assert!(checked >= 24, "only {checked} queries checked");
 }
 
+/// Four engines of one GPU in four threads at once, each on its own stream, reading one
+/// copy of the data index: every count against the brute force, each thread taking the
+/// queries in another order (so that different joins overlap on the device).
+pub fn engines_of_one_gpu_answer_at_once() {
+    let mut spec = GraphSpec::new(300, 2_400, Shape::ScaleFree);
+    spec.vertex_labels = 2;
+    spec.seed = 7;
+    let data = generate_graph(&spec).expect("graph");
+    let queries: Vec<GeneratedQuery> = (0..6)
+        .filter_map(|seed| dense_queries(&data, 4 + seed as usize % 2, seed))
+        .flatten()
+        .collect();
+    assert!(
+        queries.len() >= 8,
+        "only {} queries generated",
+        queries.len()
+    );
+    let index = DataIndex::build(data).expect("index");
+    let expected: Vec<u128> = queries
+        .iter()
+        .map(|q| brute::count(&q.graph, index.graph(), false))
+        .collect();
+    let mut engines: Vec<GpuEngine> = (0..4)
+        .map(|_| GpuEngine::open(&gsi_core::EngineConfig::default()).expect("the GPU opened"))
+        .collect();
+    for engine in &mut engines {
+        engine.prepare(&index).expect("prepared");
+    }
+    assert!(
+        engines.iter().all(|e| e.shares_index_with(&engines[0])),
+        "the engines of one GPU hold one copy of the index"
+    );
+    std::thread::scope(|threads| {
+        for (t, engine) in engines.iter_mut().enumerate() {
+            let (queries, expected, index) = (&queries, &expected, &index);
+            threads.spawn(move || {
+                for round in 0..3 {
+                    for k in 0..queries.len() {
+                        let i = (k * (2 * t + 1) + round + t) % queries.len();
+                        let report = find_matches(
+                            engine,
+                            &queries[i].graph,
+                            index,
+                            &MatchOptions::default(),
+                            &mut CountOnly,
+                        )
+                        .expect("matched");
+                        assert_eq!(report.count, expected[i], "engine {t}, query {i}");
+                    }
+                }
+            });
+        }
+    });
+}
+
 /// Edge isomorphism on the GPU (line graphs matched induced, every count path) against the
 /// brute force from the definition, on random undirected graphs.
 pub fn gpu_edge_isomorphisms_equal_the_brute_force(gpu: &mut GpuEngine) {

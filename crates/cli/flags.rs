@@ -1190,8 +1190,8 @@ pub struct ServeArgs {
     pub timeout: f64,
 
     /// Queries answered at once, each on an engine of its own. Default: as many as the
-    /// machine has processors on the CPU engine, 2 where a GPU may answer (each GPU engine
-    /// holds a copy of the index).
+    /// machine has processors, at most 16 where a GPU may answer (the engines of one GPU
+    /// share its copy of the index and each take their part of its memory).
     #[arg(long, value_name = "N")]
     pub max_concurrent: Option<usize>,
 

@@ -12,19 +12,19 @@ pub struct Engines {
     kind: EngineKind,
     config: EngineConfig,
     idle: Mutex<Vec<Box<dyn Engine>>>,
-    /// Bytes of the index on the devices, over every engine opened.
+    /// Bytes of the index on the device: one copy, which the engines of one GPU share.
     device_bytes: AtomicUsize,
 }
 
 impl Engines {
     /// The pool of `opened` (readied already), growing with engines of `choice`.
     pub fn new(opened: Vec<Box<dyn Engine>>, choice: &EngineChoice) -> Engines {
-        let device_bytes = opened.iter().map(|e| e.device_index_bytes()).sum();
+        let device_bytes = opened.iter().map(|e| e.device_index_bytes()).max();
         Engines {
             kind: choice.kind,
             config: choice.config.clone(),
             idle: Mutex::new(opened),
-            device_bytes: AtomicUsize::new(device_bytes),
+            device_bytes: AtomicUsize::new(device_bytes.unwrap_or(0)),
         }
     }
 
@@ -40,7 +40,7 @@ impl Engines {
                 let mut engine = gsi_core::open(self.kind, &self.config)?.engine;
                 engine.prepare(index)?;
                 let bytes = engine.device_index_bytes();
-                self.device_bytes.fetch_add(bytes, Ordering::Relaxed);
+                self.device_bytes.fetch_max(bytes, Ordering::Relaxed);
                 engine
             }
         };
@@ -50,7 +50,7 @@ impl Engines {
         })
     }
 
-    /// Bytes of the index on the devices, over every engine opened (0 on the CPU).
+    /// Bytes of the index on the device (0 on the CPU).
     pub fn device_bytes(&self) -> usize {
         self.device_bytes.load(Ordering::Relaxed)
     }

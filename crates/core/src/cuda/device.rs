@@ -108,8 +108,10 @@ impl Device {
                 message: e.to_string(),
             })
         })?;
-        // One stream orders everything, so cudarc's per-buffer events are not needed.
-        // SAFETY: no buffer exists yet, and gsi uses only this context's default stream.
+        // One stream orders everything an engine does, so cudarc's per-buffer events are not
+        // needed; the one thing engines share, the data index, is read only once its upload
+        // has finished (`shared.rs`).
+        // SAFETY: no buffer of this context object exists yet.
         unsafe { ctx.disable_event_tracking() };
         keep_freed_memory(&ctx);
         let (major, minor) = ctx
@@ -124,7 +126,9 @@ impl Device {
             .map_err(driver("reading the number of multiprocessors"))?
             .max(1) as u32;
         let kernels = Kernels::load(&ctx, &arch, kernel_cache, Build::Standard)?;
-        let stream = ctx.default_stream();
+        // An engine's own stream, not the context's default one: the default stream runs the
+        // work of every engine of the process on this GPU one after another.
+        let stream = ctx.new_stream().map_err(driver("creating a stream"))?;
         Ok(Device {
             ctx,
             stream,
@@ -171,6 +175,14 @@ impl Device {
         self.ctx
             .bind_to_thread()
             .map_err(driver("making the GPU's context current"))
+    }
+
+    /// Waits for everything queued on this device's stream.
+    ///
+    /// # Errors
+    /// The driver's, with `what` was being done.
+    pub(crate) fn synchronize(&self, what: &str) -> Result<()> {
+        self.stream.synchronize().map_err(driver(what))
     }
 
     /// Free and total device memory in bytes; free counts what the pool keeps unused.

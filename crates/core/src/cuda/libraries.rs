@@ -29,6 +29,7 @@ const DRIVER_FUNCTIONS: &[&str] = &[
     "cuModuleGetFunction",
     "cuModuleUnload",
     "cuLaunchKernel",
+    "cuStreamCreate",
     "cuStreamSynchronize",
     "cuStreamDestroy_v2",
     "cuEventCreate",

@@ -15,6 +15,9 @@ pub mod launch;
 pub mod libraries;
 pub mod modules;
 mod scan;
+mod shared;
+
+use std::sync::Arc;
 
 use gsi_graph::Graph;
 
@@ -23,6 +26,7 @@ pub(crate) use filter::fits as candidates_fit;
 
 use self::candidates::DeviceCandidates;
 use self::index::DeviceIndex;
+use self::shared::{IndexKey, SharedGpu};
 use crate::candidates::CandidateSets;
 use crate::config::{EngineConfig, ListIndex, RESIDENT_INDEX_SHARE};
 use crate::engine::{Candidates, Engine, Notice};
@@ -45,8 +49,11 @@ pub struct GpuEngine {
     list_index: Option<ListIndex>,
     /// How the join goes about a query.
     tuning: GpuTuning,
-    /// The index of the last data graph prepared, on the device.
-    index: Option<DeviceIndex>,
+    /// The index of the last data graph prepared, on the device: shared with the other
+    /// engines of this process on the same GPU.
+    index: Option<Arc<DeviceIndex>>,
+    /// What this GPU's engines share.
+    shared: Arc<SharedGpu>,
 }
 
 impl GpuEngine {
@@ -66,6 +73,7 @@ impl GpuEngine {
             list_index: config.list_index,
             tuning: config.tuning.gpu,
             index: None,
+            shared: SharedGpu::of(config.device),
         })
     }
 
@@ -93,24 +101,44 @@ impl GpuEngine {
             .collect()
     }
 
+    /// Whether this engine and `other` read one copy of the data index (engines of one GPU
+    /// in one process do, once prepared on the same index).
+    pub fn shares_index_with(&self, other: &GpuEngine) -> bool {
+        match (&self.index, &other.index) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
     /// Bytes of the data index on the device.
     pub fn index_bytes(&self) -> usize {
         self.index.as_ref().map_or(0, |i| i.bytes)
     }
 
-    /// The index of `data` on the device, uploaded unless it is there already.
+    /// The index of `data` on the device, uploaded unless this engine or another of its GPU
+    /// has it there already.
     fn index_of(&mut self, data: &DataIndex) -> Result<(&DeviceIndex, Option<Notice>)> {
         // Every call into the engine passes here first, from whatever thread: the device's
         // context must be current before anything of it is freed or used.
         self.device.bind()?;
         let mut notice = None;
         if self.index.as_ref().is_none_or(|i| i.id != data.id()) {
-            self.index = None;
-            let limit = match self.resident_limit {
-                Some(limit) => limit,
-                None => (self.device.memory()?.0 as f64 * RESIDENT_INDEX_SHARE) as usize,
+            self.release_index();
+            let key = IndexKey {
+                data: data.id(),
+                list_index: self.list_index,
+                resident_limit: self.resident_limit,
             };
-            let index = DeviceIndex::upload(&self.device, data, limit, self.list_index)?;
+            let index = self.shared.index(key, || {
+                let limit = match self.resident_limit {
+                    Some(limit) => limit,
+                    None => (self.device.memory()?.0 as f64 * RESIDENT_INDEX_SHARE) as usize,
+                };
+                let index = DeviceIndex::upload(&self.device, data, limit, self.list_index)?;
+                // Other engines' streams read it next: its copies must be done.
+                self.device.synchronize("uploading the index")?;
+                Ok(index)
+            })?;
             if index.resident.is_none() {
                 notice = Some(Notice::PartitionsPerQuery {
                     pcsr_bytes: data.pcsr().size_bytes(),
@@ -120,6 +148,15 @@ impl GpuEngine {
         }
         Ok((self.index.as_ref().expect("uploaded"), notice))
     }
+
+    /// Lets go of the index once this engine's work that reads it is done (another engine's
+    /// stream may free it next).
+    fn release_index(&mut self) {
+        if self.index.is_some() {
+            let _ = self.device.synchronize("finishing the last query");
+            self.index = None;
+        }
+    }
 }
 
 impl Drop for GpuEngine {
@@ -127,6 +164,7 @@ impl Drop for GpuEngine {
     fn drop(&mut self) {
         // A failure leaves nothing to do: the driver reclaims the memory with the context.
         let _ = self.device.bind();
+        self.release_index();
     }
 }
 
@@ -197,10 +235,12 @@ impl Engine for GpuEngine {
             }
         };
         let pcsr = index.partitions_for(&self.device, data, plan)?;
+        // The engines of this GPU joining at once each plan with their part of its memory.
+        let joining = self.shared.join_begins();
         let (free, _) = self.device.memory()?;
         let budget = options
             .memory_budget
-            .min((free as f64 * self.join_share) as usize);
+            .min((free as f64 * self.join_share / joining.at_once() as f64) as usize);
         let listing = sink.wants_matches();
         let backend = join::GpuJoin::new(
             &self.device,
