@@ -215,7 +215,7 @@ fn plan_filtered(
     // (wordnet's query_dense_16_69 on one CPU thread: over 20 s counted, 1.2 s enumerated;
     // on an H100, the 14 of its dense 12- and 16-vertex queries this decides, 1.9 s counted
     // and 1.5 s enumerated together).
-    if plan.leaves.groups.iter().any(|g| g.equivalent) {
+    if plan.leaves.groups.iter().any(|g| g.equivalent) && options.stop().is_none() {
         let (enumerating, its_symmetry) = make_plan(Postpone::Leaves)?;
         // Each row found stands for the symmetry's classes of matches, times the orders of
         // each group of equivalent vertices its product counts at once.
@@ -273,8 +273,10 @@ fn plan_filtered(
         let tree_work = tree_count::work(query, &candidates.sizes(), data);
         TreeCountChoice::by(options, tree_work, &plan, 0)
     });
-    // Quotients and cores count a whole query: not with pins or in a share, nor for a limit.
+    // Quotients and cores count a whole query: not with pins or in a share, nor for a limit,
+    // nor once out of time (finding them costs passes over the query; the join stops at once).
     let programs = counting
+        && options.stop().is_none()
         && options.limit.is_none()
         && options.pinned.is_empty()
         && options.share.is_none()

@@ -190,3 +190,40 @@ def test_ctrl_c_interrupts_a_long_match() -> None:
     finally:
         process.kill()
         process.wait()
+
+
+def test_a_query_of_sixty_thousand_vertices_stops_at_its_timeout() -> None:
+    """The planner and the search recurse once a query vertex: a 60,000-vertex path (and
+    cycle, under homomorphism) fits the matching threads' stacks and stops at its timeout.
+    In a child process: an overflow would abort the process the test runs in."""
+    child = textwrap.dedent(
+        """
+        import time
+        import numpy as np
+        import gsi
+
+        rng = np.random.default_rng(1)
+        ends = rng.integers(0, 100_000, size=(1_100_000, 2))
+        ends = np.unique(np.sort(ends[ends[:, 0] != ends[:, 1]], axis=1), axis=0)[:1_000_000]
+        data = gsi.Graph.from_edges(ends, vertex_labels=np.zeros(100_000, dtype=np.uint32))
+        n = 60_000
+        path = gsi.Graph.from_edges([[v - 1, v] for v in range(1, n)])
+        cycle = gsi.Graph.from_edges([[v, (v + 1) % n] for v in range(n)])
+        m = gsi.Matcher(data, engine="cpu")
+        for query, homomorphism in [(path, False), (cycle, True)]:
+            started = time.monotonic()
+            try:
+                m.count(query, homomorphism=homomorphism, timeout=2)
+                print("answered", flush=True)
+            except gsi.MatchTimeout:
+                print(f"timeout {time.monotonic() - started:.1f}", flush=True)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", child], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [line.split() for line in done.stdout.splitlines()]
+    assert [line[0] for line in lines] == ["timeout", "timeout"], done.stdout
+    # Generous for a loaded machine; stages that do not read the clock take seconds.
+    assert all(float(line[1]) < 60 for line in lines), done.stdout

@@ -129,6 +129,12 @@ pub(crate) fn plan_on_host(
                     (paper, work)
                 }
             };
+            // Out of time: no other order is made or walked (each costs passes over the
+            // query, seconds for one of 100,000 vertices); the join stops at once.
+            if stop() {
+                work.record(&mut paper);
+                return refined(keep(paper, "out of time".into()));
+            }
             if work.total < options.heavy_query_work && !work.blind(options) {
                 let reason = format!("light: {:.0} partial matches estimated", work.total);
                 work.record(&mut paper);

@@ -124,6 +124,9 @@ impl Sampler<'_> {
     }
 }
 
+/// Steps of a walk between two readings of the clock.
+const CLOCK_STEPS: usize = 1024;
+
 /// One plan's walks under way ([`Sampler::walk`]): what they have estimated so far.
 struct Descent<'s, 'a> {
     sampler: &'s Sampler<'a>,
@@ -148,6 +151,11 @@ impl Descent<'_, '_> {
     /// its branches reached the leaf suffix.
     fn down(&mut self, row: &mut Vec<VertexId>, weight: f64) -> bool {
         let step = row.len();
+        // One walk down a query of tens of thousands of vertices takes seconds (each step
+        // tests its row): it reads the clock too, and gives up once the query is out of time.
+        if step % CLOCK_STEPS == CLOCK_STEPS - 1 && self.sampler.options.stop().is_some() {
+            return false;
+        }
         if step == self.from {
             self.suffix(row, weight);
             return true;
@@ -199,6 +207,9 @@ impl Descent<'_, '_> {
                 row.push(list[j]);
                 reached |= self.down(row, each);
                 row.pop();
+                if k > 1 && self.sampler.options.stop().is_some() {
+                    break;
+                }
             }
         }
         self.lists[step] = list;
