@@ -273,10 +273,8 @@ fn plan_filtered(
         let tree_work = tree_count::work(query, &candidates.sizes(), data);
         TreeCountChoice::by(options, tree_work, &plan, 0)
     });
-    // Quotients and cores count a whole query: not with pins or in a share, nor for a limit,
-    // nor once out of time (finding them costs passes over the query; the join stops at once).
+    // Quotients and cores count a whole query: not with pins or in a share, nor for a limit.
     let programs = counting
-        && options.stop().is_none()
         && options.limit.is_none()
         && options.pinned.is_empty()
         && options.share.is_none()
@@ -293,7 +291,10 @@ fn plan_filtered(
         true => by_quotients(engine, query, data, options, &candidates, &mut plan)?,
         false => None,
     };
+    // Nor a core once out of time: finding its blocks and pins costs passes over the query
+    // for each of its vertices (a 60,000-vertex cycle: minutes), and the join stops at once.
     let by_core = match programs
+        && options.stop().is_none()
         && by_quotients.is_none()
         && (options.tree_counts == TreeCounts::Always || plan.count_work() >= HEAVY_QUERY_WORK)
         && tree_count::homomorphisms_are_matches(query, data, options.semantics)
