@@ -263,6 +263,8 @@ def measure(
     processes = max(1, min(processes, clients))
     start = time.time() + 1.0
     stop = start + seconds
+    # Process p runs clients firsts[p] .. firsts[p + 1].
+    firsts = [p * clients // processes for p in range(processes + 1)]
     with concurrent.futures.ProcessPoolExecutor(processes) as pool:
         parts = [
             pool.submit(
@@ -270,12 +272,12 @@ def measure(
                 address,
                 path,
                 queries,
-                p * clients // processes,
-                (p + 1) * clients // processes - p * clients // processes,
+                first,
+                after - first,
                 start,
                 stop,
             )
-            for p in range(processes)
+            for first, after in zip(firsts, firsts[1:])
         ]
         every = sorted(t for part in parts for t in part.result())
     quantile = statistics.quantiles(every, n=100, method="inclusive")

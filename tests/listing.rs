@@ -12,6 +12,17 @@ use crate::util::{output_rows, TestDir};
 /// A 6-cycle on a generated scale-free graph of 100,000 vertices and 1,000,000 edges: far
 /// more matches than any machine lists in a few seconds, spread over large levels.
 pub fn heavy_input(dir: &TestDir) {
+    generated_graph(dir, "scale-free", "big.graph");
+    dir.write(
+        "c6.graph",
+        "t 6 6\nv 0 0 2\nv 1 0 2\nv 2 0 2\nv 3 0 2\nv 4 0 2\nv 5 0 2\n\
+         e 0 1 0\ne 1 2 0\ne 2 3 0\ne 3 4 0\ne 4 5 0\ne 5 0 0\n",
+    );
+}
+
+/// `gsi generate graph` of 100,000 vertices and 1,000,000 edges laid out as `shape`, written
+/// to `name` in `dir`.
+fn generated_graph(dir: &TestDir, shape: &str, name: &str) {
     let made = dir.gsi([
         "generate",
         "graph",
@@ -19,17 +30,14 @@ pub fn heavy_input(dir: &TestDir) {
         "100000",
         "--edges",
         "1000000",
+        "--shape",
+        shape,
         "--seed",
         "1",
         "-o",
-        "big.graph",
+        name,
     ]);
     assert_eq!(made.code, Some(0), "{made:#?}");
-    dir.write(
-        "c6.graph",
-        "t 6 6\nv 0 0 2\nv 1 0 2\nv 2 0 2\nv 3 0 2\nv 4 0 2\nv 5 0 2\n\
-         e 0 1 0\ne 1 2 0\ne 2 3 0\ne 3 4 0\ne 4 5 0\ne 5 0 0\n",
-    );
 }
 
 /// Whether `row` is a 6-cycle of distinct vertices in `edges` (sorted pairs, lower first).
@@ -181,21 +189,7 @@ fn issue_31_a_listing_limit_gives_exactly_k_valid_matches() {
 fn queries_of_sixty_thousand_vertices_stop_at_their_timeout() {
     let dir = TestDir::new();
     heavy_input(&dir);
-    let made = dir.gsi([
-        "generate",
-        "graph",
-        "--vertices",
-        "100000",
-        "--edges",
-        "1000000",
-        "--shape",
-        "uniform",
-        "--seed",
-        "1",
-        "-o",
-        "uniform.graph",
-    ]);
-    assert_eq!(made.code, Some(0), "{made:#?}");
+    generated_graph(&dir, "uniform", "uniform.graph");
     let n = 60_000;
     let mut path = format!("t {n} {}\n", n - 1);
     let mut cycle = format!("t {n} {n}\n");
