@@ -11,9 +11,11 @@
 //! there are always enough.
 
 use std::collections::BTreeMap;
+use std::hash::{BuildHasher, RandomState};
 
 use gsi_graph::{Buffer, Direction, EdgeLabel, Graph, VertexId};
 use rayon::prelude::*;
+use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 /// Pairs per group (the paper's GPN).
 pub const GPN: usize = 16;
@@ -335,19 +337,36 @@ impl Pcsr {
     pub fn par_lists(&self) -> impl ParallelIterator<Item = (VertexId, u32, u32)> + '_ {
         self.groups
             .par_chunks_exact(GROUP_WORDS)
-            .flat_map_iter(|group| {
-                (0..KEYS_PER_GROUP)
-                    .take_while(move |&slot| group[2 * slot] != EMPTY_SLOT)
-                    .map(move |slot| {
-                        let next = slot + 1;
-                        let end = if next < KEYS_PER_GROUP && group[2 * next] != EMPTY_SLOT {
-                            group[2 * next + 1]
-                        } else {
-                            group[GROUP_WORDS - 1]
-                        };
-                        (group[2 * slot], group[2 * slot + 1], end)
-                    })
+            .flat_map_iter(slots)
+    }
+
+    /// The number of lists and their fingerprints' sum ([`ListTally::of`] under `key`), read
+    /// group by group.
+    ///
+    /// # Errors
+    /// A vertex sits where a lookup ([`find_list`]) does not find it: neither in the group
+    /// it hashes to nor down that group's chain.
+    fn tally(&self, key: u64) -> Result<ListTally, String> {
+        self.groups
+            .par_chunks_exact(GROUP_WORDS)
+            .enumerate()
+            .try_fold(ListTally::default, |mut tally, (g, group)| {
+                for (v, start, end) in slots(group) {
+                    // A vertex in its own hash group is found there; one in an overflow
+                    // group is looked for (Claim 1: few are).
+                    if group_of(v, self.hashed_groups) as usize != g
+                        && find_list(&self.groups, self.hashed_groups, v) != (start, end)
+                    {
+                        return Err(format!(
+                            "group {g} holds vertex {v}, which no lookup finds there"
+                        ));
+                    }
+                    let list = &self.column_index[start as usize..end as usize];
+                    tally = tally.add(ListTally::of(key, v, list));
+                }
+                Ok(tally)
             })
+            .try_reduce(ListTally::default, |a, b| Ok(a.add(b)))
     }
 
     /// Length of the longest chain of groups a lookup may follow.
@@ -455,32 +474,41 @@ impl PcsrSet {
     }
 
     /// Whether the partitions list exactly `graph`'s neighbours of each vertex, label and
-    /// direction (a saved index: a file whose checksums hold may still disagree with its
-    /// graph). Each partition holds as many vertices as have such edges and each of those
-    /// finds its list, so no other vertex is listed.
+    /// direction, and every vertex where a lookup ([`find_list`]) looks for it (a saved
+    /// index: a file whose checksums hold may still disagree with its graph). Both sides are
+    /// read in order, never looked up: each partition's lists, walked down its group chains,
+    /// and the graph's, are summed as fingerprints of `(vertex, list)` under a key drawn for
+    /// this check, so no file can be made to agree with it by design; different lists agree
+    /// by chance with probability about 2^-128.
     ///
     /// # Errors
-    /// Which part disagrees.
+    /// Which partition disagrees.
     pub fn check(&self, graph: &Graph) -> Result<(), String> {
-        let expected = rows_per_key(graph);
-        let counts = self.partitions.iter().map(Pcsr::vertex_count);
-        if !self.keys.iter().eq(expected.keys()) || !counts.eq(expected.values().copied()) {
+        let key = RandomState::new().hash_one(graph.vertex_count());
+        let expected = tally_lists(graph, |v, list| ListTally::of(key, v, list));
+        if !self.keys.iter().eq(expected.keys()) {
             return Err("its partitions list other vertices than the graph's edges".into());
         }
-        let wrong = (0..graph.vertex_count() as VertexId)
-            .into_par_iter()
-            .find_any(|&v| {
-                graph.directions().iter().any(|&direction| {
-                    runs(graph, v, direction)
-                        .any(|(l, list)| self.neighbors(v, l, direction) != list)
-                })
-            });
-        match wrong {
-            Some(v) => Err(format!(
-                "the neighbours of vertex {v} differ from the graph's"
-            )),
-            None => Ok(()),
+        for ((&(label, direction), partition), expected) in self
+            .keys
+            .iter()
+            .zip(&self.partitions)
+            .zip(expected.values())
+        {
+            let found = partition.tally(key)?;
+            if found.lists != expected.lists || found.lists != partition.vertex_count {
+                return Err(format!(
+                    "its partition of edge label {label} ({direction:?}) lists {} vertices where the graph has {}",
+                    partition.vertex_count, expected.lists
+                ));
+            }
+            if found.fingerprint != expected.fingerprint {
+                return Err(format!(
+                    "the lists of edge label {label} ({direction:?}) differ from the graph's"
+                ));
+            }
         }
+        Ok(())
     }
 
     /// Index of the partition of `label` read in `direction`, if any edge has that label.
@@ -546,21 +574,81 @@ fn runs(
 
 /// |V(D)| of every partition, in key order.
 fn rows_per_key(graph: &Graph) -> BTreeMap<PartitionKey, usize> {
+    let tallies = tally_lists(graph, |_, _| ListTally {
+        lists: 1,
+        fingerprint: 0,
+    });
+    tallies.into_iter().map(|(k, t)| (k, t.lists)).collect()
+}
+
+/// The sum of `of(vertex, list)` over the lists of each partition of `graph`, in key order.
+fn tally_lists(
+    graph: &Graph,
+    of: impl Fn(VertexId, &[VertexId]) -> ListTally + Sync,
+) -> BTreeMap<PartitionKey, ListTally> {
+    let add_all = |mut a: BTreeMap<PartitionKey, ListTally>, b: BTreeMap<_, ListTally>| {
+        for (key, tally) in b {
+            let sum = a.entry(key).or_default();
+            *sum = sum.add(tally);
+        }
+        a
+    };
     (0..graph.vertex_count() as VertexId)
         .into_par_iter()
-        .fold(BTreeMap::new, |mut counts, v| {
-            for &direction in graph.directions() {
-                for (l, _) in runs(graph, v, direction) {
-                    *counts.entry((l, direction)).or_insert(0) += 1;
+        .fold(
+            BTreeMap::new,
+            |mut tallies: BTreeMap<PartitionKey, ListTally>, v| {
+                for &direction in graph.directions() {
+                    for (l, list) in runs(graph, v, direction) {
+                        let sum = tallies.entry((l, direction)).or_default();
+                        *sum = sum.add(of(v, list));
+                    }
                 }
-            }
-            counts
-        })
-        .reduce(BTreeMap::new, |mut a, b| {
-            for (key, count) in b {
-                *a.entry(key).or_insert(0) += count;
-            }
-            a
+                tallies
+            },
+        )
+        .reduce(BTreeMap::new, add_all)
+}
+
+/// A count of lists and the sum of their fingerprints.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ListTally {
+    lists: usize,
+    fingerprint: u128,
+}
+
+impl ListTally {
+    /// One list, `v`'s, fingerprinted under `key`: a hash of the list seeded by the key and
+    /// the vertex.
+    fn of(key: u64, v: VertexId, list: &[VertexId]) -> ListTally {
+        let seed = key ^ u64::from(v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        ListTally {
+            lists: 1,
+            fingerprint: xxh3_128_with_seed(bytemuck::cast_slice(list), seed),
+        }
+    }
+
+    fn add(self, other: ListTally) -> ListTally {
+        ListTally {
+            lists: self.lists + other.lists,
+            fingerprint: self.fingerprint.wrapping_add(other.fingerprint),
+        }
+    }
+}
+
+/// The vertices of `group` with where their lists lie in the column index, `(v, start,
+/// end)`.
+fn slots(group: &[u32]) -> impl Iterator<Item = (VertexId, u32, u32)> + '_ {
+    (0..KEYS_PER_GROUP)
+        .take_while(move |&slot| group[2 * slot] != EMPTY_SLOT)
+        .map(move |slot| {
+            let next = slot + 1;
+            let end = if next < KEYS_PER_GROUP && group[2 * next] != EMPTY_SLOT {
+                group[2 * next + 1]
+            } else {
+                group[GROUP_WORDS - 1]
+            };
+            (group[2 * slot], group[2 * slot + 1], end)
         })
 }
 
@@ -652,6 +740,93 @@ mod tests {
             assert!(part.longest_chain() >= 5, "chain {}", part.longest_chain());
             assert_eq!(part.vertex_count(), 65);
             assert_matches_csr(&g);
+        }
+    }
+
+    /// A partition whose groups or lists were changed is refused by the check against its
+    /// graph, whether or not a lookup still finds every vertex.
+    #[test]
+    fn a_changed_partition_disagrees_with_its_graph() {
+        let n = 2_000u32;
+        let mut b = GraphBuilder::with_vertices(false, vec![0; n as usize]);
+        for v in 1..n {
+            b.add_edge(v - 1, v, 0).unwrap();
+            if v % 7 == 0 {
+                b.add_edge(0, v, 1).unwrap();
+            }
+        }
+        let g = b.build().unwrap();
+        for layout in LAYOUTS {
+            let set = PcsrSet::build(&g, layout);
+            set.check(&g).unwrap();
+            let remade = |change: &dyn Fn(&mut Vec<u32>, &mut Vec<u32>)| {
+                let (keys, partitions): (Vec<_>, Vec<_>) = set
+                    .partitions()
+                    .map(|(key, p)| {
+                        let (mut groups, mut columns) =
+                            (p.groups().to_vec(), p.column_index().to_vec());
+                        if key.0 == 0 {
+                            change(&mut groups, &mut columns);
+                        }
+                        let part = Pcsr::from_parts(
+                            p.hashed_groups(),
+                            groups.into(),
+                            columns.into(),
+                            n as usize,
+                        );
+                        (key, part.unwrap())
+                    })
+                    .unzip();
+                PcsrSet::from_parts(false, keys, partitions)
+                    .unwrap()
+                    .check(&g)
+            };
+            // A neighbour changed.
+            let err = remade(&|_, columns| columns[5] = (columns[5] + 2) % n).unwrap_err();
+            assert!(err.contains("lists of edge label 0"), "{layout:?}: {err}");
+            // Two vertices' keys swapped: each list now sits where its vertex is not looked
+            // for, or under another vertex.
+            let err = remade(&|groups, _| {
+                let mut keyed = (0..groups.len())
+                    .step_by(GROUP_WORDS)
+                    .filter(|&at| groups[at] != EMPTY_SLOT);
+                let (a, b) = (keyed.next().unwrap(), keyed.next().unwrap());
+                groups.swap(a, b);
+            })
+            .unwrap_err();
+            assert!(
+                err.contains("no lookup finds") || err.contains("differ from the graph's"),
+                "{layout:?}: {err}"
+            );
+            // A vertex listed twice in its own group, its list cut in two: every lookup
+            // finds one half, the other half's neighbours are lost.
+            let with_two = (0..n)
+                .find(|&v| {
+                    let (start, end) = set.partition(0).list_range(v);
+                    end - start == 2
+                })
+                .unwrap();
+            let err = remade(&|groups, _| {
+                let g = group_of(with_two, set.partition(0).hashed_groups()) as usize;
+                let group = &mut groups[g * GROUP_WORDS..(g + 1) * GROUP_WORDS];
+                let slot = (0..KEYS_PER_GROUP)
+                    .find(|&s| group[2 * s] == with_two)
+                    .unwrap();
+                let free = (0..KEYS_PER_GROUP).find(|&s| group[2 * s] == EMPTY_SLOT);
+                // Only where the group has a slot after the last key: the key moves to it,
+                // keeping its start one further on.
+                if let Some(free) = free.filter(|&f| f == slot + 1) {
+                    group[2 * free] = with_two;
+                    group[2 * free + 1] = group[2 * slot + 1] + 1;
+                } else {
+                    group[2 * slot] = (with_two + 1) % n;
+                }
+            })
+            .unwrap_err();
+            assert!(
+                err.contains("edge label 0") || err.contains("no lookup finds"),
+                "{layout:?}: {err}"
+            );
         }
     }
 

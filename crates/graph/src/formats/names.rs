@@ -6,6 +6,7 @@
 //! a few bytes per name beyond the text itself and no heap object per name.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use rayon::prelude::*;
 
@@ -15,7 +16,7 @@ use crate::VertexId;
 ///
 /// Lookup both ways is constant time: [`Dictionary::name`] by number, [`Dictionary::id`] by
 /// name.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Dictionary {
     /// The number of the first name.
     first: u32,
@@ -142,31 +143,68 @@ impl Dictionary {
         }
         // The table `insert` would have grown to: the least power of two, 16 or more, of at
         // least two slots per name.
-        let slots = match ends.len() {
+        let slots: Vec<AtomicU32> = match ends.len() {
             0 => Vec::new(),
-            n => vec![EMPTY; (2 * n).next_power_of_two().max(16)],
+            n => (0..(2 * n).next_power_of_two().max(16))
+                .map(|_| AtomicU32::new(EMPTY))
+                .collect(),
         };
-        let mut dictionary = Dictionary {
+        let dictionary = Dictionary {
             first,
             text,
             ends,
-            slots,
+            slots: Vec::new(),
         };
-        // Each name's hash on every thread, then the table filled in order (the order
-        // `insert` placed them in), one probe per name finding a repeated name or its slot:
-        // a saved index of 100 M triples holds tens of millions of names.
-        let hashes: Vec<u64> = (0..dictionary.len())
-            .into_par_iter()
-            .map(|index| hash_bytes(dictionary.at(index).as_bytes()))
-            .collect();
-        for (index, hash) in hashes.into_iter().enumerate() {
+        // Every thread places names, each claiming the first empty slot of its probe with
+        // one atomic exchange; a name repeated is met by its twin's probe, whichever came
+        // first (a saved index of 100 M triples holds tens of millions of names). Any order
+        // of placing gives a table that `probe` reads alike. A batch's slots are read first,
+        // so that their cache misses overlap (an exchange waits for its own).
+        let mask = slots.len().wrapping_sub(1);
+        let place = |index: usize, hash: u64| {
             let name = dictionary.at(index);
-            match dictionary.probe(hash, name) {
-                Ok(_) => return Err(format!("it holds the name `{name}` twice")),
-                Err(slot) => dictionary.slots[slot] = index as u32,
+            let mut slot = hash as usize & mask;
+            loop {
+                match slots[slot].compare_exchange(
+                    EMPTY,
+                    index as u32,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                ) {
+                    Ok(_) => return None,
+                    Err(other) if dictionary.at(other as usize) == name => return Some(index),
+                    Err(_) => slot = (slot + 1) & mask,
+                }
             }
+        };
+        let repeated = (0..dictionary.len())
+            .into_par_iter()
+            .step_by(PLACE_BATCH)
+            .find_map_any(|start| {
+                let batch = start..(start + PLACE_BATCH).min(dictionary.len());
+                let hashes: Vec<u64> = batch
+                    .clone()
+                    .map(|index| hash_bytes(dictionary.at(index).as_bytes()))
+                    .collect();
+                let seen = hashes
+                    .iter()
+                    .map(|&hash| slots[hash as usize & mask].load(Ordering::Relaxed))
+                    .fold(0u32, u32::wrapping_add);
+                std::hint::black_box(seen);
+                batch
+                    .zip(hashes)
+                    .find_map(|(index, hash)| place(index, hash))
+            });
+        if let Some(index) = repeated {
+            return Err(format!(
+                "it holds the name `{}` twice",
+                dictionary.at(index)
+            ));
         }
-        Ok(dictionary)
+        Ok(Dictionary {
+            slots: slots.into_iter().map(AtomicU32::into_inner).collect(),
+            ..dictionary
+        })
     }
 
     fn at(&self, index: usize) -> &str {
@@ -206,6 +244,16 @@ impl Dictionary {
     }
 }
 
+/// Two dictionaries are equal when they number the same names alike, however their tables
+/// were filled.
+impl PartialEq for Dictionary {
+    fn eq(&self, other: &Dictionary) -> bool {
+        (self.first, &self.text, &self.ends) == (other.first, &other.text, &other.ends)
+    }
+}
+
+impl Eq for Dictionary {}
+
 impl fmt::Debug for Dictionary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Dictionary")
@@ -214,6 +262,9 @@ impl fmt::Debug for Dictionary {
             .finish()
     }
 }
+
+/// Names whose slots [`Dictionary::from_parts`] reads before placing them.
+const PLACE_BATCH: usize = 256;
 
 /// What each vertex was called in the file it was read from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -384,6 +435,24 @@ mod tests {
         assert!(err.contains("`<a>` twice"), "{err}");
         let err = Dictionary::from_parts(0, "a".into(), vec![1, 1, 1]).unwrap_err();
         assert!(err.contains("`` twice"), "{err}");
+        // Among names placed by several threads, wherever the twins stand.
+        for (first, second) in [(0, 49_999), (31_000, 31_001), (12_345, 40_000)] {
+            let names: Vec<String> = (0..50_000)
+                .map(|i| match i == second {
+                    true => format!("<n{first}>"),
+                    false => format!("<n{i}>"),
+                })
+                .collect();
+            let ends = names
+                .iter()
+                .scan(0, |end, name| {
+                    *end += name.len();
+                    Some(*end)
+                })
+                .collect();
+            let err = Dictionary::from_parts(0, names.concat(), ends).unwrap_err();
+            assert!(err.contains(&format!("`<n{first}>` twice")), "{err}");
+        }
     }
 
     #[test]
