@@ -130,11 +130,10 @@ impl Dictionary {
         text: String,
         ends: Vec<usize>,
     ) -> std::result::Result<Dictionary, String> {
-        let mut starts = std::iter::once(0).chain(ends.iter().copied());
-        let ordered = ends.iter().all(|&end| {
-            let start = starts.next().unwrap_or(0);
-            start <= end && text.is_char_boundary(end)
-        });
+        let ordered = ends.first().is_none_or(|&end| text.is_char_boundary(end))
+            && ends
+                .par_windows(2)
+                .all(|pair| pair[0] <= pair[1] && text.is_char_boundary(pair[1]));
         if !ordered || ends.last().is_some_and(|&end| end != text.len()) {
             return Err("its names do not tile its text".into());
         }

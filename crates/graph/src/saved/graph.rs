@@ -297,17 +297,19 @@ fn check_label_sets(graph: &Graph) -> std::result::Result<(), String> {
     if sets.offsets.len() != n + 1 || sets.offsets[0] != 0 || sets.offsets[n] != sets.labels.len() {
         return Err("have offsets that disagree with their labels".into());
     }
-    for v in 0..n {
+    let problem = |v: usize| {
         let (start, end) = (sets.offsets[v], sets.offsets[v + 1]);
         if start >= end || end > sets.labels.len() {
-            return Err(format!("give vertex {v} no labels"));
+            return Some(format!("give vertex {v} no labels"));
         }
         let set = &sets.labels[start..end];
-        if set[0] != graph.vertex_labels[v] || set.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(format!("of vertex {v} are not sorted from its label"));
-        }
+        (set[0] != graph.vertex_labels[v] || set.windows(2).any(|w| w[0] >= w[1]))
+            .then(|| format!("of vertex {v} are not sorted from its label"))
+    };
+    match (0..n).into_par_iter().find_first(|&v| problem(v).is_some()) {
+        None => Ok(()),
+        Some(v) => Err(problem(v).unwrap_or_default()),
     }
-    Ok(())
 }
 
 fn check_csr(csr: &Csr, n: usize, entries: usize) -> std::result::Result<(), String> {

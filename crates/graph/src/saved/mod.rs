@@ -16,6 +16,7 @@
 
 mod graph;
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -182,6 +183,46 @@ pub struct Reader {
     map: Arc<memmap2::Mmap>,
     path: PathBuf,
     at: usize,
+    /// The checksum of each payload the section headers lead to, by where it starts:
+    /// computed on every thread when the file is opened, since most sections are too small
+    /// to be split ([`checksum`]) and are read one after another.
+    sums: HashMap<usize, u64>,
+}
+
+/// A section header's fields, and where its payload lies: `payload..end`, the end `None`
+/// where the file ends first.
+struct SectionHeader<'a> {
+    tag: &'a [u8],
+    element: u32,
+    len: u64,
+    sum: u64,
+    payload: usize,
+    end: Option<usize>,
+}
+
+/// The section header at `at` of `bytes`, where one fits there and passes its checksum.
+fn section_at(bytes: &[u8], at: usize) -> Option<SectionHeader<'_>> {
+    let header = bytes.get(at..at + SECTION_HEADER_BYTES)?;
+    if !sums_to(&header[..40], &header[40..48]) {
+        return None;
+    }
+    let element = u32::from_le_bytes(header[16..20].try_into().expect("four bytes"));
+    let len = u64::from_le_bytes(header[24..32].try_into().expect("eight bytes"));
+    let after_header = at + SECTION_HEADER_BYTES;
+    let payload = after_header + padding(after_header);
+    let end = usize::try_from(len)
+        .ok()
+        .and_then(|len| len.checked_mul(element as usize))
+        .and_then(|n| n.checked_add(payload))
+        .filter(|&end| end <= bytes.len());
+    Some(SectionHeader {
+        tag: &header[..TAG_BYTES],
+        element,
+        len,
+        sum: u64::from_le_bytes(header[32..40].try_into().expect("eight bytes")),
+        payload,
+        end,
+    })
 }
 
 impl Reader {
@@ -198,14 +239,15 @@ impl Reader {
         let file = File::open(path).map_err(io_error)?;
         // SAFETY: the mapping is read-only; a file changed underneath it is a user error that
         // the checksums catch where they can, and a file truncated underneath it raises
-        // SIGBUS, which the binary reports as such.
-        // Populated: the kernel maps every page in one pass, where faulting them in one by
-        // one as the checksums read them takes several times longer.
-        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }.map_err(io_error)?;
-        let reader = Reader {
+        // SIGBUS, which the binary reports as such. Not populated: the threads that compute
+        // the checksums fault the pages in, in parallel (the kernel populates a mapping on
+        // one thread: seconds for a file of gigabytes).
+        let map = unsafe { memmap2::MmapOptions::new().map(&file) }.map_err(io_error)?;
+        let mut reader = Reader {
             map: Arc::new(map),
             path: path.to_path_buf(),
             at: HEADER_BYTES,
+            sums: HashMap::new(),
         };
         let bytes = &reader.map[..];
         if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
@@ -230,7 +272,33 @@ impl Reader {
                 "the saved index was written on a machine of another byte order or pointer width: write it again with `gsi index` here",
             ));
         }
+        reader.sums = reader.payload_sums();
         Ok(reader)
+    }
+
+    /// The checksum of every payload that the section headers lead to, from the first on
+    /// while they pass their own checksums and fit in the file (what follows is [`Reader::next`]'s
+    /// to report), computed in parallel.
+    fn payload_sums(&self) -> HashMap<usize, u64> {
+        if cfg!(fuzzing) {
+            return HashMap::new();
+        }
+        let bytes = &self.map[..];
+        let mut payloads = Vec::new();
+        let mut at = HEADER_BYTES;
+        while let Some(SectionHeader {
+            payload,
+            end: Some(end),
+            ..
+        }) = section_at(bytes, at)
+        {
+            payloads.push(payload..end);
+            at = end + padding(end);
+        }
+        payloads
+            .into_par_iter()
+            .map(|range| (range.start, checksum(&bytes[range])))
+            .collect()
     }
 
     /// The file, for messages.
@@ -257,41 +325,41 @@ impl Reader {
     fn next<T: Pod>(&mut self, tag: &str) -> Result<(usize, usize)> {
         let bytes = &self.map[..];
         let start = self.at;
-        let Some(header) = bytes.get(start..start + SECTION_HEADER_BYTES) else {
+        if bytes.len() < start + SECTION_HEADER_BYTES {
             return Err(self.damaged(tag, "the file ends before it (truncated)"));
-        };
-        if !sums_to(&header[..40], &header[40..48]) {
-            return Err(self.damaged(tag, "its header fails its checksum"));
         }
-        if header[..TAG_BYTES] != tag_bytes(tag) {
-            let found = String::from_utf8_lossy(&header[..TAG_BYTES]);
+        let Some(header) = section_at(bytes, start) else {
+            return Err(self.damaged(tag, "its header fails its checksum"));
+        };
+        if header.tag != tag_bytes(tag) {
+            let found = String::from_utf8_lossy(header.tag);
             return Err(self.damaged(
                 tag,
                 &format!("found section `{}` there", found.trim_end_matches('\0')),
             ));
         }
-        let element = u32::from_le_bytes(header[16..20].try_into().expect("four bytes"));
-        let len = u64::from_le_bytes(header[24..32].try_into().expect("eight bytes"));
-        let sum = u64::from_le_bytes(header[32..40].try_into().expect("eight bytes"));
-        if element as usize != size_of::<T>() || header[20..24] != [0; 4] {
+        if header.element as usize != size_of::<T>() || bytes[start + 20..start + 24] != [0; 4] {
             return Err(self.damaged(tag, "its element size is not the one expected"));
         }
-        let after_header = start + SECTION_HEADER_BYTES;
-        let payload = after_header + padding(after_header);
-        let end = usize::try_from(len)
-            .ok()
-            .and_then(|len| len.checked_mul(size_of::<T>()))
-            .and_then(|n| n.checked_add(payload));
-        let Some(end) = end.filter(|&end| end <= bytes.len()) else {
+        let (payload, len) = (header.payload, header.len);
+        let Some(end) = header.end else {
             return Err(self.damaged(tag, "the file ends inside it (truncated)"));
         };
         let next = end + padding(end);
         let zeros =
             |r: std::ops::Range<usize>| bytes.get(r).is_some_and(|b| b.iter().all(|&x| x == 0));
-        if !zeros(after_header..payload) || (next <= bytes.len() && !zeros(end..next)) {
+        if !zeros(start + SECTION_HEADER_BYTES..payload)
+            || (next <= bytes.len() && !zeros(end..next))
+        {
             return Err(self.damaged(tag, "the padding around it is not zero"));
         }
-        if !cfg!(fuzzing) && checksum(&bytes[payload..end]) != sum {
+        let found = || {
+            self.sums
+                .get(&payload)
+                .copied()
+                .unwrap_or_else(|| checksum(&bytes[payload..end]))
+        };
+        if !cfg!(fuzzing) && found() != header.sum {
             return Err(self.damaged(tag, "its contents fail their checksum"));
         }
         self.at = next;
