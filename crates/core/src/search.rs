@@ -53,8 +53,10 @@ pub struct Planned {
     planning: Duration,
     /// Whether the plan was made for a count (leaves multiplied) rather than a listing.
     counting: bool,
-    /// False when the query cannot match at all ([`misfit`]): the join answers 0 at once.
-    fits: bool,
+    /// Where the join answers at once, with no match and this status: [`Status::Complete`]
+    /// for a query that cannot match at all ([`misfit`]), or why the filter stopped (out of
+    /// time, interrupted: its sets may lack candidates, so nothing is planned over them).
+    answered: Option<Status>,
     /// The query.
     query: Box<Graph>,
     /// Whether its count is its tree's homomorphism count ([`tree_count`]): no join.
@@ -148,10 +150,27 @@ fn plan_query_within(
         return Err(Error::DirectionMismatch);
     }
     if options.semantics.injective() && misfit(query, data).is_some() {
-        return Ok(Planned::without_match(query, data, counting));
+        return Ok(Planned::answered(
+            query,
+            data,
+            counting,
+            Status::Complete,
+            Duration::ZERO,
+        ));
     }
     let started = Instant::now();
     let mut candidates = engine.filter(query, data, options)?;
+    if let Some(status) = options.stop() {
+        // Stopped while filtering (the CPU filter ends early, its sets partial): nothing
+        // more is planned or joined.
+        return Ok(Planned::answered(
+            query,
+            data,
+            counting,
+            status,
+            started.elapsed(),
+        ));
+    }
     pin(&mut candidates, &options.pinned, data)?;
     if let Some(within) = within {
         let sets = candidates.on_host()?;
@@ -313,7 +332,7 @@ fn plan_filtered(
         filter: filtered - started,
         planning: filtered.elapsed(),
         counting,
-        fits: true,
+        answered: None,
         query: Box::new(query.clone()),
         shares: Mutex::new(None),
         splits: Arc::default(),
@@ -611,25 +630,34 @@ fn to_host<'c>(
 }
 
 impl Planned {
-    /// A query that cannot match: no candidates, no filtering, and a plan over empty sets.
-    fn without_match(query: &Graph, data: &DataIndex, counting: bool) -> Planned {
+    /// A query answered with no match and `status` at once, its filter having taken
+    /// `filter`: no candidates, and a plan over empty sets.
+    fn answered(
+        query: &Graph,
+        data: &DataIndex,
+        counting: bool,
+        status: Status,
+        filter: Duration,
+    ) -> Planned {
         let started = Instant::now();
         let n = query.vertex_count();
+        // Nothing joins it, so its vertices follow as they come (Algorithm 2's order of a
+        // query of 200,000 vertices takes minutes).
         let plan = Plan::with_strategy(
             query,
             &vec![0; n],
             data,
             Postpone::Nothing,
             Strategy::Paper,
-            &|| false,
+            &|| true,
         );
         Planned {
             candidates: Candidates::Host(CandidateSets::from_lists(vec![Vec::new(); n], 0)),
             plan,
-            filter: Duration::ZERO,
+            filter,
             planning: started.elapsed(),
             counting,
-            fits: false,
+            answered: Some(status),
             query: Box::new(query.clone()),
             by_tree: false,
             by_quotients: None,
@@ -655,7 +683,7 @@ impl Planned {
     /// weighed against, as the quotients are dealt one by one).
     pub(crate) fn work(&self, data: &DataIndex) -> f64 {
         let sizes = || self.candidates.sizes();
-        match (self.fits, self.by_tree, &self.by_core) {
+        match (self.answered.is_none(), self.by_tree, &self.by_core) {
             (false, _, _) => 0.0,
             (true, true, _) => tree_count::work(&self.query, &sizes(), data),
             (true, false, Some(by_core)) => by_core.work(&sizes(), data),
@@ -731,7 +759,7 @@ impl Planned {
             filter: Duration::ZERO,
             planning: Duration::ZERO,
             counting: self.counting,
-            fits: self.fits,
+            answered: self.answered,
             query: self.query.clone(),
             by_tree: self.by_tree,
             by_quotients,
@@ -746,7 +774,7 @@ impl Planned {
     /// homomorphism), with the coefficient its count takes in the sum.
     pub(crate) fn parts(&self, options: &MatchOptions) -> Vec<(i64, &Planned, MatchOptions)> {
         match &self.by_quotients {
-            Some(terms) if self.fits => {
+            Some(terms) if self.answered.is_none() => {
                 let homomorphism = under_homomorphism(options);
                 terms
                     .iter()
@@ -761,12 +789,12 @@ impl Planned {
     /// trees' ([`crate::core_count`]), which a share would repeat over most of the data
     /// graph's lists: such a part is dealt whole.
     pub(crate) fn by_tree(&self) -> bool {
-        self.fits && (self.by_tree || self.by_core.is_some())
+        self.answered.is_none() && (self.by_tree || self.by_core.is_some())
     }
 
     /// Whether the count is a sum over the query's quotients ([`Planned::parts`]).
     pub(crate) fn by_quotients(&self) -> bool {
-        self.fits && self.by_quotients.is_some()
+        self.answered.is_none() && self.by_quotients.is_some()
     }
 
     /// Joins the whole query, or `share` of it, on `engine` (the one that filtered it).
@@ -778,8 +806,11 @@ impl Planned {
         share: Option<Share>,
         sink: &mut dyn MatchSink,
     ) -> Result<MatchReport> {
-        if !self.fits {
-            return Ok(self.report());
+        if let Some(status) = self.answered {
+            return Ok(MatchReport {
+                status,
+                ..self.report()
+            });
         }
         if let Some(terms) = &self.by_quotients {
             // Quotients are not cut into shares (a query planned for a share is joined

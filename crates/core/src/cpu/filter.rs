@@ -26,7 +26,13 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
     let n = table.vertex_count();
     let words = table.words();
     let graph = data.graph();
-    let filter = |u: VertexId| -> Vec<VertexId> {
+    // Out of time or interrupted, the query vertices not yet filtered are left without
+    // candidates (the search then stops: `options.stop()` stays set).
+    let stopped = || options.stop().is_some();
+    let filter = |u: VertexId| -> Option<Vec<VertexId>> {
+        if stopped() {
+            return None;
+        }
         let sig = &prepared.signatures[u as usize];
         let [out_degree, in_degree] = prepared.min_degrees[u as usize].map(|d| d as usize);
         // One pass over the vertices, each tested against the words the query sets (a
@@ -65,14 +71,17 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
         };
         // Large label classes are split over the threads (collect keeps their order).
         let same_label = rarest_label_vertices(query, u, data);
-        if same_label.len() < PARALLEL_MIN_TESTS {
+        Some(if same_label.len() < PARALLEL_MIN_TESTS {
             scan(same_label)
         } else {
             // Each chunk's survivors as a list of its own, copied into one in parallel
             // (a list of millions of vertices: one thread would take as long as the scan).
             let chunks: Vec<Vec<VertexId>> = same_label
                 .par_chunks(PARALLEL_MIN_TESTS)
-                .map(scan)
+                .map(|chunk| match stopped() {
+                    true => Vec::new(),
+                    false => scan(chunk),
+                })
                 .collect();
             let mut list = vec![0; chunks.iter().map(Vec::len).sum()];
             let mut rest = list.as_mut_slice();
@@ -87,7 +96,7 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
                 .zip(&chunks)
                 .for_each(|(place, chunk)| place.copy_from_slice(chunk));
             list
-        }
+        })
     };
     // Query vertices that ask the same (labels, signature, degrees) share one scan: in an
     // unlabelled pattern most do, and each scan may test millions of vertices.
@@ -111,11 +120,18 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
         .iter()
         .map(|&u| rarest_label_vertices(query, u, data).len())
         .sum();
+    // Those left unfiltered share one empty list (and so one bitset).
+    let unfiltered = Arc::new(Vec::new());
+    let list = |u: VertexId| filter(u).map_or_else(|| Arc::clone(&unfiltered), Arc::new);
     let scanned: Vec<Arc<Vec<VertexId>>> = if tests < PARALLEL_MIN_TESTS {
-        distinct.iter().map(|&u| Arc::new(filter(u))).collect()
+        distinct.iter().map(|&u| list(u)).collect()
     } else {
-        distinct.par_iter().map(|&u| Arc::new(filter(u))).collect()
+        distinct.par_iter().map(|&u| list(u)).collect()
     };
+    if stopped() {
+        // The search stops: no bitset is made for lists it will not read.
+        return CandidateSets::from_shared(vec![unfiltered; q as usize], n);
+    }
     // The query vertices that ask the same share its list and bitset.
     let lists = first_asking
         .iter()
