@@ -184,7 +184,9 @@ pub trait Engine: Send {
     /// filter tests.
     ///
     /// # Errors
-    /// Device failures, or a query the engine cannot run; the CPU engine never fails here.
+    /// Device failures, or a query the engine cannot run; [`Error::FilterStopped`] where the
+    /// search must stop before every query vertex is filtered (the CPU engine's filter reads
+    /// the clock).
     fn filter(
         &mut self,
         query: &Graph,

@@ -64,6 +64,11 @@ pub enum Error {
     /// The query graph has no vertices.
     #[error("the query graph has no vertices")]
     EmptyQuery,
+    /// The filter stopped before every query vertex had its candidates (out of time,
+    /// interrupted): the search answers with this status and no match, planning nothing over
+    /// partial sets. Never returned by the matching functions, which report the status.
+    #[error("the filter stopped: {0:?}")]
+    FilterStopped(crate::options::Status),
     /// One graph is directed and the other is not.
     #[error("the query and the data graph must both be directed or both undirected")]
     DirectionMismatch,

@@ -159,18 +159,19 @@ fn plan_query_within(
         ));
     }
     let started = Instant::now();
-    let mut candidates = engine.filter(query, data, options)?;
-    if let Some(status) = options.stop() {
-        // Stopped while filtering (the CPU filter ends early, its sets partial): nothing
-        // more is planned or joined.
-        return Ok(Planned::answered(
-            query,
-            data,
-            counting,
-            status,
-            started.elapsed(),
-        ));
-    }
+    let mut candidates = match engine.filter(query, data, options) {
+        // Stopped while filtering, its sets partial: nothing is planned or joined.
+        Err(Error::FilterStopped(status)) => {
+            return Ok(Planned::answered(
+                query,
+                data,
+                counting,
+                status,
+                started.elapsed(),
+            ))
+        }
+        filtered => filtered?,
+    };
     pin(&mut candidates, &options.pinned, data)?;
     if let Some(within) = within {
         let sets = candidates.on_host()?;

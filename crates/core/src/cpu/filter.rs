@@ -8,8 +8,9 @@ use gsi_graph::{Direction, Graph, VertexId};
 use rayon::prelude::*;
 
 use crate::candidates::CandidateSets;
+use crate::error::{Error, Result};
 use crate::index::DataIndex;
-use crate::options::MatchOptions;
+use crate::options::{MatchOptions, Status};
 use crate::signature::QuerySignatures;
 
 /// Fewest vertex tests worth spreading over threads (below, a hand-off costs more).
@@ -20,17 +21,26 @@ const PARALLEL_MIN_TESTS: usize = 1 << 15;
 ///
 /// Beyond the signature, under isomorphism a candidate must have at least the query vertex's
 /// degree in each direction ([`QuerySignatures::min_degrees`]).
-pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions) -> CandidateSets {
+///
+/// # Errors
+/// [`Error::FilterStopped`] where the search must stop (out of time, interrupted) before
+/// every query vertex is filtered.
+pub(crate) fn candidates(
+    query: &Graph,
+    data: &DataIndex,
+    options: &MatchOptions,
+) -> Result<CandidateSets> {
     let prepared = QuerySignatures::of(query, options.semantics, options.filter);
     let table = data.signatures();
     let n = table.vertex_count();
     let words = table.words();
     let graph = data.graph();
-    // Out of time or interrupted, the query vertices not yet filtered are left without
-    // candidates (the search then stops: `options.stop()` stays set).
-    let stopped = || options.stop().is_some();
-    let filter = |u: VertexId| -> Option<Vec<VertexId>> {
-        if stopped() {
+    // Where the filter's work is large (`watch`), out of time or interrupted, the query
+    // vertices not yet filtered are left out and the filter ends with the status
+    // (`options.stop()` stays set); a small one finishes, and planning reads the clock.
+    let stopped = |watch: bool| watch && options.stop().is_some();
+    let filter = |u: VertexId, watch: bool| -> Option<Vec<VertexId>> {
+        if stopped(watch) {
             return None;
         }
         let sig = &prepared.signatures[u as usize];
@@ -78,7 +88,7 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
             // (a list of millions of vertices: one thread would take as long as the scan).
             let chunks: Vec<Vec<VertexId>> = same_label
                 .par_chunks(PARALLEL_MIN_TESTS)
-                .map(|chunk| match stopped() {
+                .map(|chunk| match stopped(watch) {
                     true => Vec::new(),
                     false => scan(chunk),
                 })
@@ -120,18 +130,18 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
         .iter()
         .map(|&u| rarest_label_vertices(query, u, data).len())
         .sum();
-    // Those left unfiltered share one empty list (and so one bitset).
-    let unfiltered = Arc::new(Vec::new());
-    let list = |u: VertexId| filter(u).map_or_else(|| Arc::clone(&unfiltered), Arc::new);
-    let scanned: Vec<Arc<Vec<VertexId>>> = if tests < PARALLEL_MIN_TESTS {
-        distinct.iter().map(|&u| list(u)).collect()
-    } else {
-        distinct.par_iter().map(|&u| list(u)).collect()
+    let watch = tests >= PARALLEL_MIN_TESTS;
+    let list = |u: VertexId| filter(u, watch).map(Arc::new);
+    let scanned: Option<Vec<Arc<Vec<VertexId>>>> = match watch {
+        false => distinct.iter().map(|&u| list(u)).collect(),
+        true => distinct.par_iter().map(|&u| list(u)).collect(),
     };
-    if stopped() {
-        // The search stops: no bitset is made for lists it will not read.
-        return CandidateSets::from_shared(vec![unfiltered; q as usize], n);
-    }
+    // A query vertex left out, or a scan cut short: no bitset is made for lists no one
+    // will read.
+    let stop = options.stop().filter(|_| watch);
+    let (Some(scanned), None) = (scanned, stop) else {
+        return Err(Error::FilterStopped(stop.unwrap_or(Status::Timeout)));
+    };
     // The query vertices that ask the same share its list and bitset.
     let lists = first_asking
         .iter()
@@ -142,7 +152,7 @@ pub(crate) fn candidates(query: &Graph, data: &DataIndex, options: &MatchOptions
             Arc::clone(&scanned[k])
         })
         .collect();
-    CandidateSets::from_shared(lists, n)
+    Ok(CandidateSets::from_shared(lists, n))
 }
 
 /// The data vertices of the query vertex `u`'s rarest label: its candidates are among them.
@@ -186,7 +196,7 @@ mod tests {
             &[0; 5],
             &[(0, 1, 0), (0, 2, 0), (0, 3, 0), (0, 4, 0)],
         );
-        let sets = candidates(&star, &data, &MatchOptions::default());
+        let sets = candidates(&star, &data, &MatchOptions::default()).unwrap();
         assert!(
             sets.list(0).len() < n as usize,
             "some vertices have fewer than 4"

@@ -66,7 +66,7 @@ impl Engine for CpuEngine {
         data: &DataIndex,
         options: &MatchOptions,
     ) -> Result<Candidates> {
-        Ok(Candidates::Host(filter::candidates(query, data, options)))
+        Ok(Candidates::Host(filter::candidates(query, data, options)?))
     }
 
     fn join(

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use gsi_graph::{EdgeLabel, Graph, VertexId, VertexLabel};
+use gsi_graph::{Direction, Graph, VertexId, VertexLabel};
 
 use super::step::JoinStep;
 
@@ -211,14 +211,16 @@ impl LeafGroup {
 /// self-loops). Given the other vertices' matches, equivalent vertices have one extension
 /// set, so that k of them have |E| (|E| − 1) ... (|E| − k + 1) injective matches.
 pub fn equivalence_classes(query: &Graph) -> Vec<usize> {
+    // A vertex's labels and its lists each way, borrowed as the graph keeps them (sorted by
+    // label, then neighbour): equal exactly where the vertices are equivalent.
     let around = |u: usize| {
-        let mut edges: Vec<(usize, VertexId, EdgeLabel)> = Vec::new();
-        for (d, &direction) in query.directions().iter().enumerate() {
-            let (neighbors, labels) = query.edges(u as VertexId, direction);
-            edges.extend(neighbors.iter().zip(labels).map(|(&w, &l)| (d, w, l)));
-        }
-        edges.sort_unstable();
-        (query.labels_of(u as VertexId).to_vec(), edges)
+        let u = u as VertexId;
+        let (out, out_labels) = query.edges(u, Direction::Out);
+        let (inc, in_labels) = match query.is_directed() {
+            true => query.edges(u, Direction::In),
+            false => (&[][..], &[][..]),
+        };
+        (query.labels_of(u), out, out_labels, inc, in_labels)
     };
     // By a table, not by comparing pairs: a query may have hundreds of thousands of vertices.
     let mut first_of = std::collections::HashMap::new();
