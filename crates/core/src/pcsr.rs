@@ -476,10 +476,11 @@ impl PcsrSet {
     /// Whether the partitions list exactly `graph`'s neighbours of each vertex, label and
     /// direction, and every vertex where a lookup ([`find_list`]) looks for it (a saved
     /// index: a file whose checksums hold may still disagree with its graph). Both sides are
-    /// read in order, never looked up: each partition's lists, walked down its group chains,
-    /// and the graph's, are summed as fingerprints of `(vertex, list)` under a key drawn for
-    /// this check, so no file can be made to agree with it by design; different lists agree
-    /// by chance with probability about 2^-128.
+    /// read in order: each partition's lists, group by group (a vertex outside its own hash
+    /// group is looked up, so one no lookup finds is refused), and the graph's, summed as
+    /// fingerprints of `(vertex, list)` under a key drawn for this check, so no file can be
+    /// made to agree with it by design; different lists agree by chance with probability
+    /// about 2^-128.
     ///
     /// # Errors
     /// Which partition disagrees.
