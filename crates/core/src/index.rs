@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId, VertexLabel};
 use rayon::prelude::*;
 
-use crate::pcsr::{PcsrLayout, PcsrSet};
+use crate::pcsr::{runs, PcsrLayout, PcsrSet};
 use crate::signature::SignatureTable;
 use crate::vertex_order::{VertexNumbering, VertexOrder};
 use crate::{Error, Result};
@@ -277,19 +277,14 @@ pub fn edge_label_counts(graph: &Graph) -> HashMap<EdgeLabel, usize> {
     (0..graph.vertex_count() as VertexId)
         .into_par_iter()
         .fold(HashMap::new, |mut counts: HashMap<EdgeLabel, usize>, v| {
-            let (neighbors, labels) = graph.edges(v, Direction::Out);
-            let mut at = 0;
-            while at < labels.len() {
-                let l = labels[at];
-                let run = labels[at..].partition_point(|&x| x == l);
+            for (l, list) in runs(graph, v, Direction::Out) {
                 let once = match graph.is_directed() {
-                    true => run,
-                    false => neighbors[at..at + run].iter().filter(|&&w| v < w).count(),
+                    true => list.len(),
+                    false => list.iter().filter(|&&w| v < w).count(),
                 };
                 if once > 0 {
                     *counts.entry(l).or_default() += once;
                 }
-                at += run;
             }
             counts
         })

@@ -35,12 +35,35 @@ pub(crate) fn candidates(
     let n = table.vertex_count();
     let words = table.words();
     let graph = data.graph();
+    // Query vertices that ask the same (labels, signature, degrees) share one scan: in an
+    // unlabelled pattern most do, and each scan may test millions of vertices.
+    let asks = |u: VertexId| {
+        let u = u as usize;
+        (
+            query.labels_of(u as VertexId),
+            prepared.signatures[u],
+            prepared.min_degrees[u],
+        )
+    };
+    let q = query.vertex_count() as VertexId;
+    // By a table, not by comparing pairs: a query may have hundreds of thousands of vertices.
+    let mut first_of = HashMap::new();
+    let first_asking: Vec<VertexId> = (0..q)
+        .map(|u| *first_of.entry(asks(u)).or_insert(u))
+        .collect();
+    let distinct: Vec<VertexId> = (0..q).filter(|&u| first_asking[u as usize] == u).collect();
+    // Query vertices are filtered in parallel when their labels cover many data vertices.
+    let tests: usize = distinct
+        .iter()
+        .map(|&u| rarest_label_vertices(query, u, data).len())
+        .sum();
+    let watch = tests >= PARALLEL_MIN_TESTS;
     // Where the filter's work is large (`watch`), out of time or interrupted, the query
     // vertices not yet filtered are left out and the filter ends with the status
     // (`options.stop()` stays set); a small one finishes, and planning reads the clock.
-    let stopped = |watch: bool| watch && options.stop().is_some();
-    let filter = |u: VertexId, watch: bool| -> Option<Vec<VertexId>> {
-        if stopped(watch) {
+    let stopped = || watch && options.stop().is_some();
+    let filter = |u: VertexId| -> Option<Vec<VertexId>> {
+        if stopped() {
             return None;
         }
         let sig = &prepared.signatures[u as usize];
@@ -88,7 +111,7 @@ pub(crate) fn candidates(
             // (a list of millions of vertices: one thread would take as long as the scan).
             let chunks: Vec<Vec<VertexId>> = same_label
                 .par_chunks(PARALLEL_MIN_TESTS)
-                .map(|chunk| match stopped(watch) {
+                .map(|chunk| match stopped() {
                     true => Vec::new(),
                     false => scan(chunk),
                 })
@@ -108,30 +131,7 @@ pub(crate) fn candidates(
             list
         })
     };
-    // Query vertices that ask the same (labels, signature, degrees) share one scan: in an
-    // unlabelled pattern most do, and each scan may test millions of vertices.
-    let asks = |u: VertexId| {
-        let u = u as usize;
-        (
-            query.labels_of(u as VertexId),
-            prepared.signatures[u],
-            prepared.min_degrees[u],
-        )
-    };
-    let q = query.vertex_count() as VertexId;
-    // By a table, not by comparing pairs: a query may have hundreds of thousands of vertices.
-    let mut first_of = HashMap::new();
-    let first_asking: Vec<VertexId> = (0..q)
-        .map(|u| *first_of.entry(asks(u)).or_insert(u))
-        .collect();
-    let distinct: Vec<VertexId> = (0..q).filter(|&u| first_asking[u as usize] == u).collect();
-    // Query vertices are filtered in parallel when their labels cover many data vertices.
-    let tests: usize = distinct
-        .iter()
-        .map(|&u| rarest_label_vertices(query, u, data).len())
-        .sum();
-    let watch = tests >= PARALLEL_MIN_TESTS;
-    let list = |u: VertexId| filter(u, watch).map(Arc::new);
+    let list = |u: VertexId| filter(u).map(Arc::new);
     let scanned: Option<Vec<Arc<Vec<VertexId>>>> = match watch {
         false => distinct.iter().map(|&u| list(u)).collect(),
         true => distinct.par_iter().map(|&u| list(u)).collect(),
