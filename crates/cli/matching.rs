@@ -193,7 +193,8 @@ pub fn run(mut cfg: MatchConfig) -> Result<Exit> {
             let name = query.name;
             let output_before = file_sink.as_ref().map_or(Duration::ZERO, |s| s.elapsed);
             let result = query.graph.and_then(|graph| {
-                let options = cfg.matching.options_from(Instant::now());
+                // The deadline counts from where the query's time does.
+                let options = cfg.matching.options_from(started);
                 let sink: &mut dyn MatchSink = match file_sink.as_mut() {
                     Some(file) => {
                         if several {

@@ -341,8 +341,8 @@ fn plan_filtered(
 }
 
 /// The vertices (x, y, z) of a count's pair count ([`crate::plan::PairCount`]), where the
-/// options allow one: under isomorphism, and not with pins or in a share (x and y must stay
-/// interchangeable, as counted equivalent vertices must).
+/// options allow one: under isomorphism, not with pins or in a share (x and y must stay
+/// interchangeable, as counted equivalent vertices must), nor once out of time.
 fn pair_wedge(
     query: &Graph,
     options: &MatchOptions,
@@ -354,7 +354,8 @@ fn pair_wedge(
         && options.equivalent_vertices
         && options.semantics == Semantics::Isomorphism
         && options.pinned.is_empty()
-        && options.share.is_none();
+        && options.share.is_none()
+        && options.stop().is_none();
     allowed.then(|| wedge(query)).flatten()
 }
 
@@ -391,8 +392,7 @@ fn by_quotients(
         ..homomorphism
     };
     // Each term over the candidates its vertices' members share, found as it is planned (a
-    // bitset a vertex, megabytes on a large graph); a term where some share none adds
-    // nothing.
+    // bitset a vertex, megabytes on a large graph); a term where some share none adds none.
     let plan_term = |engine: &mut dyn Engine, term: &Quotient| -> Result<Option<(i64, Planned)>> {
         let within: Option<Vec<FixedBitSet>> = sets.map(|sets| {
             term.members

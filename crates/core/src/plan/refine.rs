@@ -100,6 +100,10 @@ pub(crate) fn refine(
     from_share: f64,
     stop: &dyn Fn() -> bool,
 ) -> usize {
+    // Out of time: nothing is refined (the arcs alone are a pass over the query).
+    if stop() {
+        return 0;
+    }
     let graph = data.graph();
     let n = query.vertex_count();
     let arcs_of = arcs_by_vertex(query);
