@@ -945,6 +945,12 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub no_pinned_cores: bool,
 
+    /// For tests and measurements: the CPU filter scans every vertex of a query vertex's
+    /// label, not the fewer vertices of a pinned neighbour's list or of one of its edges'
+    /// labels.
+    #[arg(long, hide = true)]
+    pub no_narrow_pools: bool,
+
     /// For tests and measurements: enumerates equivalent query vertices (same labels, same
     /// neighbours by the same edges) instead of counting them from one extension set.
     #[arg(long, hide = true)]

@@ -9,7 +9,7 @@ use gsi_graph::{Graph, VertexId};
 
 use crate::candidates::CandidateSets;
 use crate::config::EngineConfig;
-use crate::cpu::filter::rarest_label_vertices;
+use crate::cpu::pools::pool_of;
 use crate::cpu::CpuEngine;
 use crate::cuda::GpuEngine;
 use crate::engine::{Candidates, Engine, Notice};
@@ -87,7 +87,7 @@ impl Engine for AutoEngine {
         options: &MatchOptions,
     ) -> Result<Candidates> {
         let tests: usize = (0..query.vertex_count() as VertexId)
-            .map(|u| rarest_label_vertices(query, u, data).len())
+            .map(|u| pool_of(query, u, data, options).vertices(data).len())
             .sum();
         // (A query whose sets the GPU's offsets cannot hold is filtered here.)
         let fits = crate::cuda::candidates_fit(query.vertex_count(), data.graph().vertex_count());

@@ -108,6 +108,10 @@ pub struct MatchOptions {
     /// programming with one vertex pinned, where that vertex leaves a forest, rather than by
     /// its join; off for tests and measurements.
     pub pinned_cores: bool,
+    /// The CPU filter scans, for a query vertex, a pinned neighbour's list or the vertices
+    /// with an edge of one of its labels where fewer than its label's ([`crate::cpu::pools`]);
+    /// off for tests and measurements.
+    pub narrow_pools: bool,
     /// Counts equivalent query vertices (same labels, same neighbours by the same edges)
     /// from one extension set instead of enumerating them, where the engine can
     /// ([`crate::plan::equivalence_classes`]); off for tests and measurements.
@@ -390,6 +394,7 @@ impl Default for MatchOptions {
             symmetry: true,
             tree_counts: TreeCounts::ByEstimate,
             pinned_cores: true,
+            narrow_pools: true,
             equivalent_vertices: true,
             pair_counts: PairCounts::ByEstimate,
             pair_counts_from: None,

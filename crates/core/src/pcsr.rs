@@ -12,6 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::hash::{BuildHasher, RandomState};
+use std::sync::OnceLock;
 
 use gsi_graph::{Buffer, Direction, EdgeLabel, Graph, VertexId};
 use rayon::prelude::*;
@@ -409,6 +410,8 @@ pub struct PcsrSet {
     /// Sorted keys; `partitions[i]` belongs to `keys[i]`.
     keys: Vec<PartitionKey>,
     partitions: Vec<Pcsr>,
+    /// The vertices each partition lists, sorted, gathered at their first use.
+    listed: Vec<OnceLock<Vec<VertexId>>>,
 }
 
 impl PcsrSet {
@@ -445,6 +448,7 @@ impl PcsrSet {
         }
         PcsrSet {
             directed: graph.is_directed(),
+            listed: unlisted(keys.len()),
             keys,
             partitions,
         }
@@ -468,6 +472,7 @@ impl PcsrSet {
         }
         Ok(PcsrSet {
             directed,
+            listed: unlisted(keys.len()),
             keys,
             partitions,
         })
@@ -527,6 +532,19 @@ impl PcsrSet {
         &self.partitions[index]
     }
 
+    /// The vertices that the partition at `index` lists (those with an edge of its label in
+    /// its direction), sorted; gathered at the first call.
+    pub fn listed_vertices(&self, index: usize) -> &[VertexId] {
+        self.listed[index].get_or_init(|| {
+            let mut vertices: Vec<VertexId> = self.partitions[index]
+                .par_lists()
+                .map(|(v, _, _)| v)
+                .collect();
+            vertices.par_sort_unstable();
+            vertices
+        })
+    }
+
     /// N(v, l) in `direction`.
     pub fn neighbors(&self, v: VertexId, label: EdgeLabel, direction: Direction) -> &[VertexId] {
         match self.partition_index(label, direction) {
@@ -548,6 +566,11 @@ impl PcsrSet {
         let (groups, column_index) = self.bytes();
         groups + column_index
     }
+}
+
+/// No partition's vertices gathered yet, for `partitions` of them.
+fn unlisted(partitions: usize) -> Vec<OnceLock<Vec<VertexId>>> {
+    (0..partitions).map(|_| OnceLock::new()).collect()
 }
 
 /// The rows of all partitions are built in about this many batches, or fewer...

@@ -1,5 +1,6 @@
 //! The filtering phase on the CPU (Sec. 3.2): signature containment plus the exact label
-//! check, parallel over the data vertices that carry the query vertex's label.
+//! check, parallel over the data vertices of the query vertex's pool ([`crate::cpu::pools`]):
+//! those of its label, or fewer that hold every candidate.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,6 +9,7 @@ use gsi_graph::{Direction, Graph, VertexId};
 use rayon::prelude::*;
 
 use crate::candidates::CandidateSets;
+use crate::cpu::pools::{pool_of, Pool};
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
 use crate::options::{MatchOptions, Status};
@@ -46,16 +48,17 @@ pub(crate) fn candidates(
         )
     };
     let q = query.vertex_count() as VertexId;
+    let pools: Vec<Pool> = (0..q).map(|u| pool_of(query, u, data, options)).collect();
     // By a table, not by comparing pairs: a query may have hundreds of thousands of vertices.
     let mut first_of = HashMap::new();
     let first_asking: Vec<VertexId> = (0..q)
-        .map(|u| *first_of.entry(asks(u)).or_insert(u))
+        .map(|u| *first_of.entry((asks(u), pools[u as usize])).or_insert(u))
         .collect();
     let distinct: Vec<VertexId> = (0..q).filter(|&u| first_asking[u as usize] == u).collect();
-    // Query vertices are filtered in parallel when their labels cover many data vertices.
+    // Query vertices are filtered in parallel when their pools hold many data vertices.
     let tests: usize = distinct
         .iter()
-        .map(|&u| rarest_label_vertices(query, u, data).len())
+        .map(|&u| pools[u as usize].vertices(data).len())
         .sum();
     let watch = tests >= PARALLEL_MIN_TESTS;
     // Where the filter's work is large (`watch`), out of time or interrupted, the query
@@ -92,24 +95,25 @@ pub(crate) fn candidates(
                 })
                 .collect()
         };
-        // A query vertex of several labels: the vertices of its rarest label that carry
-        // them all.
+        // The vertices that carry every label of the query vertex: of its rarest label's,
+        // those that carry the others too; of another pool, those that carry them all.
         let labels = query.labels_of(u);
+        let pool = pools[u as usize];
         let scan = |vertices: &[VertexId]| -> Vec<VertexId> {
             let mut kept = scan(vertices);
-            if labels.len() > 1 {
+            if labels.len() > 1 || !matches!(pool, Pool::Label(_)) {
                 kept.retain(|&v| graph.has_labels(v, labels));
             }
             kept
         };
-        // Large label classes are split over the threads (collect keeps their order).
-        let same_label = rarest_label_vertices(query, u, data);
-        Some(if same_label.len() < PARALLEL_MIN_TESTS {
-            scan(same_label)
+        // Large pools are split over the threads (collect keeps their order).
+        let pool = pool.vertices(data);
+        Some(if pool.len() < PARALLEL_MIN_TESTS {
+            scan(pool)
         } else {
             // Each chunk's survivors as a list of its own, copied into one in parallel
             // (a list of millions of vertices: one thread would take as long as the scan).
-            let chunks: Vec<Vec<VertexId>> = same_label
+            let chunks: Vec<Vec<VertexId>> = pool
                 .par_chunks(PARALLEL_MIN_TESTS)
                 .map(|chunk| match stopped() {
                     true => Vec::new(),
@@ -153,20 +157,6 @@ pub(crate) fn candidates(
         })
         .collect();
     Ok(CandidateSets::from_shared(lists, n))
-}
-
-/// The data vertices of the query vertex `u`'s rarest label: its candidates are among them.
-pub(crate) fn rarest_label_vertices<'d>(
-    query: &Graph,
-    u: VertexId,
-    data: &'d DataIndex,
-) -> &'d [VertexId] {
-    query
-        .labels_of(u)
-        .iter()
-        .map(|&l| data.vertices_with_label(l))
-        .min_by_key(|vertices| vertices.len())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ mod cliques;
 pub(crate) mod filter;
 pub(crate) mod join;
 mod local;
+pub(crate) mod pools;
 
 use gsi_graph::Graph;
 
