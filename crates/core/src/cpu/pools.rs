@@ -57,6 +57,16 @@ impl Pool {
     }
 }
 
+/// The vertices of `u`'s rarest label (Sec. 3.2's pool, the GPU filter's).
+pub(crate) fn label_pool(query: &Graph, u: VertexId, data: &DataIndex) -> Pool {
+    query
+        .labels_of(u)
+        .iter()
+        .map(|&l| Pool::Label(l))
+        .min_by_key(|pool| pool.vertices(data).len())
+        .unwrap_or(Pool::Nothing)
+}
+
 /// The pool of query vertex `u`: the data vertex its constant names where it is pinned, else
 /// the shortest of its labels' vertices and, where a narrower list may be taken (the module's
 /// comment), each of its edges' lists.
@@ -76,14 +86,11 @@ pub(crate) fn pool_of(
     if let Some(v) = pinned(u) {
         return Pool::Pinned(v);
     }
-    let Some((label_size, label_pool)) = query
-        .labels_of(u)
-        .iter()
-        .map(|&l| (data.vertices_with_label(l).len(), Pool::Label(l)))
-        .min_by_key(|&(size, _)| size)
-    else {
+    let label_pool = label_pool(query, u, data);
+    if label_pool == Pool::Nothing {
         return Pool::Nothing;
-    };
+    }
+    let label_size = label_pool.vertices(data).len();
     let narrow =
         options.narrow_pools && options.filter == FilterTests::Signature && options.share.is_none();
     if !narrow {
