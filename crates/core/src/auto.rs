@@ -9,7 +9,7 @@ use gsi_graph::{Graph, VertexId};
 
 use crate::candidates::CandidateSets;
 use crate::config::EngineConfig;
-use crate::cpu::pools::label_pool;
+use crate::cpu::pools::pool_of;
 use crate::cpu::CpuEngine;
 use crate::cuda::GpuEngine;
 use crate::engine::{Candidates, Engine, Notice};
@@ -86,11 +86,10 @@ impl Engine for AutoEngine {
         data: &DataIndex,
         options: &MatchOptions,
     ) -> Result<Candidates> {
-        // What the GPU's filter would test, its labels' vertices: where the CPU's pools are
-        // narrower, its sets may still go to the GPU's join, which was measured slower for
-        // them (docs/BENCHMARKS.md, twenty-second round).
+        // The CPU's filter tests each query vertex's pool, often far fewer vertices than its
+        // label's, which the GPU's filter tests (docs/BENCHMARKS.md, twenty-second round).
         let tests: usize = (0..query.vertex_count() as VertexId)
-            .map(|u| label_pool(query, u, data).vertices(data).len())
+            .map(|u| pool_of(query, u, data, options).vertices(data).len())
             .sum();
         // (A query whose sets the GPU's offsets cannot hold is filtered here.)
         let fits = crate::cuda::candidates_fit(query.vertex_count(), data.graph().vertex_count());

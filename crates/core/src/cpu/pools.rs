@@ -58,7 +58,7 @@ impl Pool {
 }
 
 /// The vertices of `u`'s rarest label (Sec. 3.2's pool, the GPU filter's).
-pub(crate) fn label_pool(query: &Graph, u: VertexId, data: &DataIndex) -> Pool {
+fn label_pool(query: &Graph, u: VertexId, data: &DataIndex) -> Pool {
     query
         .labels_of(u)
         .iter()
