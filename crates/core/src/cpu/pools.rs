@@ -16,9 +16,9 @@ use gsi_graph::{Direction, EdgeLabel, Graph, VertexId, VertexLabel};
 use crate::index::DataIndex;
 use crate::options::{FilterTests, MatchOptions};
 
-/// A narrower list is taken only where it holds at most this share of the label's vertices
+/// A narrower list is taken only where it holds at most the label's vertices divided by this
 /// (a partition's vertices are gathered at their first use: not worth it for a few less).
-const NARROWER_SHARE: usize = 2;
+const NARROWER_BY: usize = 2;
 
 /// A list of data vertices that holds every candidate of a query vertex.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -121,7 +121,7 @@ pub(crate) fn pool_of(
                 None => (0, Pool::Nothing),
             });
             for (size, pool) in [Some(edges), from_pin].into_iter().flatten() {
-                if size * NARROWER_SHARE <= label_size && size < best.0 {
+                if size * NARROWER_BY <= label_size && size < best.0 {
                     best = (size, pool);
                 }
             }
