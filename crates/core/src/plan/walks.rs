@@ -93,6 +93,7 @@ impl Sampler<'_> {
             steps: vec![0.0; width],
             reads: 0.0,
             lists: vec![Vec::new(); width + 1],
+            extended: vec![None; width],
             branches,
             spare: 0,
         };
@@ -141,6 +142,10 @@ struct Descent<'s, 'a> {
     reads: f64,
     /// The extensions drawn from at each step, kept while the branches below run.
     lists: Vec<Vec<VertexId>>,
+    /// At each linked step, the row whose extensions `lists` holds, in their order as found,
+    /// and how many: walks from one start (a pinned vertex) share their first rows, and a
+    /// hub's list is then read once, not once a walk.
+    extended: Vec<Option<(Vec<VertexId>, usize)>>,
     branches: usize,
     /// Rows this walk may still take beyond a plain walk's.
     spare: usize,
@@ -187,7 +192,18 @@ impl Descent<'_, '_> {
             (n, false)
         } else {
             self.reads += weight * self.join.list_read(step, row) as f64;
-            (self.join.extend_row(step, row, &mut list), true)
+            let n = match self.extended[step].take() {
+                Some((of, n)) if of == *row => {
+                    self.extended[step] = Some((of, n));
+                    n
+                }
+                _ => {
+                    let n = self.join.extend_row(step, row, &mut list);
+                    self.extended[step] = Some((row.clone(), n));
+                    n
+                }
+            };
+            (n, true)
         };
         self.steps[step] += weight * n as f64;
         let mut reached = false;
@@ -199,12 +215,20 @@ impl Descent<'_, '_> {
             self.spare -= k - 1;
             let each = weight * n as f64 / k as f64;
             for j in 0..k {
-                // A partial shuffle: the j-th draw from the n - j left.
+                // A partial shuffle: the j-th draw from the n - j left. One draw takes its
+                // vertex in place, so the list stays as found for the next walk.
+                let mut pick = j;
                 if linked {
                     let at = j + (self.random.next() % (n - j) as u64) as usize;
-                    list.swap(j, at);
+                    match k {
+                        1 => pick = at,
+                        _ => {
+                            list.swap(j, at);
+                            self.extended[step] = None;
+                        }
+                    }
                 }
-                row.push(list[j]);
+                row.push(list[pick]);
                 reached |= self.down(row, each);
                 row.pop();
                 if k > 1 && self.sampler.options.stop().is_some() {
@@ -290,6 +314,8 @@ impl SplitMix {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
     use gsi_graph::{Graph, GraphBuilder};
 
     use super::*;
@@ -426,6 +452,66 @@ pub(crate) mod tests {
         };
         // Without injectivity the path's end may come back to its start: 6·5·5.
         assert_eq!(homomorphic.work(&plan, 7).steps, [6.0, 30.0, 150.0]);
+    }
+
+    /// [`ByDefinition`], counting the rows it is asked to extend.
+    struct Counted(&'static AtomicUsize);
+
+    struct CountedRows<'a> {
+        inner: Box<dyn RowExtender + 'a>,
+        asked: &'a AtomicUsize,
+    }
+
+    impl JoinForWalks for Counted {
+        fn extender<'a>(
+            &self,
+            plan: &'a Plan,
+            sets: &'a CandidateSets,
+            data: &'a DataIndex,
+            options: &'a MatchOptions,
+        ) -> Box<dyn RowExtender + 'a> {
+            Box::new(CountedRows {
+                inner: ByDefinition.extender(plan, sets, data, options),
+                asked: self.0,
+            })
+        }
+    }
+
+    impl RowExtender for CountedRows<'_> {
+        fn list_read(&self, step: usize, row: &[VertexId]) -> usize {
+            self.inner.list_read(step, row)
+        }
+
+        fn extend_row(&self, step: usize, row: &[VertexId], buf: &mut Vec<VertexId>) -> usize {
+            self.asked.fetch_add(1, Ordering::Relaxed);
+            self.inner.extend_row(step, row, buf)
+        }
+    }
+
+    #[test]
+    fn walks_from_one_start_extend_their_shared_row_once() {
+        // The path's first vertex pinned to data vertex 0: every walk's row at the second
+        // step is [0], whose 5 extensions are found once; the third step's rows differ
+        // from walk to walk and are extended as they come (at most once a walk).
+        let data = DataIndex::build(clique(6)).unwrap();
+        let all: Vec<VertexId> = (0..6).collect();
+        let sets = CandidateSets::from_lists(vec![vec![0], all.clone(), all], 6);
+        let plan = Plan::build(&path(3), &sets.sizes(), &data, false);
+        assert_eq!(plan.order(), [0, 1, 2], "{plan}");
+        let options = MatchOptions::default();
+        static ASKED: AtomicUsize = AtomicUsize::new(0);
+        let counted = Counted(&ASKED);
+        let sampler = Sampler {
+            sets: &sets,
+            data: &data,
+            options: &options,
+            join: &counted,
+        };
+        let walks = 7;
+        let work = sampler.work(&plan, walks);
+        assert_eq!(work.steps, [1.0, 5.0, 20.0]);
+        let asked = counted.0.load(Ordering::Relaxed);
+        assert!(asked <= 1 + walks, "{asked} rows extended");
     }
 
     #[test]
