@@ -535,14 +535,21 @@ impl PcsrSet {
     /// The vertices that the partition at `index` lists (those with an edge of its label in
     /// its direction), sorted; gathered at the first call.
     pub fn listed_vertices(&self, index: usize) -> &[VertexId] {
-        self.listed[index].get_or_init(|| {
-            let mut vertices: Vec<VertexId> = self.partitions[index]
-                .par_lists()
-                .map(|(v, _, _)| v)
-                .collect();
-            vertices.par_sort_unstable();
-            vertices
-        })
+        let listed = &self.listed[index];
+        if let Some(vertices) = listed.get() {
+            return vertices;
+        }
+        // Gathered outside the cell: a rayon thread waiting for the parallel work of an
+        // initializer runs other tasks meanwhile, and one that asked for the cell from inside
+        // `get_or_init` would wait for itself (callers asking at once may each gather it;
+        // one is kept).
+        let mut vertices: Vec<VertexId> = self.partitions[index]
+            .par_lists()
+            .map(|(v, _, _)| v)
+            .collect();
+        vertices.par_sort_unstable();
+        let _ = listed.set(vertices);
+        listed.get().expect("set just now")
     }
 
     /// N(v, l) in `direction`.

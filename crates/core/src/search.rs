@@ -571,8 +571,8 @@ fn pin(candidates: &mut Candidates, pinned: &[(usize, VertexId)], data: &DataInd
 
 /// Filters `query` with the CPU engine's filter and plans its join on the host, where its
 /// candidate sets are small enough to be planned there anyway ([`HOST_PLANNING_MAX_BYTES`]):
-/// for a caller that plans the next query while an engine joins this one. The sets are the
-/// ones every engine's filter finds, so any engine may join the plan
+/// for a caller that plans the next query while an engine joins this one. The sets hold
+/// every match, so any engine may join the plan, and the engines of a spread all take it
 /// ([`crate::find_matches_spread`]). `None` when the sets are too large: the engine that
 /// joins the query then filters it itself.
 pub fn plan_ahead(

@@ -226,8 +226,11 @@ fn spread(
     let called_off = Arc::new(AtomicBool::new(false));
     // A share cuts the candidate sets of the plan's first vertices, which then are no
     // longer interchangeable with their equivalents: planned without equivalent vertices.
+    // Each engine plans over its own filter's sets, which must be every engine's: Sec. 3.2's
+    // pools, not the CPU's narrower ones.
     let planning_options = MatchOptions {
         equivalent_vertices: false,
+        narrow_pools: false,
         ..options.clone()
     };
     let others_options = MatchOptions {

@@ -94,6 +94,7 @@ impl Sampler<'_> {
             reads: 0.0,
             lists: vec![Vec::new(); width + 1],
             extended: vec![None; width],
+            prefixes: Prefixes::new(width),
             branches,
             spare: 0,
         };
@@ -142,10 +143,12 @@ struct Descent<'s, 'a> {
     reads: f64,
     /// The extensions drawn from at each step, kept while the branches below run.
     lists: Vec<Vec<VertexId>>,
-    /// At each linked step, the row whose extensions `lists` holds, in their order as found,
-    /// and how many: walks from one start (a pinned vertex) share their first rows, and a
-    /// hub's list is then read once, not once a walk.
-    extended: Vec<Option<(Vec<VertexId>, usize)>>,
+    /// At each linked step, the row whose extensions `lists` holds, in their order as found
+    /// (by its [`Prefixes`] number), and how many: walks from one start (a pinned vertex)
+    /// share their first rows, and a hub's list is then read once, not once a walk.
+    extended: Vec<Option<(u64, usize)>>,
+    /// The number of each prefix of the row under way.
+    prefixes: Prefixes,
     branches: usize,
     /// Rows this walk may still take beyond a plain walk's.
     spare: usize,
@@ -192,14 +195,12 @@ impl Descent<'_, '_> {
             (n, false)
         } else {
             self.reads += weight * self.join.list_read(step, row) as f64;
-            let n = match self.extended[step].take() {
-                Some((of, n)) if of == *row => {
-                    self.extended[step] = Some((of, n));
-                    n
-                }
+            let this = self.prefixes.of(step);
+            let n = match self.extended[step] {
+                Some((of, n)) if of == this => n,
                 _ => {
                     let n = self.join.extend_row(step, row, &mut list);
-                    self.extended[step] = Some((row.clone(), n));
+                    self.extended[step] = Some((this, n));
                     n
                 }
             };
@@ -229,6 +230,7 @@ impl Descent<'_, '_> {
                     }
                 }
                 row.push(list[pick]);
+                self.prefixes.extend(step, list[pick]);
                 reached |= self.down(row, each);
                 row.pop();
                 if k > 1 && self.sampler.options.stop().is_some() {
@@ -264,6 +266,46 @@ impl Descent<'_, '_> {
         }
         row.truncate(prefix);
         self.lists[width] = list;
+    }
+}
+
+/// Numbers for the prefixes of a walk's row, equal for equal prefixes that follow one
+/// another at a step: each step remembers the last prefix it saw extended, as (the number of
+/// the prefix one shorter, the vertex added, its own number). One number a step, where
+/// keeping the rows themselves would take the square of a long query's width.
+struct Prefixes {
+    /// The numbers of the row under way's prefixes: `row[..s]` is `current[s]`.
+    current: Vec<u64>,
+    /// At each step, the last prefix made there.
+    last: Vec<Option<(u64, VertexId, u64)>>,
+    made: u64,
+}
+
+impl Prefixes {
+    fn new(width: usize) -> Prefixes {
+        Prefixes {
+            current: vec![0; width + 1],
+            last: vec![None; width + 1],
+            made: 0,
+        }
+    }
+
+    /// The number of `row[..step]`.
+    fn of(&self, step: usize) -> u64 {
+        self.current[step]
+    }
+
+    /// `row[..step]` extended by `v`: the number of `row[..step + 1]`.
+    fn extend(&mut self, step: usize, v: VertexId) {
+        let shorter = self.current[step];
+        self.current[step + 1] = match self.last[step] {
+            Some((of, w, number)) if of == shorter && w == v => number,
+            _ => {
+                self.made += 1;
+                self.last[step] = Some((shorter, v, self.made));
+                self.made
+            }
+        };
     }
 }
 
