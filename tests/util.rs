@@ -532,6 +532,40 @@ impl Engine for JudgedAsGpu {
     }
 }
 
+/// The CPU engine filtering as the GPU's filter does: every vertex of a query vertex's label
+/// scanned, never the CPU's narrower pools (`MatchOptions::narrow_pools`).
+pub struct FiltersAsGpu(pub CpuEngine);
+
+impl Engine for FiltersAsGpu {
+    fn tune(&mut self, tuning: &gsi_core::Tuning) {
+        self.0.tune(tuning);
+    }
+
+    fn filter(
+        &mut self,
+        query: &Graph,
+        data: &DataIndex,
+        options: &MatchOptions,
+    ) -> gsi_core::Result<Candidates> {
+        let options = MatchOptions {
+            narrow_pools: false,
+            ..options.clone()
+        };
+        self.0.filter(query, data, &options)
+    }
+
+    fn join(
+        &mut self,
+        plan: &Plan,
+        candidates: &Candidates,
+        data: &DataIndex,
+        options: &MatchOptions,
+        sink: &mut dyn MatchSink,
+    ) -> gsi_core::Result<JoinOutcome> {
+        self.0.join(plan, candidates, data, options, sink)
+    }
+}
+
 /// A part's shares as (index, count), sorted, from a spread report's records ((0, 1): the part
 /// whole).
 pub fn shares_of(records: &[gsi_core::ShareTime], part: usize) -> Vec<(u32, u32)> {
