@@ -18,7 +18,7 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 
 use crate::brute;
-use crate::util::{clique, path, FiltersAsGpu, JudgedAsGpu, Spec};
+use crate::util::{clique, path, JudgedAsGpu, Spec};
 
 /// A sink that keeps every match.
 #[derive(Default)]
@@ -1130,7 +1130,7 @@ proptest! {
         let mut engines: Vec<Box<dyn gsi_core::Engine>> = (0..engines)
             .map(|e| match e % 2 {
                 0 => Box::new(CpuEngine::default()) as Box<dyn gsi_core::Engine>,
-                _ => Box::new(FiltersAsGpu(CpuEngine::default())),
+                _ => Box::new(JudgedAsGpu(CpuEngine::default())),
             })
             .collect();
         let options =

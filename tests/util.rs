@@ -502,41 +502,13 @@ pub fn cpu_count(query: &Graph, index: &DataIndex, options: &MatchOptions) -> Ma
     .expect("counted")
 }
 
-/// The CPU engine, judging what pays before its join as the trait's defaults (a GPU's) do:
-/// so that its plans are those a GPU would make, without a GPU.
+/// The CPU engine, judging what pays before its join as the trait's defaults (a GPU's) do,
+/// and filtering as the GPU's filter does (every vertex of a query vertex's label scanned,
+/// never the CPU's narrower pools): so that its plans are those a GPU would make, without a
+/// GPU.
 pub struct JudgedAsGpu(pub CpuEngine);
 
 impl Engine for JudgedAsGpu {
-    fn tune(&mut self, tuning: &gsi_core::Tuning) {
-        self.0.tune(tuning);
-    }
-
-    fn filter(
-        &mut self,
-        query: &Graph,
-        data: &DataIndex,
-        options: &MatchOptions,
-    ) -> gsi_core::Result<Candidates> {
-        self.0.filter(query, data, options)
-    }
-
-    fn join(
-        &mut self,
-        plan: &Plan,
-        candidates: &Candidates,
-        data: &DataIndex,
-        options: &MatchOptions,
-        sink: &mut dyn MatchSink,
-    ) -> gsi_core::Result<JoinOutcome> {
-        self.0.join(plan, candidates, data, options, sink)
-    }
-}
-
-/// The CPU engine filtering as the GPU's filter does: every vertex of a query vertex's label
-/// scanned, never the CPU's narrower pools (`MatchOptions::narrow_pools`).
-pub struct FiltersAsGpu(pub CpuEngine);
-
-impl Engine for FiltersAsGpu {
     fn tune(&mut self, tuning: &gsi_core::Tuning) {
         self.0.tune(tuning);
     }
