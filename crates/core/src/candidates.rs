@@ -120,21 +120,35 @@ impl CandidateSets {
         !self.bits[u].is_disjoint(&self.bits[w])
     }
 
-    /// The data vertices in the sets of every one of `vertices`.
-    pub(crate) fn common(&self, vertices: &[usize]) -> FixedBitSet {
-        let (&first, rest) = vertices.split_first().expect("a vertex at least");
-        let mut common = (*self.bits[first]).clone();
-        for &u in rest {
-            common.intersect_with(&self.bits[u]);
+    /// The sets of a query whose vertex `b` stands for the query vertices `blocks[b]` (a
+    /// quotient's, [`crate::quotients`]): the data vertices in the sets of every one of them,
+    /// a block of one keeping its vertex's set as it is. `None` where some block's members
+    /// share no data vertex.
+    pub(crate) fn merged(&self, blocks: &[Vec<usize>]) -> Option<CandidateSets> {
+        let mut merged = CandidateSets {
+            lists: Vec::with_capacity(blocks.len()),
+            bits: Vec::with_capacity(blocks.len()),
+        };
+        for members in blocks {
+            let (&first, rest) = members.split_first().expect("a vertex at least");
+            let (list, bits) = match rest {
+                [] => (self.lists[first].clone(), self.bits[first].clone()),
+                _ => {
+                    let mut common = (*self.bits[first]).clone();
+                    for &u in rest {
+                        common.intersect_with(&self.bits[u]);
+                    }
+                    let list = common.ones().map(|v| v as VertexId).collect();
+                    (Arc::new(list), Arc::new(common))
+                }
+            };
+            if list.is_empty() {
+                return None;
+            }
+            merged.lists.push(list);
+            merged.bits.push(bits);
         }
-        common
-    }
-
-    /// Keeps in C(u) only the vertices of `allowed`.
-    pub(crate) fn within(&mut self, u: usize, allowed: &FixedBitSet) {
-        if !self.bits[u].is_subset(allowed) {
-            self.retain(u, |v| allowed.contains(v as usize));
-        }
+        Some(merged)
     }
 
     /// Replaces C(u) by `kept`, a sorted sublist of it.
@@ -234,6 +248,17 @@ mod tests {
         assert_eq!((sets.list(0), sets.list(1)), (&[7, 9][..], &[9][..]));
         assert!(sets.contains(0, 7) && !sets.contains(1, 7));
         assert!(sets.contains(2, 2) && !sets.contains(2, 7));
+    }
+
+    #[test]
+    fn a_merged_vertex_keeps_what_its_members_share() {
+        let sets = CandidateSets::from_lists(vec![vec![1, 3, 5, 8], vec![3, 4, 8], vec![2]], 10);
+        let merged = sets.merged(&[vec![0, 1], vec![2]]).unwrap();
+        assert_eq!(merged.list(0), &[3, 8]);
+        assert!(merged.contains(0, 8) && !merged.contains(0, 1) && !merged.contains(0, 4));
+        assert_eq!(merged.list(1), &[2]);
+        assert_eq!(merged.vertex_count(), 10);
+        assert!(sets.merged(&[vec![0], vec![1, 2]]).is_none());
     }
 
     #[test]

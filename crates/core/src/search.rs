@@ -3,7 +3,6 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use fixedbitset::FixedBitSet;
 use gsi_graph::{Graph, VertexId};
 use rayon::prelude::*;
 
@@ -109,18 +108,6 @@ pub(crate) fn plan_query(
     options: &MatchOptions,
     counting: bool,
 ) -> Result<Planned> {
-    plan_query_within(engine, query, data, options, counting, None)
-}
-
-/// As [`plan_query`], each C(u) kept within `within[u]` where given.
-fn plan_query_within(
-    engine: &mut dyn Engine,
-    query: &Graph,
-    data: &DataIndex,
-    options: &MatchOptions,
-    counting: bool,
-    within: Option<&[FixedBitSet]>,
-) -> Result<Planned> {
     if query.vertex_count() == 0 {
         return Err(Error::EmptyQuery);
     }
@@ -173,12 +160,6 @@ fn plan_query_within(
         filtered => filtered?,
     };
     pin(&mut candidates, &options.pinned, data)?;
-    if let Some(within) = within {
-        let sets = candidates.on_host()?;
-        for (u, allowed) in within.iter().enumerate() {
-            sets.within(u, allowed);
-        }
-    }
     plan_filtered(engine, query, data, options, counting, candidates, started)
 }
 
@@ -210,9 +191,40 @@ fn plan_filtered(
         }
         true => Postpone::Leaves,
     };
+    let tree_countable =
+        counting && options.limit.is_none() && tree_count::applies(query, data, options.semantics);
+    // Quotients and cores count a whole query: not with pins or in a share, nor for a limit.
+    let programs = counting
+        && options.limit.is_none()
+        && options.pinned.is_empty()
+        && options.share.is_none()
+        && options.tree_counts != TreeCounts::Never
+        && !tree_countable;
+    // Under homomorphism with the programs forced (a quotient's terms), a tree is counted by
+    // its program and a query with cycles over its core whatever the plan: no order is
+    // sampled, nor are the sets refined, which the programs' passes over the edges do as
+    // well (gw12's dense_12_1: 30 terms, up to 25 ms each to plan on two cores).
+    let forced = options.tree_counts == TreeCounts::Always
+        && options.semantics == Semantics::Homomorphism
+        && options.stop().is_none();
+    let forced_core = (forced && programs)
+        .then(|| core_count_of(query, options, &candidates.sizes()))
+        .flatten();
+    let by_program_whatever_the_order = forced && (tree_countable || forced_core.is_some());
+    let in_paper_order = MatchOptions {
+        join_order: JoinOrder::Paper,
+        refine_rounds: 0,
+        ..options.clone()
+    };
+    let planning = match by_program_whatever_the_order {
+        true => &in_paper_order,
+        false => options,
+    };
     let mut make_plan = |postpone: Postpone| -> Result<(Plan, Symmetry)> {
-        let mut plan = match to_host(&mut candidates, query, data, options)? {
-            Some(sets) => plan_on_host(query, sets, data, options, postpone, &CpuEngine::default()),
+        let mut plan = match to_host(&mut candidates, query, data, planning)? {
+            Some(sets) => {
+                plan_on_host(query, sets, data, planning, postpone, &CpuEngine::default())
+            }
             None => Plan::with_strategy(
                 query,
                 &candidates.sizes(),
@@ -235,7 +247,10 @@ fn plan_filtered(
     // (wordnet's query_dense_16_69 on one CPU thread: over 20 s counted, 1.2 s enumerated;
     // on an H100, the 14 of its dense 12- and 16-vertex queries this decides, 1.9 s counted
     // and 1.5 s enumerated together).
-    if plan.leaves.groups.iter().any(|g| g.equivalent) && options.stop().is_none() {
+    if plan.leaves.groups.iter().any(|g| g.equivalent)
+        && options.stop().is_none()
+        && !by_program_whatever_the_order
+    {
         let (enumerating, its_symmetry) = make_plan(Postpone::Leaves)?;
         // Each row found stands for the symmetry's classes of matches, times the orders of
         // each group of equivalent vertices its product counts at once.
@@ -287,19 +302,10 @@ fn plan_filtered(
         };
         plan.exclude_other_edges(query, &labels);
     }
-    let tree_countable =
-        counting && options.limit.is_none() && tree_count::applies(query, data, options.semantics);
     plan.choice.tree_count = tree_countable.then(|| {
         let tree_work = tree_count::work(query, &candidates.sizes(), data);
         TreeCountChoice::by(options, tree_work, &plan, 0)
     });
-    // Quotients and cores count a whole query: not with pins or in a share, nor for a limit.
-    let programs = counting
-        && options.limit.is_none()
-        && options.pinned.is_empty()
-        && options.share.is_none()
-        && options.tree_counts != TreeCounts::Never
-        && !tree_countable;
     let by_quotients = match programs
         && options.semantics == Semantics::Isomorphism
         // A query with cycles only where forced: by the estimates, the unlabelled
@@ -319,7 +325,15 @@ fn plan_filtered(
         && (options.tree_counts == TreeCounts::Always || plan.count_work() >= HEAVY_QUERY_WORK)
         && tree_count::homomorphisms_are_matches(query, data, options.semantics)
     {
-        true => by_core(engine, query, data, options, &candidates, &mut plan)?,
+        true => by_core(
+            engine,
+            query,
+            data,
+            options,
+            &candidates,
+            &mut plan,
+            forced_core,
+        )?,
         false => None,
     };
     Ok(Planned {
@@ -391,48 +405,66 @@ fn by_quotients(
         tree_counts: TreeCounts::Always,
         ..homomorphism
     };
-    // Each term over the candidates its vertices' members share, found as it is planned (a
-    // bitset a vertex, megabytes on a large graph); a term where some share none adds none.
+    // Each term over the candidates its vertices' members share, where the query's sets are
+    // on the host: they hold every data vertex a match sends each member to, which is all
+    // the identity asks ([`quotients`]), so the term is not filtered again (gw12's dense_12_1:
+    // 30 terms, 2-3 ms each on two cores). A term where some share none adds none.
     let plan_term = |engine: &mut dyn Engine, term: &Quotient| -> Result<Option<(i64, Planned)>> {
-        let within: Option<Vec<FixedBitSet>> = sets.map(|sets| {
-            term.members
-                .iter()
-                .map(|members| sets.common(members))
-                .collect()
-        });
-        if within
-            .as_ref()
-            .is_some_and(|within| within.iter().any(FixedBitSet::is_clear))
-        {
-            return Ok(None);
-        }
-        let planned = plan_query_within(
-            engine,
-            &term.graph,
-            data,
-            &homomorphism,
-            true,
-            within.as_deref(),
-        )?;
+        let planned = match sets {
+            Some(sets) => match sets.merged(&term.members) {
+                Some(merged) => {
+                    let candidates = Candidates::Host(merged);
+                    let started = Instant::now();
+                    plan_filtered(
+                        engine,
+                        &term.graph,
+                        data,
+                        &homomorphism,
+                        true,
+                        candidates,
+                        started,
+                    )?
+                }
+                None => return Ok(None),
+            },
+            None => plan_query(engine, &term.graph, data, &homomorphism, true)?,
+        };
         Ok(Some((term.coefficient, planned)))
     };
-    // Each quotient's filter and plan are its own: on the host, on threads of their own
-    // (gw12's dense_12_1 has 30 quotients: planned one after another in 125-232 ms on an
+    // Each term is planned on a thread of its own where the engine has another for it, or
+    // where its sets are on the host and a program counts it there, whichever engine planned
+    // it (gw12's dense_12_1 has 30 quotients: planned one after another in 125-232 ms on an
     // H100 machine's host, on threads of their own in 85-94 ms; 2026-11-26,
     // docs/BENCHMARKS.md).
-    let copies: Option<Vec<Box<dyn Engine>>> =
-        terms.iter().map(|_| engine.on_another_thread()).collect();
-    let planned = match copies {
-        Some(copies) => terms
-            .par_iter()
-            .zip(copies)
-            .map(|(term, mut copy)| plan_term(copy.as_mut(), term))
-            .collect::<Result<Vec<_>>>()?,
-        None => terms
-            .iter()
-            .map(|term| plan_term(engine, term))
-            .collect::<Result<Vec<_>>>()?,
+    let apart = |term: &Quotient| {
+        engine.on_another_thread().or_else(|| {
+            let on_host = sets.is_some_and(|sets| {
+                // At most the term's sizes, which decide only which vertex a block pins.
+                let sizes: Vec<usize> = (term.members.iter())
+                    .map(|m| m.iter().map(|&u| sets.list(u).len()).min().unwrap_or(0))
+                    .collect();
+                tree_count::applies(&term.graph, data, homomorphism.semantics)
+                    || core_count_of(&term.graph, &homomorphism, &sizes)
+                        .is_some_and(|(_, pinned)| pinned.is_some())
+            });
+            on_host.then(|| Box::new(CpuEngine::default()) as Box<dyn Engine>)
+        })
     };
+    let copies: Vec<Option<Box<dyn Engine>>> = terms.iter().map(apart).collect();
+    let mut planned = terms
+        .par_iter()
+        .zip(copies)
+        .map(|(term, copy)| copy.map(|mut copy| plan_term(copy.as_mut(), term)))
+        .collect::<Vec<_>>();
+    for (term, planned) in terms.iter().zip(&mut planned) {
+        if planned.is_none() {
+            *planned = Some(plan_term(engine, term));
+        }
+    }
+    let planned = planned
+        .into_iter()
+        .map(|planned| planned.expect("every term planned"))
+        .collect::<Result<Vec<_>>>()?;
     let planned: Vec<(i64, Planned)> = planned.into_iter().flatten().collect();
     let work = planned.iter().map(|(_, p)| p.work(data)).sum();
     let choice = TreeCountChoice::by(options, work, plan, planned.len());
@@ -443,8 +475,8 @@ fn by_quotients(
 
 /// A query with cycles whose homomorphisms are its matches, planned as its 2-core's join
 /// with the trees hanging from it counted ([`crate::core_count`]) where that is estimated to
-/// cost less than the join of `plan` (or the options force it): the split and the core's
-/// plan, the choice in `plan`'s.
+/// cost less than the join of `plan` (or the options force it): the split (`split` where
+/// [`core_count_of`] has found it already) and the core's plan, the choice in `plan`'s.
 fn by_core(
     engine: &mut dyn Engine,
     query: &Graph,
@@ -452,21 +484,12 @@ fn by_core(
     options: &MatchOptions,
     candidates: &Candidates,
     plan: &mut Plan,
+    split: Option<(CoreAndTrees, Option<PinnedBlocks>)>,
 ) -> Result<Option<Box<CorePlan>>> {
-    let Some(split) = CoreAndTrees::of(query) else {
+    let sizes = candidates.sizes();
+    let Some((split, pinned)) = split.or_else(|| core_count_of(query, options, &sizes)) else {
         return Ok(None);
     };
-    let sizes = candidates.sizes();
-    let pinned = options
-        .pinned_cores
-        .then(|| PinnedBlocks::of(&split.graph, &split.core_sizes(&sizes)))
-        .flatten();
-    // A query that is all core gains only where a vertex pins it, and then is counted so
-    // only where forced (as a quotient's is, `by_quotients`): its join is otherwise planned
-    // as well as any.
-    if !split.hangs_trees() && (pinned.is_none() || options.tree_counts != TreeCounts::Always) {
-        return Ok(None);
-    }
     let pins = pinned.as_ref().map_or_else(Vec::new, |p| {
         p.pins().into_iter().map(|u| split.vertices[u]).collect()
     });
@@ -494,6 +517,27 @@ fn by_core(
     let chosen = choice.chosen;
     plan.choice.tree_count = Some(choice);
     Ok(chosen.then(|| Box::new(by_core)))
+}
+
+/// The 2-core of `query` with the trees that hang from it, and its blocks pinned where the
+/// options allow and that leaves a forest in each (for candidate sets of `sizes`): where a
+/// count over the core applies ([`by_core`]).
+fn core_count_of(
+    query: &Graph,
+    options: &MatchOptions,
+    sizes: &[usize],
+) -> Option<(CoreAndTrees, Option<PinnedBlocks>)> {
+    let split = CoreAndTrees::of(query)?;
+    let pinned = options
+        .pinned_cores
+        .then(|| PinnedBlocks::of(&split.graph, &split.core_sizes(sizes)))
+        .flatten();
+    // A query that is all core gains only where a vertex pins it, and then is counted so
+    // only where forced (as a quotient's is, `by_quotients`): its join is otherwise planned
+    // as well as any.
+    let counts =
+        split.hangs_trees() || (pinned.is_some() && options.tree_counts == TreeCounts::Always);
+    counts.then_some((split, pinned))
 }
 
 /// The count of a query from its quotients' homomorphism counts, each with its coefficient
@@ -793,6 +837,13 @@ impl Planned {
         self.answered.is_none() && (self.by_tree || self.by_core.is_some())
     }
 
+    /// Whether a program counts the query on the host, no engine joining any of it: the
+    /// tree's, or its core's blocks pinned.
+    fn counted_on_host(&self) -> bool {
+        let pinned = |c: &CorePlan| matches!(c.core, CoreCount::Pinned(_));
+        self.answered.is_none() && (self.by_tree || self.by_core.as_deref().is_some_and(pinned))
+    }
+
     /// Whether the count is a sum over the query's quotients ([`Planned::parts`]).
     pub(crate) fn by_quotients(&self) -> bool {
         self.answered.is_none() && self.by_quotients.is_some()
@@ -866,9 +917,22 @@ impl Planned {
         let started = Instant::now();
         let homomorphism = under_homomorphism(options);
         let mut report = self.report();
+        // Terms counted by a program on the host need no engine: they are counted side by
+        // side on the host's threads, the others on the engine in turn.
+        let mut by_programs: Vec<Option<Result<MatchReport>>> = terms
+            .par_iter()
+            .map(|(_, term)| {
+                let mut host = CpuEngine::default();
+                let counted = || term.join(&mut host, data, &homomorphism, None, &mut CountOnly);
+                term.counted_on_host().then(counted)
+            })
+            .collect();
         let mut counts = Vec::with_capacity(terms.len());
-        for (coefficient, term) in terms {
-            let counted = term.join(engine, data, &homomorphism, None, &mut CountOnly)?;
+        for ((coefficient, term), by_program) in terms.iter().zip(&mut by_programs) {
+            let counted = match by_program.take() {
+                Some(counted) => counted?,
+                None => term.join(engine, data, &homomorphism, None, &mut CountOnly)?,
+            };
             report.engine = counted.engine;
             if counted.status != Status::Complete {
                 report.status = counted.status;
