@@ -274,7 +274,7 @@ fn check_against_brute(
         );
     }
     // Every join order, with the paper's candidate sets and refined ones, depth-first at
-    // once with and without the CPU's local candidates and failing sets.
+    // once with and without the CPU's local candidates, failing sets and kept extensions.
     for join_order in [
         JoinOrder::Paper,
         JoinOrder::Growth,
@@ -283,9 +283,14 @@ fn check_against_brute(
         JoinOrder::Sampled,
     ] {
         for refine_rounds in [0, REFINE_ROUNDS] {
-            for (local_candidates, failing_sets) in
-                [(true, true), (false, true), (true, false), (false, false)]
-            {
+            for (local_candidates, failing_sets, kept_extensions) in [
+                (true, true, true),
+                (false, true, true),
+                (true, false, true),
+                (false, false, true),
+                (true, true, false),
+                (false, true, false),
+            ] {
                 let options = MatchOptions {
                     depth_first_rows: Some(0),
                     join_order,
@@ -296,17 +301,20 @@ fn check_against_brute(
                 let tuning = CpuTuning {
                     local_candidates,
                     failing_sets_from: failing_sets.then_some(0),
+                    kept_extensions,
                     ..CpuTuning::default()
                 };
                 let counted = gsi_tuned(&q, &index, &options, tuning, &mut CountOnly);
                 prop_assert_eq!(
                     counted.count,
                     expected.len() as u128,
-                    "{:?} order, {} refinement rounds, local candidates {}, failing sets {}",
+                    "{:?} order, {} refinement rounds, local candidates {}, failing sets {}, \
+                     kept extensions {}",
                     join_order,
                     refine_rounds,
                     local_candidates,
-                    failing_sets
+                    failing_sets,
+                    kept_extensions
                 );
             }
         }
@@ -896,12 +904,13 @@ fn failing_sets_skip_extensions_and_keep_the_brute_force_count() {
             };
             let index = DataIndex::build(d).expect("index");
             let mut skipped = 0;
-            for (failing_sets, postpone_leaves, local_candidates, paper) in [
-                (true, true, true, false),
-                (true, false, true, false),
-                (true, false, false, false),
-                (true, false, true, true),
-                (false, false, true, true),
+            for (failing_sets, postpone_leaves, local_candidates, paper, kept_extensions) in [
+                (true, true, true, false, true),
+                (true, true, false, false, false),
+                (true, false, true, false, true),
+                (true, false, false, false, true),
+                (true, false, true, true, true),
+                (false, false, true, true, true),
             ] {
                 // The paper's sets and order leave more to fail than refined ones.
                 let (refine_rounds, join_order) = match paper {
@@ -919,17 +928,20 @@ fn failing_sets_skip_extensions_and_keep_the_brute_force_count() {
                 let tuning = CpuTuning {
                     local_candidates,
                     failing_sets_from: failing_sets.then_some(0),
+                    kept_extensions,
                     ..CpuTuning::default()
                 };
                 let report = gsi_tuned(&q, &index, &options, tuning, &mut CountOnly);
                 prop_assert_eq!(
                     report.count,
                     expected,
-                    "failing sets {}, leaf products {}, local candidates {}, paper's order {}",
+                    "failing sets {}, leaf products {}, local candidates {}, paper's order {}, \
+                     kept extensions {}",
                     failing_sets,
                     postpone_leaves,
                     local_candidates,
-                    paper
+                    paper,
+                    kept_extensions
                 );
                 if !failing_sets {
                     prop_assert_eq!(report.paths.skipped_by_failing_sets, 0);

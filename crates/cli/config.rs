@@ -294,6 +294,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
     let tuning = Tuning {
         cpu: CpuTuning {
             local_candidates: !args.no_local_candidates,
+            kept_extensions: !args.no_kept_extensions,
             failing_sets_from,
             clique_bitmaps_up_to,
         },

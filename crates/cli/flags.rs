@@ -917,6 +917,12 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub no_local_candidates: bool,
 
+    /// For tests and measurements: the CPU's depth-first count reads and filters the lists of
+    /// a step it only counts for every row, instead of keeping them while the matches they
+    /// depend on stay.
+    #[arg(long, hide = true)]
+    pub no_kept_extensions: bool,
+
     /// For tests and measurements: the CPU's depth-first count skips the extensions a failed
     /// sibling's failing set rules out in queries of N vertices or more (`never`: it tries
     /// every extension). Default: 12.

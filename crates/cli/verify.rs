@@ -68,7 +68,7 @@ struct Run {
 /// with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 41] = [
+const FORCED_PATHS: [(&str, ForcePath); 42] = [
     ("depth-first", |o, _| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o, t| {
         o.depth_first_rows = Some(0);
@@ -152,6 +152,9 @@ const FORCED_PATHS: [(&str, ForcePath); 41] = [
     }),
     ("without local candidates", |_, t| {
         t.cpu.local_candidates = false
+    }),
+    ("without kept extensions", |_, t| {
+        t.cpu.kept_extensions = false
     }),
     ("with failing sets at every size", |_, t| {
         t.cpu.failing_sets_from = Some(0)

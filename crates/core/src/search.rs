@@ -4,10 +4,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use gsi_graph::{Graph, VertexId};
-use rayon::prelude::*;
 
 use crate::candidates::CandidateSets;
-use crate::core_count::{CoreAndTrees, PinnedBlocks, WeightedSum};
 use crate::cpu::CpuEngine;
 use crate::engine::{Candidates, Engine};
 use crate::error::{Error, Result};
@@ -20,11 +18,15 @@ use crate::options::{
 use crate::plan::estimate::{cheaper_count, plan_on_host};
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
 use crate::plan::{wedge, Plan, Postpone, Strategy, TreeCountChoice};
-use crate::quotients::{self, Quotient};
 use crate::report::{MatchReport, PhaseTimes};
 use crate::shares::{ShareSpace, SharedClasses};
-use crate::sink::{CountOnly, Images, MatchSink, OriginalIds};
+use crate::sink::{Images, MatchSink, OriginalIds};
 use crate::tree_count;
+
+mod programs;
+
+pub(crate) use programs::quotient_sum;
+use programs::{by_core, by_quotients, core_count_of, under_homomorphism, CorePlan};
 
 /// Finds the matches of `query` in the indexed data graph with `engine`.
 ///
@@ -71,33 +73,6 @@ pub struct Planned {
     /// The cut vertices' candidates split by class for the shares, shared with the plans
     /// adopted from this one ([`Planned::adopted_by`]).
     splits: Arc<SharedClasses>,
-}
-
-/// A query counted over its 2-core ([`crate::core_count`]).
-struct CorePlan {
-    split: CoreAndTrees,
-    /// How the core's weighted homomorphisms are counted.
-    core: CoreCount,
-}
-
-/// How a core's weighted homomorphisms are counted.
-enum CoreCount {
-    /// By the programs of the core's blocks, each with one vertex pinned, where that leaves
-    /// a forest in each and the options allow.
-    Pinned(PinnedBlocks),
-    /// From the core's join, a listing of its homomorphisms.
-    Joined(Box<Planned>),
-}
-
-impl CorePlan {
-    /// The estimated work of the count: the hanging trees' program, then the core's.
-    fn work(&self, sizes: &[usize], data: &DataIndex) -> f64 {
-        let core = match &self.core {
-            CoreCount::Pinned(pinned) => pinned.work(&self.split.core_sizes(sizes), data),
-            CoreCount::Joined(core) => core.plan.count_work(),
-        };
-        self.split.trees_work(sizes, data) + core
-    }
 }
 
 /// Filters `query` on `engine` and plans its join (leaves postponed only when `counting`).
@@ -373,198 +348,6 @@ fn pair_wedge(
     allowed.then(|| wedge(query)).flatten()
 }
 
-/// A query whose labels repeat, planned as its quotients' homomorphisms ([`quotients`]) where
-/// their estimated work is below the join's (or the options force it): each quotient with its
-/// coefficient, and the choice in `plan`'s. Where the query's `candidates` are on the host,
-/// each quotient vertex is kept to the candidates its members share, and two vertices whose
-/// sets do not meet are never merged.
-fn by_quotients(
-    engine: &mut dyn Engine,
-    query: &Graph,
-    data: &DataIndex,
-    options: &MatchOptions,
-    candidates: &Candidates,
-    plan: &mut Plan,
-) -> Result<Option<Vec<(i64, Planned)>>> {
-    let sets = match candidates {
-        Candidates::Host(sets) => Some(sets),
-        Candidates::Device(_) => None,
-    };
-    let may_share = |u, w| sets.is_none_or(|sets| sets.meet(u, w));
-    let Some(terms) = quotients::of(query, data, &may_share) else {
-        return Ok(None);
-    };
-    let homomorphism = under_homomorphism(options);
-    // Each quotient is counted by the tree's program, or over its core, wherever it can be:
-    // its join is planned by Algorithm 2 alone where it looks light, and under homomorphism
-    // that is far off (the 100-label LiveJournal-sized graph's dense_12_6: a quotient whose
-    // join was estimated at 1.0e6 rows ran past 10 s; over its core, 0.2 s; dense_12_7: a
-    // tree's, estimated at 6.9e6, past 2.6 s; docs/BENCHMARKS.md). The estimates weigh the
-    // quotients' counts together against the query's join instead.
-    let homomorphism = MatchOptions {
-        tree_counts: TreeCounts::Always,
-        ..homomorphism
-    };
-    // Each term over the candidates its vertices' members share, where the query's sets are
-    // on the host: they hold every data vertex a match sends each member to, which is all
-    // the identity asks ([`quotients`]), so the term is not filtered again (gw12's dense_12_1:
-    // 30 terms, 2-3 ms each on two cores). A term where some share none adds none.
-    let plan_term = |engine: &mut dyn Engine, term: &Quotient| -> Result<Option<(i64, Planned)>> {
-        let planned = match sets {
-            Some(sets) => match sets.merged(&term.members) {
-                Some(merged) => {
-                    let candidates = Candidates::Host(merged);
-                    let started = Instant::now();
-                    plan_filtered(
-                        engine,
-                        &term.graph,
-                        data,
-                        &homomorphism,
-                        true,
-                        candidates,
-                        started,
-                    )?
-                }
-                None => return Ok(None),
-            },
-            None => plan_query(engine, &term.graph, data, &homomorphism, true)?,
-        };
-        Ok(Some((term.coefficient, planned)))
-    };
-    // Each term is planned on a thread of its own where the engine has another for it, or
-    // where its sets are on the host and a program counts it there, whichever engine planned
-    // it (gw12's dense_12_1 has 30 quotients: planned one after another in 125-232 ms on an
-    // H100 machine's host, on threads of their own in 85-94 ms; 2026-11-26,
-    // docs/BENCHMARKS.md).
-    let apart = |term: &Quotient| {
-        engine.on_another_thread().or_else(|| {
-            let on_host = sets.is_some_and(|sets| {
-                // At most the term's sizes, which decide only which vertex a block pins.
-                let sizes: Vec<usize> = (term.members.iter())
-                    .map(|m| m.iter().map(|&u| sets.list(u).len()).min().unwrap_or(0))
-                    .collect();
-                tree_count::applies(&term.graph, data, homomorphism.semantics)
-                    || core_count_of(&term.graph, &homomorphism, &sizes)
-                        .is_some_and(|(_, pinned)| pinned.is_some())
-            });
-            on_host.then(|| Box::new(CpuEngine::default()) as Box<dyn Engine>)
-        })
-    };
-    let copies: Vec<Option<Box<dyn Engine>>> = terms.iter().map(apart).collect();
-    let mut planned = terms
-        .par_iter()
-        .zip(copies)
-        .map(|(term, copy)| copy.map(|mut copy| plan_term(copy.as_mut(), term)))
-        .collect::<Vec<_>>();
-    for (term, planned) in terms.iter().zip(&mut planned) {
-        if planned.is_none() {
-            *planned = Some(plan_term(engine, term));
-        }
-    }
-    let planned = planned
-        .into_iter()
-        .map(|planned| planned.expect("every term planned"))
-        .collect::<Result<Vec<_>>>()?;
-    let planned: Vec<(i64, Planned)> = planned.into_iter().flatten().collect();
-    let work = planned.iter().map(|(_, p)| p.work(data)).sum();
-    let choice = TreeCountChoice::by(options, work, plan, planned.len());
-    let chosen = choice.chosen;
-    plan.choice.tree_count = Some(choice);
-    Ok(chosen.then_some(planned))
-}
-
-/// A query with cycles whose homomorphisms are its matches, planned as its 2-core's join
-/// with the trees hanging from it counted ([`crate::core_count`]) where that is estimated to
-/// cost less than the join of `plan` (or the options force it): the split (`split` where
-/// [`core_count_of`] has found it already) and the core's plan, the choice in `plan`'s.
-fn by_core(
-    engine: &mut dyn Engine,
-    query: &Graph,
-    data: &DataIndex,
-    options: &MatchOptions,
-    candidates: &Candidates,
-    plan: &mut Plan,
-    split: Option<(CoreAndTrees, Option<PinnedBlocks>)>,
-) -> Result<Option<Box<CorePlan>>> {
-    let sizes = candidates.sizes();
-    let Some((split, pinned)) = split.or_else(|| core_count_of(query, options, &sizes)) else {
-        return Ok(None);
-    };
-    let pins = pinned.as_ref().map_or_else(Vec::new, |p| {
-        p.pins().into_iter().map(|u| split.vertices[u]).collect()
-    });
-    let core = match pinned {
-        Some(pinned) => CoreCount::Pinned(pinned),
-        None => {
-            let core_candidates = engine.adopt(&split.core_sets(&*candidates.to_host()?))?;
-            CoreCount::Joined(Box::new(plan_filtered(
-                engine,
-                &split.graph,
-                data,
-                &under_homomorphism(options),
-                false,
-                core_candidates,
-                Instant::now(),
-            )?))
-        }
-    };
-    let by_core = CorePlan { split, core };
-    let choice = TreeCountChoice {
-        core: by_core.split.vertices.len(),
-        pinned: pins,
-        ..TreeCountChoice::by(options, by_core.work(&sizes, data), plan, 0)
-    };
-    let chosen = choice.chosen;
-    plan.choice.tree_count = Some(choice);
-    Ok(chosen.then(|| Box::new(by_core)))
-}
-
-/// The 2-core of `query` with the trees that hang from it, and its blocks pinned where the
-/// options allow and that leaves a forest in each (for candidate sets of `sizes`): where a
-/// count over the core applies ([`by_core`]).
-fn core_count_of(
-    query: &Graph,
-    options: &MatchOptions,
-    sizes: &[usize],
-) -> Option<(CoreAndTrees, Option<PinnedBlocks>)> {
-    let split = CoreAndTrees::of(query)?;
-    let pinned = options
-        .pinned_cores
-        .then(|| PinnedBlocks::of(&split.graph, &split.core_sizes(sizes)))
-        .flatten();
-    // A query that is all core gains only where a vertex pins it, and then is counted so
-    // only where forced (as a quotient's is, `by_quotients`): its join is otherwise planned
-    // as well as any.
-    let counts =
-        split.hangs_trees() || (pinned.is_some() && options.tree_counts == TreeCounts::Always);
-    counts.then_some((split, pinned))
-}
-
-/// The count of a query from its quotients' homomorphism counts, each with its coefficient
-/// ([`quotients`]).
-///
-/// # Errors
-/// [`Error::CountBeyond128Bits`] when a term or a partial sum does not fit in 128 bits.
-pub(crate) fn quotient_sum(terms: impl IntoIterator<Item = (i64, u128)>) -> Result<u128> {
-    let mut sum: i128 = 0;
-    for (coefficient, count) in terms {
-        sum = i128::try_from(count)
-            .ok()
-            .and_then(|count| count.checked_mul(i128::from(coefficient)))
-            .and_then(|part| sum.checked_add(part))
-            .ok_or(Error::CountBeyond128Bits)?;
-    }
-    Ok(u128::try_from(sum).expect("a number of matches is not negative"))
-}
-
-/// `options` with homomorphism for semantics: how a quotient's terms are counted.
-fn under_homomorphism(options: &MatchOptions) -> MatchOptions {
-    MatchOptions {
-        semantics: Semantics::Homomorphism,
-        ..options.clone()
-    }
-}
-
 /// The query's automorphisms the join breaks (`plan`'s order bounds): none unless matches are
 /// injective and all of them wanted (a limit wants the first few, found as well without), and
 /// not for a query already out of time (the join stops at once), nor with pins (they tell
@@ -787,15 +570,7 @@ impl Planned {
             None => None,
         };
         let by_core = match &self.by_core {
-            Some(by_core) => Some(Box::new(CorePlan {
-                split: by_core.split.clone(),
-                core: match &by_core.core {
-                    CoreCount::Pinned(pinned) => CoreCount::Pinned(pinned.clone()),
-                    CoreCount::Joined(core) => {
-                        CoreCount::Joined(Box::new(core.adopted_by(engine)?))
-                    }
-                },
-            })),
+            Some(by_core) => Some(Box::new(by_core.adopted_by(engine)?)),
             None => None,
         };
         Ok(Planned {
@@ -835,13 +610,6 @@ impl Planned {
     /// graph's lists: such a part is dealt whole.
     pub(crate) fn by_tree(&self) -> bool {
         self.answered.is_none() && (self.by_tree || self.by_core.is_some())
-    }
-
-    /// Whether a program counts the query on the host, no engine joining any of it: the
-    /// tree's, or its core's blocks pinned.
-    fn counted_on_host(&self) -> bool {
-        let pinned = |c: &CorePlan| matches!(c.core, CoreCount::Pinned(_));
-        self.answered.is_none() && (self.by_tree || self.by_core.as_deref().is_some_and(pinned))
     }
 
     /// Whether the count is a sum over the query's quotients ([`Planned::parts`]).
@@ -902,104 +670,6 @@ impl Planned {
             space.restore(shared);
         }
         report
-    }
-
-    /// The count by inclusion–exclusion over the quotients `terms` ([`quotients`]): each
-    /// quotient's homomorphisms counted, times its coefficient. A term that does not finish
-    /// leaves no bound on the sum: the count is then 0, with the term's status.
-    fn join_quotients(
-        &self,
-        terms: &[(i64, Planned)],
-        engine: &mut dyn Engine,
-        data: &DataIndex,
-        options: &MatchOptions,
-    ) -> Result<MatchReport> {
-        let started = Instant::now();
-        let homomorphism = under_homomorphism(options);
-        let mut report = self.report();
-        // Terms counted by a program on the host need no engine: they are counted side by
-        // side on the host's threads, the others on the engine in turn.
-        let mut by_programs: Vec<Option<Result<MatchReport>>> = terms
-            .par_iter()
-            .map(|(_, term)| {
-                let mut host = CpuEngine::default();
-                let counted = || term.join(&mut host, data, &homomorphism, None, &mut CountOnly);
-                term.counted_on_host().then(counted)
-            })
-            .collect();
-        let mut counts = Vec::with_capacity(terms.len());
-        for ((coefficient, term), by_program) in terms.iter().zip(&mut by_programs) {
-            let counted = match by_program.take() {
-                Some(counted) => counted?,
-                None => term.join(engine, data, &homomorphism, None, &mut CountOnly)?,
-            };
-            report.engine = counted.engine;
-            if counted.status != Status::Complete {
-                report.status = counted.status;
-                report.times.join = started.elapsed();
-                return Ok(report);
-            }
-            counts.push((*coefficient, counted.count));
-        }
-        report.count = quotient_sum(counts)?;
-        report.times.join = started.elapsed();
-        report.paths.tree_counted = true;
-        Ok(report)
-    }
-
-    /// The count over the query's 2-core ([`crate::core_count`]): the hanging trees' weights
-    /// by dynamic programming over the query's candidate sets, then the sum of their products
-    /// over the core's homomorphisms, by the pinned core's program or from the core's join. A
-    /// join that does not finish leaves the sum so far, a lower bound; the program, none.
-    fn join_core(
-        &self,
-        by_core: &CorePlan,
-        engine: &mut dyn Engine,
-        data: &DataIndex,
-        options: &MatchOptions,
-    ) -> Result<MatchReport> {
-        let started = Instant::now();
-        let mut report = self.report();
-        report.paths.tree_counted = true;
-        let sets = self.candidates.to_host()?;
-        let stop = || options.stop().is_some();
-        let out_of_time = |mut report: MatchReport| {
-            report.status = options.stop().unwrap_or(Status::Timeout);
-            report.times.join = started.elapsed();
-            Ok(report)
-        };
-        let Some(weights) = by_core.split.weights(&sets, data, &stop) else {
-            return out_of_time(report);
-        };
-        let core_sets = by_core.split.core_sets(&sets);
-        let core = match &by_core.core {
-            CoreCount::Pinned(pinned) => {
-                let Some(count) = pinned.count(&core_sets, weights, data, &stop) else {
-                    return out_of_time(report);
-                };
-                report.count = count;
-                if count == u128::MAX {
-                    return Err(Error::CountBeyond128Bits);
-                }
-                report.times.join = started.elapsed();
-                report.engine = self.filtering_engine();
-                return Ok(report);
-            }
-            CoreCount::Joined(core) => core,
-        };
-        let mut sum = WeightedSum::new(weights, &core_sets);
-        let listing = under_homomorphism(options);
-        let outcome = engine.join(&core.plan, &core.candidates, data, &listing, &mut sum)?;
-        report.count = sum.total()?;
-        report.status = outcome.status;
-        report.times.join = started.elapsed();
-        report.peak_join_bytes = outcome.peak_bytes;
-        report.engine = outcome.engine;
-        report.paths = JoinPaths {
-            tree_counted: true,
-            ..outcome.paths
-        };
-        Ok(report)
     }
 
     /// Joins the query over `shared`, a share's candidate sets, or over the whole sets; the

@@ -9,6 +9,10 @@ pub struct CpuTuning {
     /// The CPU's depth-first count extends rows through local candidates
     /// ([`crate::cpu`]'s auxiliary lists) when they fit; off for tests and measurements.
     pub local_candidates: bool,
+    /// The CPU's depth-first count keeps the extensions of a step it only counts while the
+    /// matches that step reads stay, each row taking out only its own matches
+    /// ([`crate::cpu`]); off for tests and measurements.
+    pub kept_extensions: bool,
     /// The CPU's depth-first count skips the other extensions of a column when a failed
     /// subtree's failing set shows they fail alike ([`crate::cpu`]), in queries of this many
     /// vertices or more ([`FAILING_SETS_FROM`]); `None`: never.
@@ -23,6 +27,7 @@ impl Default for CpuTuning {
     fn default() -> CpuTuning {
         CpuTuning {
             local_candidates: true,
+            kept_extensions: true,
             failing_sets_from: FAILING_SETS_FROM,
             clique_bitmaps_up_to: Some(CLIQUE_BITMAPS_UP_TO),
         }

@@ -17,9 +17,13 @@ use crate::index::DataIndex;
 use crate::join::{intersect_in_place, BufferLayout, FilledBuffers, JoinBackend};
 use crate::options::MatchOptions;
 use crate::plan::walks::RowExtender;
-use crate::plan::{JoinStep, LinkEdge, PairCount, Plan, MAX_LEAF_GROUP};
+use crate::plan::{JoinStep, LinkEdge, Plan};
 use crate::sink::MatchSink;
 use crate::tuning::CpuTuning;
+
+mod leaves;
+
+use leaves::KeptExtensions;
 
 /// Matches handed to the sink at once.
 const EMIT_BATCH_ROWS: usize = 1 << 14;
@@ -52,6 +56,9 @@ pub(crate) struct CpuJoin<'a> {
     /// order bounds and absent edges, and theirs in turn), as bits; `None` when failing sets
     /// are off for the query's size or it has more than 64 vertices.
     ancestors: Option<Vec<FailingSet>>,
+    /// Per step, whether the depth-first count keeps its extensions while the matches it
+    /// reads stay ([`KeptExtensions`]).
+    keeps: Vec<bool>,
     /// Extensions skipped by failing sets, over every count.
     skipped: AtomicU64,
     /// First vertices whose clique was counted by bitmaps, over every count.
@@ -85,6 +92,7 @@ impl<'a> CpuJoin<'a> {
                 .failing_sets_from
                 .is_some_and(|from| (from..=FailingSet::BITS as usize).contains(&plan.width()))
                 .then(|| ancestors(plan)),
+            keeps: KeptExtensions::steps(plan, tuning.kept_extensions),
             skipped: AtomicU64::new(0),
             by_bitmaps: AtomicU64::new(0),
         }
@@ -141,17 +149,18 @@ impl<'a> CpuJoin<'a> {
     }
 
     /// Algorithm 3 for one row: fills `buf` with the row's extensions drawn from `source` (the
-    /// row's first-edge list, or a window of it) and returns how many. With `conflicts`, adds
-    /// to it the columns (with theirs) whose matches injectivity took from them.
+    /// row's first-edge list, or a window of it) and returns how many; the row's own matches
+    /// are left out where `injective`. With `conflicts`, adds to it the columns (with theirs)
+    /// whose matches injectivity took from them.
     fn extensions(
         &self,
         st: &JoinStep,
         row: &[VertexId],
         source: &[VertexId],
         buf: &mut [VertexId],
+        injective: bool,
         mut conflicts: Option<&mut FailingSet>,
     ) -> usize {
-        let injective = self.options.semantics.injective();
         let mut n = 0;
         // Lines 9-10: subtraction and candidate-bitset intersection, fused.
         for &x in source {
@@ -213,7 +222,8 @@ impl<'a> CpuJoin<'a> {
         if buf.len() < source.len() {
             buf.resize(source.len(), 0);
         }
-        self.extensions(st, row, source, buf, conflicts)
+        let injective = self.options.semantics.injective();
+        self.extensions(st, row, source, buf, injective, conflicts)
     }
 
     /// Runs `f` on every index of `0..n`, in parallel when there are enough.
@@ -372,6 +382,7 @@ impl JoinBackend for CpuJoin<'_> {
         }
         let stop = AtomicBool::new(false);
         let this = &*self;
+        let injective = self.options.semantics.injective();
         let fill = |(i, buf): (usize, &mut [VertexId])| {
             if this.should_stop(i, &stop) {
                 return 0;
@@ -380,7 +391,7 @@ impl JoinBackend for CpuJoin<'_> {
             let row = &table[r * width..(r + 1) * width];
             let source = this.source(st, row);
             let source = window.clone().map_or(source, |w| &source[w]);
-            this.extensions(st, row, source, buf, None)
+            this.extensions(st, row, source, buf, injective, None)
         };
         let counts: Vec<usize> = if rows.len() < PARALLEL_MIN_ROWS {
             buffers.into_iter().enumerate().map(fill).collect()
@@ -599,12 +610,9 @@ impl JoinBackend for CpuJoin<'_> {
 fn ancestors(plan: &Plan) -> Vec<FailingSet> {
     let mut ancestors: Vec<FailingSet> = Vec::with_capacity(plan.width());
     for (column, st) in plan.steps.iter().enumerate() {
-        let before = st
-            .links()
-            .chain(&st.absent)
-            .map(|e| e.column)
-            .chain(st.order_bounds.iter().map(|b| b.column));
-        let set = before.fold(1 << column, |set, c| set | ancestors[c]);
+        let set = st
+            .read_columns()
+            .fold(1 << column, |set, c| set | ancestors[c]);
         ancestors.push(set);
     }
     ancestors
@@ -623,6 +631,8 @@ struct DepthFirst {
     used: FixedBitSet,
     /// Scratch for the intersections of a leaf group's extension sets.
     common: Vec<VertexId>,
+    /// Per step, its extensions kept ([`CpuJoin::keeps`]).
+    kept: Vec<KeptExtensions>,
     /// With failing sets: per step, the columns (with theirs) whose matches injectivity took
     /// from the step's last extensions.
     conflicts: Vec<FailingSet>,
@@ -649,6 +659,7 @@ impl DepthFirst {
             position_buffers: vec![Vec::new(); width],
             used: FixedBitSet::with_capacity(vertices),
             common: Vec::new(),
+            kept: vec![KeptExtensions::default(); width],
             conflicts: vec![0; width],
             tally: Vec::new(),
             touched: Vec::new(),
@@ -676,140 +687,6 @@ struct Shared<'s> {
 }
 
 impl CpuJoin<'_> {
-    /// The matches of the leaf suffix ([`crate::plan::LeafSuffix`]) that extend the partial
-    /// match `search.row[..leaves.from]`: over the label groups, the product of each group's
-    /// injective choices, from the sizes of its members' extension sets and their
-    /// intersections. A group's value (at most the product of its sets' sizes, below 2^128)
-    /// is exact in arithmetic modulo 2^128; the product over groups saturates at `u128::MAX`.
-    /// `Err` names a step whose extension set is empty, or holds fewer vertices than the
-    /// injective members that share it (no match; the failing set is the step's).
-    fn leaf_product(&self, search: &mut DepthFirst) -> std::result::Result<u128, usize> {
-        let leaves = &self.plan.leaves;
-        if let Some(pairs) = leaves.pairs {
-            return self.pair_count(pairs, search);
-        }
-        let injective = self.options.semantics.injective();
-        let mut product: u128 = 1;
-        for group in &leaves.groups {
-            // Each member's extension set goes into its own step's buffer (which keeps its
-            // length: growing it again would clear it again).
-            if group.equivalent {
-                // One extension set for every member: |E| (|E| - 1) ... or |E|^k.
-                let step = group.steps[0];
-                let n = self.step_extensions(step, leaves.from, true, search) as u128;
-                let k = group.steps.len() as u128;
-                if n == 0 || (injective && n < k) {
-                    return Err(step);
-                }
-                let value = (0..k).fold(1u128, |p, i| match injective {
-                    true => p.saturating_mul(n.saturating_sub(i)),
-                    false => p.saturating_mul(n),
-                });
-                product = product.saturating_mul(value);
-                if product == 0 {
-                    break;
-                }
-                continue;
-            }
-            let mut lengths = [0usize; MAX_LEAF_GROUP];
-            for (j, &step) in group.steps.iter().enumerate() {
-                lengths[j] = self.step_extensions(step, leaves.from, true, search);
-                if lengths[j] == 0 {
-                    return Err(step);
-                }
-            }
-            let buffers = &search.buffers;
-            let set = |j: usize| &buffers[group.steps[j]][..lengths[j]];
-            let value = if !injective || group.steps.len() == 1 {
-                (0..group.steps.len()).fold(1u128, |p, j| p.saturating_mul(set(j).len() as u128))
-            } else {
-                let k = group.steps.len();
-                let common = &mut search.common;
-                let mut size = [0u128; 1 << MAX_LEAF_GROUP];
-                for (mask, size) in size.iter_mut().enumerate().take(1 << k).skip(1) {
-                    let first = mask.trailing_zeros() as usize;
-                    common.clear();
-                    common.extend_from_slice(set(first));
-                    let mut n = common.len();
-                    for j in (first + 1..k).filter(|&j| mask & (1 << j) != 0) {
-                        n = intersect_in_place(&mut common[..n], set(j));
-                    }
-                    *size = n as u128;
-                }
-                group.terms.iter().fold(0u128, |sum, term| {
-                    let blocks = term
-                        .blocks
-                        .iter()
-                        .fold(1u128, |p, &b| p.wrapping_mul(size[b as usize]));
-                    sum.wrapping_add((term.coefficient as i128 as u128).wrapping_mul(blocks))
-                })
-            };
-            product = product.saturating_mul(value);
-            if product == 0 {
-                break;
-            }
-        }
-        Ok(product)
-    }
-
-    /// The matches of the pair count's steps x, y, z ([`PairCount`]) that extend the partial
-    /// match `search.row[..from]`: with E the extensions of x, each member's list by z's link
-    /// is read once, tallying for each data vertex v the members it is linked to, k_v; a
-    /// tally that was k when v met one more member adds the k pairs that member makes with
-    /// the others (Σ_v C(k_v, 2) in all). v must be a candidate of z outside the row and
-    /// within z's window (and is never the member: the data graph has no self-loops). `Err`
-    /// names x's step when E holds fewer than two members.
-    fn pair_count(
-        &self,
-        pairs: PairCount,
-        search: &mut DepthFirst,
-    ) -> std::result::Result<u128, usize> {
-        let from = self.plan.leaves.from;
-        let n = self.step_extensions(from, from, true, search);
-        if n < 2 {
-            return Err(from);
-        }
-        let z = &self.plan.steps[from + 2];
-        let scan = z
-            .links()
-            .find(|e| e.column == from)
-            .expect("z is linked to x");
-        let graph = self.data.graph();
-        let vertices = graph.vertex_count();
-        let DepthFirst {
-            row,
-            buffers,
-            tally,
-            touched,
-            ..
-        } = search;
-        let row = &row[..from];
-        if tally.len() < vertices {
-            tally.resize(vertices, 0);
-        }
-        let mut count: u128 = 0;
-        for &e in &buffers[from][..n] {
-            for &v in z.narrow(row, graph.neighbors(e, scan.label, scan.direction)) {
-                if !self.candidates.contains(z.vertex, v) || row.contains(&v) {
-                    continue;
-                }
-                let k = &mut tally[v as usize];
-                if *k == 0 {
-                    touched.push(v);
-                }
-                count += u128::from(*k);
-                *k += 1;
-            }
-        }
-        for v in touched.drain(..) {
-            tally[v as usize] = 0;
-        }
-        Ok(match pairs.ordered {
-            true => count.saturating_mul(2),
-            false => count,
-        })
-    }
-
     /// Adds the matches `search` counted (and the extensions it skipped) to the totals, and
     /// stops every thread when the stop conditions hold or the total is enough.
     fn report(&self, search: &mut DepthFirst, shared: &Shared<'_>) {
@@ -855,7 +732,10 @@ impl CpuJoin<'_> {
             };
         }
         let last = step + 1 == self.plan.width();
-        let n = self.step_extensions(step, step, !last, search);
+        let n = match last {
+            true => self.extension_count(step, step, search),
+            false => self.step_extensions(step, step, true, search),
+        };
         if n == 0 {
             return self.empty_extensions(step, search);
         }

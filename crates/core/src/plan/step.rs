@@ -50,6 +50,14 @@ impl JoinStep {
         self.first.iter().chain(&self.others)
     }
 
+    /// The earlier columns whose matches decide the step's extensions: its links', its order
+    /// bounds' and its absent edges'.
+    pub fn read_columns(&self) -> impl Iterator<Item = usize> + '_ {
+        (self.links().chain(&self.absent))
+            .map(|e| e.column)
+            .chain(self.order_bounds.iter().map(|b| b.column))
+    }
+
     /// Whether an order bound keeps the step's match above column `column`'s.
     pub fn keeps_above(&self, column: usize) -> bool {
         self.bound_to(column) == Some(true)
