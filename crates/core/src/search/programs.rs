@@ -254,13 +254,6 @@ pub(super) fn under_homomorphism(options: &MatchOptions) -> MatchOptions {
 }
 
 impl Planned {
-    /// Whether a program counts the query on the host, no engine joining any of it: the
-    /// tree's, or its core's blocks pinned.
-    pub(super) fn counted_on_host(&self) -> bool {
-        let pinned = |c: &CorePlan| matches!(c.core, CoreCount::Pinned(_));
-        self.answered.is_none() && (self.by_tree || self.by_core.as_deref().is_some_and(pinned))
-    }
-
     /// The count by inclusion–exclusion over the quotients `terms` ([`quotients`]): each
     /// quotient's homomorphisms counted, times its coefficient. A term that does not finish
     /// leaves no bound on the sum: the count is then 0, with the term's status.
@@ -274,22 +267,14 @@ impl Planned {
         let started = Instant::now();
         let homomorphism = under_homomorphism(options);
         let mut report = self.report();
-        // Terms counted by a program on the host need no engine: they are counted side by
-        // side on the host's threads, the others on the engine in turn.
-        let mut by_programs: Vec<Option<Result<MatchReport>>> = terms
-            .par_iter()
-            .map(|(_, term)| {
-                let mut host = CpuEngine::default();
-                let counted = || term.join(&mut host, data, &homomorphism, None, &mut CountOnly);
-                term.counted_on_host().then(counted)
-            })
-            .collect();
+        // One term after another: a term's program runs on the host's threads, which a
+        // GPU's next query, planned ahead, shares (with the terms counted side by side, two
+        // 8-vertex queries of the 100-label LiveJournal-sized graph, planned ahead, took
+        // 1.5-1.6 s to filter, 3-312 ms before, and ran out of their 1.5 s; H200,
+        // 2026-11-28, docs/BENCHMARKS.md).
         let mut counts = Vec::with_capacity(terms.len());
-        for ((coefficient, term), by_program) in terms.iter().zip(&mut by_programs) {
-            let counted = match by_program.take() {
-                Some(counted) => counted?,
-                None => term.join(engine, data, &homomorphism, None, &mut CountOnly)?,
-            };
+        for (coefficient, term) in terms {
+            let counted = term.join(engine, data, &homomorphism, None, &mut CountOnly)?;
             report.engine = counted.engine;
             if counted.status != Status::Complete {
                 report.status = counted.status;
