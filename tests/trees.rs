@@ -204,6 +204,41 @@ fn a_star_and_a_path_are_counted_as_trees() {
     }
 }
 
+/// A star of six leaves of one label has 203 quotients, more than a light join's cap: forced,
+/// they are counted, and the sum is the brute force's; by the estimates, the light join.
+#[test]
+fn quotients_beyond_the_cap_of_light_joins_are_counted_where_forced() {
+    let mut data = Spec::new(false, (0..24).map(|v| u32::from(v % 6 == 0)).collect());
+    for v in 0..24u32 {
+        for w in [v + 1, v + 2, v + 3, v + 5, v + 6] {
+            if w < 24 {
+                data = data.edge(v, w, 0);
+            }
+        }
+    }
+    let mut star = Spec::new(false, vec![1, 0, 0, 0, 0, 0, 0]);
+    for leaf in 1..=6 {
+        star = star.edge(0, leaf, 0);
+    }
+    let (q, d) = (star.graph(), data.graph());
+    let index = DataIndex::build(d.clone()).expect("index");
+    let expected = brute::count(&q, &d, false);
+    assert!(expected > 0, "the case matches");
+    let forced = MatchOptions {
+        tree_counts: TreeCounts::Always,
+        ..MatchOptions::default()
+    };
+    let report = cpu_count(&q, &index, &forced);
+    assert_eq!(report.count, expected);
+    assert!(report.paths.tree_counted, "counted over its quotients");
+    let by_estimate = cpu_count(&q, &index, &MatchOptions::default());
+    assert_eq!(by_estimate.count, expected);
+    assert!(
+        !by_estimate.paths.tree_counted,
+        "a light join, 203 quotients"
+    );
+}
+
 /// By the estimates: a path of 10 edges in K_100 (10^21 homomorphisms) is counted by the
 /// dynamic program, a path of two edges from the one vertex of a rare label on a long path by
 /// a join (the program would read every candidate set, of some 2,000); either forced the

@@ -22,8 +22,20 @@ use gsi_graph::{Direction, Graph, GraphBuilder, VertexId};
 
 use crate::index::DataIndex;
 
-/// At most this many quotients are counted; a query with more is enumerated.
+/// At most this many quotients are counted; a query with more is enumerated, unless its
+/// join is heavy ([`HEAVY_JOIN_WORK`]).
 pub const MAX_QUOTIENTS: usize = 64;
+
+/// At most this many quotients are counted where the query's join is estimated at
+/// [`HEAVY_JOIN_WORK`] or more: planning each costs milliseconds (348 in 1.5 s on two cores,
+/// a 16-vertex query of the 100-label LiveJournal-sized graph), such a join hours.
+pub const MAX_QUOTIENTS_OF_HEAVY_JOINS: usize = 512;
+
+/// The join's estimated work (rows and list reads, [`crate::plan::Plan::count_work`]) from
+/// which a query may have [`MAX_QUOTIENTS_OF_HEAVY_JOINS`] quotients counted (the 100-label
+/// LiveJournal-sized graph's dense_12_5: 87 quotients, a join estimated at 3.0×10^12 that no
+/// engine finished; its quotients count it in 86 s on two cores, docs/BENCHMARKS.md).
+pub const HEAVY_JOIN_WORK: f64 = 1e11;
 
 /// One term of the sum: a quotient of the query and its coefficient μ(π).
 pub struct Quotient {
@@ -37,11 +49,12 @@ pub struct Quotient {
 
 /// The quotients of `query` (itself first, with coefficient 1) where two of its vertices of
 /// one label are not adjacent and `may_share` them, the data's and its vertices carry one
-/// label each, and there are at most [`MAX_QUOTIENTS`]; `None` otherwise.
+/// label each, and there are at most `max`; `None` otherwise.
 pub fn of(
     query: &Graph,
     data: &DataIndex,
     may_share: &dyn Fn(usize, usize) -> bool,
+    max: usize,
 ) -> Option<Vec<Quotient>> {
     let n = query.vertex_count();
     if n < 2 || query.has_label_sets() || data.graph().has_label_sets() {
@@ -78,7 +91,7 @@ pub fn of(
         for &v in class {
             if class.iter().any(|&u| merges(u, v)) {
                 mergeable.push(v);
-                if mergeable.len() > 2 * MAX_QUOTIENTS {
+                if mergeable.len() > 2 * max {
                     return None;
                 }
             }
@@ -96,6 +109,7 @@ pub fn of(
     let mut blocks: Vec<Vec<usize>> = Vec::new();
     if !partitions_into(
         &mergeable,
+        max,
         &mut blocks,
         &mut partitions,
         &|v, block: &[usize]| block.iter().all(|&u| pairs.contains(&(u.min(v), u.max(v)))),
@@ -132,19 +146,20 @@ fn edges_of(query: &Graph) -> Vec<(usize, usize, gsi_graph::EdgeLabel)> {
 
 /// Adds to `out` every partition of `vertices` added to `blocks` (each vertex into a block
 /// that `admits` it, or into a new one), in the order of restricted growth strings (the
-/// partition into singletons first); false once there would be more than [`MAX_QUOTIENTS`].
+/// partition into singletons first); false once there would be more than `max`.
 fn partitions_into(
     vertices: &[usize],
+    max: usize,
     blocks: &mut Vec<Vec<usize>>,
     out: &mut Vec<Vec<Vec<usize>>>,
     admits: &dyn Fn(usize, &[usize]) -> bool,
 ) -> bool {
     let Some((&v, rest)) = vertices.split_first() else {
         out.push(blocks.clone());
-        return out.len() <= MAX_QUOTIENTS;
+        return out.len() <= max;
     };
     blocks.push(vec![v]);
-    let fits = partitions_into(rest, blocks, out, admits);
+    let fits = partitions_into(rest, max, blocks, out, admits);
     blocks.pop();
     if !fits {
         return false;
@@ -152,7 +167,7 @@ fn partitions_into(
     for b in 0..blocks.len() {
         if admits(v, &blocks[b]) {
             blocks[b].push(v);
-            let fits = partitions_into(rest, blocks, out, admits);
+            let fits = partitions_into(rest, max, blocks, out, admits);
             blocks[b].pop();
             if !fits {
                 return false;
@@ -208,7 +223,7 @@ fn quotient(
 mod tests {
     use gsi_graph::GraphBuilder;
 
-    use super::of;
+    use super::{of, MAX_QUOTIENTS, MAX_QUOTIENTS_OF_HEAVY_JOINS};
     use crate::index::DataIndex;
 
     #[test]
@@ -220,7 +235,7 @@ mod tests {
         }
         let star = builder.build().expect("a graph");
         let data = DataIndex::build(star.clone()).expect("an index");
-        let quotients = of(&star, &data, &|_, _| true).expect("quotients");
+        let quotients = of(&star, &data, &|_, _| true, MAX_QUOTIENTS).expect("quotients");
         let mut terms: Vec<(usize, i64)> = quotients
             .iter()
             .map(|q| (q.graph.vertex_count(), q.coefficient))
@@ -234,6 +249,20 @@ mod tests {
         builder.add_edge(0, 1, 0).expect("an edge");
         builder.add_edge(1, 2, 0).expect("an edge");
         let path = builder.build().expect("a graph");
-        assert!(of(&path, &data, &|_, _| true).is_none());
+        assert!(of(&path, &data, &|_, _| true, MAX_QUOTIENTS).is_none());
+    }
+
+    #[test]
+    fn quotients_beyond_the_cap_are_not_made() {
+        // Six leaves of one label: Bell(6) = 203 partitions.
+        let mut builder = GraphBuilder::with_vertices(false, vec![1, 0, 0, 0, 0, 0, 0]);
+        for leaf in 1..=6 {
+            builder.add_edge(0, leaf, 0).expect("an edge");
+        }
+        let star = builder.build().expect("a graph");
+        let data = DataIndex::build(star.clone()).expect("an index");
+        assert!(of(&star, &data, &|_, _| true, MAX_QUOTIENTS).is_none());
+        let quotients = of(&star, &data, &|_, _| true, MAX_QUOTIENTS_OF_HEAVY_JOINS);
+        assert_eq!(quotients.map(|q| q.len()), Some(203));
     }
 }

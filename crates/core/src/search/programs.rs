@@ -79,7 +79,13 @@ pub(super) fn by_quotients(
         Candidates::Device(_) => None,
     };
     let may_share = |u, w| sets.is_none_or(|sets| sets.meet(u, w));
-    let Some(terms) = quotients::of(query, data, &may_share) else {
+    // More quotients where the join is heavy, or where the options force the quotients.
+    let heavy = plan.count_work() >= quotients::HEAVY_JOIN_WORK;
+    let max = match heavy || options.tree_counts == TreeCounts::Always {
+        true => quotients::MAX_QUOTIENTS_OF_HEAVY_JOINS,
+        false => quotients::MAX_QUOTIENTS,
+    };
+    let Some(terms) = quotients::of(query, data, &may_share, max) else {
         return Ok(None);
     };
     let homomorphism = under_homomorphism(options);
