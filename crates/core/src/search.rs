@@ -186,13 +186,16 @@ fn plan_filtered(
         .then(|| core_count_of(query, options, &candidates.sizes()))
         .flatten();
     let by_program_whatever_the_order = forced && (tree_countable || forced_core.is_some());
-    let in_paper_order = MatchOptions {
-        join_order: JoinOrder::Paper,
-        refine_rounds: 0,
-        ..options.clone()
-    };
+    let in_paper_order;
     let planning = match by_program_whatever_the_order {
-        true => &in_paper_order,
+        true => {
+            in_paper_order = MatchOptions {
+                join_order: JoinOrder::Paper,
+                refine_rounds: 0,
+                ..options.clone()
+            };
+            &in_paper_order
+        }
         false => options,
     };
     let mut make_plan = |postpone: Postpone| -> Result<(Plan, Symmetry)> {

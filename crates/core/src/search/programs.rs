@@ -145,19 +145,14 @@ pub(super) fn by_quotients(
         })
     };
     let copies: Vec<Option<Box<dyn Engine>>> = terms.iter().map(apart).collect();
-    let mut planned = terms
+    let on_threads = terms
         .par_iter()
         .zip(copies)
         .map(|(term, copy)| copy.map(|mut copy| plan_term(copy.as_mut(), term)))
         .collect::<Vec<_>>();
-    for (term, planned) in terms.iter().zip(&mut planned) {
-        if planned.is_none() {
-            *planned = Some(plan_term(engine, term));
-        }
-    }
-    let planned = planned
-        .into_iter()
-        .map(|planned| planned.expect("every term planned"))
+    // The others on the engine, one after another.
+    let planned = (terms.iter().zip(on_threads))
+        .map(|(term, planned)| planned.unwrap_or_else(|| plan_term(engine, term)))
         .collect::<Result<Vec<_>>>()?;
     let planned: Vec<(i64, Planned)> = planned.into_iter().flatten().collect();
     let work = planned.iter().map(|(_, p)| p.work(data)).sum();

@@ -32,16 +32,19 @@ impl KeptExtensions {
         if !on {
             return keeps;
         }
-        let mut counted: Vec<(usize, usize)> = Vec::new();
-        match leaves.from < width {
-            true if leaves.pairs.is_none() => counted.extend(
-                (leaves.groups.iter())
-                    .filter(|g| g.equivalent || g.steps.len() == 1)
-                    .flat_map(|g| g.steps.iter().map(|&step| (step, leaves.from))),
-            ),
-            true => {}
-            false => counted.extend(width.checked_sub(1).map(|last| (last, last))),
-        }
+        // Each step only counted, with the width of the row it extends.
+        let counted: Vec<(usize, usize)> = match leaves.from < width {
+            true if leaves.pairs.is_some() => Vec::new(),
+            true => (leaves.groups.iter())
+                .filter(|g| g.equivalent || g.steps.len() == 1)
+                .flat_map(|g| g.steps.iter().map(|&step| (step, leaves.from)))
+                .collect(),
+            false => width
+                .checked_sub(1)
+                .map(|last| (last, last))
+                .into_iter()
+                .collect(),
+        };
         for (step, at) in counted {
             let st = &plan.steps[step];
             keeps[step] = st.read_columns().all(|c| c + 1 < at);
