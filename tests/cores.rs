@@ -190,15 +190,23 @@ proptest! {
         let semantics = if homomorphism { Semantics::Homomorphism } else { Semantics::Isomorphism };
         let index = DataIndex::build(d.clone()).expect("index");
         let expected = brute::count(&q, &d, homomorphism);
-        for pinned_cores in [true, false] {
+        // Pinned cores reading their candidate edges, then whole lists; cores joined.
+        for (pinned_cores, program_candidate_edges) in [(true, true), (true, false), (false, true)] {
             let options = MatchOptions {
                 semantics,
                 tree_counts: TreeCounts::Always,
                 pinned_cores,
+                program_candidate_edges,
                 ..MatchOptions::default()
             };
             let counted = cpu_count(&q, &index, &options);
-            prop_assert_eq!(counted.count, expected, "pinned cores: {}", pinned_cores);
+            prop_assert_eq!(
+                counted.count,
+                expected,
+                "pinned cores: {}, candidate edges: {}",
+                pinned_cores,
+                program_candidate_edges
+            );
             // Counted over the core wherever homomorphisms are the matches and a tree hangs
             // from it, or, forced, a vertex pins it (unless the query cannot fit at all,
             // answered 0 before any method), pinned where a vertex leaves a forest and the

@@ -274,6 +274,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             },
             equivalent_vertices: !args.no_equivalent_vertices,
             pinned_cores: !args.no_pinned_cores,
+            program_candidate_edges: !args.no_program_candidate_edges,
             narrow_pools: !args.no_narrow_pools,
             pair_counts: match (args.no_pair_counts, args.always_pair_counts) {
                 (true, _) => PairCounts::Never,

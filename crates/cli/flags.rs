@@ -951,6 +951,11 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub no_pinned_cores: bool,
 
+    /// For tests and measurements: a pinned core's program reads whole neighbour lists for
+    /// each candidate of its pinned vertex instead of the candidate edges it finds once.
+    #[arg(long, hide = true)]
+    pub no_program_candidate_edges: bool,
+
     /// For tests and measurements: the CPU filter scans every vertex of a query vertex's
     /// label, not the fewer vertices of a pinned neighbour's list or of one of its edges'
     /// labels.

@@ -68,7 +68,7 @@ struct Run {
 /// with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 42] = [
+const FORCED_PATHS: [(&str, ForcePath); 43] = [
     ("depth-first", |o, _| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o, t| {
         o.depth_first_rows = Some(0);
@@ -174,6 +174,13 @@ const FORCED_PATHS: [(&str, ForcePath); 42] = [
         |o, _| {
             o.tree_counts = gsi_core::TreeCounts::Always;
             o.pinned_cores = false;
+        },
+    ),
+    (
+        "counted as a tree wherever it can be, pinned cores reading whole lists",
+        |o, _| {
+            o.tree_counts = gsi_core::TreeCounts::Always;
+            o.program_candidate_edges = false;
         },
     ),
     ("every list balanced over blocks", |_, t| {

@@ -108,6 +108,10 @@ pub struct MatchOptions {
     /// programming with one vertex pinned, where that vertex leaves a forest, rather than by
     /// its join; off for tests and measurements.
     pub pinned_cores: bool,
+    /// A pinned core's program finds each tree edge's candidate edges once, where they fit
+    /// the memory budget, rather than read whole neighbour lists for each candidate of the
+    /// pinned vertex ([`crate::candidates::CandidateEdges`]); off for tests and measurements.
+    pub program_candidate_edges: bool,
     /// The CPU filter scans, for a query vertex, a pinned neighbour's list or the vertices
     /// with an edge of one of its labels where fewer than its label's ([`crate::cpu::pools`]);
     /// off for tests and measurements.
@@ -394,6 +398,7 @@ impl Default for MatchOptions {
             symmetry: true,
             tree_counts: TreeCounts::ByEstimate,
             pinned_cores: true,
+            program_candidate_edges: true,
             narrow_pools: true,
             equivalent_vertices: true,
             pair_counts: PairCounts::ByEstimate,

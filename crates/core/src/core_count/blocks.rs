@@ -89,22 +89,24 @@ impl PinnedBlocks {
 
     /// Σ over the core's homomorphisms φ into `sets` (the core's candidate sets) of Π over
     /// its vertices r of `weights`' w_r(φ(r)) (1 where a vertex has none), saturated at
-    /// `u128::MAX`; `None` when `stop` says so.
+    /// `u128::MAX`; `None` when `stop` says so. Each block's candidate edges are found first
+    /// where they fit `edges_budget` bytes ([`PinnedCore::values`]).
     pub(crate) fn count(
         &self,
         sets: &CandidateSets,
         mut weights: Vec<Option<Vec<u128>>>,
         data: &DataIndex,
+        edges_budget: Option<usize>,
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Option<u128> {
         let (root, hanging) = self.blocks.split_last()?;
         for block in hanging {
             // Its values at its cut vertex hold that vertex's weight already, and are the
             // cut vertex's weight in the blocks above.
-            let values = block.values(sets, &mut weights, data, stop)?;
+            let values = block.values(sets, &mut weights, data, edges_budget, stop)?;
             weights[block.vertices[block.program.pinned()]] = Some(values);
         }
-        let values = root.values(sets, &mut weights, data, stop)?;
+        let values = root.values(sets, &mut weights, data, edges_budget, stop)?;
         Some(values.iter().fold(0u128, |s, &v| s.saturating_add(v)))
     }
 }
@@ -123,12 +125,13 @@ impl Block {
         sets: &CandidateSets,
         weights: &mut [Option<Vec<u128>>],
         data: &DataIndex,
+        edges_budget: Option<usize>,
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Option<Vec<u128>> {
         let own: Vec<Option<Vec<u128>>> =
             self.vertices.iter().map(|&u| weights[u].take()).collect();
         self.program
-            .values(&sets.select(&self.vertices), &own, data, stop)
+            .values(&sets.select(&self.vertices), &own, data, edges_budget, stop)
     }
 }
 

@@ -10,7 +10,9 @@
 //! they are kept for the few data vertices they reach from v's neighbours alone, found by
 //! pushing each child's values along its edge or pulling them into the parent's candidates,
 //! whichever reads fewer lists. A join enumerates each walk around the cycle; the program
-//! adds up the walks that meet at one data vertex.
+//! adds up the walks that meet at one data vertex. Where the budget allows, each tree edge's
+//! candidate edges are found once, both ways ([`CandidateEdges`]): each of x's candidates then
+//! reads the few neighbours of a vertex that are candidates, not its whole list.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -18,7 +20,7 @@ use std::sync::{Mutex, PoisonError};
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 use rayon::prelude::*;
 
-use crate::candidates::{CandidateSets, Ranks};
+use crate::candidates::{CandidateEdges, CandidateSets, Ranks};
 use crate::index::DataIndex;
 
 /// An edge of the core seen from one end: the other end, the label, and the direction in
@@ -124,12 +126,14 @@ impl PinnedCore {
     /// For each candidate v of x (in the order of its list in `sets`, the core's candidate
     /// sets): Σ over the core's homomorphisms φ into `sets` with φ(x) = v of Π over its
     /// vertices r of `weights`' w_r(φ(r)) (1 where a vertex has none), saturated at
-    /// `u128::MAX`; `None` when `stop` says so.
+    /// `u128::MAX`; `None` when `stop` says so. The tree edges' candidate edges are found
+    /// first where they fit `edges_budget` bytes (`None`: whole lists are read).
     pub(crate) fn values(
         &self,
         sets: &CandidateSets,
         weights: &[Option<Vec<u128>>],
         data: &DataIndex,
+        edges_budget: Option<usize>,
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Option<Vec<u128>> {
         let graph = data.graph();
@@ -144,6 +148,7 @@ impl PinnedCore {
             weights,
             ranks: &ranks,
             graph,
+            edges: edges_budget.and_then(|budget| TreeEdges::of(self, sets, graph, budget)),
         };
         let stopped = AtomicBool::new(false);
         let pinned = self.pinned;
@@ -188,12 +193,133 @@ struct Program<'a> {
     weights: &'a [Option<Vec<u128>>],
     ranks: &'a [Option<Ranks<'a>>],
     graph: &'a Graph,
+    edges: Option<TreeEdges<'a>>,
 }
+
+/// The candidate edges of every tree edge, both ways, and the positions of each core vertex's
+/// candidates.
+struct TreeEdges<'a> {
+    /// For the i-th child c of u, at `[u][i]`: from C(u) into C(c), and from C(c) into C(u).
+    edges: Vec<Vec<(CandidateEdges, CandidateEdges)>>,
+    positions: Vec<Ranks<'a>>,
+}
+
+impl<'a> TreeEdges<'a> {
+    /// Found where they fit `budget` bytes and some child's set prunes
+    /// ([`CandidateEdges::worth_reading`]).
+    fn of(
+        core: &PinnedCore,
+        sets: &'a CandidateSets,
+        graph: &Graph,
+        budget: usize,
+    ) -> Option<TreeEdges<'a>> {
+        let tree_edges = || {
+            core.children.iter().enumerate().flat_map(|(u, children)| {
+                children
+                    .iter()
+                    .map(move |&(c, _, direction)| (u, c, direction))
+            })
+        };
+        let bytes: usize = tree_edges()
+            .map(|(u, c, direction)| {
+                CandidateEdges::bytes_bound(graph, sets, u, direction)
+                    + CandidateEdges::bytes_bound(graph, sets, c, back(graph, direction))
+            })
+            .sum();
+        let prunes = tree_edges().any(|(u, c, _)| {
+            CandidateEdges::worth_reading(graph, sets, u)
+                || CandidateEdges::worth_reading(graph, sets, c)
+        });
+        if bytes > budget || !prunes {
+            return None;
+        }
+        let edges = core
+            .children
+            .par_iter()
+            .enumerate()
+            .map(|(u, children)| {
+                children
+                    .iter()
+                    .map(|&(c, label, direction)| {
+                        let back = back(graph, direction);
+                        (
+                            CandidateEdges::between(graph, sets, (u, c), label, direction),
+                            CandidateEdges::between(graph, sets, (c, u), label, back),
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
+        let positions = (0..core.children.len()).map(|u| sets.ranks(u)).collect();
+        Some(TreeEdges { edges, positions })
+    }
+}
+
+/// The i-th tree edge of u, (u, i), seen from its parent's end or its child's.
+#[derive(Clone, Copy)]
+struct TreeEdge {
+    parent: usize,
+    child: usize,
+    at: usize,
+    label: EdgeLabel,
+    direction: Direction,
+}
+
+/// The data neighbours of a vertex by a tree edge, among the far end's candidates where the
+/// edge's candidate edges were found, else its whole list.
+enum Near<'a> {
+    Candidates(std::slice::Iter<'a, u32>, &'a [VertexId]),
+    Whole(std::slice::Iter<'a, VertexId>),
+}
+
+impl Iterator for Near<'_> {
+    type Item = VertexId;
+
+    fn next(&mut self) -> Option<VertexId> {
+        match self {
+            Near::Candidates(positions, list) => positions.next().map(|&p| list[p as usize]),
+            Near::Whole(vertices) => vertices.next().copied(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            Near::Candidates(positions, _) => positions.size_hint(),
+            Near::Whole(vertices) => vertices.size_hint(),
+        }
+    }
+}
+
+impl ExactSizeIterator for Near<'_> {}
 
 /// A tree's values at some data vertices: (vertex, value), each value above 0.
 type Values = Vec<(VertexId, u128)>;
 
 impl Program<'_> {
+    /// The neighbours of `z` by `edge`: of a candidate of its parent among its child's
+    /// candidates (`from_parent`), or of a candidate of its child among its parent's.
+    fn near(&self, edge: TreeEdge, from_parent: bool, z: VertexId) -> Near<'_> {
+        let (from, to) = match from_parent {
+            true => (edge.parent, edge.child),
+            false => (edge.child, edge.parent),
+        };
+        match &self.edges {
+            Some(found) => {
+                let (down, up) = &found.edges[edge.parent][edge.at];
+                let lists = if from_parent { down } else { up };
+                let p = found.positions[from].position(z);
+                Near::Candidates(lists.of(p).iter(), self.sets.list(to))
+            }
+            None => {
+                let direction = match from_parent {
+                    true => edge.direction,
+                    false => back(self.graph, edge.direction),
+                };
+                Near::Whole(self.graph.neighbors(z, edge.label, direction).iter())
+            }
+        }
+    }
+
     /// w_u(z) for z in C(u).
     fn weight(&self, u: usize, z: VertexId) -> u128 {
         match (&self.weights[u], &self.ranks[u]) {
@@ -208,11 +334,18 @@ impl Program<'_> {
         for &u in tree {
             // A vertex adjacent to x: its values are over v's neighbours alone.
             let mut own = self.next_to_pinned(u, v);
-            for &(c, label, direction) in &self.core.children[u] {
+            for (at, &(c, label, direction)) in self.core.children[u].iter().enumerate() {
                 let child = values[c].take().unwrap_or_default();
+                let edge = TreeEdge {
+                    parent: u,
+                    child: c,
+                    at,
+                    label,
+                    direction,
+                };
                 own = Some(match own {
-                    None => scratch.push(self, &child, u, label, direction),
-                    Some(own) => scratch.combine(self.graph, own, &child, label, direction),
+                    None => scratch.push(self, &child, edge),
+                    Some(own) => scratch.combine(self, own, &child, edge),
                 });
                 if own.as_ref().is_some_and(Vec::is_empty) {
                     break;
@@ -269,19 +402,12 @@ impl Scratch {
         }
     }
 
-    /// u's values from those of its child alone, pushed along their edge (`label`,
-    /// `direction`, from u's side) into C(u), each times u's weight.
-    fn push(
-        &mut self,
-        program: &Program<'_>,
-        child: &Values,
-        u: usize,
-        label: EdgeLabel,
-        direction: Direction,
-    ) -> Values {
-        let back = back(program.graph, direction);
+    /// u's values from those of its child alone, pushed along their `edge` into C(u), each
+    /// times u's weight.
+    fn push(&mut self, program: &Program<'_>, child: &Values, edge: TreeEdge) -> Values {
+        let u = edge.parent;
         for &(y, value) in child {
-            for &z in program.graph.neighbors(y, label, back) {
+            for z in program.near(edge, false, y) {
                 if program.sets.contains(u, z) {
                     let sum = &mut self.sums[z as usize];
                     if *sum == 0 {
@@ -303,32 +429,29 @@ impl Scratch {
     }
 
     /// `own` (u's values so far) times, at each of its vertices, the sum of `child`'s values
-    /// over its neighbours by their edge: pulled at `own`'s vertices, or pushed from
+    /// over its neighbours by their `edge`: pulled at `own`'s vertices, or pushed from
     /// `child`'s, whichever reads fewer list entries.
     fn combine(
         &mut self,
-        graph: &Graph,
+        program: &Program<'_>,
         mut own: Values,
         child: &Values,
-        label: EdgeLabel,
-        direction: Direction,
+        edge: TreeEdge,
     ) -> Values {
-        let back = back(graph, direction);
-        let reads = |values: &Values, direction| -> usize {
+        let reads = |values: &Values, from_parent| -> usize {
             values
                 .iter()
-                .map(|&(z, _)| graph.neighbors(z, label, direction).len())
+                .map(|&(z, _)| program.near(edge, from_parent, z).len())
                 .sum()
         };
-        if reads(&own, direction) <= reads(child, back) {
+        if reads(&own, true) <= reads(child, false) {
             for &(y, value) in child {
                 self.sums[y as usize] = value;
             }
             for (z, value) in &mut own {
-                let sum = graph
-                    .neighbors(*z, label, direction)
-                    .iter()
-                    .fold(0u128, |s, &y| s.saturating_add(self.sums[y as usize]));
+                let sum = program
+                    .near(edge, true, *z)
+                    .fold(0u128, |s, y| s.saturating_add(self.sums[y as usize]));
                 *value = value.saturating_mul(sum);
             }
             for &(y, _) in child {
@@ -340,7 +463,7 @@ impl Scratch {
             }
             let mut sums = vec![0u128; own.len()];
             for &(y, value) in child {
-                for &z in graph.neighbors(y, label, back) {
+                for z in program.near(edge, false, y) {
                     if let Some(at) = self.slot[z as usize].checked_sub(1) {
                         sums[at as usize] = sums[at as usize].saturating_add(value);
                     }

@@ -1,8 +1,7 @@
 //! Local candidates for the CPU's depth-first count: for every linking edge of every step, the
-//! candidates of the step's vertex adjacent to each candidate of the linked vertex, as
-//! positions in C(u) (the auxiliary structure of CECI, DP-iso and RapidMatch). A partial match
-//! then extends by intersecting a few short lists of candidates, instead of reading whole
-//! neighbour lists and testing each vertex against C(u).
+//! candidate edges from the linked vertex's candidates into the step's ([`CandidateEdges`]).
+//! A partial match then extends by intersecting a few short lists of candidates, instead of
+//! reading whole neighbour lists and testing each vertex against C(u).
 //!
 //! Built per query from the candidate sets, when their candidate edges fit the memory budget.
 
@@ -10,38 +9,19 @@ use std::ops::Range;
 
 use gsi_graph::VertexId;
 
-use crate::candidates::CandidateSets;
+use crate::candidates::{CandidateEdges, CandidateSets};
 use crate::index::DataIndex;
 use crate::join::intersect_in_place;
 use crate::plan::{LinkEdge, Plan};
 
-/// A candidate set holding at least this share of the data vertices hardly prunes: its
-/// local lists would be nearly whole neighbour lists, read through one more indirection (an
-/// unlabelled graph's, measured on a 1 M-vertex scale-free graph: twice the time).
-const UNPRUNED_SHARE: f64 = 0.5;
-
-/// The local candidates of one linking edge: for the candidate at position p of the linked
-/// vertex, `positions[offsets[p]..offsets[p + 1]]`, ascending.
-struct LinkLists {
-    offsets: Vec<usize>,
-    positions: Vec<u32>,
-}
-
-impl LinkLists {
-    fn of(&self, p: u32) -> &[u32] {
-        let p = p as usize;
-        &self.positions[self.offsets[p]..self.offsets[p + 1]]
-    }
-}
-
 /// The local candidates of every linking edge of a plan, by step, the first edge first.
 pub(crate) struct LocalCandidates {
-    links: Vec<Vec<LinkLists>>,
+    links: Vec<Vec<CandidateEdges>>,
 }
 
 impl LocalCandidates {
     /// Builds them, unless they would take more than `budget` bytes or the candidate sets
-    /// hardly prune ([`UNPRUNED_SHARE`]).
+    /// hardly prune ([`CandidateEdges::worth_reading`]).
     pub(crate) fn build(
         plan: &Plan,
         sets: &CandidateSets,
@@ -49,45 +29,25 @@ impl LocalCandidates {
         budget: usize,
     ) -> Option<LocalCandidates> {
         let graph = data.graph();
-        let unpruned = graph.vertex_count() as f64 * UNPRUNED_SHARE;
         if plan
             .steps
             .iter()
-            .all(|st| st.first.is_none() || sets.list(st.vertex).len() as f64 >= unpruned)
+            .all(|st| st.first.is_none() || !CandidateEdges::worth_reading(graph, sets, st.vertex))
         {
             return None;
         }
         let order = plan.order();
-        let link = |u: usize, e: &LinkEdge| -> LinkLists {
-            let ranks = sets.ranks(u);
-            let theirs = sets.list(order[e.column]);
-            let mut offsets = Vec::with_capacity(theirs.len() + 1);
-            let mut positions = Vec::new();
-            offsets.push(0);
-            for &v in theirs {
-                for &x in graph.neighbors(v, e.label, e.direction) {
-                    if sets.contains(u, x) {
-                        positions.push(ranks.position(x));
-                    }
-                }
-                offsets.push(positions.len());
-            }
-            LinkLists { offsets, positions }
+        let link = |u: usize, e: &LinkEdge| {
+            CandidateEdges::between(graph, sets, (order[e.column], u), e.label, e.direction)
         };
         // Bytes first, from the candidates' degrees: a bound on the lists' entries.
         let bound: usize = plan
             .steps
             .iter()
             .flat_map(|st| st.links())
-            .map(|e| {
-                let theirs = sets.list(order[e.column]);
-                theirs
-                    .iter()
-                    .map(|&v| graph.degree(v, e.direction) + 2)
-                    .sum::<usize>()
-            })
+            .map(|e| CandidateEdges::bytes_bound(graph, sets, order[e.column], e.direction))
             .sum();
-        if 4 * bound > budget {
+        if bound > budget {
             return None;
         }
         let links = plan

@@ -317,7 +317,11 @@ impl Planned {
         let core_sets = by_core.split.core_sets(&sets);
         let core = match &by_core.core {
             CoreCount::Pinned(pinned) => {
-                let Some(count) = pinned.count(&core_sets, weights, data, &stop) else {
+                let edges_budget = options
+                    .program_candidate_edges
+                    .then_some(options.memory_budget);
+                let Some(count) = pinned.count(&core_sets, weights, data, edges_budget, &stop)
+                else {
                     return out_of_time(report);
                 };
                 report.count = count;
