@@ -152,6 +152,14 @@ proptest! {
             prop_assert_eq!(counted.count, expected, "{:?}", tree_counts);
             let spread = spread_count(&q, &index, &options);
             prop_assert_eq!(spread.count, expected, "{:?} over three engines", tree_counts);
+            // Planned over sets never refined, then refined for the programs at any work.
+            let refined_for_programs = MatchOptions {
+                refine_from_share: Some(2.0),
+                refine_for_programs_from: 0.0,
+                ..options
+            };
+            let counted = cpu_count(&q, &index, &refined_for_programs);
+            prop_assert_eq!(counted.count, expected, "{:?}, refined for programs", tree_counts);
         }
     }
 }
@@ -398,4 +406,37 @@ fn the_programs_cost_against_the_join_turns_the_choice() {
             "cost {cost}: {choice:?}"
         );
     }
+}
+
+/// A path whose labels repeat, on a chain that holds it and a short one whose candidates only
+/// refinement removes: planned over sets the engine left unrefined, the query's sets are
+/// refined for its quotients' programs, and the count is the brute force's.
+#[test]
+fn quotients_counted_over_sets_refined_for_their_programs() {
+    // 0-1-...-9 alternating labels 1 and 2; 10-11-12 labelled 1, 2, 1: vertex 11 passes the
+    // filter for u1 and u3 but has no neighbour that could be u2.
+    let labels: Vec<u32> = (0..10).map(|v| 1 + v % 2).chain([1, 2, 1]).collect();
+    let mut data = Spec::new(false, labels);
+    for v in 0..9 {
+        data = data.edge(v, v + 1, 0);
+    }
+    data = data.edge(10, 11, 0).edge(11, 12, 0);
+    let path = Spec::new(false, vec![1, 2, 1, 2, 1])
+        .edge(0, 1, 0)
+        .edge(1, 2, 0)
+        .edge(2, 3, 0)
+        .edge(3, 4, 0);
+    let (q, d) = (path.graph(), data.graph());
+    let index = DataIndex::build(d.clone()).expect("index");
+    let expected = brute::count(&q, &d, false);
+    assert!(expected > 0, "the chain holds the path");
+    let options = MatchOptions {
+        tree_counts: TreeCounts::Always,
+        refine_from_share: Some(2.0),
+        refine_for_programs_from: 0.0,
+        ..MatchOptions::default()
+    };
+    let counted = cpu_count(&q, &index, &options);
+    assert_eq!(counted.count, expected);
+    assert!(counted.paths.tree_counted, "{}", counted.plan);
 }

@@ -956,6 +956,12 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub no_program_candidate_edges: bool,
 
+    /// For tests and measurements: the estimated work of a count over a query's quotients
+    /// from which its sets, where the engine left them unrefined, are refined for the
+    /// programs (`inf`: never).
+    #[arg(long, value_name = "WORK", hide = true, default_value_t = gsi_core::options::REFINE_FOR_PROGRAMS_FROM)]
+    pub refine_for_programs_from: f64,
+
     /// For tests and measurements: the CPU filter scans every vertex of a query vertex's
     /// label, not the fewer vertices of a pinned neighbour's list or of one of its edges'
     /// labels.

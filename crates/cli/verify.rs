@@ -68,7 +68,7 @@ struct Run {
 /// with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 43] = [
+const FORCED_PATHS: [(&str, ForcePath); 44] = [
     ("depth-first", |o, _| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o, t| {
         o.depth_first_rows = Some(0);
@@ -174,6 +174,13 @@ const FORCED_PATHS: [(&str, ForcePath); 43] = [
         |o, _| {
             o.tree_counts = gsi_core::TreeCounts::Always;
             o.pinned_cores = false;
+        },
+    ),
+    (
+        "counted as a tree wherever it can be, sets refined for the programs",
+        |o, _| {
+            o.tree_counts = gsi_core::TreeCounts::Always;
+            o.refine_for_programs_from = 0.0;
         },
     ),
     (

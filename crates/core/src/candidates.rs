@@ -226,12 +226,12 @@ fn bitset(list: &[VertexId], vertex_count: usize) -> FixedBitSet {
 /// position p of C(w), the positions in C(u) of its neighbours there, ascending (the
 /// auxiliary structure of CECI, DP-iso and RapidMatch). A vertex then reaches its few
 /// neighbours that are candidates instead of reading its whole list and testing each.
-pub(crate) struct CandidateEdges {
+pub(crate) struct CandidateEdgeLists {
     offsets: Vec<usize>,
     positions: Vec<u32>,
 }
 
-impl CandidateEdges {
+impl CandidateEdgeLists {
     /// From C(`w`) into C(`u`) in `sets`: the neighbours of each candidate of w by `label`
     /// in `direction`.
     pub(crate) fn between(
@@ -240,7 +240,7 @@ impl CandidateEdges {
         (w, u): (usize, usize),
         label: EdgeLabel,
         direction: Direction,
-    ) -> CandidateEdges {
+    ) -> CandidateEdgeLists {
         let ranks = sets.ranks(u);
         let theirs = sets.list(w);
         let mut offsets = Vec::with_capacity(theirs.len() + 1);
@@ -254,10 +254,10 @@ impl CandidateEdges {
             }
             offsets.push(positions.len());
         }
-        CandidateEdges { offsets, positions }
+        CandidateEdgeLists { offsets, positions }
     }
 
-    /// A bound on the bytes of [`CandidateEdges::between`] from C(`w`) in `direction`: its
+    /// A bound on the bytes of [`CandidateEdgeLists::between`] from C(`w`) in `direction`: its
     /// candidates' degrees.
     pub(crate) fn bytes_bound(
         graph: &Graph,

@@ -98,6 +98,10 @@ pub struct MatchOptions {
     /// chosen by sampling under [`JoinOrder::Sampled`] ([`crate::plan::estimate`]); 0 treats every
     /// query so.
     pub heavy_query_work: f64,
+    /// Estimated work of a count over a query's quotients from which its sets, where the
+    /// engine's plan left them unrefined (a GPU's), are refined for the programs that count
+    /// it on the host ([`REFINE_FOR_PROGRAMS_FROM`]); `f64::INFINITY`: never.
+    pub refine_for_programs_from: f64,
     /// Counts one match per class of the query's automorphisms and multiplies (isomorphism
     /// without a limit, [`crate::plan::symmetry`]); off for tests and measurements.
     pub symmetry: bool,
@@ -110,7 +114,7 @@ pub struct MatchOptions {
     pub pinned_cores: bool,
     /// A pinned core's program finds each tree edge's candidate edges once, where they fit
     /// the memory budget, rather than read whole neighbour lists for each candidate of the
-    /// pinned vertex ([`crate::candidates::CandidateEdges`]); off for tests and measurements.
+    /// pinned vertex ([`crate::candidates::CandidateEdgeLists`]); off for tests and measurements.
     pub program_candidate_edges: bool,
     /// The CPU filter scans, for a query vertex, a pinned neighbour's list or the vertices
     /// with an edge of one of its labels where fewer than its label's ([`crate::cpu::pools`]);
@@ -190,6 +194,11 @@ pub const GPU_REFINE_FROM_SHARE: f64 = 0.1;
 /// machine, 2026-11-27). Only where no sampled candidate lacks one are the sets left as they
 /// are.
 pub const CPU_REFINE_FROM_SHARE: f64 = 0.0;
+
+/// Estimated work of a count over quotients (reads of its programs) from which the query's
+/// sets are refined for them where the engine left them unrefined: about 10^8 reads take
+/// seconds on the host, against a refinement's few passes over the candidates' lists.
+pub const REFINE_FOR_PROGRAMS_FROM: f64 = 1e8;
 
 /// Estimated partial matches of Algorithm 2's plan from which a query counts as heavy. Below
 /// it the join takes well under a millisecond, less than sampling other orders would (about
@@ -406,6 +415,7 @@ impl Default for MatchOptions {
             program_cost: None,
             refine_from_share: None,
             heavy_query_work: HEAVY_QUERY_WORK,
+            refine_for_programs_from: REFINE_FOR_PROGRAMS_FROM,
             planning_pays_from: None,
             pinned: Vec::new(),
         }

@@ -11,7 +11,7 @@
 //! pushing each child's values along its edge or pulling them into the parent's candidates,
 //! whichever reads fewer lists. A join enumerates each walk around the cycle; the program
 //! adds up the walks that meet at one data vertex. Where the budget allows, each tree edge's
-//! candidate edges are found once, both ways ([`CandidateEdges`]): each of x's candidates then
+//! candidate edges are found once, both ways ([`CandidateEdgeLists`]): each of x's candidates then
 //! reads the few neighbours of a vertex that are candidates, not its whole list.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,7 +20,7 @@ use std::sync::{Mutex, PoisonError};
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 use rayon::prelude::*;
 
-use crate::candidates::{CandidateEdges, CandidateSets, Ranks};
+use crate::candidates::{CandidateEdgeLists, CandidateSets, Ranks};
 use crate::index::DataIndex;
 
 /// An edge of the core seen from one end: the other end, the label, and the direction in
@@ -200,13 +200,13 @@ struct Program<'a> {
 /// candidates.
 struct TreeEdges<'a> {
     /// For the i-th child c of u, at `[u][i]`: from C(u) into C(c), and from C(c) into C(u).
-    edges: Vec<Vec<(CandidateEdges, CandidateEdges)>>,
+    edges: Vec<Vec<(CandidateEdgeLists, CandidateEdgeLists)>>,
     positions: Vec<Ranks<'a>>,
 }
 
 impl<'a> TreeEdges<'a> {
     /// Found where they fit `budget` bytes and some child's set prunes
-    /// ([`CandidateEdges::worth_reading`]).
+    /// ([`CandidateEdgeLists::worth_reading`]).
     fn of(
         core: &PinnedCore,
         sets: &'a CandidateSets,
@@ -222,13 +222,13 @@ impl<'a> TreeEdges<'a> {
         };
         let bytes: usize = tree_edges()
             .map(|(u, c, direction)| {
-                CandidateEdges::bytes_bound(graph, sets, u, direction)
-                    + CandidateEdges::bytes_bound(graph, sets, c, back(graph, direction))
+                CandidateEdgeLists::bytes_bound(graph, sets, u, direction)
+                    + CandidateEdgeLists::bytes_bound(graph, sets, c, back(graph, direction))
             })
             .sum();
         let prunes = tree_edges().any(|(u, c, _)| {
-            CandidateEdges::worth_reading(graph, sets, u)
-                || CandidateEdges::worth_reading(graph, sets, c)
+            CandidateEdgeLists::worth_reading(graph, sets, u)
+                || CandidateEdgeLists::worth_reading(graph, sets, c)
         });
         if bytes > budget || !prunes {
             return None;
@@ -243,8 +243,8 @@ impl<'a> TreeEdges<'a> {
                     .map(|&(c, label, direction)| {
                         let back = back(graph, direction);
                         (
-                            CandidateEdges::between(graph, sets, (u, c), label, direction),
-                            CandidateEdges::between(graph, sets, (c, u), label, back),
+                            CandidateEdgeLists::between(graph, sets, (u, c), label, direction),
+                            CandidateEdgeLists::between(graph, sets, (c, u), label, back),
                         )
                     })
                     .collect()

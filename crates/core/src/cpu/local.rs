@@ -1,5 +1,5 @@
 //! Local candidates for the CPU's depth-first count: for every linking edge of every step, the
-//! candidate edges from the linked vertex's candidates into the step's ([`CandidateEdges`]).
+//! candidate edges from the linked vertex's candidates into the step's ([`CandidateEdgeLists`]).
 //! A partial match then extends by intersecting a few short lists of candidates, instead of
 //! reading whole neighbour lists and testing each vertex against C(u).
 //!
@@ -9,19 +9,19 @@ use std::ops::Range;
 
 use gsi_graph::VertexId;
 
-use crate::candidates::{CandidateEdges, CandidateSets};
+use crate::candidates::{CandidateEdgeLists, CandidateSets};
 use crate::index::DataIndex;
 use crate::join::intersect_in_place;
 use crate::plan::{LinkEdge, Plan};
 
 /// The local candidates of every linking edge of a plan, by step, the first edge first.
 pub(crate) struct LocalCandidates {
-    links: Vec<Vec<CandidateEdges>>,
+    links: Vec<Vec<CandidateEdgeLists>>,
 }
 
 impl LocalCandidates {
     /// Builds them, unless they would take more than `budget` bytes or the candidate sets
-    /// hardly prune ([`CandidateEdges::worth_reading`]).
+    /// hardly prune ([`CandidateEdgeLists::worth_reading`]).
     pub(crate) fn build(
         plan: &Plan,
         sets: &CandidateSets,
@@ -29,23 +29,21 @@ impl LocalCandidates {
         budget: usize,
     ) -> Option<LocalCandidates> {
         let graph = data.graph();
-        if plan
-            .steps
-            .iter()
-            .all(|st| st.first.is_none() || !CandidateEdges::worth_reading(graph, sets, st.vertex))
-        {
+        if plan.steps.iter().all(|st| {
+            st.first.is_none() || !CandidateEdgeLists::worth_reading(graph, sets, st.vertex)
+        }) {
             return None;
         }
         let order = plan.order();
         let link = |u: usize, e: &LinkEdge| {
-            CandidateEdges::between(graph, sets, (order[e.column], u), e.label, e.direction)
+            CandidateEdgeLists::between(graph, sets, (order[e.column], u), e.label, e.direction)
         };
         // Bytes first, from the candidates' degrees: a bound on the lists' entries.
         let bound: usize = plan
             .steps
             .iter()
             .flat_map(|st| st.links())
-            .map(|e| CandidateEdges::bytes_bound(graph, sets, order[e.column], e.direction))
+            .map(|e| CandidateEdgeLists::bytes_bound(graph, sets, order[e.column], e.direction))
             .sum();
         if bound > budget {
             return None;

@@ -8,12 +8,16 @@ use gsi_graph::Graph;
 use rayon::prelude::*;
 
 use super::{plan_filtered, plan_query, Planned};
+use crate::candidates::CandidateSets;
 use crate::core_count::{CoreAndTrees, PinnedBlocks, WeightedSum};
 use crate::cpu::CpuEngine;
 use crate::engine::{Candidates, Engine};
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
-use crate::options::{JoinPaths, MatchOptions, Semantics, Status, TreeCounts};
+use crate::options::{
+    JoinPaths, MatchOptions, Semantics, Status, TreeCounts, CPU_REFINE_FROM_SHARE,
+};
+use crate::plan::refine::refine;
 use crate::plan::{Plan, TreeCountChoice};
 use crate::quotients::{self, Quotient};
 use crate::report::MatchReport;
@@ -103,7 +107,10 @@ pub(super) fn by_quotients(
     // on the host: they hold every data vertex a match sends each member to, which is all
     // the identity asks ([`quotients`]), so the term is not filtered again (gw12's dense_12_1:
     // 30 terms, 2-3 ms each on two cores). A term where some share none adds none.
-    let plan_term = |engine: &mut dyn Engine, term: &Quotient| -> Result<Option<(i64, Planned)>> {
+    let plan_term = |engine: &mut dyn Engine,
+                     sets: Option<&CandidateSets>,
+                     term: &Quotient|
+     -> Result<Option<(i64, Planned)>> {
         let planned = match sets {
             Some(sets) => match sets.merged(&term.members) {
                 Some(merged) => {
@@ -130,36 +137,67 @@ pub(super) fn by_quotients(
     // it (gw12's dense_12_1 has 30 quotients: planned one after another in 125-232 ms on an
     // H100 machine's host, on threads of their own in 85-94 ms; 2026-11-26,
     // docs/BENCHMARKS.md).
-    let apart = |term: &Quotient| {
-        engine.on_another_thread().or_else(|| {
-            let on_host = sets.is_some_and(|sets| {
-                // At most the term's sizes, which decide only which vertex a block pins.
-                let sizes: Vec<usize> = (term.members.iter())
-                    .map(|m| m.iter().map(|&u| sets.list(u).len()).min().unwrap_or(0))
-                    .collect();
-                tree_count::applies(&term.graph, data, homomorphism.semantics)
-                    || core_count_of(&term.graph, &homomorphism, &sizes)
-                        .is_some_and(|(_, pinned)| pinned.is_some())
-            });
-            on_host.then(|| Box::new(CpuEngine::default()) as Box<dyn Engine>)
-        })
-    };
-    let copies: Vec<Option<Box<dyn Engine>>> = terms.iter().map(apart).collect();
-    let on_threads = terms
-        .par_iter()
-        .zip(copies)
-        .map(|(term, copy)| copy.map(|mut copy| plan_term(copy.as_mut(), term)))
-        .collect::<Vec<_>>();
-    // The others on the engine, one after another.
-    let planned = (terms.iter().zip(on_threads))
-        .map(|(term, planned)| planned.unwrap_or_else(|| plan_term(engine, term)))
-        .collect::<Result<Vec<_>>>()?;
-    let planned: Vec<(i64, Planned)> = planned.into_iter().flatten().collect();
+    let plan_terms =
+        |engine: &mut dyn Engine, sets: Option<&CandidateSets>| -> Result<Vec<(i64, Planned)>> {
+            let apart = |term: &Quotient| {
+                engine.on_another_thread().or_else(|| {
+                    let on_host = sets.is_some_and(|sets| {
+                        // At most the term's sizes, which decide only which vertex a block pins.
+                        let sizes: Vec<usize> = (term.members.iter())
+                            .map(|m| m.iter().map(|&u| sets.list(u).len()).min().unwrap_or(0))
+                            .collect();
+                        tree_count::applies(&term.graph, data, homomorphism.semantics)
+                            || core_count_of(&term.graph, &homomorphism, &sizes)
+                                .is_some_and(|(_, pinned)| pinned.is_some())
+                    });
+                    on_host.then(|| Box::new(CpuEngine::default()) as Box<dyn Engine>)
+                })
+            };
+            let copies: Vec<Option<Box<dyn Engine>>> = terms.iter().map(apart).collect();
+            let on_threads = terms
+                .par_iter()
+                .zip(copies)
+                .map(|(term, copy)| copy.map(|mut copy| plan_term(copy.as_mut(), sets, term)))
+                .collect::<Vec<_>>();
+            // The others on the engine, one after another.
+            let planned = (terms.iter().zip(on_threads))
+                .map(|(term, planned)| planned.unwrap_or_else(|| plan_term(engine, sets, term)))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(planned.into_iter().flatten().collect())
+        };
+    let planned = plan_terms(engine, sets)?;
     let work = planned.iter().map(|(_, p)| p.work(data)).sum();
     let choice = TreeCountChoice::by(options, work, plan, planned.len());
     let chosen = choice.chosen;
     plan.choice.tree_count = Some(choice);
-    Ok(chosen.then_some(planned))
+    if !chosen {
+        return Ok(None);
+    }
+    // The programs run on the host, over the sets the engine left: where it judged refining
+    // them not worth its join's while (a GPU's), they are refined as the host refines its own
+    // where the programs' work is heavy ([`MatchOptions::refine_for_programs_from`]), and the
+    // terms planned again over them (the 100-label
+    // LiveJournal-sized graph's dense_12_5 over 60 quotients: 25.3 s unrefined, 13.0 s
+    // refined, on two cores of the development machine; docs/BENCHMARKS.md).
+    let stop = || options.stop().is_some();
+    if let Some(sets) = sets.filter(|_| {
+        work >= options.refine_for_programs_from && plan.choice.filtered_total.is_none() && !stop()
+    }) {
+        let mut refined = sets.clone();
+        let rounds = options.refine_rounds;
+        if refine(
+            query,
+            data,
+            &mut refined,
+            rounds,
+            CPU_REFINE_FROM_SHARE,
+            &stop,
+        ) > 0
+        {
+            return Ok(Some(plan_terms(engine, Some(&refined))?));
+        }
+    }
+    Ok(Some(planned))
 }
 
 /// A query with cycles whose homomorphisms are its matches, planned as its 2-core's join
