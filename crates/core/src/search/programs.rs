@@ -180,8 +180,13 @@ pub(super) fn by_quotients(
     // LiveJournal-sized graph's dense_12_5 over 60 quotients: 25.3 s unrefined, 13.0 s
     // refined, on two cores of the development machine; docs/BENCHMARKS.md).
     let stop = || options.stop().is_some();
+    // (An engine that refines as the host does has refined them already, where that cut any.)
+    let refined_as_on_host = options.refine_from_share() <= CPU_REFINE_FROM_SHARE;
     if let Some(sets) = sets.filter(|_| {
-        work >= options.refine_for_programs_from && plan.choice.filtered_total.is_none() && !stop()
+        work >= options.refine_for_programs_from
+            && !refined_as_on_host
+            && plan.choice.filtered_total.is_none()
+            && !stop()
     }) {
         let mut refined = sets.clone();
         let rounds = options.refine_rounds;
