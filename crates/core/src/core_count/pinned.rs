@@ -152,7 +152,16 @@ impl PinnedCore {
         };
         let stopped = AtomicBool::new(false);
         let pinned = self.pinned;
-        // One scratch a thread, made at its first use: arrays over every data vertex.
+        // One scratch a thread, made at its first use: arrays over the keys of the vertices
+        // (their positions in the largest set where the candidate edges were found, else
+        // every data vertex).
+        let keys = match program.edges {
+            Some(_) => (0..self.children.len())
+                .map(|u| sets.list(u).len())
+                .max()
+                .unwrap_or(0),
+            None => graph.vertex_count(),
+        };
         let scratches: Vec<Mutex<Option<Scratch>>> = (0..rayon::current_num_threads())
             .map(|_| Mutex::new(None))
             .collect();
@@ -169,7 +178,7 @@ impl PinnedCore {
                 let mut scratch = scratches[thread]
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner);
-                let scratch = scratch.get_or_insert_with(|| Scratch::new(graph.vertex_count()));
+                let scratch = scratch.get_or_insert_with(|| Scratch::new(keys));
                 let own = weights[pinned].as_ref().map_or(1, |w| w[at]);
                 self.trees
                     .iter()
@@ -265,20 +274,22 @@ struct TreeEdge {
     direction: Direction,
 }
 
-/// The data neighbours of a vertex by a tree edge, among the far end's candidates where the
-/// edge's candidate edges were found, else its whole list.
+/// The data neighbours of a vertex by a tree edge, each with its key ([`Program::key`]): among
+/// the far end's candidates where the edge's candidate edges were found, else its whole list.
 enum Near<'a> {
     Candidates(std::slice::Iter<'a, u32>, &'a [VertexId]),
     Whole(std::slice::Iter<'a, VertexId>),
 }
 
 impl Iterator for Near<'_> {
-    type Item = VertexId;
+    type Item = (usize, VertexId);
 
-    fn next(&mut self) -> Option<VertexId> {
+    fn next(&mut self) -> Option<(usize, VertexId)> {
         match self {
-            Near::Candidates(positions, list) => positions.next().map(|&p| list[p as usize]),
-            Near::Whole(vertices) => vertices.next().copied(),
+            Near::Candidates(positions, list) => {
+                positions.next().map(|&p| (p as usize, list[p as usize]))
+            }
+            Near::Whole(vertices) => vertices.next().map(|&z| (z as usize, z)),
         }
     }
 
@@ -317,6 +328,15 @@ impl Program<'_> {
                 };
                 Near::Whole(self.graph.neighbors(z, edge.label, direction).iter())
             }
+        }
+    }
+
+    /// Where the scratch arrays keep a value of `z`, a candidate of `u`: its position in C(u)
+    /// where the candidate edges were found, else the vertex itself.
+    fn key(&self, u: usize, z: VertexId) -> usize {
+        match &self.edges {
+            Some(found) => found.positions[u].position(z) as usize,
+            None => z as usize,
         }
     }
 
@@ -386,18 +406,19 @@ impl Program<'_> {
     }
 }
 
-/// A thread's working arrays over the data vertices, all zero between two uses.
+/// A thread's working arrays over the vertices' keys ([`Program::key`]), all zero between two
+/// uses.
 struct Scratch {
     sums: Vec<u128>,
     slot: Vec<u32>,
-    touched: Vec<VertexId>,
+    touched: Vec<(usize, VertexId)>,
 }
 
 impl Scratch {
-    fn new(vertices: usize) -> Scratch {
+    fn new(keys: usize) -> Scratch {
         Scratch {
-            sums: vec![0; vertices],
-            slot: vec![0; vertices],
+            sums: vec![0; keys],
+            slot: vec![0; keys],
             touched: Vec::new(),
         }
     }
@@ -407,19 +428,19 @@ impl Scratch {
     fn push(&mut self, program: &Program<'_>, child: &Values, edge: TreeEdge) -> Values {
         let u = edge.parent;
         for &(y, value) in child {
-            for z in program.near(edge, false, y) {
+            for (key, z) in program.near(edge, false, y) {
                 if program.sets.contains(u, z) {
-                    let sum = &mut self.sums[z as usize];
+                    let sum = &mut self.sums[key];
                     if *sum == 0 {
-                        self.touched.push(z);
+                        self.touched.push((key, z));
                     }
                     *sum = sum.saturating_add(value);
                 }
             }
         }
         let mut out = Vec::with_capacity(self.touched.len());
-        for z in self.touched.drain(..) {
-            let sum = std::mem::take(&mut self.sums[z as usize]);
+        for (key, z) in self.touched.drain(..) {
+            let sum = std::mem::take(&mut self.sums[key]);
             let value = sum.saturating_mul(program.weight(u, z));
             if value != 0 {
                 out.push((z, value));
@@ -438,6 +459,7 @@ impl Scratch {
         child: &Values,
         edge: TreeEdge,
     ) -> Values {
+        let (u, c) = (edge.parent, edge.child);
         let reads = |values: &Values, from_parent| -> usize {
             values
                 .iter()
@@ -446,31 +468,31 @@ impl Scratch {
         };
         if reads(&own, true) <= reads(child, false) {
             for &(y, value) in child {
-                self.sums[y as usize] = value;
+                self.sums[program.key(c, y)] = value;
             }
             for (z, value) in &mut own {
                 let sum = program
                     .near(edge, true, *z)
-                    .fold(0u128, |s, y| s.saturating_add(self.sums[y as usize]));
+                    .fold(0u128, |s, (key, _)| s.saturating_add(self.sums[key]));
                 *value = value.saturating_mul(sum);
             }
             for &(y, _) in child {
-                self.sums[y as usize] = 0;
+                self.sums[program.key(c, y)] = 0;
             }
         } else {
             for (at, &(z, _)) in own.iter().enumerate() {
-                self.slot[z as usize] = at as u32 + 1;
+                self.slot[program.key(u, z)] = at as u32 + 1;
             }
             let mut sums = vec![0u128; own.len()];
             for &(y, value) in child {
-                for z in program.near(edge, false, y) {
-                    if let Some(at) = self.slot[z as usize].checked_sub(1) {
+                for (key, _) in program.near(edge, false, y) {
+                    if let Some(at) = self.slot[key].checked_sub(1) {
                         sums[at as usize] = sums[at as usize].saturating_add(value);
                     }
                 }
             }
             for ((z, value), sum) in own.iter_mut().zip(sums) {
-                self.slot[*z as usize] = 0;
+                self.slot[program.key(u, *z)] = 0;
                 *value = value.saturating_mul(sum);
             }
         }
