@@ -421,12 +421,11 @@ fn quotients_counted_over_sets_refined_for_their_programs() {
         data = data.edge(v, v + 1, 0);
     }
     data = data.edge(10, 11, 0).edge(11, 12, 0);
-    let path = Spec::new(false, vec![1, 2, 1, 2, 1])
-        .edge(0, 1, 0)
-        .edge(1, 2, 0)
-        .edge(2, 3, 0)
-        .edge(3, 4, 0);
-    let (q, d) = (path.graph(), data.graph());
+    let query = Spec {
+        labels: vec![1, 2, 1, 2, 1],
+        ..path(false, 5, 0)
+    };
+    let (q, d) = (query.graph(), data.graph());
     let index = DataIndex::build(d.clone()).expect("index");
     let expected = brute::count(&q, &d, false);
     assert!(expected > 0, "the chain holds the path");

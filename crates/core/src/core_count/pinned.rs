@@ -137,11 +137,7 @@ impl PinnedCore {
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Option<Vec<u128>> {
         let graph = data.graph();
-        let ranks: Vec<Option<Ranks<'_>>> = weights
-            .iter()
-            .enumerate()
-            .map(|(u, w)| w.as_ref().map(|_| sets.ranks(u)))
-            .collect();
+        let ranks: Vec<Ranks<'_>> = (0..self.children.len()).map(|u| sets.ranks(u)).collect();
         let program = Program {
             core: self,
             sets,
@@ -200,28 +196,27 @@ struct Program<'a> {
     core: &'a PinnedCore,
     sets: &'a CandidateSets,
     weights: &'a [Option<Vec<u128>>],
-    ranks: &'a [Option<Ranks<'a>>],
+    /// Each core vertex's candidates' positions in its set.
+    ranks: &'a [Ranks<'a>],
     graph: &'a Graph,
-    edges: Option<TreeEdges<'a>>,
+    edges: Option<TreeEdges>,
 }
 
-/// The candidate edges of every tree edge, both ways, and the positions of each core vertex's
-/// candidates.
-struct TreeEdges<'a> {
+/// The candidate edges of every tree edge, both ways.
+struct TreeEdges {
     /// For the i-th child c of u, at `[u][i]`: from C(u) into C(c), and from C(c) into C(u).
     edges: Vec<Vec<(CandidateEdgeLists, CandidateEdgeLists)>>,
-    positions: Vec<Ranks<'a>>,
 }
 
-impl<'a> TreeEdges<'a> {
+impl TreeEdges {
     /// Found where they fit `budget` bytes and some child's set prunes
     /// ([`CandidateEdgeLists::worth_reading`]).
     fn of(
         core: &PinnedCore,
-        sets: &'a CandidateSets,
+        sets: &CandidateSets,
         graph: &Graph,
         budget: usize,
-    ) -> Option<TreeEdges<'a>> {
+    ) -> Option<TreeEdges> {
         let tree_edges = || {
             core.children.iter().enumerate().flat_map(|(u, children)| {
                 children
@@ -259,8 +254,7 @@ impl<'a> TreeEdges<'a> {
                     .collect()
             })
             .collect();
-        let positions = (0..core.children.len()).map(|u| sets.ranks(u)).collect();
-        Some(TreeEdges { edges, positions })
+        Some(TreeEdges { edges })
     }
 }
 
@@ -318,7 +312,7 @@ impl Program<'_> {
             Some(found) => {
                 let (down, up) = &found.edges[edge.parent][edge.at];
                 let lists = if from_parent { down } else { up };
-                let p = found.positions[from].position(z);
+                let p = self.ranks[from].position(z);
                 Near::Candidates(lists.of(p).iter(), self.sets.list(to))
             }
             None => {
@@ -335,17 +329,16 @@ impl Program<'_> {
     /// where the candidate edges were found, else the vertex itself.
     fn key(&self, u: usize, z: VertexId) -> usize {
         match &self.edges {
-            Some(found) => found.positions[u].position(z) as usize,
+            Some(_) => self.ranks[u].position(z) as usize,
             None => z as usize,
         }
     }
 
     /// w_u(z) for z in C(u).
     fn weight(&self, u: usize, z: VertexId) -> u128 {
-        match (&self.weights[u], &self.ranks[u]) {
-            (Some(w), Some(ranks)) => w[ranks.position(z) as usize],
-            _ => 1,
-        }
+        self.weights[u]
+            .as_ref()
+            .map_or(1, |w| w[self.ranks[u].position(z) as usize])
     }
 
     /// Σ over the tree's root of its values, x pinned to `v`.
