@@ -176,9 +176,9 @@ pub(super) fn by_quotients(
     // The programs run on the host, over the sets the engine left: where it judged refining
     // them not worth its join's while (a GPU's), they are refined as the host refines its own
     // where the programs' work is heavy ([`MatchOptions::refine_for_programs_from`]), and the
-    // terms planned again over them (the 100-label
-    // LiveJournal-sized graph's dense_12_5 over 60 quotients: 25.3 s unrefined, 13.0 s
-    // refined, on two cores of the development machine; docs/BENCHMARKS.md).
+    // terms planned again over them (the 100-label LiveJournal-sized graph's dense_12_5 over
+    // 60 quotients: 25.3 s unrefined, 13.0 s refined, on two cores of the development
+    // machine; docs/BENCHMARKS.md).
     let stop = || options.stop().is_some();
     // (An engine that refines as the host does has refined them already, where that cut any.)
     let refined_as_on_host = options.refine_from_share() <= CPU_REFINE_FROM_SHARE;
@@ -189,16 +189,15 @@ pub(super) fn by_quotients(
             && !stop()
     }) {
         let mut refined = sets.clone();
-        let rounds = options.refine_rounds;
-        if refine(
+        let rounds = refine(
             query,
             data,
             &mut refined,
-            rounds,
+            options.refine_rounds,
             CPU_REFINE_FROM_SHARE,
             &stop,
-        ) > 0
-        {
+        );
+        if rounds > 0 {
             return Ok(Some(plan_terms(engine, Some(&refined))?));
         }
     }
