@@ -173,6 +173,10 @@ fn main() {
             gpu::a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts,
         ),
         on_gpu.trial(
+            "gpu::classes_split_on_the_gpu_hold_each_candidate_once",
+            gpu::classes_split_on_the_gpu_hold_each_candidate_once,
+        ),
+        on_gpu.trial(
             "gpu::engines_of_one_gpu_answer_at_once",
             gpu::engines_of_one_gpu_answer_at_once,
         ),

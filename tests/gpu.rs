@@ -954,11 +954,21 @@ pub fn gpu_counts_past_64_bits_are_exact(gpu: &mut GpuEngine) {
 /// `gsi match` does while the query before joins): counts against the brute force on random
 /// graphs.
 pub fn a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts() {
-    let open = || {
-        Box::new(GpuEngine::open(&gsi_core::EngineConfig::default()).expect("the GPU opened"))
-            as Box<dyn gsi_core::Engine>
-    };
-    let mut engines = [open(), open()];
+    // The cut vertices' classes split on the GPUs, and on the host.
+    for classes_on_device in [true, false] {
+        let open = || {
+            let mut config = gsi_core::EngineConfig::default();
+            config.tuning.gpu.classes_on_device = classes_on_device;
+            Box::new(GpuEngine::open(&config).expect("the GPU opened")) as Box<dyn gsi_core::Engine>
+        };
+        spread_over_two_engines_counts_what_the_brute_force_counts(&mut [open(), open()]);
+    }
+}
+
+/// [`a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts`] on `engines`.
+fn spread_over_two_engines_counts_what_the_brute_force_counts(
+    engines: &mut [Box<dyn gsi_core::Engine>; 2],
+) {
     let mut checked = 0;
     for case in 0..24u64 {
         let mut spec = GraphSpec::new(20 + case as usize, 60 + 3 * case as usize, Shape::ScaleFree);
@@ -999,6 +1009,52 @@ pub fn a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts() 
         }
     }
     assert!(checked >= 24, "only {checked} queries checked");
+}
+
+/// A cut vertex's candidates split by class on the GPU (`gsi_filter_classes`): each class's
+/// list is the candidates the share's hash puts in it, in order, and its bitset holds the
+/// same vertices; with the switch off the engine leaves the split to the host.
+pub fn classes_split_on_the_gpu_hold_each_candidate_once() {
+    let mut gpu = GpuEngine::open(&gsi_core::EngineConfig::default()).expect("the GPU opened");
+    // A list with gaps, ending at the last vertex, beside an empty one.
+    let vertices = 100_003;
+    let list: Vec<u32> = (0..vertices as u32).filter(|v| v % 3 != 1).collect();
+    let sets = gsi_core::CandidateSets::from_lists(vec![Vec::new(), list.clone()], vertices);
+    let Ok(gsi_core::Candidates::Device(on_device)) = gpu.adopt(&sets) else {
+        panic!("the GPU engine keeps adopted sets on its device");
+    };
+    for classes in [1u32, 2, 7, 32, 64] {
+        for axis in [0, 2] {
+            let mut sides = [1; gsi_core::options::AXES];
+            sides[axis] = classes;
+            let cut = Share::new(0, classes).expect("a share").cut(sides, axis);
+            for (u, whole) in [(0, &Vec::new()), (1, &list)] {
+                let split = gpu
+                    .classes_on_device(&on_device, u, cut)
+                    .expect("split")
+                    .expect("split on the device");
+                let split = on_device.download_classes(&split).expect("read back");
+                assert_eq!(split.len(), classes as usize);
+                for (class, (class_list, held)) in split.iter().enumerate() {
+                    let expected: Vec<u32> = whole
+                        .iter()
+                        .copied()
+                        .filter(|&v| cut.class_of(v) == class as u64)
+                        .collect();
+                    let what = format!("{classes} classes, axis {axis}, vertex {u}, class {class}");
+                    assert_eq!(class_list, &expected, "{what}: list");
+                    assert_eq!(held, &expected, "{what}: bitset");
+                }
+            }
+        }
+    }
+    let off = GpuTuning {
+        classes_on_device: false,
+        ..GpuTuning::default()
+    };
+    let cut = Share::new(0, 4).expect("a share").cut([4, 1, 1, 1, 1], 0);
+    let split = tuned(&mut gpu, off).classes_on_device(&on_device, 1, cut);
+    assert!(split.expect("no device work").is_none());
 }
 
 /// Four engines of one GPU in four threads at once, each on its own stream, reading one

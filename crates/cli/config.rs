@@ -320,6 +320,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             split_searches: !args.unsplit_searches,
             shortest_source: !args.first_edge_source,
             wide_leaf_products: args.wide_leaf_products,
+            classes_on_device: !args.host_classes,
         },
     };
     Ok((matching, tuning))

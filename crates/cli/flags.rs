@@ -885,6 +885,11 @@ pub struct MatchingArgs {
     #[arg(long, hide = true)]
     pub unsplit_searches: bool,
 
+    /// For tests and measurements: a query joined in shares has its cut vertices'
+    /// candidates read back from the GPU and split by class on the host, not on the GPU.
+    #[arg(long, hide = true)]
+    pub host_classes: bool,
+
     /// For tests and measurements: the GPU draws a row's extensions from its first edge's
     /// list, as the paper does, rather than from the shortest of its linking edges' lists.
     #[arg(long, hide = true)]

@@ -10,10 +10,10 @@ use std::borrow::Cow;
 use gsi_graph::Graph;
 
 use crate::candidates::CandidateSets;
-use crate::cuda::candidates::DeviceCandidates;
+use crate::cuda::candidates::{ClassSets, DeviceCandidates};
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
-use crate::options::{JoinOutcome, MatchOptions};
+use crate::options::{Cut, JoinOutcome, MatchOptions};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 use crate::tuning::Tuning;
@@ -178,6 +178,21 @@ pub trait Engine: Send {
     /// Device failures.
     fn adopt(&mut self, sets: &CandidateSets) -> Result<Candidates> {
         Ok(Candidates::Host(sets.clone()))
+    }
+
+    /// C(u) of `sets` (on this engine's device) split by the classes of `cut`'s axis there,
+    /// for a query joined in shares; `None` where the engine leaves the
+    /// split to the host.
+    ///
+    /// # Errors
+    /// Device failures.
+    fn classes_on_device(
+        &mut self,
+        _sets: &DeviceCandidates,
+        _u: usize,
+        _cut: Cut,
+    ) -> Result<Option<ClassSets>> {
+        Ok(None)
     }
 
     /// The filtering phase: C(u) for every vertex of `query`, under `options`' semantics and

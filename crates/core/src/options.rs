@@ -384,6 +384,17 @@ impl Cut {
     pub fn class(self) -> u64 {
         self.class
     }
+
+    /// How many classes the axis has.
+    pub fn classes(self) -> u64 {
+        self.classes
+    }
+
+    /// The axis's seed, added to a vertex before it is hashed ([`Cut::class_of`]; the GPU's
+    /// `gsi_filter_classes` hashes alike).
+    pub fn seed(self) -> u64 {
+        self.seed
+    }
 }
 
 impl Default for MatchOptions {

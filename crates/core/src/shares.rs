@@ -1,7 +1,8 @@
 //! A planned query's candidate sets cut into shares ([`Share`]), once per engine and query:
-//! each cut vertex's C(u) sorted by class once, so that a share's list is one class; on a
-//! GPU, one copy of the sets whose cut lists each share rewrites in place, so that millions
-//! of candidates are not copied or uploaded again for every share.
+//! each cut vertex's C(u) sorted by class once (on its GPU where it can be), so that a
+//! share's list is one class; on a GPU, one copy of the sets whose cut lists each share
+//! rewrites in place, so that millions of candidates are not copied or uploaded again for
+//! every share.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -23,18 +24,19 @@ struct CutVertex {
     /// Its axes of more than one class, the first first.
     axes: Vec<usize>,
     candidates: Classes,
-    /// Its classes on the device, where a share's cut is then two copies there
-    /// ([`ShareSpace::classes_to_device`]).
-    on_device: Option<ClassSets>,
 }
 
 /// A cut vertex's candidates.
 enum Classes {
-    /// Split by class on its first axis, each part sorted.
+    /// Split by class on its first axis on the host, each part sorted.
     Sorted(Split),
     /// Whole, where there are more classes than [`SORTED_CLASSES_MAX`]: each share picks its
     /// own (a grid of millions of shares comes from `--partition`, one share a process).
     Whole(Vec<VertexId>),
+    /// Split by class on the device, where a share's cut is two copies there: split there
+    /// ([`Engine::classes_on_device`]), or uploaded from the host's split
+    /// ([`ShareSpace::classes_to_device`]).
+    OnDevice(ClassSets),
 }
 
 /// Classes up to which a cut vertex's candidates are split by class once.
@@ -96,9 +98,9 @@ pub(crate) struct ShareSpace {
 }
 
 impl ShareSpace {
-    /// Sorts the cut vertices' candidates by class (or takes the split another engine made,
-    /// `shared`) and readies the sets for `engine`: sets on the host go to its device once
-    /// ([`Engine::adopt`]), and sets on a device are copied there with a room for each list
+    /// Sorts the cut vertices' candidates by class (on the engine's device where it does so,
+    /// else on the host or as another engine split them, `shared`) and readies the sets for
+    /// `engine`: sets on the host go to its device once ([`Engine::adopt`]), and sets on a device are copied there with a room for each list
     /// ([`DeviceCandidates::for_shares`]: an upload shares one list between the query
     /// vertices that have it, which a cut must not).
     ///
@@ -120,11 +122,36 @@ impl ShareSpace {
         };
         let cut_steps = plan.cut_steps();
         let any = Share::new(0, sides.iter().product()).expect("a grid of one share or more");
-        let mut cut: Vec<CutVertex> = Vec::new();
+        // Each cut vertex with its axes.
+        let mut vertices: Vec<(usize, Vec<usize>)> = Vec::new();
         for axis in (0..AXES).filter(|&a| sides[a] > 1) {
             let u = plan.steps[cut_steps[axis]].vertex;
-            if let Some(known) = cut.iter_mut().find(|c| c.vertex == u) {
-                known.axes.push(axis);
+            match vertices.iter_mut().find(|(v, _)| *v == u) {
+                Some((_, axes)) => axes.push(axis),
+                None => vertices.push((u, vec![axis])),
+            }
+        }
+        let mut cut: Vec<CutVertex> = Vec::with_capacity(vertices.len());
+        for (u, axes) in vertices {
+            let axis = axes[0];
+            // A vertex cut on one axis into few classes is split on the device that holds
+            // its sets, where the engine does so. Split on the host, four GPUs cut the
+            // LiveJournal-sized graph's p5 (three cut vertices of 4.8 M candidates) in
+            // 150-168 ms each (4 × H200, 2026-11-28); reading one such list back took 16-21
+            // ms and splitting it 17-31, while the other engines waited (4 × H100,
+            // 2026-11-27).
+            let on_device = match (&sets, axes.as_slice()) {
+                (Sets::Device(Some(device_sets), _), [_]) if sides[axis] <= DEVICE_CLASSES_MAX => {
+                    engine.classes_on_device(device_sets, u, any.cut(sides, axis))?
+                }
+                _ => None,
+            };
+            if let Some(classes) = on_device {
+                cut.push(CutVertex {
+                    vertex: u,
+                    axes,
+                    candidates: Classes::OnDevice(classes),
+                });
                 continue;
             }
             // C(u) as the host holds it where it does, else read from the device.
@@ -146,9 +173,8 @@ impl ShareSpace {
             };
             cut.push(CutVertex {
                 vertex: u,
-                axes: vec![axis],
+                axes,
                 candidates: classes,
-                on_device: None,
             });
         }
         Ok(ShareSpace {
@@ -180,8 +206,7 @@ impl ShareSpace {
         let lists: Vec<(usize, Vec<VertexId>)> = self
             .cut
             .iter()
-            .filter(|c| c.on_device.is_none())
-            .map(|c| {
+            .filter_map(|c| {
                 let first = share.cut(sides, c.axes[0]);
                 let others: Vec<_> = c.axes[1..].iter().map(|&a| share.cut(sides, a)).collect();
                 let held = |v: &VertexId| others.iter().all(|o| o.holds(*v));
@@ -196,8 +221,10 @@ impl ShareSpace {
                         .copied()
                         .filter(|&v| first.holds(v) && held(&v))
                         .collect(),
+                    // Cut on the device below.
+                    Classes::OnDevice(_) => return None,
                 };
-                (c.vertex, list)
+                Some((c.vertex, list))
             })
             .collect();
         match &mut self.sets {
@@ -211,12 +238,12 @@ impl ShareSpace {
             Sets::Device(lent, rooms) => {
                 let mut sets = lent.take().expect("the last share's sets were given back");
                 let cut = sets.cut_to(&lists, rooms).and_then(|()| {
-                    self.cut.iter().try_for_each(|c| match &c.on_device {
-                        Some(classes) => {
+                    self.cut.iter().try_for_each(|c| match &c.candidates {
+                        Classes::OnDevice(classes) => {
                             let class = share.cut(sides, c.axes[0]).class() as usize;
                             sets.cut_to_class(c.vertex, rooms[c.vertex].clone(), classes, class)
                         }
-                        None => Ok(()),
+                        _ => Ok(()),
                     })
                 });
                 match cut {
@@ -246,7 +273,7 @@ impl ShareSpace {
         for c in &mut self.cut {
             if let (Classes::Sorted(by_class), &[axis]) = (&c.candidates, c.axes.as_slice()) {
                 if self.sides[axis] <= DEVICE_CLASSES_MAX && self.sides[axis] < count {
-                    c.on_device = Some(sets.upload_classes(by_class)?);
+                    c.candidates = Classes::OnDevice(sets.upload_classes(by_class)?);
                 }
             }
         }

@@ -121,6 +121,11 @@ pub struct GpuTuning {
     /// The GPU makes every row's leaf product in 128 bits (`gsi_join_leaf_product_wide`), not
     /// only where one could pass 2^64 − 1 (a switch for tests).
     pub wide_leaf_products: bool,
+    /// A query joined in shares has each cut vertex's candidates split by class on the GPU
+    /// that joins them (`gsi_filter_classes`), where the vertex is cut on one axis into at
+    /// most 64 classes; off, they are read back and split on the host, the split shared by
+    /// the engines of a spread query (a switch for tests and measurements).
+    pub classes_on_device: bool,
 }
 
 impl Default for GpuTuning {
@@ -144,6 +149,7 @@ impl Default for GpuTuning {
             split_searches: true,
             shortest_source: true,
             wide_leaf_products: false,
+            classes_on_device: true,
         }
     }
 }

@@ -113,3 +113,33 @@ extern "C" __global__ void gsi_filter_list_starts(
         starts[u] = word_offsets[(u64)u * words];
     }
 }
+
+// Thread per element of one query vertex's candidate list: sets the element's bit in the
+// bitset of its class, the class a share's cut gives it on one axis of the grid (gsi-core
+// options.rs, Cut::class_of: SplitMix64's finalizer of the vertex plus the axis's seed,
+// modulo the classes). The classes' sorted lists are then compacted from the bitsets as
+// the candidate lists are (gsi_filter_compact).
+extern "C" __global__ void gsi_filter_classes(
+    const u32* __restrict__ list, u32 n, u64 seed, u32 classes, u32 words,
+    u32* __restrict__ bits) {
+    u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) {
+        return;
+    }
+    u32 v = list[i];
+    u64 x = (u64)v + seed;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    u64 class_of = x % (u64)classes;
+    atomicOr(&bits[class_of * words + v / WARP_SIZE], 1u << (v % WARP_SIZE));
+}
+
+// Thread per bitset word: its population count, for the prefix sum that places the lists.
+extern "C" __global__ void gsi_filter_word_counts(
+    const u32* __restrict__ bits, u64 total_words, u32* __restrict__ counts) {
+    u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < total_words) {
+        counts[i] = __popc(bits[i]);
+    }
+}

@@ -63,6 +63,10 @@ pub enum Kernel {
     FilterCompact,
     /// `gsi_filter_list_starts`: where each query vertex's list starts.
     FilterListStarts,
+    /// `gsi_filter_classes`: one candidate list's bitsets by the classes of a share's cut.
+    FilterClasses,
+    /// `gsi_filter_word_counts`: each bitset word's population count.
+    FilterWordCounts,
     /// `gsi_scan_blocks`: per-block exclusive prefix sums.
     ScanBlocks,
     /// `gsi_scan_add`: adds the blocks' prefix to every element.
@@ -112,10 +116,12 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 24] = [
+    pub const ALL: [Kernel; 26] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
+        Kernel::FilterClasses,
+        Kernel::FilterWordCounts,
         Kernel::ScanBlocks,
         Kernel::ScanAdd,
         Kernel::JoinBounds,
@@ -145,6 +151,8 @@ impl Kernel {
             Kernel::FilterSignatures => "gsi_filter_signatures",
             Kernel::FilterCompact => "gsi_filter_compact",
             Kernel::FilterListStarts => "gsi_filter_list_starts",
+            Kernel::FilterClasses => "gsi_filter_classes",
+            Kernel::FilterWordCounts => "gsi_filter_word_counts",
             Kernel::ScanBlocks => "gsi_scan_blocks",
             Kernel::ScanAdd => "gsi_scan_add",
             Kernel::JoinBounds => "gsi_join_bounds",
@@ -172,9 +180,11 @@ impl Kernel {
     /// The module that defines it.
     pub fn module(self) -> KernelModule {
         match self {
-            Kernel::FilterSignatures | Kernel::FilterCompact | Kernel::FilterListStarts => {
-                KernelModule::Filter
-            }
+            Kernel::FilterSignatures
+            | Kernel::FilterCompact
+            | Kernel::FilterListStarts
+            | Kernel::FilterClasses
+            | Kernel::FilterWordCounts => KernelModule::Filter,
             Kernel::ScanBlocks | Kernel::ScanAdd => KernelModule::Scan,
             Kernel::JoinBounds
             | Kernel::JoinRows

@@ -31,14 +31,14 @@ pub struct DeviceCandidates {
 }
 
 /// One query vertex's candidates split by class, on the device
-/// ([`DeviceCandidates::upload_classes`]).
+/// ([`DeviceCandidates::upload_classes`], or split there: `cuda::filter::classes`).
 pub struct ClassSets {
     /// The classes' sorted lists one after another.
-    lists: CudaSlice<u32>,
+    pub(super) lists: CudaSlice<u32>,
     /// Where each class lies in `lists`.
-    ranges: Vec<Range<usize>>,
+    pub(super) ranges: Vec<Range<usize>>,
     /// A bitset per class, as many words each as the sets' bitsets.
-    bits: CudaSlice<u32>,
+    pub(super) bits: CudaSlice<u32>,
 }
 
 impl DeviceCandidates {
@@ -248,6 +248,44 @@ impl DeviceCandidates {
             .map_err(err())?;
         self.ranges[u] = at;
         Ok(())
+    }
+
+    /// Each class of `classes` (split from these sets) copied to the host: its list, and
+    /// the vertices its bitset holds, in order (a check of the split for tests).
+    ///
+    /// # Errors
+    /// The copies from the device fail.
+    pub fn download_classes(&self, classes: &ClassSets) -> Result<Vec<(Vec<u32>, Vec<u32>)>> {
+        let err = driver("reading a cut vertex's classes");
+        let total = classes.ranges.iter().map(|r| r.end).max().unwrap_or(0);
+        let lists = match total {
+            0 => Vec::new(),
+            _ => self
+                .stream
+                .clone_dtoh(&classes.lists.slice(0..total))
+                .map_err(err)?,
+        };
+        let bits = self
+            .stream
+            .clone_dtoh(&classes.bits)
+            .map_err(driver("reading a cut vertex's class bitsets"))?;
+        Ok(classes
+            .ranges
+            .iter()
+            .zip(bits.chunks(self.words))
+            .map(|(range, words)| {
+                let held = words
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(w, &word)| {
+                        (0..32)
+                            .filter(move |b| word >> b & 1 == 1)
+                            .map(move |b| 32 * w as u32 + b)
+                    })
+                    .collect();
+                (lists[range.clone()].to_vec(), held)
+            })
+            .collect())
     }
 
     /// C(u) alone, copied to the host.

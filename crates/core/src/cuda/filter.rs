@@ -6,13 +6,13 @@ use cudarc::driver::{CudaSlice, CudaView, PushKernelArg};
 use gsi_graph::{Graph, VertexId};
 use gsi_kernels::Kernel;
 
-use super::candidates::DeviceCandidates;
+use super::candidates::{ClassSets, DeviceCandidates};
 use super::device::Device;
 use super::index::DeviceIndex;
 use super::launch::{per_element, LabelTest};
 use super::scan::exclusive_scan;
 use crate::error::{driver, Error, Result};
-use crate::options::{FilterTests, Semantics};
+use crate::options::{Cut, FilterTests, Semantics};
 use crate::signature::QuerySignatures;
 
 /// The query side of `gsi_filter_signatures`.
@@ -210,6 +210,112 @@ pub fn candidates(
             .windows(2)
             .map(|w| w[0] as usize..w[1] as usize)
             .collect(),
+    })
+}
+
+/// `gsi_filter_classes`: thread per element of `list`; sets each element's bit in the bitset
+/// of its class on `cut`'s axis.
+fn filter_classes(
+    device: &Device,
+    list: &CudaView<'_, u32>,
+    n: u32,
+    cut: Cut,
+    words: u32,
+    bits: &mut CudaSlice<u32>,
+) -> Result<()> {
+    let (seed, classes) = (cut.seed(), cut.classes() as u32);
+    // SAFETY: gsi_filter_classes(list[n], n, seed, classes, words, bits[classes*words]):
+    // every element of `list` is a data vertex below 32 * words, and the caller allocates
+    // `bits` with classes * words zeroed words.
+    unsafe {
+        device
+            .stream
+            .launch_builder(device.kernel(Kernel::FilterClasses)?)
+            .arg(list)
+            .arg(&n)
+            .arg(&seed)
+            .arg(&classes)
+            .arg(&words)
+            .arg(bits)
+            .launch(per_element(u64::from(n)))
+    }
+    .map_err(driver("launching gsi_filter_classes"))?;
+    Ok(())
+}
+
+/// `gsi_filter_word_counts`: thread per bitset word; its population count.
+fn filter_word_counts(
+    device: &Device,
+    bits: &CudaSlice<u32>,
+    total_words: u64,
+    counts: &mut CudaSlice<u32>,
+) -> Result<()> {
+    // SAFETY: gsi_filter_word_counts(bits[total_words], total_words, counts[total_words]).
+    unsafe {
+        device
+            .stream
+            .launch_builder(device.kernel(Kernel::FilterWordCounts)?)
+            .arg(bits)
+            .arg(&total_words)
+            .arg(counts)
+            .launch(per_element(total_words))
+    }
+    .map_err(driver("launching gsi_filter_word_counts"))?;
+    Ok(())
+}
+
+/// C(u) of `sets` split by the classes of `cut`'s axis, on the device: a bitset per class
+/// set from the list, then each class's sorted list compacted from its bitset as the
+/// filter's lists are. Nothing is read back but where each class starts, so a share's cut
+/// of C(u) is two copies on the device from the first share on
+/// ([`DeviceCandidates::cut_to_class`]).
+///
+/// # Errors
+/// The device cannot hold or make the classes.
+pub fn classes(device: &Device, sets: &DeviceCandidates, u: usize, cut: Cut) -> Result<ClassSets> {
+    let range = sets.range(u);
+    let classes = cut.classes() as usize;
+    let words = sets.words;
+    let total_words = classes * words;
+    let mut bits = device.zeros(total_words, "a cut vertex's class bitsets")?;
+    if !range.is_empty() {
+        filter_classes(
+            device,
+            &sets.lists.slice(range.clone()),
+            range.len() as u32,
+            cut,
+            words as u32,
+            &mut bits,
+        )?;
+    }
+    let mut counts = device.alloc(total_words, "a cut vertex's class counts")?;
+    filter_word_counts(device, &bits, total_words as u64, &mut counts)?;
+    let (word_offsets, total) = exclusive_scan(device, &counts.slice(0..total_words), total_words)?;
+    let mut lists = device.alloc(total as usize, "a cut vertex's class lists")?;
+    filter_compact(
+        device,
+        &bits,
+        &word_offsets,
+        total_words as u64,
+        words as u32,
+        &mut lists,
+    )?;
+    let mut starts_dev = device.alloc(classes + 1, "class list starts")?;
+    filter_list_starts(
+        device,
+        &word_offsets,
+        words as u32,
+        classes as u32,
+        &mut starts_dev,
+    )?;
+    let starts = device.read(&starts_dev, 0, classes + 1, "class list starts")?;
+    Ok(ClassSets {
+        lists,
+        ranges: starts
+            .windows(2)
+            .map(|w| w[0] as usize..w[1] as usize)
+            .collect(),
+        bits,
     })
 }
 

@@ -24,7 +24,7 @@ use gsi_graph::Graph;
 pub use device::{device_count, probe, Device};
 pub(crate) use filter::fits as candidates_fit;
 
-use self::candidates::DeviceCandidates;
+use self::candidates::{ClassSets, DeviceCandidates};
 use self::index::DeviceIndex;
 use self::shared::{IndexKey, SharedGpu};
 use crate::candidates::CandidateSets;
@@ -32,7 +32,7 @@ use crate::config::{EngineConfig, ListIndex, RESIDENT_INDEX_SHARE};
 use crate::engine::{Candidates, Engine, Notice};
 use crate::error::Result;
 use crate::index::DataIndex;
-use crate::options::{JoinOutcome, MatchOptions};
+use crate::options::{Cut, JoinOutcome, MatchOptions};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 use crate::tuning::{GpuTuning, Tuning};
@@ -214,6 +214,19 @@ impl Engine for GpuEngine {
             sets,
             &self.device,
         )?))
+    }
+
+    fn classes_on_device(
+        &mut self,
+        sets: &DeviceCandidates,
+        u: usize,
+        cut: Cut,
+    ) -> Result<Option<ClassSets>> {
+        if !self.tuning.classes_on_device {
+            return Ok(None);
+        }
+        self.device.bind()?;
+        Ok(Some(filter::classes(&self.device, sets, u, cut)?))
     }
 
     fn join(
