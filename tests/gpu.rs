@@ -9,7 +9,7 @@ use gsi_core::cuda::GpuEngine;
 use gsi_core::VertexNumbering;
 use gsi_core::{
     find_matches, CollectMatches, CountOnly, DataIndex, Engine, GpuTuning, IndexOptions, JoinOrder,
-    ListIndex, MatchOptions, PairCounts, PcsrLayout, Semantics, Share, Tuning,
+    ListIndex, MatchOptions, PairCounts, PcsrLayout, Semantics, Share, ShareGrid, Tuning,
 };
 use gsi_generate::{
     generate_graph, generate_queries, Density, GraphSpec, Query as GeneratedQuery, QuerySpec, Shape,
@@ -954,20 +954,26 @@ pub fn gpu_counts_past_64_bits_are_exact(gpu: &mut GpuEngine) {
 /// `gsi match` does while the query before joins): counts against the brute force on random
 /// graphs.
 pub fn a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts() {
-    // The cut vertices' classes split on the GPUs, and on the host.
-    for classes_on_device in [true, false] {
+    // The cut vertices' classes split on the GPUs, and on the host; the evenest grid cuts
+    // the first three steps, which in a short plan cuts a vertex on several axes.
+    for (classes_on_device, grid) in [
+        (true, ShareGrid::ByWork),
+        (true, ShareGrid::Even),
+        (false, ShareGrid::Even),
+    ] {
         let open = || {
             let mut config = gsi_core::EngineConfig::default();
             config.tuning.gpu.classes_on_device = classes_on_device;
             Box::new(GpuEngine::open(&config).expect("the GPU opened")) as Box<dyn gsi_core::Engine>
         };
-        spread_over_two_engines_counts_what_the_brute_force_counts(&mut [open(), open()]);
+        spread_over_two_engines_counts_what_the_brute_force_counts(&mut [open(), open()], grid);
     }
 }
 
 /// [`a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts`] on `engines`.
 fn spread_over_two_engines_counts_what_the_brute_force_counts(
     engines: &mut [Box<dyn gsi_core::Engine>; 2],
+    share_grid: ShareGrid,
 ) {
     let mut checked = 0;
     for case in 0..24u64 {
@@ -981,7 +987,10 @@ fn spread_over_two_engines_counts_what_the_brute_force_counts(
             continue;
         };
         let index = DataIndex::build(data).expect("index");
-        let options = MatchOptions::default();
+        let options = MatchOptions {
+            share_grid,
+            ..MatchOptions::default()
+        };
         for query in &queries {
             let expected = brute::count(&query.graph, index.graph(), false);
             for (used, ahead) in [(2, false), (2, true), (1, true)] {
@@ -1002,7 +1011,7 @@ fn spread_over_two_engines_counts_what_the_brute_force_counts(
                 .expect("matched");
                 assert_eq!(
                     report.count, expected,
-                    "case {case}, {used} engines, ahead {ahead}"
+                    "case {case}, {used} engines, ahead {ahead}, {share_grid:?}"
                 );
             }
             checked += 1;
@@ -1011,9 +1020,10 @@ fn spread_over_two_engines_counts_what_the_brute_force_counts(
     assert!(checked >= 24, "only {checked} queries checked");
 }
 
-/// A cut vertex's candidates split by class on the GPU (`gsi_filter_classes`): each class's
-/// list is the candidates the share's hash puts in it, in order, and its bitset holds the
-/// same vertices; with the switch off the engine leaves the split to the host.
+/// A cut vertex's candidates split by class on the GPU (`gsi_filter_classes`), on one axis
+/// or several: each class's list is the candidates the shares' hashes put in it, in order,
+/// and its bitset holds the same vertices; with the switch off the engine leaves the split
+/// to the host.
 pub fn classes_split_on_the_gpu_hold_each_candidate_once() {
     let mut gpu = GpuEngine::open(&gsi_core::EngineConfig::default()).expect("the GPU opened");
     // A list with gaps, ending at the last vertex, beside an empty one.
@@ -1023,28 +1033,45 @@ pub fn classes_split_on_the_gpu_hold_each_candidate_once() {
     let Ok(gsi_core::Candidates::Device(on_device)) = gpu.adopt(&sets) else {
         panic!("the GPU engine keeps adopted sets on its device");
     };
-    for classes in [1u32, 2, 7, 32, 64] {
-        for axis in [0, 2] {
-            let mut sides = [1; gsi_core::options::AXES];
-            sides[axis] = classes;
-            let cut = Share::new(0, classes).expect("a share").cut(sides, axis);
-            for (u, whole) in [(0, &Vec::new()), (1, &list)] {
-                let split = gpu
-                    .classes_on_device(&on_device, u, cut)
-                    .expect("split")
-                    .expect("split on the device");
-                let split = on_device.download_classes(&split).expect("read back");
-                assert_eq!(split.len(), classes as usize);
-                for (class, (class_list, held)) in split.iter().enumerate() {
-                    let expected: Vec<u32> = whole
-                        .iter()
-                        .copied()
-                        .filter(|&v| cut.class_of(v) == class as u64)
-                        .collect();
-                    let what = format!("{classes} classes, axis {axis}, vertex {u}, class {class}");
-                    assert_eq!(class_list, &expected, "{what}: list");
-                    assert_eq!(held, &expected, "{what}: bitset");
-                }
+    // Grids, and the axes the vertex is cut on.
+    let grids: [([u32; 5], &[usize]); 7] = [
+        ([1, 1, 1, 1, 1], &[0]),
+        ([2, 1, 1, 1, 1], &[0]),
+        ([1, 1, 7, 1, 1], &[2]),
+        ([32, 1, 1, 1, 1], &[0]),
+        ([1, 1, 1, 1, 64], &[4]),
+        ([2, 4, 4, 1, 1], &[1, 2]),
+        ([2, 2, 3, 1, 5], &[0, 2, 4]),
+    ];
+    for (sides, axes) in grids {
+        let count = sides.iter().product();
+        let cuts: Vec<_> = axes
+            .iter()
+            .map(|&a| Share::new(0, count).expect("a share").cut(sides, a))
+            .collect();
+        let classes: u64 = axes.iter().map(|&a| u64::from(sides[a])).product();
+        // The class of v: its class on each axis, the first axis's the most significant.
+        let class_of = |v: u32| {
+            cuts.iter().zip(axes).fold(0, |class, (cut, &a)| {
+                class * u64::from(sides[a]) + cut.class_of(v)
+            })
+        };
+        for (u, whole) in [(0, &Vec::new()), (1, &list)] {
+            let split = gpu
+                .classes_on_device(&on_device, u, &cuts)
+                .expect("split")
+                .expect("split on the device");
+            let split = on_device.download_classes(&split).expect("read back");
+            assert_eq!(split.len() as u64, classes);
+            for (class, (class_list, held)) in split.iter().enumerate() {
+                let expected: Vec<u32> = whole
+                    .iter()
+                    .copied()
+                    .filter(|&v| class_of(v) == class as u64)
+                    .collect();
+                let what = format!("grid {sides:?}, axes {axes:?}, vertex {u}, class {class}");
+                assert_eq!(class_list, &expected, "{what}: list");
+                assert_eq!(held, &expected, "{what}: bitset");
             }
         }
     }
@@ -1053,7 +1080,7 @@ pub fn classes_split_on_the_gpu_hold_each_candidate_once() {
         ..GpuTuning::default()
     };
     let cut = Share::new(0, 4).expect("a share").cut([4, 1, 1, 1, 1], 0);
-    let split = tuned(&mut gpu, off).classes_on_device(&on_device, 1, cut);
+    let split = tuned(&mut gpu, off).classes_on_device(&on_device, 1, &[cut]);
     assert!(split.expect("no device work").is_none());
 }
 

@@ -180,9 +180,9 @@ pub trait Engine: Send {
         Ok(Candidates::Host(sets.clone()))
     }
 
-    /// C(u) of `sets` (on this engine's device) split by the classes of `cut`'s axis there,
-    /// for a query joined in shares; `None` where the engine leaves the
-    /// split to the host.
+    /// C(u) of `sets` (on this engine's device) split there by the classes of `cuts`, the
+    /// vertex's on its axes of a grid, combined ([`Cut::combined`]), for a
+    /// query joined in shares; `None` where the engine leaves the split to the host.
     ///
     /// # Errors
     /// Device failures.
@@ -190,7 +190,7 @@ pub trait Engine: Send {
         &mut self,
         _sets: &DeviceCandidates,
         _u: usize,
-        _cut: Cut,
+        _cuts: &[Cut],
     ) -> Result<Option<ClassSets>> {
         Ok(None)
     }

@@ -385,6 +385,15 @@ impl Cut {
         self.class
     }
 
+    /// How many classes `cuts` (one vertex's, on its axes of a grid) make together, and
+    /// which of them the cuts hold: their classes combined first axis first, as the GPU's
+    /// `gsi_filter_classes` combines a vertex's.
+    pub fn combined(cuts: &[Cut]) -> (u64, u64) {
+        cuts.iter().fold((1, 0), |(classes, class), c| {
+            (classes * c.classes, class * c.classes + c.class)
+        })
+    }
+
     /// How many classes the axis has.
     pub fn classes(self) -> u64 {
         self.classes

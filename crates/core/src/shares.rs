@@ -42,8 +42,9 @@ enum Classes {
 /// Classes up to which a cut vertex's candidates are split by class once.
 const SORTED_CLASSES_MAX: u32 = 1 << 12;
 
-/// Classes up to which a vertex cut on one axis has its classes on the device, a bitset
-/// each (64 bitsets of the LiveJournal-sized graph: 39 MB).
+/// Classes up to which a cut vertex has its classes on the device (those of all its axes
+/// together, where split there), a bitset each (64 bitsets of the LiveJournal-sized graph:
+/// 39 MB).
 const DEVICE_CLASSES_MAX: u32 = 64;
 
 /// The cut vertices' candidates split by class, for every engine that cuts one plan
@@ -134,15 +135,19 @@ impl ShareSpace {
         let mut cut: Vec<CutVertex> = Vec::with_capacity(vertices.len());
         for (u, axes) in vertices {
             let axis = axes[0];
-            // A vertex cut on one axis into few classes is split on the device that holds
-            // its sets, where the engine does so. Split on the host, four GPUs cut the
-            // LiveJournal-sized graph's p5 (three cut vertices of 4.8 M candidates) in
-            // 150-168 ms each (4 × H200, 2026-11-28); reading one such list back took 16-21
-            // ms and splitting it 17-31, while the other engines waited (4 × H100,
-            // 2026-11-27).
-            let on_device = match (&sets, axes.as_slice()) {
-                (Sets::Device(Some(device_sets), _), [_]) if sides[axis] <= DEVICE_CLASSES_MAX => {
-                    engine.classes_on_device(device_sets, u, any.cut(sides, axis))?
+            // A vertex whose axes make few classes together is split by them on the device
+            // that holds its sets, where the engine does so. Split on the host, four GPUs
+            // cut the LiveJournal-sized graph's p5 (a 2 × 4 × 4 grid over two vertices of
+            // 4.8 M candidates, the second on two axes) in 150-168 ms each (4 × H200,
+            // 2026-11-28); reading one such list back took 16-21 ms and splitting it 17-31,
+            // while the other engines waited (4 × H100, 2026-11-27); a vertex on two axes
+            // was then cut on the host for every share, 11-13 ms each.
+            let cuts: Vec<Cut> = axes.iter().map(|&a| any.cut(sides, a)).collect();
+            let on_device = match &sets {
+                Sets::Device(Some(device_sets), _)
+                    if Cut::combined(&cuts).0 <= u64::from(DEVICE_CLASSES_MAX) =>
+                {
+                    engine.classes_on_device(device_sets, u, &cuts)?
                 }
                 _ => None,
             };
@@ -240,7 +245,9 @@ impl ShareSpace {
                 let cut = sets.cut_to(&lists, rooms).and_then(|()| {
                     self.cut.iter().try_for_each(|c| match &c.candidates {
                         Classes::OnDevice(classes) => {
-                            let class = share.cut(sides, c.axes[0]).class() as usize;
+                            let cuts: Vec<Cut> =
+                                c.axes.iter().map(|&a| share.cut(sides, a)).collect();
+                            let class = Cut::combined(&cuts).1 as usize;
                             sets.cut_to_class(c.vertex, rooms[c.vertex].clone(), classes, class)
                         }
                         _ => Ok(()),

@@ -115,24 +115,31 @@ extern "C" __global__ void gsi_filter_list_starts(
 }
 
 // Thread per element of one query vertex's candidate list: sets the element's bit in the
-// bitset of its class, the class a share's cut gives it on one axis of the grid (gsi-core
-// options.rs, Cut::class_of: SplitMix64's finalizer of the vertex plus the axis's seed,
-// modulo the classes). The classes' sorted lists are then compacted from the bitsets as
-// the candidate lists are (gsi_filter_compact).
+// bitset of its class, the class a share's cuts give it on the vertex's axes of the grid:
+// on each axis, SplitMix64's finalizer of the vertex plus the axis's seed, modulo the axis's
+// classes (gsi-core options.rs, Cut::class_of), the axes' classes combined first axis first
+// (shares.rs). `axis_words` holds three words per axis: its seed's low and high words and
+// its classes. The classes' sorted lists are then compacted from the bitsets as the
+// candidate lists are (gsi_filter_compact).
 extern "C" __global__ void gsi_filter_classes(
-    const u32* __restrict__ list, u32 n, u64 seed, u32 classes, u32 words,
-    u32* __restrict__ bits) {
+    const u32* __restrict__ list, u32 n, const u32* __restrict__ axis_words, u32 axes,
+    u32 words, u32* __restrict__ bits) {
     u32 i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) {
         return;
     }
     u32 v = list[i];
-    u64 x = (u64)v + seed;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    u64 class_of = x % (u64)classes;
-    atomicOr(&bits[class_of * words + v / WARP_SIZE], 1u << (v % WARP_SIZE));
+    u64 combined = 0;
+    for (u32 a = 0; a < axes; ++a) {
+        u64 seed = (u64)axis_words[3 * a] | ((u64)axis_words[3 * a + 1] << 32);
+        u64 classes = axis_words[3 * a + 2];
+        u64 x = (u64)v + seed;
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+        x ^= x >> 31;
+        combined = combined * classes + x % classes;
+    }
+    atomicOr(&bits[combined * words + v / WARP_SIZE], 1u << (v % WARP_SIZE));
 }
 
 // Thread per bitset word: its population count, for the prefix sum that places the lists.

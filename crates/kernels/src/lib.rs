@@ -63,7 +63,7 @@ pub enum Kernel {
     FilterCompact,
     /// `gsi_filter_list_starts`: where each query vertex's list starts.
     FilterListStarts,
-    /// `gsi_filter_classes`: one candidate list's bitsets by the classes of a share's cut.
+    /// `gsi_filter_classes`: one candidate list's bitsets by the classes of a share's cuts.
     FilterClasses,
     /// `gsi_filter_word_counts`: each bitset word's population count.
     FilterWordCounts,

@@ -214,27 +214,32 @@ pub fn candidates(
 }
 
 /// `gsi_filter_classes`: thread per element of `list`; sets each element's bit in the bitset
-/// of its class on `cut`'s axis.
+/// of its class on `cuts`' axes, combined ([`Cut::combined`]).
 fn filter_classes(
     device: &Device,
     list: &CudaView<'_, u32>,
     n: u32,
-    cut: Cut,
+    cuts: &[Cut],
     words: u32,
     bits: &mut CudaSlice<u32>,
 ) -> Result<()> {
-    let (seed, classes) = (cut.seed(), cut.classes() as u32);
-    // SAFETY: gsi_filter_classes(list[n], n, seed, classes, words, bits[classes*words]):
-    // every element of `list` is a data vertex below 32 * words, and the caller allocates
-    // `bits` with classes * words zeroed words.
+    let axis_words: Vec<u32> = cuts
+        .iter()
+        .flat_map(|c| [c.seed() as u32, (c.seed() >> 32) as u32, c.classes() as u32])
+        .collect();
+    let axis_words = device.upload(&axis_words, "a cut vertex's axes")?;
+    let axes = cuts.len() as u32;
+    // SAFETY: gsi_filter_classes(list[n], n, axis_words[3*axes], axes, words,
+    // bits[classes*words]): every element of `list` is a data vertex below 32 * words, and
+    // the caller allocates `bits` with as many zeroed words per combined class.
     unsafe {
         device
             .stream
             .launch_builder(device.kernel(Kernel::FilterClasses)?)
             .arg(list)
             .arg(&n)
-            .arg(&seed)
-            .arg(&classes)
+            .arg(&axis_words)
+            .arg(&axes)
             .arg(&words)
             .arg(bits)
             .launch(per_element(u64::from(n)))
@@ -264,17 +269,22 @@ fn filter_word_counts(
     Ok(())
 }
 
-/// C(u) of `sets` split by the classes of `cut`'s axis, on the device: a bitset per class
-/// set from the list, then each class's sorted list compacted from its bitset as the
-/// filter's lists are. Nothing is read back but where each class starts, so a share's cut
-/// of C(u) is two copies on the device from the first share on
-/// ([`DeviceCandidates::cut_to_class`]).
+/// C(u) of `sets` split by the classes of `cuts` (the vertex's, on its axes of a grid)
+/// combined ([`Cut::combined`]), on the device: a bitset per class set from the list,
+/// then each class's sorted list compacted from its bitset as the filter's lists are.
+/// Nothing is read back but where each class starts, so a share's cut of C(u) is two copies
+/// on the device from the first share on ([`DeviceCandidates::cut_to_class`]).
 ///
 /// # Errors
 /// The device cannot hold or make the classes.
-pub fn classes(device: &Device, sets: &DeviceCandidates, u: usize, cut: Cut) -> Result<ClassSets> {
+pub fn classes(
+    device: &Device,
+    sets: &DeviceCandidates,
+    u: usize,
+    cuts: &[Cut],
+) -> Result<ClassSets> {
     let range = sets.range(u);
-    let classes = cut.classes() as usize;
+    let classes = Cut::combined(cuts).0 as usize;
     let words = sets.words;
     let total_words = classes * words;
     let mut bits = device.zeros(total_words, "a cut vertex's class bitsets")?;
@@ -283,7 +293,7 @@ pub fn classes(device: &Device, sets: &DeviceCandidates, u: usize, cut: Cut) -> 
             device,
             &sets.lists.slice(range.clone()),
             range.len() as u32,
-            cut,
+            cuts,
             words as u32,
             &mut bits,
         )?;

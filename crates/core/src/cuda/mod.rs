@@ -220,13 +220,13 @@ impl Engine for GpuEngine {
         &mut self,
         sets: &DeviceCandidates,
         u: usize,
-        cut: Cut,
+        cuts: &[Cut],
     ) -> Result<Option<ClassSets>> {
         if !self.tuning.classes_on_device {
             return Ok(None);
         }
         self.device.bind()?;
-        Ok(Some(filter::classes(&self.device, sets, u, cut)?))
+        Ok(Some(filter::classes(&self.device, sets, u, cuts)?))
     }
 
     fn join(
