@@ -439,3 +439,64 @@ fn quotients_counted_over_sets_refined_for_their_programs() {
     assert_eq!(counted.count, expected);
     assert!(counted.paths.tree_counted, "{}", counted.plan);
 }
+
+/// A triangle with a path hanging from it and a 4-cycle alone, their labels repeated, on
+/// random graphs, every join heavy enough to weigh quotients: with the programs made to
+/// look cheap, the estimates count the first over its quotients (a query with cycles takes them where trees hang from its core) and join
+/// the 4-cycle (all core: its quotients are only taken where forced); made to look dear,
+/// both are joined. Every count is the brute force's.
+#[test]
+fn cycles_with_trees_hanging_take_their_quotients_by_the_estimates() {
+    let hanging = Spec::new(false, vec![0, 1, 0, 1, 0, 1])
+        .edge(0, 1, 0)
+        .edge(1, 2, 0)
+        .edge(2, 0, 0)
+        .edge(2, 3, 0)
+        .edge(3, 4, 0)
+        .edge(4, 5, 0);
+    let cycle = Spec::new(false, vec![0, 1, 0, 1])
+        .edge(0, 1, 0)
+        .edge(1, 2, 0)
+        .edge(2, 3, 0)
+        .edge(3, 0, 0);
+    let mut counted_by_quotients = 0;
+    for seed in 0..3u64 {
+        let mut spec = gsi_generate::GraphSpec::new(40, 160, gsi_generate::Shape::ScaleFree);
+        spec.seed = seed;
+        spec.vertex_labels = 2;
+        let data = gsi_generate::generate_graph(&spec).expect("graph");
+        let index = DataIndex::build(data.clone()).expect("index");
+        for (query, trees_hang) in [(&hanging, true), (&cycle, false)] {
+            let q = query.graph();
+            let expected = brute::count(&q, &data, false);
+            for cost in [1e-9, 1e9] {
+                let options = MatchOptions {
+                    program_cost: Some(cost),
+                    cyclic_quotients_from: 0.0,
+                    ..MatchOptions::default()
+                };
+                let counted = cpu_count(&q, &index, &options);
+                let what = format!("seed {seed}, trees hang {trees_hang}, cost {cost}");
+                assert_eq!(counted.count, expected, "{what}: {}", counted.plan);
+                let by_quotients = trees_hang && cost < 1.0;
+                assert_eq!(
+                    counted.paths.tree_counted, by_quotients,
+                    "{what}: {}",
+                    counted.plan
+                );
+                let forced = counted
+                    .plan
+                    .choice
+                    .tree_count
+                    .as_ref()
+                    .is_some_and(|c| c.forced);
+                assert!(!forced, "{what}");
+                counted_by_quotients += u32::from(by_quotients && expected > 0);
+            }
+        }
+    }
+    assert!(
+        counted_by_quotients >= 2,
+        "only {counted_by_quotients} counts were not zero"
+    );
+}

@@ -283,6 +283,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             },
             heavy_query_work: args.heavy_work,
             refine_for_programs_from: args.refine_for_programs_from,
+            cyclic_quotients_from: args.cyclic_quotients_from,
             // The engine that joins judges whether planning pays.
             planning_pays_from: None,
             pair_counts_from: None,

@@ -967,6 +967,12 @@ pub struct MatchingArgs {
     #[arg(long, value_name = "WORK", hide = true, default_value_t = gsi_core::options::REFINE_FOR_PROGRAMS_FROM)]
     pub refine_for_programs_from: f64,
 
+    /// For tests and measurements: the estimated work of a join from which a query with
+    /// cycles and trees hanging from its core has its quotients weighed (`inf`: only where
+    /// forced).
+    #[arg(long, value_name = "WORK", hide = true, default_value_t = gsi_core::options::CYCLIC_QUOTIENTS_FROM)]
+    pub cyclic_quotients_from: f64,
+
     /// For tests and measurements: the CPU filter scans every vertex of a query vertex's
     /// label, not the fewer vertices of a pinned neighbour's list or of one of its edges'
     /// labels.

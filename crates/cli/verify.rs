@@ -59,7 +59,8 @@ struct Run {
 /// at every query size or none,
 /// with every order sampled, without symmetry breaking, a tree joined rather than counted by
 /// dynamic programming and counted so wherever it can be (over its quotients where its
-/// labels repeat), with the GPU's load balance on every
+/// labels repeat), a query with cycles and trees hanging from its core counted over its
+/// quotients wherever the programs look cheaper, with the GPU's load balance on every
 /// row or none,
 /// with the GPU's lone leaves' counts looked up for every row or never, and with the GPU's
 /// rows joined by eight lanes always or never, with every row given a warp and every list put
@@ -68,7 +69,7 @@ struct Run {
 /// with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 44] = [
+const FORCED_PATHS: [(&str, ForcePath); 45] = [
     ("depth-first", |o, _| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o, t| {
         o.depth_first_rows = Some(0);
@@ -181,6 +182,13 @@ const FORCED_PATHS: [(&str, ForcePath); 44] = [
         |o, _| {
             o.tree_counts = gsi_core::TreeCounts::Always;
             o.refine_for_programs_from = 0.0;
+        },
+    ),
+    (
+        "quotients weighed for every query with trees hanging, programs looking cheap",
+        |o, _| {
+            o.cyclic_quotients_from = 0.0;
+            o.program_cost = Some(1e-9);
         },
     ),
     (

@@ -102,6 +102,10 @@ pub struct MatchOptions {
     /// engine's plan left them unrefined (a GPU's), are refined for the programs that count
     /// it on the host ([`REFINE_FOR_PROGRAMS_FROM`]); `f64::INFINITY`: never.
     pub refine_for_programs_from: f64,
+    /// Estimated work of a query's join ([`crate::plan::Plan::count_work`]) from which a
+    /// query with cycles, trees hanging from its core, has its quotients weighed against it
+    /// ([`CYCLIC_QUOTIENTS_FROM`]); `f64::INFINITY`: only where forced.
+    pub cyclic_quotients_from: f64,
     /// Counts one match per class of the query's automorphisms and multiplies (isomorphism
     /// without a limit, [`crate::plan::symmetry`]); off for tests and measurements.
     pub symmetry: bool,
@@ -199,6 +203,15 @@ pub const CPU_REFINE_FROM_SHARE: f64 = 0.0;
 /// sets are refined for them where the engine left them unrefined: about 10^8 reads take
 /// seconds on the host, against a refinement's few passes over the candidates' lists.
 pub const REFINE_FOR_PROGRAMS_FROM: f64 = 1e8;
+
+/// Estimated work of a join from which a query with cycles and trees hanging from its core
+/// has its quotients weighed: planning each of up to 64 quotients costs more than a light
+/// query's join (most of yeast's, hprd's and wordnet's queries have cycles, trees and
+/// repeated labels), while about 10^9 reads take a second on the host. The 100-label
+/// LiveJournal-sized graph's dense_12_11 (a 5-cycle, seven vertices hanging), its join
+/// estimated at 3.0×10^10, ran past 10 s joined and took 1.0 s over its 8 quotients on two
+/// cores (docs/BENCHMARKS.md).
+pub const CYCLIC_QUOTIENTS_FROM: f64 = 1e9;
 
 /// Estimated partial matches of Algorithm 2's plan from which a query counts as heavy. Below
 /// it the join takes well under a millisecond, less than sampling other orders would (about
@@ -436,6 +449,7 @@ impl Default for MatchOptions {
             refine_from_share: None,
             heavy_query_work: HEAVY_QUERY_WORK,
             refine_for_programs_from: REFINE_FOR_PROGRAMS_FROM,
+            cyclic_quotients_from: CYCLIC_QUOTIENTS_FROM,
             planning_pays_from: None,
             pinned: Vec::new(),
         }

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use gsi_graph::{Graph, VertexId};
 
 use crate::candidates::CandidateSets;
+use crate::core_count::CoreAndTrees;
 use crate::cpu::CpuEngine;
 use crate::engine::{Candidates, Engine};
 use crate::error::{Error, Result};
@@ -286,11 +287,15 @@ fn plan_filtered(
     });
     let by_quotients = match programs
         && options.semantics == Semantics::Isomorphism
-        // A query with cycles only where forced: by the estimates, the unlabelled
-        // LiveJournal-sized graph's diamond and 4-cycle took their quotients, whose programs
-        // on two cores did not finish in 60 s (docs/BENCHMARKS.md).
+        // A query with cycles only where forced, or where trees hang from its core and its
+        // join is heavy (`MatchOptions::cyclic_quotients_from`): by the estimates, the
+        // unlabelled LiveJournal-sized graph's diamond and 4-cycle (all core) took their
+        // quotients, whose programs on two cores did not finish in 60 s (docs/BENCHMARKS.md).
         && (query.edge_count() + 1 == query.vertex_count()
-            || options.tree_counts == TreeCounts::Always)
+            || options.tree_counts == TreeCounts::Always
+            || (plan.count_work() >= options.cyclic_quotients_from
+                && CoreAndTrees::of(query)
+                    .is_some_and(|s| s.vertices.len() < query.vertex_count())))
     {
         true => by_quotients(engine, query, data, options, &candidates, &mut plan)?,
         false => None,
