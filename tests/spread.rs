@@ -1,9 +1,10 @@
 //! One query spread over several engines (`--devices`, here CPU engines), planned ahead (the
-//! engines then share one split of the cut vertices' candidates) or by each engine: the count
-//! is the brute force's, and each share is answered once.
+//! engines then share one split of the cut vertices' candidates) or by each engine, over the
+//! grid weighed by work and the evenest (which cuts a star's equivalent leaves apart): the
+//! count is the brute force's, and each share is answered once.
 
 use gsi_core::cpu::CpuEngine;
-use gsi_core::{find_matches_spread, CountOnly, DataIndex, Engine, MatchOptions};
+use gsi_core::{find_matches_spread, CountOnly, DataIndex, Engine, MatchOptions, ShareGrid};
 use gsi_graph::Graph;
 
 use crate::brute;
@@ -29,8 +30,15 @@ fn shares_planned_ahead_or_by_each_engine_add_up() {
         let index = DataIndex::build(data.clone()).expect("index");
         for query in &queries {
             let expected = brute::count(query, &data, false);
-            for ahead in [false, true] {
-                let options = MatchOptions::default();
+            for (ahead, share_grid) in [
+                (false, ShareGrid::ByWork),
+                (true, ShareGrid::ByWork),
+                (true, ShareGrid::Even),
+            ] {
+                let options = MatchOptions {
+                    share_grid,
+                    ..MatchOptions::default()
+                };
                 let planned = ahead.then(|| {
                     gsi_core::search::plan_ahead(query, &index, &options, true)
                         .expect("planned on the host")
@@ -49,7 +57,7 @@ fn shares_planned_ahead_or_by_each_engine_add_up() {
                     planned,
                 )
                 .expect("counted");
-                let what = format!("seed {seed}, ahead {ahead}");
+                let what = format!("seed {seed}, ahead {ahead}, {share_grid:?}");
                 assert_eq!(report.count, expected, "{what}: {}", report.plan);
                 let spread = report.spread.expect("spread at once");
                 let parts = spread.shares.iter().map(|t| t.part).max().unwrap_or(0) + 1;

@@ -442,9 +442,10 @@ fn quotients_counted_over_sets_refined_for_their_programs() {
 
 /// A triangle with a path hanging from it and a 4-cycle alone, their labels repeated, on
 /// random graphs, every join heavy enough to weigh quotients: with the programs made to
-/// look cheap, the estimates count the first over its quotients (a query with cycles takes them where trees hang from its core) and join
-/// the 4-cycle (all core: its quotients are only taken where forced); made to look dear,
-/// both are joined. Every count is the brute force's.
+/// look cheap, the estimates count the first over its quotients (a query with cycles takes
+/// them where trees hang from its core) and join the 4-cycle (all core: its quotients are
+/// only taken where forced); made to look dear, both are joined. Every count is the brute
+/// force's.
 #[test]
 fn cycles_with_trees_hanging_take_their_quotients_by_the_estimates() {
     let hanging = Spec::new(false, vec![0, 1, 0, 1, 0, 1])

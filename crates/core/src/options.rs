@@ -736,4 +736,31 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn a_vertex_on_several_axes_holds_one_combined_class_per_share() {
+        // A vertex cut on axes 1 and 2 of a 2 × 4 × 4 grid: 16 classes together, the first
+        // axis's the most significant; each share holds the combination its cuts hold, and
+        // a vertex is held by the shares whose combined class is its own.
+        let sides = [2, 4, 4, 1, 1];
+        let mut seen = std::collections::BTreeSet::new();
+        for i in 0..32 {
+            let share = Share::new(i, 32).unwrap();
+            let cuts = [share.cut(sides, 1), share.cut(sides, 2)];
+            let (classes, class) = Cut::combined(&cuts);
+            assert_eq!(classes, 16);
+            assert_eq!(class, cuts[0].class() * 4 + cuts[1].class());
+            seen.insert(class);
+            for v in [0, 1, 2, 77, 1_000_003, u32::MAX] {
+                let own = cuts[0].class_of(v) * 4 + cuts[1].class_of(v);
+                assert_eq!(
+                    cuts.iter().all(|c| c.holds(v)),
+                    own == class,
+                    "share {i}, {v}"
+                );
+            }
+        }
+        assert_eq!(seen.len(), 16, "every combined class is some share's");
+        assert_eq!(Cut::combined(&[]), (1, 0));
+    }
 }

@@ -18,7 +18,7 @@ use crate::error::Result;
 use crate::options::{Cut, Share, AXES};
 use crate::plan::Plan;
 
-/// One cut vertex: C(u) by class on its first axis.
+/// One cut vertex: C(u) by class ([`Classes`]).
 struct CutVertex {
     vertex: usize,
     /// Its axes of more than one class, the first first.
@@ -101,9 +101,10 @@ pub(crate) struct ShareSpace {
 impl ShareSpace {
     /// Sorts the cut vertices' candidates by class (on the engine's device where it does so,
     /// else on the host or as another engine split them, `shared`) and readies the sets for
-    /// `engine`: sets on the host go to its device once ([`Engine::adopt`]), and sets on a device are copied there with a room for each list
-    /// ([`DeviceCandidates::for_shares`]: an upload shares one list between the query
-    /// vertices that have it, which a cut must not).
+    /// `engine`: sets on the host go to its device once ([`Engine::adopt`]), and sets on a
+    /// device are copied there with a room for each list ([`DeviceCandidates::for_shares`]:
+    /// an upload shares one list between the query vertices that have it, which a cut must
+    /// not).
     ///
     /// # Errors
     /// Device failures.

@@ -122,8 +122,8 @@ pub struct GpuTuning {
     /// only where one could pass 2^64 − 1 (a switch for tests).
     pub wide_leaf_products: bool,
     /// A query joined in shares has each cut vertex's candidates split by class on the GPU
-    /// that joins them (`gsi_filter_classes`), where the vertex is cut on one axis into at
-    /// most 64 classes; off, they are read back and split on the host, the split shared by
+    /// that joins them (`gsi_filter_classes`), where the vertex's axes make at most 64
+    /// classes together ([`crate::options::Cut::combined`]); off, they are read back and split on the host, the split shared by
     /// the engines of a spread query (a switch for tests and measurements).
     pub classes_on_device: bool,
 }

@@ -118,7 +118,7 @@ extern "C" __global__ void gsi_filter_list_starts(
 // bitset of its class, the class a share's cuts give it on the vertex's axes of the grid:
 // on each axis, SplitMix64's finalizer of the vertex plus the axis's seed, modulo the axis's
 // classes (gsi-core options.rs, Cut::class_of), the axes' classes combined first axis first
-// (shares.rs). `axis_words` holds three words per axis: its seed's low and high words and
+// (options.rs, Cut::combined). `axis_words` holds three words per axis: its seed's low and high words and
 // its classes. The classes' sorted lists are then compacted from the bitsets as the
 // candidate lists are (gsi_filter_compact).
 extern "C" __global__ void gsi_filter_classes(

@@ -27,12 +27,17 @@ impl Plan {
     /// The steps whose vertices the grid's axes cut, one per axis: the plan's first [`AXES`]
     /// steps whose vertex has more than one candidate (one of a single candidate, a pinned
     /// vertex or a rare label's, would leave every match in one share); axes beyond them cut
-    /// the last of them again, or the plan's last step where none has more. A pair count's
-    /// steps are never cut: its x and y must draw from one whole extension set.
+    /// the last of them again, or the plan's last step where none has more. Neither a pair
+    /// count's steps nor the leaves where a group of equivalent vertices is among them are
+    /// cut: x and y, or the group's members, must draw from one whole extension set (cut
+    /// apart by the evenest grid, a plan made ahead with such a group was miscounted over
+    /// CPU engines, `tests/spread.rs`).
     pub fn cut_steps(&self) -> [usize; AXES] {
-        let cuttable = match self.leaves.pairs {
-            Some(_) => self.leaves.from,
-            None => self.steps.len(),
+        let whole_leaves =
+            self.leaves.pairs.is_some() || self.leaves.groups.iter().any(|g| g.equivalent);
+        let cuttable = match whole_leaves {
+            true => self.leaves.from,
+            false => self.steps.len(),
         };
         let mut cut = self.steps[..cuttable]
             .iter()
