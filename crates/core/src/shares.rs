@@ -152,14 +152,6 @@ impl ShareSpace {
                 }
                 _ => None,
             };
-            if let Some(classes) = on_device {
-                cut.push(CutVertex {
-                    vertex: u,
-                    axes,
-                    candidates: Classes::OnDevice(classes),
-                });
-                continue;
-            }
             // C(u) as the host holds it where it does, else read from the device.
             let list = || -> Result<Cow<'_, [VertexId]>> {
                 Ok(match (candidates, &sets) {
@@ -170,12 +162,14 @@ impl ShareSpace {
                     }
                 })
             };
-            let classes = if sides[axis] <= SORTED_CLASSES_MAX {
-                Classes::Sorted(shared.get_or_split((u, axis, sides), || {
-                    Ok(by_class(&list()?, any.cut(sides, axis), sides[axis]))
-                })?)
-            } else {
-                Classes::Whole(list()?.into_owned())
+            let classes = match on_device {
+                Some(classes) => Classes::OnDevice(classes),
+                None if sides[axis] <= SORTED_CLASSES_MAX => {
+                    Classes::Sorted(shared.get_or_split((u, axis, sides), || {
+                        Ok(by_class(&list()?, any.cut(sides, axis), sides[axis]))
+                    })?)
+                }
+                None => Classes::Whole(list()?.into_owned()),
             };
             cut.push(CutVertex {
                 vertex: u,

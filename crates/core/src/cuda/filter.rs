@@ -2,6 +2,8 @@
 //! vertex against every query vertex's signature; a prefix sum over the bitset words' counts
 //! places the sorted candidate lists.
 
+use std::ops::Range;
+
 use cudarc::driver::{CudaSlice, CudaView, PushKernelArg};
 use gsi_graph::{Graph, VertexId};
 use gsi_kernels::Kernel;
@@ -180,37 +182,56 @@ pub fn candidates(
         &mut bits,
         &mut word_counts,
     )?;
-    let (word_offsets, total) =
-        exclusive_scan(device, &word_counts.slice(0..total_words), total_words)?;
-    let mut lists = device.alloc(total as usize, "candidate lists")?;
-    filter_compact(
-        device,
-        &bits,
-        &word_offsets,
-        total_words as u64,
-        bitset_words as u32,
-        &mut lists,
-    )?;
-    let mut starts_dev = device.alloc(q + 1, "candidate list starts")?;
-    filter_list_starts(
-        device,
-        &word_offsets,
-        bitset_words as u32,
-        q as u32,
-        &mut starts_dev,
-    )?;
-    let starts = device.read(&starts_dev, 0, q + 1, "candidate list starts")?;
+    let (lists, ranges) = compact(device, &bits, &word_counts, bitset_words, q, "candidate")?;
     Ok(DeviceCandidates {
         stream: device.stream.clone(),
         vertex_count: n,
         bits,
         words: bitset_words,
         lists,
-        ranges: starts
-            .windows(2)
-            .map(|w| w[0] as usize..w[1] as usize)
-            .collect(),
+        ranges,
     })
+}
+
+/// The sorted lists of `sets` bitsets of `words` words each (`bits`, their words'
+/// population counts in `word_counts`), one after another, and where each lies: a prefix sum
+/// over the counts places each word's vertices (`gsi_filter_compact`), and only where each
+/// list starts is read back. `what` names the lists in messages.
+fn compact(
+    device: &Device,
+    bits: &CudaSlice<u32>,
+    word_counts: &CudaSlice<u32>,
+    words: usize,
+    sets: usize,
+    what: &str,
+) -> Result<(CudaSlice<u32>, Vec<Range<usize>>)> {
+    let total_words = words * sets;
+    let (word_offsets, total) =
+        exclusive_scan(device, &word_counts.slice(0..total_words), total_words)?;
+    let mut lists = device.alloc(total as usize, &format!("{what} lists"))?;
+    filter_compact(
+        device,
+        bits,
+        &word_offsets,
+        total_words as u64,
+        words as u32,
+        &mut lists,
+    )?;
+    let what = format!("{what} list starts");
+    let mut starts_dev = device.alloc(sets + 1, &what)?;
+    filter_list_starts(
+        device,
+        &word_offsets,
+        words as u32,
+        sets as u32,
+        &mut starts_dev,
+    )?;
+    let starts = device.read(&starts_dev, 0, sets + 1, &what)?;
+    let ranges = starts
+        .windows(2)
+        .map(|w| w[0] as usize..w[1] as usize)
+        .collect();
+    Ok((lists, ranges))
 }
 
 /// `gsi_filter_classes`: thread per element of `list`; sets each element's bit in the bitset
@@ -300,31 +321,10 @@ pub fn classes(
     }
     let mut counts = device.alloc(total_words, "a cut vertex's class counts")?;
     filter_word_counts(device, &bits, total_words as u64, &mut counts)?;
-    let (word_offsets, total) = exclusive_scan(device, &counts.slice(0..total_words), total_words)?;
-    let mut lists = device.alloc(total as usize, "a cut vertex's class lists")?;
-    filter_compact(
-        device,
-        &bits,
-        &word_offsets,
-        total_words as u64,
-        words as u32,
-        &mut lists,
-    )?;
-    let mut starts_dev = device.alloc(classes + 1, "class list starts")?;
-    filter_list_starts(
-        device,
-        &word_offsets,
-        words as u32,
-        classes as u32,
-        &mut starts_dev,
-    )?;
-    let starts = device.read(&starts_dev, 0, classes + 1, "class list starts")?;
+    let (lists, ranges) = compact(device, &bits, &counts, words, classes, "class")?;
     Ok(ClassSets {
         lists,
-        ranges: starts
-            .windows(2)
-            .map(|w| w[0] as usize..w[1] as usize)
-            .collect(),
+        ranges,
         bits,
     })
 }
