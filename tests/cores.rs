@@ -1,7 +1,8 @@
 //! Queries with cycles whose homomorphisms are their matches, counted over their 2-core
 //! (`gsi_core`'s core counts: the core joined, the trees hanging from it counted by dynamic
 //! programming) against the brute force: undirected and directed, under homomorphism (any
-//! labels) and isomorphism (all labels distinct), on one engine and spread over three.
+//! labels) and isomorphism (all labels distinct, or repeated only on neighbours), on one
+//! engine and spread over three.
 
 use gsi_core::{DataIndex, MatchOptions, Semantics, TreeCounts};
 use gsi_graph::VertexId;
@@ -10,7 +11,7 @@ use proptest::test_runner::{Config as ProptestConfig, RngSeed};
 
 use crate::brute;
 use crate::oracle::{graph, Shape};
-use crate::util::{clique, cpu_count, spread_count, Spec};
+use crate::util::{clique, cpu_count, labels_repeat_only_on_neighbours, spread_count, Spec};
 
 /// A cycle of 3 to 5 vertices, 1 to 4 more vertices each hanging from a random earlier one
 /// (3 to 4 and 1 to 2 for distinct labels),
@@ -213,7 +214,8 @@ proptest! {
             // options allow; never where they are not, unless each block is pinned.
             let choice = counted.plan.choice.tree_count.clone();
             let pins = pinned_cores && one_vertex_leaves_forest(&query);
-            if (homomorphism || distinct) && (hangs_trees(&query) || pins) {
+            let injective = homomorphism || distinct || labels_repeat_only_on_neighbours(&query);
+            if injective && (hangs_trees(&query) || pins) {
                 prop_assert!(counted.paths.tree_counted || expected == 0, "{}", counted.plan);
                 // Where one vertex leaves a forest, so does one in each block; where none
                 // does, the blocks may still be pinned one by one.
@@ -299,6 +301,45 @@ fn a_triangle_with_long_tails_is_counted_over_its_triangle() {
         "{}",
         counted.plan
     );
+}
+
+/// A triangle of labels 0, 0, 1 with a path of labels 2, 3 hanging from its third corner,
+/// under isomorphism: its one repeated label is on two neighbours, so its homomorphisms are
+/// its matches, and it is counted over its triangle, forced and by the estimates, as the
+/// brute force counts it, on one engine and spread over three.
+#[test]
+fn a_triangle_of_repeated_neighbours_is_counted_over_its_core() {
+    let query = Spec::new(false, vec![0, 0, 1, 2, 3])
+        .edge(0, 1, 0)
+        .edge(1, 2, 0)
+        .edge(2, 0, 0)
+        .edge(2, 3, 0)
+        .edge(3, 4, 0);
+    assert!(labels_repeat_only_on_neighbours(&query));
+    let mut data = Spec::new(false, (0..32).map(|v| v % 4).collect());
+    for v in 0..32u32 {
+        for w in [v + 1, v + 2, v + 3, v + 4, v + 8] {
+            if w < 32 {
+                data = data.edge(v, w, 0);
+            }
+        }
+    }
+    let (q, d) = (query.graph(), data.graph());
+    let index = DataIndex::build(d.clone()).expect("index");
+    let expected = brute::count(&q, &d, false);
+    assert!(expected > 0, "the case matches");
+    let forced = MatchOptions {
+        tree_counts: TreeCounts::Always,
+        ..MatchOptions::default()
+    };
+    let counted = cpu_count(&q, &index, &forced);
+    assert_eq!(counted.count, expected);
+    assert!(counted.paths.tree_counted, "{}", counted.plan);
+    let choice = counted.plan.choice.tree_count.clone().expect("a choice");
+    assert_eq!((choice.core, choice.chosen), (3, true), "{choice:?}");
+    assert_eq!(spread_count(&q, &index, &forced).count, expected, "spread");
+    let by_estimate = cpu_count(&q, &index, &MatchOptions::default());
+    assert_eq!(by_estimate.count, expected, "{}", by_estimate.plan);
 }
 
 /// Two triangles joined by a path of two edges, under homomorphism in K_12: no vertex leaves a

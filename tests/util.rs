@@ -96,6 +96,18 @@ impl Spec {
     }
 }
 
+/// Whether every two vertices of `spec` of one label are joined by an edge (either way): its
+/// homomorphisms into a graph of one label a vertex are then injective.
+pub fn labels_repeat_only_on_neighbours(spec: &Spec) -> bool {
+    let joined = |u: usize, w: usize| {
+        spec.edges.iter().any(|&(s, t, _)| {
+            let (s, t) = (s as usize, t as usize);
+            (s, t) == (u, w) || (s, t) == (w, u)
+        })
+    };
+    (0..spec.len()).all(|u| (0..u).all(|w| spec.labels[u] != spec.labels[w] || joined(u, w)))
+}
+
 /// The complete graph on `n` vertices, all labelled `label`, edges labelled 0.
 pub fn clique(directed: bool, n: u32, label: VertexLabel) -> Spec {
     let mut spec = Spec::new(directed, vec![label; n as usize]);

@@ -37,6 +37,29 @@ pub const MAX_QUOTIENTS_OF_HEAVY_JOINS: usize = 512;
 /// engine finished; its quotients count it in 86 s on two cores, docs/BENCHMARKS.md).
 pub const HEAVY_JOIN_WORK: f64 = 1e11;
 
+/// Whether every two vertices of `query` that carry one label are adjacent (edges read both
+/// ways; a vertex's label, not its label set): no homomorphism into a graph without
+/// self-loops and with one label a vertex can then send two query vertices to one data
+/// vertex, so the homomorphisms are the matches under isomorphism.
+pub fn labels_repeat_only_on_neighbours(query: &Graph) -> bool {
+    let mut by_label: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (v, &label) in query.vertex_labels().iter().enumerate() {
+        by_label.entry(label).or_default().push(v);
+    }
+    let adjacent = |u: usize, v: usize| {
+        query
+            .directions()
+            .iter()
+            .any(|&d| query.edges(u as VertexId, d).0.contains(&(v as VertexId)))
+    };
+    by_label.values().all(|class| {
+        class
+            .iter()
+            .enumerate()
+            .all(|(i, &v)| class[..i].iter().all(|&u| adjacent(u, v)))
+    })
+}
+
 /// One term of the sum: a quotient of the query and its coefficient μ(π).
 pub struct Quotient {
     /// Q/π.
@@ -73,12 +96,7 @@ pub fn of(
     let apart = |u: usize, v: usize| !adjacent.contains(&(u, v));
     // Labels that all differ, or repeat only on neighbours: homomorphisms are the matches.
     // (Vertices that `may_share` keeps apart leave one term too, over their sets.)
-    if !by_label.values().any(|class| {
-        class
-            .iter()
-            .enumerate()
-            .any(|(i, &v)| class[..i].iter().any(|&u| apart(u, v)))
-    }) {
+    if labels_repeat_only_on_neighbours(query) {
         return None;
     }
     // A vertex that merges with no other is alone in every partition: only the others are

@@ -7,8 +7,9 @@
 //! parent's candidates.
 //!
 //! Under isomorphism a homomorphism is a match exactly when it is injective; when no two
-//! query vertices can map to one data vertex (their labels differ and no data vertex carries
-//! two labels) every homomorphism is, and the same count answers.
+//! query vertices can map to one data vertex (no data vertex carries two labels, and two query
+//! vertices of one label are adjacent, a data graph having no self-loops) every homomorphism
+//! is, and the same count answers.
 
 use gsi_graph::{Direction, Graph, VertexId};
 use rayon::prelude::*;
@@ -16,6 +17,7 @@ use rayon::prelude::*;
 use crate::candidates::CandidateSets;
 use crate::index::DataIndex;
 use crate::options::Semantics;
+use crate::quotients;
 
 /// Whether the counts of `query` over `data` under `semantics` are the tree's homomorphism
 /// counts: a connected query of n vertices and n − 1 edges whose homomorphisms are its
@@ -29,8 +31,10 @@ pub(crate) fn applies(query: &Graph, data: &DataIndex, semantics: Semantics) -> 
 }
 
 /// Whether every homomorphism of `query` into `data` is a match under `semantics`: under
-/// homomorphism, and under isomorphism when the query's vertices' labels all differ and the
-/// data's vertices carry one label each (no two query vertices can then share a data vertex).
+/// homomorphism, and under isomorphism when the data's vertices and the query's carry one
+/// label each and two query vertices of one label are always adjacent (no two query vertices
+/// can then share a data vertex: those of two labels cannot, nor, without self-loops, two
+/// neighbours).
 pub(crate) fn homomorphisms_are_matches(
     query: &Graph,
     data: &DataIndex,
@@ -39,12 +43,9 @@ pub(crate) fn homomorphisms_are_matches(
     match semantics {
         Semantics::Homomorphism => true,
         Semantics::Isomorphism => {
-            let mut labels = query.vertex_labels().to_vec();
-            labels.sort_unstable();
-            labels.dedup();
-            labels.len() == query.vertex_count()
-                && !query.has_label_sets()
+            !query.has_label_sets()
                 && !data.graph().has_label_sets()
+                && quotients::labels_repeat_only_on_neighbours(query)
         }
         Semantics::Induced => false,
     }
