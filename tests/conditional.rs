@@ -168,6 +168,9 @@ fn main() {
         on_gpu.trial("gpu::gpu_counts_past_64_bits_are_exact", || {
             gpu::gpu_counts_past_64_bits_are_exact(&mut gpu())
         }),
+        on_gpu.trial("gpu::programs_beside_a_gpu_join_count_first", || {
+            gpu::programs_beside_a_gpu_join_count_first(&mut gpu())
+        }),
         on_gpu.trial(
             "gpu::a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts",
             gpu::a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts,

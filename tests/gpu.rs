@@ -19,7 +19,7 @@ use gsi_graph::{Graph, GraphBuilder};
 
 use crate::brute;
 use crate::hprd::expected_counts;
-use crate::util::{clique, labelled_clique, star_of_labels};
+use crate::util::{clique, labelled_clique, path_in_multipartite, star_of_labels};
 
 /// `gpu`, its join tuned by `tuning` for the queries that follow.
 fn tuned(gpu: &mut GpuEngine, tuning: GpuTuning) -> &mut GpuEngine {
@@ -947,6 +947,34 @@ pub fn gpu_counts_past_64_bits_are_exact(gpu: &mut GpuEngine) {
     let below =
         find_matches(gpu, &star.graph(), &data, &homomorphism, &mut CountOnly).expect("GPU engine");
     assert_eq!(below.count, 20u128.pow(26));
+}
+
+/// A count whose programs the estimates passed over, on the GPU: the programs started beside
+/// its join at once count first (the join enumerates 80^5 rows, the tree's program takes a
+/// millisecond on the host) and the join stops; with no programs beside, the join counts the
+/// same. A six-vertex path of distinct labels in the complete 6-partite graph, 80^6 matches.
+pub fn programs_beside_a_gpu_join_count_first(gpu: &mut GpuEngine) {
+    let (query, data) = path_in_multipartite(80);
+    let index = DataIndex::build(data.graph()).expect("index");
+    let expected = 80u128.pow(6);
+    for after in [std::time::Duration::ZERO, std::time::Duration::MAX] {
+        let options = MatchOptions {
+            program_cost: Some(1e9),
+            postpone_leaves: false,
+            programs_beside_after: Some(after),
+            ..MatchOptions::default()
+        };
+        let report = find_matches(gpu, &query.graph(), &index, &options, &mut CountOnly)
+            .expect("GPU engine");
+        assert_eq!(report.count, expected, "{after:?}");
+        assert_eq!(report.status, gsi_core::Status::Complete, "{after:?}");
+        assert_eq!(
+            report.paths.programs_beside,
+            after.is_zero(),
+            "{after:?}: {}",
+            report.paths
+        );
+    }
 }
 
 /// One query over two engines on one GPU (`--devices 0,0`), spread even when small, and on

@@ -11,6 +11,8 @@
 //! - `trees`: tree-shaped queries counted by dynamic programming, against the brute force.
 //! - `cores`: queries with cycles counted over their 2-core, the trees hanging from it by
 //!   dynamic programming, against the brute force.
+//! - `beside`: a count's programs run beside the join the estimates chose, the first to
+//!   finish answering.
 //! - `wide_counts`: counts beyond 64 bits against formulas, and past 128 bits refused.
 //! - `cli`: the `gsi` binary as a user runs it: flags, output, exit codes, error messages.
 //! - `gmatch`: graphs written as gMatch's binary CSR, read back from its documented layout.
@@ -22,6 +24,7 @@
 //! Tests that need a GPU, NVRTC or the shared benchmark data are in `conditional.rs`, a
 //! harness that reports them as ignored where they cannot run.
 
+mod beside;
 mod brute;
 mod cli;
 mod cliques;

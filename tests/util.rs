@@ -108,6 +108,25 @@ pub fn labels_repeat_only_on_neighbours(spec: &Spec) -> bool {
     (0..spec.len()).all(|u| (0..u).all(|w| spec.labels[u] != spec.labels[w] || joined(u, w)))
 }
 
+/// A path of six vertices of labels 0 to 5 in the complete 6-partite graph of `m` vertices a
+/// label: each query vertex takes any vertex of its label, so the path has m^6 matches, which
+/// a join without leaf products enumerates row by row (m^5 rows before its last step).
+pub fn path_in_multipartite(m: u32) -> (Spec, Spec) {
+    let query = (0..5).fold(Spec::new(false, (0..6).collect()), |q, v| {
+        q.edge(v, v + 1, 0)
+    });
+    let n = 6 * m;
+    let mut data = Spec::new(false, (0..n).map(|v| v % 6).collect());
+    for v in 0..n {
+        for w in v + 1..n {
+            if v % 6 != w % 6 {
+                data = data.edge(v, w, 0);
+            }
+        }
+    }
+    (query, data)
+}
+
 /// The complete graph on `n` vertices, all labelled `label`, edges labelled 0.
 pub fn clique(directed: bool, n: u32, label: VertexLabel) -> Spec {
     let mut spec = Spec::new(directed, vec![label; n as usize]);

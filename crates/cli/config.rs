@@ -168,6 +168,17 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
         }
         None => gsi_core::memory::default_budget(),
     };
+    let programs_beside_after = match args.programs_beside_after.as_deref() {
+        None => None,
+        Some("never") => Some(Duration::MAX),
+        Some(text) => Some(Duration::from_millis(text.parse::<u64>().map_err(
+            |_| {
+                input_error(format!(
+                    "--programs-beside-after {text}: expected milliseconds or `never`"
+                ))
+            },
+        )?)),
+    };
     let depth_first_rows = match args.depth_first_rows.as_deref() {
         None => None,
         Some("never") => Some(usize::MAX),
@@ -250,6 +261,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             memory_budget,
             interrupt: None,
             enough: None,
+            overtaken: None,
             depth_first_rows,
             postpone_leaves: !args.no_leaf_products,
             share: args.partition.as_deref().map(share).transpose()?,
@@ -284,6 +296,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             heavy_query_work: args.heavy_work,
             refine_for_programs_from: args.refine_for_programs_from,
             cyclic_quotients_from: args.cyclic_quotients_from,
+            programs_beside_after,
             // The engine that joins judges whether planning pays.
             planning_pays_from: None,
             pair_counts_from: None,

@@ -973,6 +973,12 @@ pub struct MatchingArgs {
     #[arg(long, value_name = "WORK", hide = true, default_value_t = gsi_core::options::CYCLIC_QUOTIENTS_FROM)]
     pub cyclic_quotients_from: f64,
 
+    /// For tests and measurements: where the estimates chose the join of a count that
+    /// programs could make, the milliseconds the join runs before they start on the host
+    /// beside it (`never`: not at all). Default: 250 on a GPU, never on the CPU.
+    #[arg(long, value_name = "MS|never", hide = true)]
+    pub programs_beside_after: Option<String>,
+
     /// For tests and measurements: the CPU filter scans every vertex of a query vertex's
     /// label, not the fewer vertices of a pinned neighbour's list or of one of its edges'
     /// labels.

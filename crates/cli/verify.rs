@@ -60,7 +60,8 @@ struct Run {
 /// with every order sampled, without symmetry breaking, a tree joined rather than counted by
 /// dynamic programming and counted so wherever it can be (over its quotients where its
 /// labels repeat), a query with cycles and trees hanging from its core counted over its
-/// quotients wherever the programs look cheaper, with the GPU's load balance on every
+/// quotients wherever the programs look cheaper, every count that programs could make joined
+/// with the programs started beside the join at once, with the GPU's load balance on every
 /// row or none,
 /// with the GPU's lone leaves' counts looked up for every row or never, and with the GPU's
 /// rows joined by eight lanes always or never, with every row given a warp and every list put
@@ -69,7 +70,7 @@ struct Run {
 /// with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 45] = [
+const FORCED_PATHS: [(&str, ForcePath); 46] = [
     ("depth-first", |o, _| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o, t| {
         o.depth_first_rows = Some(0);
@@ -189,6 +190,13 @@ const FORCED_PATHS: [(&str, ForcePath); 45] = [
         |o, _| {
             o.cyclic_quotients_from = 0.0;
             o.program_cost = Some(1e-9);
+        },
+    ),
+    (
+        "programs beside every join they could replace, at once",
+        |o, _| {
+            o.program_cost = Some(1e9);
+            o.programs_beside_after = Some(Duration::ZERO);
         },
     ),
     (

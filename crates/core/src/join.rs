@@ -117,6 +117,7 @@ pub(crate) fn run<B: JoinBackend>(
             small_steps: driver.small_steps,
             skipped_by_failing_sets: driver.backend.skipped_by_failing_sets(),
             tree_counted: false,
+            programs_beside: false,
         },
     })
 }

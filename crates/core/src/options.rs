@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use gsi_graph::{EdgeLabel, VertexId};
 
@@ -69,6 +69,10 @@ pub struct MatchOptions {
     /// after `DISTINCT` or `FILTER`): the search then ends as at its `limit`, and
     /// `interrupt` stays the caller's own.
     pub enough: Option<Arc<AtomicBool>>,
+    /// Set once a count made beside this one has finished first (the query's programs beside
+    /// its join, or the join beside its programs, [`MatchOptions::programs_beside_after`]):
+    /// the search ends as if interrupted, and its report is dropped.
+    pub overtaken: Option<Arc<AtomicBool>>,
     /// When only the count is wanted, finish depth-first from a step with at least this many
     /// rows: `None` leaves it to the engine, `Some(0)` goes depth-first at once, `Some(usize::MAX)`
     /// never (a switch for tests and measurements).
@@ -106,6 +110,13 @@ pub struct MatchOptions {
     /// query with cycles, trees hanging from its core, has its quotients weighed against it
     /// ([`CYCLIC_QUOTIENTS_FROM`]); `f64::INFINITY`: only where forced.
     pub cyclic_quotients_from: f64,
+    /// Where the estimates chose the join of a count that programs could make instead (a
+    /// tree's dynamic program, its quotients'), how long the join runs before they start on
+    /// the host beside it, the first to finish giving the count: `None` leaves it to the
+    /// engine ([`crate::Engine::programs_beside_after`]: a GPU's join leaves the host's
+    /// threads free, the CPU's does not), `Some(Duration::MAX)` never (a switch for tests and
+    /// measurements).
+    pub programs_beside_after: Option<Duration>,
     /// Counts one match per class of the query's automorphisms and multiplies (isomorphism
     /// without a limit, [`crate::plan::symmetry`]); off for tests and measurements.
     pub symmetry: bool,
@@ -176,6 +187,13 @@ pub const CPU_PAIR_COUNTS_FROM: usize = 4;
 /// over them and 77 ms joined on an H100; dense_12_1, estimated at a 73rd, 1.5 s over them and
 /// more than 10 s joined (docs/BENCHMARKS.md).
 pub const GPU_PROGRAM_COST: f64 = 10.0;
+
+/// How long a GPU engine's join of a count runs before the programs that could make the
+/// count instead start beside it on the host ([`crate::Engine::programs_beside_after`]): the
+/// estimates that chose the join can be 10^5 too low (the 100-label LiveJournal-sized graph's
+/// dense_12_7: a join estimated at 7.1×10^4 rows ran past 10 s on an H200, its two quotients
+/// took 0.3 s on two cores; docs/BENCHMARKS.md), and most joins of a count end sooner.
+pub const GPU_PROGRAMS_BESIDE_AFTER: Duration = Duration::from_millis(250);
 
 /// The same for the CPU's join, where a partial match costs as much as an entry read or more:
 /// wordnet's query_dense_16_6, 9×10^7 partial matches estimated against about 10^6 entries,
@@ -430,6 +448,7 @@ impl Default for MatchOptions {
             memory_budget: crate::memory::default_budget(),
             interrupt: None,
             enough: None,
+            overtaken: None,
             depth_first_rows: None,
             postpone_leaves: true,
             share: None,
@@ -450,6 +469,7 @@ impl Default for MatchOptions {
             heavy_query_work: HEAVY_QUERY_WORK,
             refine_for_programs_from: REFINE_FOR_PROGRAMS_FROM,
             cyclic_quotients_from: CYCLIC_QUOTIENTS_FROM,
+            programs_beside_after: None,
             planning_pays_from: None,
             pinned: Vec::new(),
         }
@@ -478,14 +498,14 @@ impl MatchOptions {
     }
 
     /// Why the search must stop now, if it must: [`Status::Interrupted`] when the interrupt
-    /// is set, [`Status::Limit`] when `enough` is, [`Status::Timeout`] when the deadline has
+    /// is set (or `overtaken`), [`Status::Limit`] when `enough` is, [`Status::Timeout`] when the deadline has
     /// passed.
     pub fn stop(&self) -> Option<Status> {
         let set = |flag: &Option<Arc<AtomicBool>>| {
             flag.as_ref()
                 .is_some_and(|flag| flag.load(Ordering::Relaxed))
         };
-        if set(&self.interrupt) {
+        if set(&self.interrupt) || set(&self.overtaken) {
             Some(Status::Interrupted)
         } else if set(&self.enough) {
             Some(Status::Limit)
@@ -567,6 +587,9 @@ pub struct JoinPaths {
     pub skipped_by_failing_sets: u64,
     /// Whether the query was counted as a tree by dynamic programming, without a join.
     pub tree_counted: bool,
+    /// Whether those programs ran beside the join, which the estimates had chosen, and
+    /// finished first ([`MatchOptions::programs_beside_after`]).
+    pub programs_beside: bool,
 }
 
 /// What one step did: rows joined breadth-first into a new table (Algorithms 3 and 4), rows
@@ -619,6 +642,13 @@ fn rows(n: u64) -> String {
 
 impl std::fmt::Display for JoinPaths {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.tree_counted && self.programs_beside {
+            return writeln!(
+                f,
+                "join paths: the join ran past its head start, and the counting programs, \
+                 started beside it on the host, finished first"
+            );
+        }
         if self.tree_counted {
             return writeln!(
                 f,

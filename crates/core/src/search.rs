@@ -24,6 +24,7 @@ use crate::shares::{ShareSpace, SharedClasses};
 use crate::sink::{Images, MatchSink, OriginalIds};
 use crate::tree_count;
 
+mod beside;
 mod programs;
 
 pub(crate) use programs::quotient_sum;
@@ -68,6 +69,10 @@ pub struct Planned {
     by_quotients: Option<Vec<(i64, Planned)>>,
     /// Where its homomorphisms are counted over its 2-core ([`crate::core_count`]).
     by_core: Option<Box<CorePlan>>,
+    /// Whether programs could count it (a tree's, its quotients') where the estimates chose
+    /// its join, over candidate sets on the host: they may then run beside the join
+    /// ([`MatchOptions::programs_beside_after`]).
+    programs_beside: bool,
     /// The candidate sets readied for shares, when the query is joined in shares on one
     /// engine ([`ShareSpace`]).
     shares: Mutex<Option<ShareSpace>>,
@@ -285,7 +290,7 @@ fn plan_filtered(
         let tree_work = tree_count::work(query, &candidates.sizes(), data);
         TreeCountChoice::by(options, tree_work, &plan, 0)
     });
-    let by_quotients = match programs
+    let quotients = match programs
         && options.semantics == Semantics::Isomorphism
         // A query with cycles only where forced, or where trees hang from its core and its
         // join is heavy (`MatchOptions::cyclic_quotients_from`): by the estimates, the
@@ -299,6 +304,10 @@ fn plan_filtered(
     {
         true => by_quotients(engine, query, data, options, &candidates, &mut plan)?,
         false => None,
+    };
+    let (by_quotients, quotients_weighed) = match quotients {
+        Some(q) => (q.chosen.then_some(q.terms), true),
+        None => (None, false),
     };
     // Nor a core once out of time: finding its blocks and pins costs passes over the query
     // for each of its vertices (a 60,000-vertex cycle: minutes), and the join stops at once.
@@ -319,12 +328,19 @@ fn plan_filtered(
         )?,
         false => None,
     };
+    let by_tree = plan.choice.tree_count.as_ref().is_some_and(|c| c.chosen)
+        && by_quotients.is_none()
+        && by_core.is_none();
+    // The programs the estimates passed over (not the options), for a count over sets on
+    // the host.
+    let programs_beside = options.tree_counts == TreeCounts::ByEstimate
+        && matches!(candidates, Candidates::Host(_))
+        && ((tree_countable && !by_tree) || (quotients_weighed && by_quotients.is_none()));
     Ok(Planned {
-        by_tree: plan.choice.tree_count.as_ref().is_some_and(|c| c.chosen)
-            && by_quotients.is_none()
-            && by_core.is_none(),
+        by_tree,
         by_quotients,
         by_core,
+        programs_beside,
         candidates,
         plan,
         filter: filtered - started,
@@ -498,6 +514,7 @@ impl Planned {
             by_tree: false,
             by_quotients: None,
             by_core: None,
+            programs_beside: false,
             shares: Mutex::new(None),
             splits: Arc::default(),
         }
@@ -592,6 +609,7 @@ impl Planned {
             by_tree: self.by_tree,
             by_quotients,
             by_core,
+            programs_beside: false,
             shares: Mutex::new(None),
             splits: self.splits.clone(),
         })
@@ -654,6 +672,15 @@ impl Planned {
                 return Ok(self.report());
             }
             return self.join_core(by_core, engine, data, options);
+        }
+        let beside_after = options
+            .programs_beside_after
+            .or_else(|| engine.programs_beside_after())
+            .filter(|&after| after != Duration::MAX);
+        if let Some(after) = beside_after
+            .filter(|_| self.programs_beside && share.is_none() && !sink.wants_matches())
+        {
+            return self.join_beside(engine, data, options, sink, after);
         }
         let started = Instant::now();
         let mut space = self.shares.lock().unwrap_or_else(PoisonError::into_inner);

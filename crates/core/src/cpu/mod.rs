@@ -49,6 +49,10 @@ impl Engine for CpuEngine {
         1.0
     }
 
+    fn programs_beside_after(&self) -> Option<std::time::Duration> {
+        None
+    }
+
     fn refine_from_share(&self) -> f64 {
         crate::options::CPU_REFINE_FROM_SHARE
     }
