@@ -50,6 +50,27 @@ fn programs_beside_a_slow_join_count_first() {
     );
 }
 
+/// A triangle of labels 0, 1, 2 with a path of labels 3, 4, 5 hanging from it, in the complete
+/// 6-partite graph of 30 vertices a label: 30^6 matches. The estimates weigh its count over
+/// its core and pass it over; beside the join, the core's program counts first.
+#[test]
+fn a_core_passed_over_is_counted_beside_the_join() {
+    let (_, data) = path_in_multipartite(30);
+    let query = Spec::new(false, (0..6).collect())
+        .edge(0, 1, 0)
+        .edge(1, 2, 0)
+        .edge(2, 0, 0)
+        .edge(2, 3, 0)
+        .edge(3, 4, 0)
+        .edge(4, 5, 0);
+    let index = DataIndex::build(data.graph()).expect("index");
+    let report = cpu_count(&query.graph(), &index, &join_chosen(Duration::ZERO));
+    assert_eq!(report.count, 30u128.pow(6));
+    let choice = report.plan.choice.tree_count.clone().expect("weighed");
+    assert_eq!((choice.core, choice.chosen), (3, false), "{choice:?}");
+    assert!(report.paths.programs_beside, "{}", report.paths);
+}
+
 /// With a head start longer than the join, the programs never start and the join's count
 /// stands; never, the same; out of time, the join's report stands and nothing waits for the
 /// programs' head start.

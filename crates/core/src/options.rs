@@ -111,11 +111,11 @@ pub struct MatchOptions {
     /// ([`CYCLIC_QUOTIENTS_FROM`]); `f64::INFINITY`: only where forced.
     pub cyclic_quotients_from: f64,
     /// Where the estimates chose the join of a count that programs could make instead (a
-    /// tree's dynamic program, its quotients'), how long the join runs before they start on
-    /// the host beside it, the first to finish giving the count: `None` leaves it to the
-    /// engine ([`crate::Engine::programs_beside_after`]: a GPU's join leaves the host's
-    /// threads free, the CPU's does not), `Some(Duration::MAX)` never (a switch for tests and
-    /// measurements).
+    /// tree's dynamic program, its quotients', its core's), how long the join runs before
+    /// they start on the host beside it, the first to finish giving the count: `None` leaves
+    /// it to the engine ([`crate::Engine::programs_beside_after`]: a GPU's join leaves the
+    /// host's threads free, the CPU's does not), `Some(Duration::MAX)` never (a switch for
+    /// tests and measurements).
     pub programs_beside_after: Option<Duration>,
     /// Counts one match per class of the query's automorphisms and multiplies (isomorphism
     /// without a limit, [`crate::plan::symmetry`]); off for tests and measurements.
@@ -498,8 +498,8 @@ impl MatchOptions {
     }
 
     /// Why the search must stop now, if it must: [`Status::Interrupted`] when the interrupt
-    /// is set (or `overtaken`), [`Status::Limit`] when `enough` is, [`Status::Timeout`] when the deadline has
-    /// passed.
+    /// is set (or `overtaken`), [`Status::Limit`] when `enough` is, [`Status::Timeout`] when
+    /// the deadline has passed.
     pub fn stop(&self) -> Option<Status> {
         let set = |flag: &Option<Arc<AtomicBool>>| {
             flag.as_ref()

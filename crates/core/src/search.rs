@@ -69,9 +69,9 @@ pub struct Planned {
     by_quotients: Option<Vec<(i64, Planned)>>,
     /// Where its homomorphisms are counted over its 2-core ([`crate::core_count`]).
     by_core: Option<Box<CorePlan>>,
-    /// Whether programs could count it (a tree's, its quotients') where the estimates chose
-    /// its join, over candidate sets on the host: they may then run beside the join
-    /// ([`MatchOptions::programs_beside_after`]).
+    /// Whether programs could count it (a tree's, its quotients', its core's) where the
+    /// estimates chose its join, over candidate sets on the host: they may then run beside
+    /// the join ([`MatchOptions::programs_beside_after`]).
     programs_beside: bool,
     /// The candidate sets readied for shares, when the query is joined in shares on one
     /// engine ([`ShareSpace`]).
@@ -290,7 +290,7 @@ fn plan_filtered(
         let tree_work = tree_count::work(query, &candidates.sizes(), data);
         TreeCountChoice::by(options, tree_work, &plan, 0)
     });
-    let quotients = match programs
+    let by_quotients = match programs
         && options.semantics == Semantics::Isomorphism
         // A query with cycles only where forced, or where trees hang from its core and its
         // join is heavy (`MatchOptions::cyclic_quotients_from`): by the estimates, the
@@ -304,10 +304,6 @@ fn plan_filtered(
     {
         true => by_quotients(engine, query, data, options, &candidates, &mut plan)?,
         false => None,
-    };
-    let (by_quotients, quotients_weighed) = match quotients {
-        Some(q) => (q.chosen.then_some(q.terms), true),
-        None => (None, false),
     };
     // Nor a core once out of time: finding its blocks and pins costs passes over the query
     // for each of its vertices (a 60,000-vertex cycle: minutes), and the join stops at once.
@@ -331,11 +327,11 @@ fn plan_filtered(
     let by_tree = plan.choice.tree_count.as_ref().is_some_and(|c| c.chosen)
         && by_quotients.is_none()
         && by_core.is_none();
-    // The programs the estimates passed over (not the options), for a count over sets on
-    // the host.
+    // Programs the estimates weighed and passed over (not the options: the tree's, the
+    // quotients', the core's, whichever was weighed last), for a count over sets on the host.
     let programs_beside = options.tree_counts == TreeCounts::ByEstimate
         && matches!(candidates, Candidates::Host(_))
-        && ((tree_countable && !by_tree) || (quotients_weighed && by_quotients.is_none()));
+        && plan.choice.tree_count.as_ref().is_some_and(|c| !c.chosen);
     Ok(Planned {
         by_tree,
         by_quotients,

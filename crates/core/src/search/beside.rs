@@ -1,8 +1,8 @@
 //! A count's programs run beside its join: where the estimates chose the join of a count that
-//! programs could make instead (a tree's dynamic program, its quotients'), and the engine's
-//! join leaves the host's threads free (a GPU's), the programs start on the host once the join
-//! has run past a head start, and the first of the two to finish gives the count; the other is
-//! stopped. Both are exact, so the estimates' misses cost at most the head start and the
+//! programs could make instead (a tree's dynamic program, its quotients', its core's), and the
+//! engine's join leaves the host's threads free (a GPU's), the programs start on the host once
+//! the join has run past a head start, and the first of the two to finish gives the count; the
+//! other is stopped. Both are exact, so the estimates' misses cost at most the head start and the
 //! faster of the two (the join's estimate can be 10^5 too low: docs/BENCHMARKS.md).
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -65,19 +65,11 @@ impl CorePlan {
     }
 }
 
-/// A query's quotients, planned ([`by_quotients`]).
-pub(super) struct Quotients {
-    /// Each quotient's coefficient and its homomorphisms' plan.
-    pub(super) terms: Vec<(i64, Planned)>,
-    /// Whether the estimates (or the options) chose them over the join.
-    pub(super) chosen: bool,
-}
-
-/// A query whose labels repeat, planned as its quotients' homomorphisms ([`quotients`]): each
-/// quotient with its coefficient, and whether their estimated work is below the join's (or the
-/// options force them), the choice in `plan`'s; `None` where it has no quotients to count.
-/// Where the query's `candidates` are on the host, each quotient vertex is kept to the
-/// candidates its members share, and two vertices whose sets do not meet are never merged.
+/// A query whose labels repeat, planned as its quotients' homomorphisms ([`quotients`]) where
+/// their estimated work is below the join's (or the options force it): each quotient with its
+/// coefficient, and the choice in `plan`'s. Where the query's `candidates` are on the host,
+/// each quotient vertex is kept to the candidates its members share, and two vertices whose
+/// sets do not meet are never merged.
 pub(super) fn by_quotients(
     engine: &mut dyn Engine,
     query: &Graph,
@@ -85,7 +77,7 @@ pub(super) fn by_quotients(
     options: &MatchOptions,
     candidates: &Candidates,
     plan: &mut Plan,
-) -> Result<Option<Quotients>> {
+) -> Result<Option<Vec<(i64, Planned)>>> {
     let sets = match candidates {
         Candidates::Host(sets) => Some(sets),
         Candidates::Device(_) => None,
@@ -179,10 +171,7 @@ pub(super) fn by_quotients(
     let chosen = choice.chosen;
     plan.choice.tree_count = Some(choice);
     if !chosen {
-        return Ok(Some(Quotients {
-            terms: planned,
-            chosen: false,
-        }));
+        return Ok(None);
     }
     // The programs run on the host, over the sets the engine left: where it judged refining
     // them not worth its join's while (a GPU's), they are refined as the host refines its own
@@ -209,16 +198,10 @@ pub(super) fn by_quotients(
             &stop,
         );
         if rounds > 0 {
-            return Ok(Some(Quotients {
-                terms: plan_terms(engine, Some(&refined))?,
-                chosen: true,
-            }));
+            return Ok(Some(plan_terms(engine, Some(&refined))?));
         }
     }
-    Ok(Some(Quotients {
-        terms: planned,
-        chosen: true,
-    }))
+    Ok(Some(planned))
 }
 
 /// A query with cycles whose homomorphisms are its matches, planned as its 2-core's join
