@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use gsi_core::{DataIndex, MatchOptions, Status, TreeCounts};
 
 use crate::brute;
-use crate::util::{cpu_count, path_in_multipartite, Spec};
+use crate::util::{complete_multipartite, cpu_count, path_in_multipartite, Spec};
 
 /// Options under which the estimates choose the join (a program's read weighs a billion of
 /// the join's), which enumerates (no leaf products), with the programs beside it `after`.
@@ -48,6 +48,23 @@ fn programs_beside_a_slow_join_count_first() {
         "{:?}",
         started.elapsed()
     );
+}
+
+/// A path of labels 0, 1, 2, 0, 1, 2 in the complete 3-partite graph of 50 vertices a label:
+/// its labels repeat apart, and each vertex takes any vertex of its label but the one its
+/// namesake took, m^3 (m-1)^3 matches. Its quotients, started beside a join that enumerates
+/// 50^3 · 49^2 rows, count first.
+#[test]
+fn quotients_passed_over_are_counted_beside_the_join() {
+    let query = (0..5).fold(Spec::new(false, vec![0, 1, 2, 0, 1, 2]), |q, v| {
+        q.edge(v, v + 1, 0)
+    });
+    let index = DataIndex::build(complete_multipartite(3, 50).graph()).expect("index");
+    let report = cpu_count(&query.graph(), &index, &join_chosen(Duration::ZERO));
+    assert_eq!(report.count, 50u128.pow(3) * 49u128.pow(3));
+    let choice = report.plan.choice.tree_count.clone().expect("weighed");
+    assert!(choice.quotients > 0 && !choice.chosen, "{choice:?}");
+    assert!(report.paths.programs_beside, "{}", report.paths);
 }
 
 /// A triangle of labels 0, 1, 2 with a path of labels 3, 4, 5 hanging from it, in the complete

@@ -115,16 +115,22 @@ pub fn path_in_multipartite(m: u32) -> (Spec, Spec) {
     let query = (0..5).fold(Spec::new(false, (0..6).collect()), |q, v| {
         q.edge(v, v + 1, 0)
     });
-    let n = 6 * m;
-    let mut data = Spec::new(false, (0..n).map(|v| v % 6).collect());
+    (query, complete_multipartite(6, m))
+}
+
+/// The complete `parts`-partite graph of `m` vertices a part, vertex v of label v mod `parts`:
+/// every two vertices of different labels adjacent, by an edge of label 0.
+pub fn complete_multipartite(parts: u32, m: u32) -> Spec {
+    let n = parts * m;
+    let mut data = Spec::new(false, (0..n).map(|v| v % parts).collect());
     for v in 0..n {
         for w in v + 1..n {
-            if v % 6 != w % 6 {
+            if v % parts != w % parts {
                 data = data.edge(v, w, 0);
             }
         }
     }
-    (query, data)
+    data
 }
 
 /// The complete graph on `n` vertices, all labelled `label`, edges labelled 0.
@@ -566,6 +572,11 @@ impl Engine for JudgedAsGpu {
         sink: &mut dyn MatchSink,
     ) -> gsi_core::Result<JoinOutcome> {
         self.0.join(plan, candidates, data, options, sink)
+    }
+
+    /// Its joins run on the host's threads, as the CPU engine's: no programs beside them.
+    fn programs_beside_after(&self, plan: &Plan) -> Option<std::time::Duration> {
+        self.0.programs_beside_after(plan)
     }
 }
 

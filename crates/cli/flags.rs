@@ -940,13 +940,13 @@ pub struct MatchingArgs {
     pub no_symmetry: bool,
 
     /// For tests and measurements: joins a tree-shaped query instead of counting it by
-    /// dynamic programming (or over its quotients, where its labels repeat).
+    /// dynamic programming (or over its quotients, where its labels repeat apart).
     #[arg(long, hide = true)]
     pub no_tree_counts: bool,
 
     /// For tests and measurements: counts a tree-shaped query by dynamic programming where
-    /// its homomorphisms are its matches, and over its quotients where its labels repeat,
-    /// whatever the estimates say.
+    /// its homomorphisms are its matches, and over its quotients where its labels repeat
+    /// apart, whatever the estimates say.
     #[arg(long, hide = true, conflicts_with = "no_tree_counts")]
     pub always_tree_counts: bool,
 

@@ -59,10 +59,10 @@ struct Run {
 /// at every query size or none,
 /// with every order sampled, without symmetry breaking, a tree joined rather than counted by
 /// dynamic programming and counted so wherever it can be (over its quotients where its
-/// labels repeat), a query with cycles and trees hanging from its core counted over its
-/// quotients wherever the programs look cheaper, every count that programs could make joined
-/// with the programs started beside the join at once, with the GPU's load balance on every
-/// row or none,
+/// labels repeat apart), a query with cycles and trees hanging from its core counted over
+/// its quotients wherever the programs look cheaper, every count that programs could make
+/// joined with the programs started beside the join at once, with the GPU's load balance on
+/// every row or none,
 /// with the GPU's lone leaves' counts looked up for every row or never, and with the GPU's
 /// rows joined by eight lanes always or never, with every row given a warp and every list put
 /// into its block's pool, the block's repeated lists read once, or no write cache, with the

@@ -2,8 +2,11 @@
 //! launches and copies per query while an easy query takes the CPU well under one, so each
 //! phase goes where its estimated work says: the filter to the GPU only when the query's labels
 //! cover many data vertices, the join to the GPU only when the plan predicts a large table or
-//! has many steps (thresholds in [`EngineConfig`]). The candidate sets are a value: the join
-//! converts them to where it runs.
+//! has many steps (thresholds in [`EngineConfig`]), and a count's programs beside the join only
+//! where the join is the GPU's. The candidate sets are a value: the join converts them to
+//! where it runs.
+
+use std::time::Duration;
 
 use gsi_graph::{Graph, VertexId};
 
@@ -42,6 +45,13 @@ impl AutoEngine {
             gpu_join_min_steps: config.auto_gpu_join_min_steps,
             gpu_unusable: false,
         }
+    }
+
+    /// Whether `plan`'s join goes to the GPU: a large table expected, or many steps.
+    fn joins_on_gpu(&self, plan: &Plan) -> bool {
+        !self.gpu_unusable
+            && (plan.expected_rows() > self.gpu_join_min_rows
+                || plan.width() >= self.gpu_join_min_steps)
     }
 }
 
@@ -108,13 +118,17 @@ impl Engine for AutoEngine {
         options: &MatchOptions,
         sink: &mut dyn MatchSink,
     ) -> Result<JoinOutcome> {
-        let large = !self.gpu_unusable
-            && (plan.expected_rows() > self.gpu_join_min_rows
-                || plan.width() >= self.gpu_join_min_steps);
-        if large {
+        if self.joins_on_gpu(plan) {
             self.gpu.join(plan, candidates, data, options, sink)
         } else {
             self.cpu.join(plan, candidates, data, options, sink)
+        }
+    }
+
+    fn programs_beside_after(&self, plan: &Plan) -> Option<Duration> {
+        match self.joins_on_gpu(plan) {
+            true => self.gpu.programs_beside_after(plan),
+            false => self.cpu.programs_beside_after(plan),
         }
     }
 }

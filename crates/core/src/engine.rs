@@ -130,10 +130,11 @@ pub trait Engine: Send {
         crate::options::GPU_PAIR_COUNTS_FROM
     }
 
-    /// How long this engine's join of a count runs before the programs that could make the
-    /// count instead start beside it on the host ([`MatchOptions::programs_beside_after`]);
-    /// `None`: never, where the join itself runs on the host's threads.
-    fn programs_beside_after(&self) -> Option<std::time::Duration> {
+    /// How long this engine's join of `plan`, a count, runs before the programs that could
+    /// make the count instead start beside it on the host
+    /// ([`MatchOptions::programs_beside_after`]); `None`: never, where the join itself runs on
+    /// the host's threads.
+    fn programs_beside_after(&self, _plan: &Plan) -> Option<std::time::Duration> {
         Some(crate::options::GPU_PROGRAMS_BESIDE_AFTER)
     }
 

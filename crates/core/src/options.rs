@@ -642,7 +642,7 @@ fn rows(n: u64) -> String {
 
 impl std::fmt::Display for JoinPaths {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.tree_counted && self.programs_beside {
+        if self.programs_beside {
             return writeln!(
                 f,
                 "join paths: the join ran past its head start, and the counting programs, \

@@ -80,7 +80,13 @@ pub fn of(
     max: usize,
 ) -> Option<Vec<Quotient>> {
     let n = query.vertex_count();
-    if n < 2 || query.has_label_sets() || data.graph().has_label_sets() {
+    // Labels that all differ, or repeat only on neighbours: homomorphisms are the matches.
+    // (Vertices that `may_share` keeps apart leave one term too, over their sets.)
+    if n < 2
+        || query.has_label_sets()
+        || data.graph().has_label_sets()
+        || labels_repeat_only_on_neighbours(query)
+    {
         return None;
     }
     let edges = edges_of(query);
@@ -94,11 +100,6 @@ pub fn of(
         by_label.entry(label).or_default().push(v);
     }
     let apart = |u: usize, v: usize| !adjacent.contains(&(u, v));
-    // Labels that all differ, or repeat only on neighbours: homomorphisms are the matches.
-    // (Vertices that `may_share` keeps apart leave one term too, over their sets.)
-    if labels_repeat_only_on_neighbours(query) {
-        return None;
-    }
     // A vertex that merges with no other is alone in every partition: only the others are
     // enumerated. Each of them, merged with a partner alone, makes a partition of its own, so
     // more than twice the quotients allowed have more quotients than that (and would recurse

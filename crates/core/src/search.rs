@@ -671,7 +671,7 @@ impl Planned {
         }
         let beside_after = options
             .programs_beside_after
-            .or_else(|| engine.programs_beside_after())
+            .or_else(|| engine.programs_beside_after(&self.plan))
             .filter(|&after| after != Duration::MAX);
         if let Some(after) = beside_after
             .filter(|_| self.programs_beside && share.is_none() && !sink.wants_matches())

@@ -7,9 +7,9 @@
 //! parent's candidates.
 //!
 //! Under isomorphism a homomorphism is a match exactly when it is injective; when no two
-//! query vertices can map to one data vertex (no data vertex carries two labels, and two query
-//! vertices of one label are adjacent, a data graph having no self-loops) every homomorphism
-//! is, and the same count answers.
+//! query vertices can map to one data vertex (no data vertex carries two labels, and every two
+//! query vertices of one label are adjacent, a data graph having no self-loops) every
+//! homomorphism is, and the same count answers.
 
 use gsi_graph::{Direction, Graph, VertexId};
 use rayon::prelude::*;
@@ -32,7 +32,7 @@ pub(crate) fn applies(query: &Graph, data: &DataIndex, semantics: Semantics) -> 
 
 /// Whether every homomorphism of `query` into `data` is a match under `semantics`: under
 /// homomorphism, and under isomorphism when the data's vertices and the query's carry one
-/// label each and two query vertices of one label are always adjacent (no two query vertices
+/// label each and every two query vertices of one label are adjacent (no two query vertices
 /// can then share a data vertex: those of two labels cannot, nor, without self-loops, two
 /// neighbours).
 pub(crate) fn homomorphisms_are_matches(

@@ -49,7 +49,7 @@ impl Engine for CpuEngine {
         1.0
     }
 
-    fn programs_beside_after(&self) -> Option<std::time::Duration> {
+    fn programs_beside_after(&self, _plan: &Plan) -> Option<std::time::Duration> {
         None
     }
 

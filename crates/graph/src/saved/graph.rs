@@ -214,8 +214,10 @@ fn restore_dictionary(tag: &str, from: &mut Reader) -> Result<Dictionary> {
 }
 
 /// Whether `graph` has the shape [`crate::GraphBuilder`] gives: `n` vertices, offsets from 0
-/// up to the entries, neighbours below `n`, each row sorted by (label, neighbour) without
-/// repeats, and as many entries as edges (twice as many when undirected).
+/// up to the entries, neighbours below `n` and never the vertex itself (no self-loops, which
+/// the counts rely on: two adjacent query vertices never share a data vertex), each row
+/// sorted by (label, neighbour) without repeats, and as many entries as edges (twice as many
+/// when undirected).
 fn check_graph(graph: &Graph, n: u64) -> std::result::Result<(), String> {
     let n = usize::try_from(n).map_err(|_| "has too many vertices".to_string())?;
     if graph.vertex_labels.len() != n || n > u32::MAX as usize {
@@ -326,7 +328,9 @@ fn check_csr(csr: &Csr, n: usize, entries: usize) -> std::result::Result<(), Str
         let (start, end) = (offsets[v], offsets[v + 1]);
         start <= end
             && end <= entries
-            && csr.neighbors[start..end].iter().all(|&w| (w as usize) < n)
+            && csr.neighbors[start..end]
+                .iter()
+                .all(|&w| (w as usize) < n && w as usize != v)
             && (start + 1..end).all(|i| {
                 (csr.labels[i - 1], csr.neighbors[i - 1]) < (csr.labels[i], csr.neighbors[i])
             })
@@ -402,6 +406,10 @@ mod tests {
         assert!(check_graph(&bad, 3)
             .unwrap_err()
             .contains("bad row at vertex 1"));
+        // A self-loop at 0 and one at 1, each mirrored: rows sorted, ends agreeing.
+        let mut bad = good.clone();
+        bad.out.neighbors = vec![0, 1, 2, 1].into();
+        assert!(check_graph(&bad, 3).unwrap_err().contains("bad row"));
         let mut bad = good.clone();
         bad.edge_count = 3;
         assert!(check_graph(&bad, 3).unwrap_err().contains("offsets"));
