@@ -4,7 +4,12 @@
 
 use std::time::{Duration, Instant};
 
-use gsi_core::{DataIndex, MatchOptions, Status, TreeCounts};
+use gsi_core::cpu::CpuEngine;
+use gsi_core::{
+    find_matches, Candidates, CountOnly, DataIndex, Engine, JoinOutcome, MatchOptions, MatchSink,
+    Plan, Status, TreeCounts,
+};
+use gsi_graph::Graph;
 
 use crate::brute;
 use crate::util::{complete_multipartite, cpu_count, path_in_multipartite, Spec};
@@ -161,4 +166,71 @@ fn counts_made_beside_the_join_equal_the_brute_force() {
         assert_eq!(report.count, expected);
         assert!(!report.paths.programs_beside && !report.paths.tree_counted);
     }
+}
+
+/// An engine whose joins fail at once (as a GPU's may, out of device memory), but which races
+/// programs beside them after an hour's head start: the programs start once the join
+/// has failed, and give the count.
+struct FailingJoin(CpuEngine);
+
+impl Engine for FailingJoin {
+    fn tune(&mut self, tuning: &gsi_core::Tuning) {
+        self.0.tune(tuning);
+    }
+
+    fn filter(
+        &mut self,
+        query: &Graph,
+        data: &DataIndex,
+        options: &MatchOptions,
+    ) -> gsi_core::Result<Candidates> {
+        self.0.filter(query, data, options)
+    }
+
+    fn join(
+        &mut self,
+        _plan: &Plan,
+        _candidates: &Candidates,
+        _data: &DataIndex,
+        _options: &MatchOptions,
+        _sink: &mut dyn MatchSink,
+    ) -> gsi_core::Result<JoinOutcome> {
+        Err(gsi_core::Error::EmptyQuery)
+    }
+
+    fn programs_beside_after(&self, _plan: &Plan) -> Option<Duration> {
+        Some(Duration::from_secs(3600))
+    }
+}
+
+/// A join that fails leaves the count to the programs beside it, started at once; with no
+/// programs to take it (forced off), the join's error stands.
+#[test]
+fn a_join_that_fails_leaves_the_count_to_the_programs() {
+    let (query, data) = path_in_multipartite(5);
+    let index = DataIndex::build(data.graph()).expect("index");
+    let options = MatchOptions {
+        program_cost: Some(1e9),
+        ..MatchOptions::default()
+    };
+    let started = Instant::now();
+    let mut engine = FailingJoin(CpuEngine::default());
+    let report = find_matches(
+        &mut engine,
+        &query.graph(),
+        &index,
+        &options,
+        &mut CountOnly,
+    )
+    .expect("counted by the programs");
+    assert_eq!(report.count, 5u128.pow(6));
+    assert!(report.paths.programs_beside, "{}", report.paths);
+    // Not after the hour's head start.
+    assert!(started.elapsed() < Duration::from_secs(600));
+    let never = MatchOptions {
+        tree_counts: TreeCounts::Never,
+        ..options
+    };
+    let failed = find_matches(&mut engine, &query.graph(), &index, &never, &mut CountOnly);
+    assert!(matches!(failed, Err(gsi_core::Error::EmptyQuery)));
 }
