@@ -669,14 +669,13 @@ impl Planned {
             }
             return self.join_core(by_core, engine, data, options);
         }
-        let beside_after = options
-            .programs_beside_after
-            .or_else(|| engine.programs_beside_after(&self.plan))
-            .filter(|&after| after != Duration::MAX);
-        if let Some(after) = beside_after
-            .filter(|_| self.programs_beside && share.is_none() && !sink.wants_matches())
-        {
-            return self.join_beside(engine, data, options, sink, after);
+        if self.programs_beside && share.is_none() && !sink.wants_matches() {
+            let after = options
+                .programs_beside_after
+                .or_else(|| engine.programs_beside_after(&self.plan));
+            if let Some(after) = after.filter(|&after| after != Duration::MAX) {
+                return self.join_beside(engine, data, options, sink, after);
+            }
         }
         let started = Instant::now();
         let mut space = self.shares.lock().unwrap_or_else(PoisonError::into_inner);

@@ -136,8 +136,8 @@ impl Planned {
 /// The count of `query` over `sets` by the programs that can make it, on the host, in
 /// threads of their own (the global pool's may all be the join's: the CPU's rows, a GPU's
 /// host work, whose queued tasks would run before theirs), as many as the global pool's and
-/// with its stacks: planned again with the programs forced, on the CPU engine, and never
-/// beside a join again.
+/// with its stacks: planned again with the programs forced, on the CPU engine (forced, they
+/// are never passed over, so never raced again).
 fn count_by_programs(
     query: &Graph,
     sets: &CandidateSets,
@@ -146,7 +146,6 @@ fn count_by_programs(
 ) -> Result<MatchReport> {
     let options = MatchOptions {
         tree_counts: TreeCounts::Always,
-        programs_beside_after: Some(Duration::MAX),
         ..options.clone()
     };
     let count = || {
