@@ -2217,6 +2217,11 @@ fn unclear_messages_name_the_problem() {
             "-5",
             "GSI_GPU_PCSR_LIMIT=-5: expected a number of bytes",
         ),
+        (
+            "GSI_GPU_BUFFER_CACHE",
+            "maybe",
+            "GSI_GPU_BUFFER_CACHE=maybe: expected on or off",
+        ),
     ] {
         let run = dir.gsi_env(
             &[(name, std::ffi::OsStr::new(value))],

@@ -1134,8 +1134,16 @@ pub fn engines_of_one_gpu_answer_at_once() {
         .iter()
         .map(|q| brute::count(&q.graph, index.graph(), false))
         .collect();
+    // Engines that keep their device buffers from query to query (the default) and engines
+    // whose every buffer is the driver's, side by side.
     let mut engines: Vec<GpuEngine> = (0..4)
-        .map(|_| GpuEngine::open(&gsi_core::EngineConfig::default()).expect("the GPU opened"))
+        .map(|e| {
+            let config = gsi_core::EngineConfig {
+                keep_device_buffers: e % 2 == 0,
+                ..gsi_core::EngineConfig::default()
+            };
+            GpuEngine::open(&config).expect("the GPU opened")
+        })
         .collect();
     for engine in &mut engines {
         engine.prepare(&index).expect("prepared");

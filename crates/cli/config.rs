@@ -499,6 +499,18 @@ pub fn engine_config(kind: EngineKind, device: usize) -> Result<EngineConfig> {
     if let Some(bytes) = number("GSI_UPLOAD_STAGE_BYTES", stage, "4096 to 4294967295 bytes")? {
         config.upload_stage_bytes = bytes as usize;
     }
+    if let Some(text) = std::env::var_os("GSI_GPU_BUFFER_CACHE") {
+        config.keep_device_buffers = match text.to_str() {
+            Some("on") => true,
+            Some("off") => false,
+            _ => {
+                return Err(input_error(format!(
+                    "GSI_GPU_BUFFER_CACHE={}: expected on or off",
+                    text.to_string_lossy()
+                )))
+            }
+        };
+    }
     if let Some(text) = std::env::var_os("GSI_LIST_INDEX") {
         config.list_index = match text.to_str() {
             Some("auto") => None,

@@ -93,6 +93,9 @@ pub struct EngineConfig {
     /// choice, CSR where it takes no more memory than PCSR, else PCSR (one layout for all, to
     /// measure them against each other).
     pub list_index: Option<ListIndex>,
+    /// Whether a GPU engine keeps the device buffers its queries free for its next ones,
+    /// rather than asking the driver for each (a switch for tests and measurements).
+    pub keep_device_buffers: bool,
     /// How the engines' joins go about a query.
     pub tuning: Tuning,
 }
@@ -109,6 +112,7 @@ impl Default for EngineConfig {
             kernel_cache: None,
             upload_stage_bytes: UPLOAD_STAGE_BYTES,
             list_index: None,
+            keep_device_buffers: true,
             tuning: Tuning::default(),
         }
     }

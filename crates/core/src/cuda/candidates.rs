@@ -4,11 +4,12 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaStream};
+use cudarc::driver::CudaStream;
 use rayon::prelude::*;
 
 use super::device::Device;
 use crate::candidates::CandidateSets;
+use crate::cuda::buffers::Buffer;
 use crate::error::{driver, Error, Result};
 
 /// C(u) for every query vertex, on the device: a bitset per query vertex (for the join's
@@ -20,12 +21,12 @@ pub struct DeviceCandidates {
     /// Data vertices the bitsets cover.
     pub(crate) vertex_count: usize,
     /// Bitsets, `words` u32 per query vertex.
-    pub(crate) bits: CudaSlice<u32>,
+    pub(crate) bits: Buffer<u32>,
     /// Words per bitset.
     pub(crate) words: usize,
     /// The sorted lists, one after another (with room between them in a share's sets,
     /// [`DeviceCandidates::for_shares`]).
-    pub(crate) lists: CudaSlice<u32>,
+    pub(crate) lists: Buffer<u32>,
     /// Where C(u) lies in `lists`, for every u.
     pub(crate) ranges: Vec<Range<usize>>,
 }
@@ -34,11 +35,11 @@ pub struct DeviceCandidates {
 /// ([`DeviceCandidates::upload_classes`], or split there: `cuda::filter::classes`).
 pub struct ClassSets {
     /// The classes' sorted lists one after another.
-    pub(super) lists: CudaSlice<u32>,
+    pub(super) lists: Buffer<u32>,
     /// Where each class lies in `lists`.
     pub(super) ranges: Vec<Range<usize>>,
     /// A bitset per class, as many words each as the sets' bitsets.
-    pub(super) bits: CudaSlice<u32>,
+    pub(super) bits: Buffer<u32>,
 }
 
 impl DeviceCandidates {
@@ -127,9 +128,9 @@ impl DeviceCandidates {
         Ok(DeviceCandidates {
             stream: self.stream.clone(),
             vertex_count: self.vertex_count,
-            bits: self.stream.clone_dtod(&self.bits).map_err(err())?,
+            bits: self.stream.clone_dtod(&*self.bits).map_err(err())?.into(),
             words: self.words,
-            lists,
+            lists: lists.into(),
             ranges,
         })
     }
@@ -206,9 +207,9 @@ impl DeviceCandidates {
         // The host's lists and words must outlive their copies.
         self.stream.synchronize().map_err(err())?;
         Ok(ClassSets {
-            lists,
+            lists: lists.into(),
             ranges,
-            bits,
+            bits: bits.into(),
         })
     }
 

@@ -5,10 +5,12 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cudarc::driver::{
     sys, CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DeviceRepr, PinnedHostSlice,
+    ValidAsZeroBits,
 };
 use gsi_kernels::Kernel;
 use rayon::prelude::*;
 
+use super::buffers::{Buffer, BufferCache};
 use super::launch::MAX_WIDTH;
 use super::libraries::{check_driver, check_nvrtc};
 use super::modules::{Build, Kernels};
@@ -80,6 +82,8 @@ pub struct Device {
     stage_words: usize,
     /// The two pinned staging buffers, once an upload has needed them.
     stages: Mutex<Vec<PinnedHostSlice<u32>>>,
+    /// The blocks of this engine's buffers, kept from query to query.
+    buffers: Arc<BufferCache>,
 }
 
 impl Device {
@@ -129,6 +133,7 @@ impl Device {
         // An engine's own stream, not the context's default one: the default stream runs the
         // work of every engine of the process on this GPU one after another.
         let stream = ctx.new_stream().map_err(driver("creating a stream"))?;
+        let buffers = BufferCache::new(Arc::clone(&stream));
         Ok(Device {
             ctx,
             stream,
@@ -140,6 +145,7 @@ impl Device {
             multiprocessors,
             stage_words: (stage_bytes / 4).max(1),
             stages: Mutex::new(Vec::new()),
+            buffers,
         })
     }
 
@@ -191,7 +197,7 @@ impl Device {
             .ctx
             .mem_get_info()
             .map_err(driver("reading free memory"))?;
-        Ok((free + self.pool_spare(), total))
+        Ok((free + self.pool_spare() + self.buffers.spare_bytes(), total))
     }
 
     /// Copies `data` to a new device buffer (at least one element long).
@@ -199,15 +205,19 @@ impl Device {
         &self,
         data: &[T],
         what: &str,
-    ) -> Result<CudaSlice<T>> {
+    ) -> Result<Buffer<T>> {
         let err = driver(format!(
             "uploading {what} ({} bytes)",
             std::mem::size_of_val(data)
         ));
-        if data.is_empty() {
-            return self.stream.clone_htod(&[T::default()]).map_err(err);
-        }
-        self.stream.clone_htod(data).map_err(err)
+        let one = [T::default()];
+        let data = if data.is_empty() { &one[..] } else { data };
+        // SAFETY: written whole by the copy.
+        let made = unsafe { self.buffers.alloc::<T>(data.len()) }.and_then(|mut buffer| {
+            self.stream.memcpy_htod(data, &mut *buffer)?;
+            Ok(buffer)
+        });
+        made.map_err(err)
     }
 
     /// Copies each of `buffers` (the concatenation of its parts, and what it is, for
@@ -216,10 +226,7 @@ impl Device {
     /// pinned staging buffers in turn, one pipeline for all the buffers, the host gathering
     /// the next stage (in parallel) while the DMA engine copies the last one at the bus's
     /// speed.
-    pub(crate) fn upload_buffers(
-        &self,
-        buffers: &[(&[&[u32]], &str)],
-    ) -> Result<Vec<CudaSlice<u32>>> {
+    pub(crate) fn upload_buffers(&self, buffers: &[(&[&[u32]], &str)]) -> Result<Vec<Buffer<u32>>> {
         let lengths: Vec<usize> = buffers
             .iter()
             .map(|(parts, _)| parts.iter().map(|p| p.len()).sum())
@@ -299,19 +306,31 @@ impl Device {
     }
 
     /// A new device buffer of `len` (at least one) elements whose contents are not initialised.
-    pub(crate) fn alloc(&self, len: usize, what: &str) -> Result<CudaSlice<u32>> {
+    pub(crate) fn alloc(&self, len: usize, what: &str) -> Result<Buffer<u32>> {
         // SAFETY: every caller writes each element it later reads.
-        unsafe { self.stream.alloc::<u32>(len.max(1)) }.map_err(driver(format!(
+        unsafe { self.buffers.alloc::<u32>(len) }.map_err(driver(format!(
             "allocating {what} ({} bytes)",
             4 * len.max(1)
         )))
     }
 
     /// A new device buffer of `len` (at least one) zeros.
-    pub(crate) fn zeros(&self, len: usize, what: &str) -> Result<CudaSlice<u32>> {
-        self.stream
-            .alloc_zeros::<u32>(len.max(1))
-            .map_err(driver(format!("allocating {what}")))
+    pub(crate) fn zeros<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        len: usize,
+        what: &str,
+    ) -> Result<Buffer<T>> {
+        // SAFETY: zeroed whole below.
+        let made = unsafe { self.buffers.alloc::<T>(len) }.and_then(|mut buffer| {
+            self.stream.memset_zeros(&mut *buffer)?;
+            Ok(buffer)
+        });
+        made.map_err(driver(format!("allocating {what}")))
+    }
+
+    /// Turns the engine's cache of buffers on or off ([`BufferCache`]).
+    pub(crate) fn keep_buffers(&self, on: bool) {
+        self.buffers.set_on(on);
     }
 
     /// Reads `len` elements of `buffer` starting at `start` back to the host.

@@ -13,6 +13,7 @@ use super::device::Device;
 use super::index::DeviceIndex;
 use super::launch::{per_element, LabelTest};
 use super::scan::exclusive_scan;
+use crate::cuda::buffers::Buffer;
 use crate::error::{driver, Error, Result};
 use crate::options::{Cut, FilterTests, Semantics};
 use crate::signature::QuerySignatures;
@@ -204,7 +205,7 @@ fn compact(
     words: usize,
     sets: usize,
     what: &str,
-) -> Result<(CudaSlice<u32>, Vec<Range<usize>>)> {
+) -> Result<(Buffer<u32>, Vec<Range<usize>>)> {
     let total_words = words * sets;
     let (word_offsets, total) =
         exclusive_scan(device, &word_counts.slice(0..total_words), total_words)?;

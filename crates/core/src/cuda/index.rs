@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use cudarc::driver::CudaSlice;
+use super::buffers::Buffer;
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
 use rayon::prelude::*;
 
@@ -176,8 +176,8 @@ struct Partition {
 /// partition lies in them.
 pub struct DevicePcsr {
     directed: bool,
-    pub(crate) groups: CudaSlice<u32>,
-    pub(crate) column_index: CudaSlice<u32>,
+    pub(crate) groups: Buffer<u32>,
+    pub(crate) column_index: Buffer<u32>,
     layout: HashMap<PartitionKey, Partition>,
     /// Bytes on the device.
     pub(crate) bytes: usize,
@@ -241,7 +241,7 @@ impl<'a> PcsrParts<'a> {
     }
 
     /// The partitions on the device, from their two uploaded buffers.
-    fn on_device(self, groups: CudaSlice<u32>, column_index: CudaSlice<u32>) -> DevicePcsr {
+    fn on_device(self, groups: Buffer<u32>, column_index: Buffer<u32>) -> DevicePcsr {
         DevicePcsr {
             directed: self.directed,
             bytes: 4 * self.words,
@@ -319,10 +319,10 @@ pub struct DeviceIndex {
     /// `DataIndex::id` of the index uploaded.
     pub(crate) id: u64,
     pub(crate) vertex_count: usize,
-    pub(crate) signatures: CudaSlice<u32>,
-    pub(crate) out_degree: CudaSlice<u32>,
+    pub(crate) signatures: Buffer<u32>,
+    pub(crate) out_degree: Buffer<u32>,
     /// In-degrees of a directed graph; an undirected graph has only `out_degree`.
-    pub(crate) in_degree: Option<CudaSlice<u32>>,
+    pub(crate) in_degree: Option<Buffer<u32>>,
     /// Every vertex's sorted labels from `offsets[v]` in `labels`, when some vertex has
     /// several (the paper's Sec. 7.2).
     pub(crate) label_sets: Option<DeviceLabelSets>,
@@ -433,12 +433,12 @@ impl DeviceIndex {
             .flat_map(|s| s.links())
             .map(|e| (e.label, e.direction.stored(directed)))
             .collect();
-        Ok(PartitionsFor::Copied(DevicePcsr::upload(
+        Ok(PartitionsFor::Copied(Box::new(DevicePcsr::upload(
             device,
             data,
             self.list_index,
             |key| keys.contains(&key),
-        )?))
+        )?)))
     }
 }
 
@@ -446,9 +446,9 @@ impl DeviceIndex {
 /// reads them.
 pub struct DeviceLabelSets {
     /// `n + 1` offsets into `labels`.
-    pub(crate) offsets: CudaSlice<u32>,
+    pub(crate) offsets: Buffer<u32>,
     /// Each vertex's labels, sorted.
-    pub(crate) labels: CudaSlice<u32>,
+    pub(crate) labels: Buffer<u32>,
     bytes: usize,
 }
 
@@ -482,7 +482,7 @@ pub enum PartitionsFor<'a> {
     /// All partitions stay on the device.
     Resident(&'a DevicePcsr),
     /// Only this query's partitions, copied for it.
-    Copied(DevicePcsr),
+    Copied(Box<DevicePcsr>),
 }
 
 impl std::ops::Deref for PartitionsFor<'_> {

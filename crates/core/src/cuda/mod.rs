@@ -6,6 +6,7 @@
 //! `join.rs`), with one typed wrapper per kernel; `launch.rs` holds launch shapes and the
 //! constants shared with the kernels.
 
+mod buffers;
 pub mod candidates;
 pub mod device;
 mod filter;
@@ -62,12 +63,14 @@ impl GpuEngine {
     /// # Errors
     /// [`Error::NoGpu`] with the reason when no GPU is usable; kernel compile errors.
     pub fn open(config: &EngineConfig) -> Result<GpuEngine> {
+        let device = Device::open(
+            config.device,
+            config.kernel_cache.as_deref(),
+            config.upload_stage_bytes,
+        )?;
+        device.keep_buffers(config.keep_device_buffers);
         Ok(GpuEngine {
-            device: Device::open(
-                config.device,
-                config.kernel_cache.as_deref(),
-                config.upload_stage_bytes,
-            )?,
+            device,
             join_share: config.device_join_share,
             resident_limit: config.resident_index_limit,
             list_index: config.list_index,

@@ -6,6 +6,7 @@ use gsi_kernels::Kernel;
 
 use super::device::Device;
 use super::launch::{per_element, BLOCK_SIZE};
+use crate::cuda::buffers::Buffer;
 use crate::error::{driver, Result};
 
 /// `gsi_scan_blocks`: per block of BLOCK_SIZE elements, the exclusive prefix sum of `input`
@@ -62,7 +63,7 @@ pub fn exclusive_scan(
     device: &Device,
     input: &CudaView<'_, u32>,
     n: usize,
-) -> Result<(CudaSlice<u32>, u32)> {
+) -> Result<(Buffer<u32>, u32)> {
     let mut out = device.alloc(n + 1, "a prefix sum")?;
     scan_into(device, input, &mut out, n)?;
     let total = device.read(&out, n, 1, "a prefix-sum total")?[0];

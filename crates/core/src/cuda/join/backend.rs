@@ -14,6 +14,7 @@ use super::kernels::{
     StepArgs, Tests,
 };
 use super::layout::{DepthStep, Link};
+use crate::cuda::buffers::Buffer;
 use crate::cuda::candidates::DeviceCandidates;
 use crate::cuda::device::Device;
 use crate::cuda::index::DevicePcsr;
@@ -85,7 +86,7 @@ pub(crate) struct GpuJoin<'a> {
     /// Slots of the depth-first count's kept sets per warp, and their buffer with the words
     /// of one slot, made at the first depth-first count.
     pub(super) kept_slots: usize,
-    pub(super) kept_sets: Option<(CudaSlice<u32>, u32)>,
+    pub(super) kept_sets: Option<(Buffer<u32>, u32)>,
     /// The pair count's scratch space, made at its first count.
     pub(super) pair_space: Option<PairSpace>,
     /// Whether a count took the clique count ([`GpuJoin::counts_cliques`]).
@@ -448,7 +449,7 @@ impl<'a> GpuJoin<'a> {
         step: usize,
         table: &DeviceTable,
         rows: &Range<usize>,
-    ) -> Result<(CudaSlice<u32>, u32)> {
+    ) -> Result<(Buffer<u32>, u32)> {
         let count = rows.len();
         let mut counts = self.device.alloc(count, "row counts")?;
         self.rows_on_device(
@@ -469,7 +470,7 @@ impl<'a> GpuJoin<'a> {
         step: usize,
         table: &DeviceTable,
         rows: &Range<usize>,
-    ) -> Result<(CudaSlice<u32>, u32)> {
+    ) -> Result<(Buffer<u32>, u32)> {
         let s = &self.steps[step];
         let count = rows.len();
         let mut bounds = self.device.alloc(count, "buffer bounds")?;
@@ -494,7 +495,7 @@ pub(crate) enum DeviceTable {
     /// The first table: C(u0), in place in the candidate lists from `start`.
     Candidates { start: usize },
     /// A table the join built.
-    Owned(CudaSlice<u32>),
+    Owned(Buffer<u32>),
 }
 
 /// Algorithm 4's placement of a run's buffers.
@@ -505,7 +506,7 @@ pub(crate) enum DeviceLayout {
     Offsets {
         first_row: usize,
         rows: usize,
-        offsets: CudaSlice<u32>,
+        offsets: Buffer<u32>,
         total: u32,
         host: OnceCell<Vec<u32>>,
     },
@@ -561,10 +562,10 @@ impl BufferLayout for DeviceLayout {
 
 /// A run's filled buffers on the device, with where they were placed.
 pub(crate) struct DeviceFilled {
-    gba: CudaSlice<u32>,
-    counts: CudaSlice<u32>,
+    gba: Buffer<u32>,
+    counts: Buffer<u32>,
     /// Exclusive prefix sum of `counts`: each row's first row in the new table.
-    new_offsets: CudaSlice<u32>,
+    new_offsets: Buffer<u32>,
     new_rows: usize,
     /// The rows' first offset in their run's prefix sum (with offsets), else 0.
     base: u32,
@@ -609,7 +610,7 @@ impl GpuJoin<'_> {
         rows: &Range<usize>,
         layout: &DeviceLayout,
         filled: &DeviceFilled,
-    ) -> Result<CudaSlice<u32>> {
+    ) -> Result<Buffer<u32>> {
         let mut next = self
             .device
             .alloc(filled.new_rows * (step + 1), "the new table")?;
@@ -857,10 +858,10 @@ impl JoinBackend for GpuJoin<'_> {
                     .alloc(capacity_words, "the small steps' tables")?,
             ],
             capacity_words: capacity_words as u32,
-            state: stream
-                .alloc_zeros::<u32>(small::words(width))
-                .map_err(driver("allocating the small steps' state"))?,
-            total: counter::zeroed(stream)?,
+            state: self
+                .device
+                .zeros(small::words(width), "the small steps' state")?,
+            total: counter::zeroed(self.device)?,
         };
         let args = self.depth_first_args(step);
         // No lone-leaf counts: made for long lists, and these are short.
@@ -975,7 +976,7 @@ impl JoinBackend for GpuJoin<'_> {
                 false => self.count_depth_first(step, table, rows, enough),
             };
         }
-        let mut total = counter::zeroed(&self.device.stream)?;
+        let mut total = counter::zeroed(self.device)?;
         self.rows_on_device(
             step,
             table,

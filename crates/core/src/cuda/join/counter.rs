@@ -6,15 +6,15 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaSlice, CudaStream};
 
+use crate::cuda::buffers::Buffer;
+use crate::cuda::device::Device;
 use crate::error::{driver, Error, Result};
 
 const WORDS: usize = 3;
 
 /// A zeroed counter.
-pub(super) fn zeroed(stream: &Arc<CudaStream>) -> Result<CudaSlice<u64>> {
-    stream
-        .alloc_zeros::<u64>(WORDS)
-        .map_err(driver("allocating the match counter"))
+pub(super) fn zeroed(device: &Device) -> Result<Buffer<u64>> {
+    device.zeros(WORDS, "the match counter")
 }
 
 /// The count in `counter`.

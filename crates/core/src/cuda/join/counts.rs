@@ -89,11 +89,10 @@ impl GpuJoin<'_> {
             .clique_bitmaps_up_to
             .map_or(0, |n| n.min(cliques::BITS)) as u32;
         let count = rows.len();
-        let stream = &self.device.stream;
         let mut state = CliqueState {
             counters: self.device.zeros(COUNTERS, "the clique count's counters")?,
             overflow: self.device.zeros(count, "the clique count's other rows")?,
-            total: counter::zeroed(stream)?,
+            total: counter::zeroed(self.device)?,
         };
         let (total, overflowed) = {
             let view = self.view(table, rows, step);
@@ -162,7 +161,7 @@ impl GpuJoin<'_> {
         if self.lone_leaves.is_none() {
             self.lone_leaves = self.lone_leaf_counts()?;
         }
-        let mut total = counter::zeroed(&self.device.stream)?;
+        let mut total = counter::zeroed(self.device)?;
         join_leaf_product(
             self.device,
             self.pcsr,
@@ -213,7 +212,7 @@ impl GpuJoin<'_> {
                 vertices: vertices as u32,
             });
         }
-        let mut total = counter::zeroed(stream)?;
+        let mut total = counter::zeroed(self.device)?;
         let mut space = self.pair_space.take().expect("made above");
         let view = self.view(table, rows.clone(), step);
         let launched = count_pairs(
@@ -337,7 +336,7 @@ impl GpuJoin<'_> {
             task_words: task_words as u32,
             capacity: capacity as u32,
             counters: self.device.zeros(COUNTERS, "the depth-first counters")?,
-            total: counter::zeroed(stream)?,
+            total: counter::zeroed(self.device)?,
         };
         loop {
             let (slice_ns, deadline_ns) = self.launch_times(enough);
@@ -417,7 +416,7 @@ impl GpuJoin<'_> {
                 .device
                 .zeros(warps * packed::SEARCH_WORDS, "the packed searches")?,
             counters: self.device.zeros(COUNTERS, "the packed count's counters")?,
-            total: counter::zeroed(stream)?,
+            total: counter::zeroed(self.device)?,
             places: self.device.zeros(warps, "the packed count's places")?,
         };
         // Searches suspend once half the warps found no row left, and are split over every

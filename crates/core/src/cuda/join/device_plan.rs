@@ -3,9 +3,10 @@
 
 use std::ops::Range;
 
-use cudarc::driver::{CudaSlice, CudaView};
+use cudarc::driver::CudaView;
 
 use super::layout::{DepthStep, LeafGroupOnDevice, LeafTermOnDevice, Link};
+use crate::cuda::buffers::Buffer;
 use crate::cuda::device::Device;
 use crate::cuda::launch::ABOVE;
 use crate::error::Result;
@@ -17,7 +18,7 @@ use crate::plan::Plan;
 /// members, terms and blocks. Every record is made of 32-bit words, so each section is a
 /// typed view of one buffer.
 pub(super) struct PlanOnDevice {
-    pub(super) words: CudaSlice<u32>,
+    pub(super) words: Buffer<u32>,
     pub(super) links: Range<usize>,
     pub(super) order: Range<usize>,
     pub(super) steps: Range<usize>,

@@ -6,6 +6,7 @@ use gsi_kernels::Kernel;
 
 use super::device_plan::PlanOnDevice;
 use super::layout::{DepthStep, LeafGroupOnDevice, LeafTermOnDevice, Link};
+use crate::cuda::buffers::Buffer;
 use crate::cuda::candidates::DeviceCandidates;
 use crate::cuda::device::Device;
 use crate::cuda::index::DevicePcsr;
@@ -48,14 +49,14 @@ pub(super) enum RowsOutput<'a> {
     /// Writes them into the row's buffer and their number into `counts`.
     Buffers {
         place: Place<'a>,
-        gba: &'a mut CudaSlice<u32>,
-        counts: &'a mut CudaSlice<u32>,
+        gba: &'a mut Buffer<u32>,
+        counts: &'a mut Buffer<u32>,
     },
     /// Only counts them, adding every row's count to `total[0]`.
     Count { total: &'a mut CudaSlice<u64> },
     /// Only counts them, each row's count into `counts` (the first pass of the two-step
     /// output scheme).
-    RowCounts { counts: &'a mut CudaSlice<u32> },
+    RowCounts { counts: &'a mut Buffer<u32> },
 }
 
 /// What every row of one step reads in `gsi_join_rows`.
@@ -123,11 +124,11 @@ pub(super) struct Balance {
     /// Most elements of one piece (a block's share).
     piece_length: u32,
     /// (row, start) per piece.
-    pub(super) pieces: CudaSlice<u32>,
+    pub(super) pieces: Buffer<u32>,
     /// Pieces taken (may pass the capacity: the pool is then full).
-    pub(super) count: CudaSlice<u32>,
+    pub(super) count: Buffer<u32>,
     /// Survivors per piece, when pieces write their rows' buffers in order.
-    pub(super) found: CudaSlice<u32>,
+    pub(super) found: Buffer<u32>,
 }
 
 /// Pieces the pool holds; a warp that finds it full does its row itself.
@@ -478,16 +479,16 @@ impl<'a> DepthFirstArgs<'a> {
 /// tasks (`task_words` words each; a second buffer to move the waiting ones to the front
 /// between launches), the counters (`launch::depth_first`) and the count.
 pub(super) struct DepthFirstState {
-    pub(super) ranges: CudaSlice<u32>,
-    pub(super) sets: CudaSlice<u32>,
+    pub(super) ranges: Buffer<u32>,
+    pub(super) sets: Buffer<u32>,
     pub(super) set_slots: u32,
     pub(super) set_words: u32,
-    pub(super) tasks: CudaSlice<u32>,
-    pub(super) spare: Option<CudaSlice<u32>>,
+    pub(super) tasks: Buffer<u32>,
+    pub(super) spare: Option<Buffer<u32>>,
     pub(super) task_words: u32,
     pub(super) capacity: u32,
-    pub(super) counters: CudaSlice<u32>,
-    pub(super) total: CudaSlice<u64>,
+    pub(super) counters: Buffer<u32>,
+    pub(super) total: Buffer<u64>,
 }
 
 /// `gsi_join_depth_first`: counts the matches that extend each of `rows` rows of `table`
@@ -537,10 +538,10 @@ pub(super) fn join_depth_first(
 /// (`packed::SEARCH_WORDS` words a warp of its grid), the counters (`launch::packed`), the
 /// count, and the places a split lists (a word a warp).
 pub(super) struct PackedState {
-    pub(super) saved: CudaSlice<u32>,
-    pub(super) counters: CudaSlice<u32>,
-    pub(super) total: CudaSlice<u64>,
-    pub(super) places: CudaSlice<u32>,
+    pub(super) saved: Buffer<u32>,
+    pub(super) counters: Buffer<u32>,
+    pub(super) total: Buffer<u64>,
+    pub(super) places: Buffer<u32>,
 }
 
 /// `gsi_count_packed`: counts the matches that extend each of `rows` rows of `table` through
@@ -635,9 +636,9 @@ pub(super) fn resident_grid(
 /// What `gsi_count_cliques` keeps between launches: its counters, the rows it leaves to the
 /// packed count, and its count.
 pub(super) struct CliqueState {
-    pub(super) counters: CudaSlice<u32>,
-    pub(super) overflow: CudaSlice<u32>,
-    pub(super) total: CudaSlice<u64>,
+    pub(super) counters: Buffer<u32>,
+    pub(super) overflow: Buffer<u32>,
+    pub(super) total: Buffer<u64>,
 }
 
 /// `gsi_count_cliques`: counts the matches of a clique's plan that extend each of `rows` rows
@@ -677,10 +678,10 @@ pub(super) fn count_cliques(
 
 /// What `gsi_join_small` reads besides the plan: its scratch buffers, state and count.
 pub(super) struct SmallState {
-    pub(super) buffers: [CudaSlice<u32>; 2],
+    pub(super) buffers: [Buffer<u32>; 2],
     pub(super) capacity_words: u32,
-    pub(super) state: CudaSlice<u32>,
-    pub(super) total: CudaSlice<u64>,
+    pub(super) state: Buffer<u32>,
+    pub(super) total: Buffer<u64>,
 }
 
 /// `gsi_join_small`: joins `rows` rows of `table` breadth-first through every small step in
@@ -848,8 +849,8 @@ pub(super) fn join_leaf_product(
 /// `lookup_from` looks its leaf's count up instead of scanning the list.
 pub(super) struct LoneLeafCounts {
     /// Per leaf group, where its counts start in `counts`, or `NO_COUNTS`.
-    pub(super) at: CudaSlice<u32>,
-    pub(super) counts: CudaSlice<u32>,
+    pub(super) at: Buffer<u32>,
+    pub(super) counts: Buffer<u32>,
     pub(super) lookup_from: u32,
 }
 
@@ -886,9 +887,9 @@ pub(super) fn leaf_counts(
 /// and its tallies, one word per data vertex (zero between launches).
 pub(super) struct PairSpace {
     pub(super) blocks: u32,
-    pub(super) members: CudaSlice<u32>,
+    pub(super) members: Buffer<u32>,
     pub(super) member_words: u32,
-    pub(super) tallies: CudaSlice<u32>,
+    pub(super) tallies: Buffer<u32>,
     pub(super) vertices: u32,
 }
 
