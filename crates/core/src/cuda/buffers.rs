@@ -49,6 +49,11 @@ struct Kept {
     bytes: usize,
 }
 
+/// Whether `err` is the device's lack of memory.
+fn out_of_memory(err: &DriverError) -> bool {
+    err.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY
+}
+
 /// A block's size class and its bytes, for a buffer of `bytes`; `None` beyond
 /// [`LARGEST_BLOCK_BYTES`].
 fn class_of(bytes: usize) -> Option<(usize, usize)> {
@@ -97,10 +102,10 @@ impl BufferCache {
     ) -> Result<Buffer<T>, DriverError> {
         let bytes = len.max(1).saturating_mul(std::mem::size_of::<T>().max(1));
         let class = class_of(bytes).filter(|_| self.on.load(Ordering::Relaxed));
+        // SAFETY: as the caller promises.
+        let exact = || unsafe { self.stream.alloc::<T>(len.max(1)) };
         let Some((class, block)) = class else {
-            // SAFETY: as the caller promises.
-            let slice = self.or_freeing_kept(|| unsafe { self.stream.alloc::<T>(len.max(1)) })?;
-            return Ok(Buffer::from(slice));
+            return self.or_freeing_kept(exact).map(Buffer::from);
         };
         let reused = {
             let mut kept = self.kept();
@@ -113,9 +118,13 @@ impl BufferCache {
         let address = match reused {
             Some(address) => address,
             // SAFETY: a block of bytes; its users write before they read.
-            None => self
-                .or_freeing_kept(|| unsafe { self.stream.alloc::<u8>(block) })?
-                .leak(),
+            None => match self.or_freeing_kept(|| unsafe { self.stream.alloc::<u8>(block) }) {
+                Ok(made) => made.leak(),
+                // A block is up to twice the buffer: where the device cannot hold it, the
+                // buffer alone, as the driver makes it.
+                Err(err) if out_of_memory(&err) => return exact().map(Buffer::from),
+                Err(err) => return Err(err),
+            },
         };
         // SAFETY: the block holds `block >= len * size_of::<T>()` bytes and is this
         // stream's; the caller initialises what it reads.
@@ -132,10 +141,21 @@ impl BufferCache {
         &self,
         alloc: impl Fn() -> Result<S, DriverError>,
     ) -> Result<S, DriverError> {
-        alloc().or_else(|_| {
-            self.free_kept();
-            alloc()
-        })
+        match alloc() {
+            Err(err) if out_of_memory(&err) && self.spare_bytes() > 0 => {
+                self.free_kept();
+                alloc()
+            }
+            made => made,
+        }
+    }
+
+    /// Frees every kept block, in stream order, and keeps none from now on: for an engine
+    /// that goes while buffers of its cache live on (the data index, which other engines of
+    /// its GPU may still read).
+    pub(crate) fn close(&self) {
+        self.set_on(false);
+        self.free_kept();
     }
 
     /// Frees every kept block, in stream order.

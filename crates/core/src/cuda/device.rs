@@ -333,6 +333,11 @@ impl Device {
         self.buffers.set_on(on);
     }
 
+    /// Frees the blocks the engine's cache keeps, and keeps none after ([`BufferCache::close`]).
+    pub(crate) fn close_buffers(&self) {
+        self.buffers.close();
+    }
+
     /// Reads `len` elements of `buffer` starting at `start` back to the host.
     pub(crate) fn read(
         &self,

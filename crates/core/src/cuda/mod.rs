@@ -168,6 +168,7 @@ impl Drop for GpuEngine {
         // A failure leaves nothing to do: the driver reclaims the memory with the context.
         let _ = self.device.bind();
         self.release_index();
+        self.device.close_buffers();
     }
 }
 
