@@ -162,6 +162,52 @@ fn a_class_that_alone_joins_the_hubs_keeps_a_member_in_the_core() {
     }
 }
 
+/// wordnet's query_dense_8_8 (two hubs on five vertices, two of which lie only between
+/// them) on a scale-free graph: the class of the two hubs is not cut to one, which would leave
+/// the two between on one hub alone in the core, and the count is the brute force's.
+#[test]
+fn a_class_whose_going_leaves_vertices_hanging_stays_in_the_core() {
+    let mut query = Spec::new(false, vec![0; 8])
+        .edge(1, 7, 0)
+        .edge(4, 5, 0)
+        .edge(4, 7, 0);
+    for hub in [0, 6] {
+        for w in 1..=5 {
+            query = query.edge(hub, w, 0);
+        }
+    }
+    let mut spec = gsi_generate::GraphSpec::new(40, 200, gsi_generate::Shape::ScaleFree);
+    spec.seed = 3;
+    let data = gsi_generate::generate_graph(&spec).expect("graph");
+    let index = DataIndex::build(data.clone()).expect("index");
+    let options = MatchOptions {
+        tree_counts: gsi_core::TreeCounts::Never,
+        ..MatchOptions::default()
+    };
+    let report = cpu_count(&query.graph(), &index, &options);
+    assert_eq!(report.count, brute::count(&query.graph(), &data, false));
+    // 2 and 3 are counted together, or each joined on both hubs.
+    let plan = &report.plan;
+    let counted: Vec<Vec<usize>> = plan
+        .leaves
+        .groups
+        .iter()
+        .filter(|g| g.equivalent)
+        .map(|g| g.steps.iter().map(|&s| plan.steps[s].vertex).collect())
+        .collect();
+    for between in [2, 3] {
+        let step = plan
+            .steps
+            .iter()
+            .find(|s| s.vertex == between)
+            .expect("a step");
+        assert!(
+            counted.contains(&vec![2, 3]) || 1 + step.others.len() == 2,
+            "{plan}"
+        );
+    }
+}
+
 /// A star of 8 leaves of one label, beyond the 4 members a group of leaves of differing
 /// sets may have: in K_12, 12 · 11!/3! isomorphisms, one group of 8.
 #[test]
