@@ -1684,6 +1684,73 @@ fn explain_says_how_the_order_was_chosen() {
             run.stdout
         );
     }
+    // A graph whose candidates' lists are long enough (150,000 edges, 3 · 300,000 entries
+    // for a path of three) for the rule to weigh: planning judged never to pay keeps
+    // Algorithm 2's order unsampled, judged to pay from any work samples it; same count.
+    dir.gsi([
+        "generate",
+        "graph",
+        "--vertices",
+        "20000",
+        "--edges",
+        "150000",
+        "--shape",
+        "scale-free",
+        "--seed",
+        "1",
+        "--quiet",
+        "-o",
+        "big.graph",
+    ])
+    .ok();
+    let path3 = |pays_from: &str| {
+        let flag = format!("--planning-pays-from={pays_from}");
+        dir.match_files(
+            "big.graph",
+            &["q3.graph"],
+            &["--explain", "--engine", "cpu", &flag],
+        )
+        .ok()
+    };
+    dir.write_spec("q3.graph", &path(false, 3, 0));
+    let never = path3("1e12");
+    let always = path3("0");
+    assert!(
+        never
+            .stdout
+            .contains("(light, or costlier to refine than to join)"),
+        "{}",
+        never.stdout
+    );
+    assert!(
+        always.stdout.contains("least work sampled: paper "),
+        "{}",
+        always.stdout
+    );
+    // Paths of three: each middle vertex's ordered pairs of neighbours.
+    let mut degree = vec![0u128; 20_000];
+    for line in dir.read("big.graph").lines() {
+        if let ["e", a, b, _] = line.split_whitespace().collect::<Vec<_>>()[..] {
+            for end in [a, b] {
+                degree[end.parse::<usize>().expect("a vertex id")] += 1;
+            }
+        }
+    }
+    let paths: u128 = degree.iter().map(|&d| d * d.saturating_sub(1)).sum();
+    for run in [&never, &always] {
+        assert_eq!(run.value("matches"), Some(paths.to_string()));
+    }
+    for bad in ["-1", "NaN", "inf", "many"] {
+        let flag = format!("--planning-pays-from={bad}");
+        let refused = dir.match_files("data.graph", &["q.graph"], &[&flag]);
+        refused.no_panic();
+        assert_eq!(refused.code, Some(2), "{bad}: {refused:#?}");
+        assert!(
+            refused.stderr.contains("--planning-pays-from"),
+            "{bad}: {}",
+            refused.stderr
+        );
+    }
 }
 
 #[test]

@@ -297,8 +297,8 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             refine_for_programs_from: args.refine_for_programs_from,
             cyclic_quotients_from: args.cyclic_quotients_from,
             programs_beside_after,
-            // The engine that joins judges whether planning pays.
-            planning_pays_from: None,
+            // The engine that joins judges whether planning pays, unless told.
+            planning_pays_from: args.planning_pays_from,
             pair_counts_from: None,
             program_cost: None,
             refine_from_share: None,

@@ -1015,6 +1015,20 @@ pub struct MatchingArgs {
     /// is chosen by sampling (`0`: every query).
     #[arg(long, value_name = "N", hide = true, default_value_t = gsi_core::options::HEAVY_QUERY_WORK)]
     pub heavy_work: f64,
+
+    /// For tests and measurements: estimated partial matches per neighbour-list entry read
+    /// from which refining the sets and sampling orders are judged to pay (default: the joining
+    /// engine's, 1 for the CPU, 100 for a GPU).
+    #[arg(long, value_name = "N", hide = true, value_parser = non_negative)]
+    pub planning_pays_from: Option<f64>,
+}
+
+/// A finite number of zero or more.
+fn non_negative(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!("expected a number of zero or more, not {text:?}")),
+    }
 }
 
 /// The values of `--semantics`: gsi-core's names, each with what it means.
