@@ -287,8 +287,8 @@ const CHEAP_PLANNING_READS: usize = 1 << 18;
 /// filter's own sets estimate (they underestimate rather than overestimate: a heavy verdict
 /// is trusted, a light one only when it is very light, [`TRIVIAL_WORK`]): when the
 /// candidates' neighbour lists are short ([`CHEAP_PLANNING_READS`]), or when the walks
-/// estimate the join's work at `pays_from` times their length (the joining engine's
-/// [`crate::Engine::planning_pays_from`] in `options`), or when the walks were blind
+/// estimate the join's work at [`MatchOptions::planning_pays_from`] times their length, or
+/// when the walks were blind
 /// ([`Work::blind`]).
 fn worth_planning(
     query: &Graph,
@@ -324,14 +324,14 @@ mod tests {
     use gsi_graph::{GraphBuilder, VertexId};
 
     use super::*;
-    use crate::options::{Semantics, CPU_PLANNING_PAYS_FROM, GPU_PLANNING_PAYS_FROM};
+    use crate::options::Semantics;
     use crate::plan::walks::tests::{clique, complete_bipartite, path, ByDefinition};
 
     #[test]
-    fn planning_pays_sooner_before_the_cpus_join_than_before_a_gpus() {
+    fn planning_pays_from_the_options_rule() {
         // K(250, 250): a path of three vertices over all 500 vertices reads 3 · 500 · 250
         // list entries to plan and makes 500 + 500 · 250 + 500 · 250 · 249 partial matches,
-        // 83 per entry: under a GPU's rule (100), over the CPU's (1).
+        // 83 per entry: under a rule of 100, over the default (1).
         let data = DataIndex::build(complete_bipartite(250)).unwrap();
         let all: Vec<VertexId> = (0..500).collect();
         let light = Some("light, or costlier to refine than to join".to_string());
@@ -351,14 +351,22 @@ mod tests {
             );
             plan.choice.kept_because
         };
-        assert_eq!(kept_because(GPU_PLANNING_PAYS_FROM), light);
-        assert_ne!(kept_because(CPU_PLANNING_PAYS_FROM), light);
-        // The search asks the engine that joins, unless the options say: the CPU engine's
-        // rule here, a GPU's for a plan made ahead for a GPU.
+        assert_eq!(kept_because(100.0), light);
+        assert_ne!(kept_because(1.0), light);
+        // The default, for a join on the CPU and for a plan made ahead for a GPU.
         let options = MatchOptions::default();
         let mut cpu = crate::cpu::CpuEngine::default();
         let planned = crate::search::plan_query(&mut cpu, &path(3), &data, &options, false);
         assert_ne!(planned.unwrap().report().plan.choice.kept_because, light);
+        let ahead = crate::search::plan_ahead(&path(3), &data, &options, false).unwrap();
+        assert_ne!(ahead.unwrap().report().plan.choice.kept_because, light);
+        // A rule of 100 in the options holds for both.
+        let options = MatchOptions {
+            planning_pays_from: Some(100.0),
+            ..MatchOptions::default()
+        };
+        let planned = crate::search::plan_query(&mut cpu, &path(3), &data, &options, false);
+        assert_eq!(planned.unwrap().report().plan.choice.kept_because, light);
         let ahead = crate::search::plan_ahead(&path(3), &data, &options, false).unwrap();
         assert_eq!(ahead.unwrap().report().plan.choice.kept_because, light);
     }
@@ -367,14 +375,14 @@ mod tests {
     fn walks_that_all_die_do_not_call_a_query_light() {
         // K(250, 250) has no triangle: every walk of a triangle dies at its third vertex, so
         // the walks, about 0.3 partial matches per list entry, would call it light even
-        // under a GPU's rule; it is planned, but under homomorphism (a tree's quotients,
+        // under a rule of 100; it is planned, but under homomorphism (a tree's quotients,
         // whose plans only weigh the dynamic program) it stays light.
         let data = DataIndex::build(complete_bipartite(250)).unwrap();
         let all: Vec<VertexId> = (0..500).collect();
         let kept_because = |semantics| {
             let mut sets = CandidateSets::from_lists(vec![all.clone(); 3], 500);
             let options = MatchOptions {
-                planning_pays_from: Some(GPU_PLANNING_PAYS_FROM),
+                planning_pays_from: Some(100.0),
                 semantics,
                 ..MatchOptions::default()
             };
