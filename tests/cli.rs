@@ -1684,16 +1684,17 @@ fn explain_says_how_the_order_was_chosen() {
             run.stdout
         );
     }
-    // A graph whose candidates' lists are long enough (150,000 edges, 3 · 300,000 entries
+    // A graph whose candidates' lists are long enough (400,000 edges, 3 · 800,000 entries
     // for a path of three) for the rule to weigh: planning judged never to pay keeps
-    // Algorithm 2's order unsampled, judged to pay from any work samples it; same count.
+    // Algorithm 2's order unsampled, judged to pay from any work samples it; each counts the
+    // paths the degrees count.
     dir.gsi([
         "generate",
         "graph",
         "--vertices",
-        "20000",
+        "50000",
         "--edges",
-        "150000",
+        "400000",
         "--shape",
         "scale-free",
         "--seed",
@@ -1728,7 +1729,7 @@ fn explain_says_how_the_order_was_chosen() {
         always.stdout
     );
     // Paths of three: each middle vertex's ordered pairs of neighbours.
-    let mut degree = vec![0u128; 20_000];
+    let mut degree = vec![0u128; 50_000];
     for line in dir.read("big.graph").lines() {
         if let ["e", a, b, _] = line.split_whitespace().collect::<Vec<_>>()[..] {
             for end in [a, b] {

@@ -1017,7 +1017,8 @@ pub struct MatchingArgs {
     pub heavy_work: f64,
 
     /// For tests and measurements: estimated partial matches per neighbour-list entry read
-    /// from which refining the sets and sampling orders are judged to pay (default 1).
+    /// from which refining the sets and sampling orders are judged to pay (default: the joining
+    /// engine's, 1 for the CPU, 100 for a GPU; at most 1 where the lists to read are short).
     #[arg(long, value_name = "N", hide = true, value_parser = non_negative)]
     pub planning_pays_from: Option<f64>,
 }

@@ -111,6 +111,13 @@ pub trait Engine: Send {
         false
     }
 
+    /// Estimated partial matches of this engine's join per neighbour-list entry the planner
+    /// would read, from which refining and sampling the query pay
+    /// ([`MatchOptions::planning_pays_from`]).
+    fn planning_pays_from(&self) -> f64 {
+        crate::options::GPU_PLANNING_PAYS_FROM
+    }
+
     /// The share of candidates lacking a candidate neighbour from which refining the sets
     /// pays before this engine's join ([`MatchOptions::refine_from_share`]).
     fn refine_from_share(&self) -> f64 {

@@ -95,8 +95,8 @@ pub struct MatchOptions {
     /// How the join order is chosen.
     pub join_order: JoinOrder,
     /// Estimated partial matches per neighbour-list entry the planner would read from which
-    /// refining and sampling pay ([`crate::plan::estimate`]); [`PLANNING_PAYS_FROM`] when
-    /// `None`.
+    /// refining and sampling pay ([`crate::plan::estimate`]): the joining engine's
+    /// ([`crate::Engine::planning_pays_from`]), which the search sets when it is `None`.
     pub planning_pays_from: Option<f64>,
     /// Estimated partial matches from which a query counts as heavy: its join order is then
     /// chosen by sampling under [`JoinOrder::Sampled`] ([`crate::plan::estimate`]); 0 treats every
@@ -163,17 +163,11 @@ pub struct MatchOptions {
 /// (yeast and gowalla-shaped, 8 to 32 vertices), few enough to bound a pass that does not.
 pub const REFINE_ROUNDS: usize = 4;
 
-/// Estimated partial matches per neighbour-list entry read from which a query's join is
-/// expected to outweigh its planning ([`crate::plan::estimate`]), on either engine: the walks
-/// that estimate the join underestimate it most where hubs carry the work. On the CPU,
-/// wordnet's query_dense_16_6, 9×10^7 partial matches estimated against about 10^6 entries,
-/// took 20 s joined on one thread in Algorithm 2's order, and 2.1 s, 58 ms of it planning, in
-/// the order sampling chose (development machine, 2026-11-26). A GPU's rule was 100 (an entry
-/// read costs a few nanoseconds on the host, a partial match about one on the GPU): it kept
-/// Algorithm 2's order for wordnet's query_sparse_8_153, 425 ms against 12 ms planned; from 1,
-/// 927 of the 937 wordnet queries RapidMatch finishes in 10 s finished within a fifth of its
-/// time against 915, 23.6 s in all against 28.9 (H200, 2026-11-29, docs/BENCHMARKS.md).
-pub const PLANNING_PAYS_FROM: f64 = 1.0;
+/// Estimated partial matches per neighbour-list entry read from which a query's join on a
+/// GPU is expected to outweigh its planning ([`crate::plan::estimate`]; an entry read costs
+/// a few nanoseconds on the host, a partial match about one on the GPU): a GPU engine's
+/// [`crate::Engine::planning_pays_from`].
+pub const GPU_PLANNING_PAYS_FROM: f64 = 100.0;
 
 /// Fewest query vertices from which a GPU engine's count takes the pair count
 /// ([`crate::Engine::pair_counts_from`]): its packed count takes plans of four steps at once,
@@ -200,6 +194,12 @@ pub const GPU_PROGRAM_COST: f64 = 10.0;
 /// dense_12_7: a join estimated at 7.1×10^4 rows ran past 10 s on an H200, its two quotients
 /// took 0.3 s on two cores; docs/BENCHMARKS.md), and most joins of a count end sooner.
 pub const GPU_PROGRAMS_BESIDE_AFTER: Duration = Duration::from_millis(250);
+
+/// The same for the CPU's join, where a partial match costs as much as an entry read or more:
+/// wordnet's query_dense_16_6, 9×10^7 partial matches estimated against about 10^6 entries,
+/// took 20 s joined on one thread in Algorithm 2's order, and 2.1 s, 58 ms of it planning, in
+/// the order sampling chose (development machine, 2026-11-26, docs/BENCHMARKS.md).
+pub const CPU_PLANNING_PAYS_FROM: f64 = 1.0;
 
 /// The share of candidates lacking a candidate neighbour from which a GPU engine's query is
 /// refined ([`crate::Engine::refine_from_share`]). On yeast's and gw12's queries 30-66% lack
@@ -477,9 +477,9 @@ impl Default for MatchOptions {
 }
 
 impl MatchOptions {
-    /// [`MatchOptions::planning_pays_from`], or [`PLANNING_PAYS_FROM`].
+    /// [`MatchOptions::planning_pays_from`], or a GPU's where no engine has set it.
     pub fn planning_pays_from(&self) -> f64 {
-        self.planning_pays_from.unwrap_or(PLANNING_PAYS_FROM)
+        self.planning_pays_from.unwrap_or(GPU_PLANNING_PAYS_FROM)
     }
 
     /// [`MatchOptions::refine_from_share`], or a GPU's where no engine has set it.

@@ -92,12 +92,15 @@ pub(crate) fn plan_query(
     if query.vertex_count() == 0 {
         return Err(Error::EmptyQuery);
     }
-    // Whether the pair count, the programs and refining pay is judged by the engine that will
-    // join, this one unless the caller said otherwise. A share is judged by the options alone: the shares of
+    // Whether planning and the pair count pay is judged by the engine that will join, this one
+    // unless the caller said otherwise. A share is judged by the options alone: the shares of
     // one query may be answered by different engines, and each must cut one plan's grid.
     let judge = options.share.is_none().then_some(&*engine);
     let options =
         &MatchOptions {
+            planning_pays_from: Some(options.planning_pays_from.unwrap_or_else(|| {
+                judge.map_or(options.planning_pays_from(), |e| e.planning_pays_from())
+            })),
             pair_counts_from: Some(options.pair_counts_from.unwrap_or_else(|| {
                 judge.map_or(options.pair_counts_from(), |e| e.pair_counts_from())
             })),
@@ -427,6 +430,7 @@ pub fn plan_ahead(
 ) -> Option<Result<Planned>> {
     // Planned on the host for a join on a GPU, unless the options say otherwise.
     let options = MatchOptions {
+        planning_pays_from: Some(options.planning_pays_from()),
         pair_counts_from: Some(options.pair_counts_from()),
         program_cost: Some(options.program_cost()),
         refine_from_share: Some(options.refine_from_share()),

@@ -13,7 +13,7 @@ use crate::candidates::CandidateSets;
 use crate::engine::{Candidates, Engine};
 use crate::error::Result;
 use crate::index::DataIndex;
-use crate::options::{JoinOutcome, MatchOptions};
+use crate::options::{JoinOutcome, MatchOptions, CPU_PLANNING_PAYS_FROM};
 use crate::plan::walks::{JoinForWalks, RowExtender};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
@@ -35,6 +35,10 @@ impl CpuEngine {
 impl Engine for CpuEngine {
     fn counts_equivalent_vertices(&self) -> bool {
         true
+    }
+
+    fn planning_pays_from(&self) -> f64 {
+        CPU_PLANNING_PAYS_FROM
     }
 
     fn pair_counts_from(&self) -> usize {

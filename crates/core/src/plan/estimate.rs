@@ -283,12 +283,23 @@ const TRIVIAL_WORK: f64 = 100.0;
 /// graph's 12-vertex queries 400 000 to 2.3 million, and took 4 to 68 ms to plan).
 const CHEAP_PLANNING_READS: usize = 1 << 18;
 
+/// Neighbour-list entries up to which refining and sampling cost a few milliseconds on the
+/// host and pay, on any engine, where the walks estimate the join at one partial match per
+/// entry or more: on graphs whose hubs carry the work the walks underestimate it most. Under
+/// a GPU's rule alone (100), wordnet's query_sparse_8_153 (about 10^6 entries) kept Algorithm
+/// 2's order and took 425 ms, 12 ms planned; with this rule 927 of the 937 wordnet queries
+/// RapidMatch finishes in 10 s finished within a fifth of its time against 915, 23.6 s in all
+/// against 28.9 (H200, 2026-11-29, docs/BENCHMARKS.md). The 100-label LiveJournal-sized
+/// graph's queries whose verdict a rule of 1 would change read 4 to 61 million entries.
+const MODEST_PLANNING_READS: usize = 1 << 21;
+
 /// Whether refining and sampling are worth their cost, from `work`, what a few walks over the
 /// filter's own sets estimate (they underestimate rather than overestimate: a heavy verdict
 /// is trusted, a light one only when it is very light, [`TRIVIAL_WORK`]): when the
 /// candidates' neighbour lists are short ([`CHEAP_PLANNING_READS`]), or when the walks
-/// estimate the join's work at [`MatchOptions::planning_pays_from`] times their length, or
-/// when the walks were blind
+/// estimate the join's work at `pays_from` times their length (the joining engine's
+/// [`crate::Engine::planning_pays_from`] in `options`), or at their length where they are of
+/// modest length ([`MODEST_PLANNING_READS`]), or when the walks were blind
 /// ([`Work::blind`]).
 fn worth_planning(
     query: &Graph,
@@ -316,7 +327,11 @@ fn worth_planning(
             })
         })
         .sum();
-    reads <= CHEAP_PLANNING_READS as f64 || work.total >= options.planning_pays_from() * reads
+    let pays_from = match reads <= MODEST_PLANNING_READS as f64 {
+        true => options.planning_pays_from().min(1.0),
+        false => options.planning_pays_from(),
+    };
+    reads <= CHEAP_PLANNING_READS as f64 || work.total >= pays_from * reads
 }
 
 #[cfg(test)]
@@ -324,65 +339,74 @@ mod tests {
     use gsi_graph::{GraphBuilder, VertexId};
 
     use super::*;
-    use crate::options::Semantics;
+    use crate::options::{Semantics, CPU_PLANNING_PAYS_FROM, GPU_PLANNING_PAYS_FROM};
     use crate::plan::walks::tests::{clique, complete_bipartite, path, ByDefinition};
 
     #[test]
-    fn planning_pays_from_the_options_rule() {
-        // K(250, 250): a path of three vertices over all 500 vertices reads 3 · 500 · 250
-        // list entries to plan and makes 500 + 500 · 250 + 500 · 250 · 249 partial matches,
-        // 83 per entry: under a rule of 100, over the default (1).
-        let data = DataIndex::build(complete_bipartite(250)).unwrap();
-        let all: Vec<VertexId> = (0..500).collect();
+    fn planning_pays_sooner_before_the_cpus_join_than_before_a_gpus() {
+        // Copies of K(250, 250): a path of three vertices over all their vertices reads
+        // 3 · 500 · 250 list entries a copy to plan and makes 500 + 500 · 250 + 500 · 250 ·
+        // 249 partial matches a copy, 83 per entry: under a GPU's rule (100), over the
+        // CPU's (1), where the lists are long (six copies, 2.25 million entries); on one copy
+        // (375,000 entries, a few milliseconds) planning pays on either.
         let light = Some("light, or costlier to refine than to join".to_string());
-        let kept_because = |pays_from| {
-            let mut sets = CandidateSets::from_lists(vec![all.clone(); 3], 500);
-            let options = MatchOptions {
-                planning_pays_from: Some(pays_from),
-                ..MatchOptions::default()
+        for (copies, gpu_plans) in [(6, false), (1, true)] {
+            let mut b = GraphBuilder::with_vertices(false, vec![0; 500 * copies]);
+            for copy in 0..copies as u32 {
+                for s in 0..250 {
+                    for t in 250..500 {
+                        b.add_edge(500 * copy + s, 500 * copy + t, 0).unwrap();
+                    }
+                }
+            }
+            let data = DataIndex::build(b.build().unwrap()).unwrap();
+            let all: Vec<VertexId> = (0..500 * copies as u32).collect();
+            let kept_because = |pays_from| {
+                let mut sets = CandidateSets::from_lists(vec![all.clone(); 3], all.len());
+                let options = MatchOptions {
+                    planning_pays_from: Some(pays_from),
+                    ..MatchOptions::default()
+                };
+                let plan = plan_on_host(
+                    &path(3),
+                    &mut sets,
+                    &data,
+                    &options,
+                    Postpone::Nothing,
+                    &ByDefinition,
+                );
+                plan.choice.kept_because
             };
-            let plan = plan_on_host(
-                &path(3),
-                &mut sets,
-                &data,
-                &options,
-                Postpone::Nothing,
-                &ByDefinition,
+            assert_eq!(
+                kept_because(GPU_PLANNING_PAYS_FROM) != light,
+                gpu_plans,
+                "{copies}"
             );
-            plan.choice.kept_because
-        };
-        assert_eq!(kept_because(100.0), light);
-        assert_ne!(kept_because(1.0), light);
-        // The default, for a join on the CPU and for a plan made ahead for a GPU.
-        let options = MatchOptions::default();
-        let mut cpu = crate::cpu::CpuEngine::default();
-        let planned = crate::search::plan_query(&mut cpu, &path(3), &data, &options, false);
-        assert_ne!(planned.unwrap().report().plan.choice.kept_because, light);
-        let ahead = crate::search::plan_ahead(&path(3), &data, &options, false).unwrap();
-        assert_ne!(ahead.unwrap().report().plan.choice.kept_because, light);
-        // A rule of 100 in the options holds for both.
-        let options = MatchOptions {
-            planning_pays_from: Some(100.0),
-            ..MatchOptions::default()
-        };
-        let planned = crate::search::plan_query(&mut cpu, &path(3), &data, &options, false);
-        assert_eq!(planned.unwrap().report().plan.choice.kept_because, light);
-        let ahead = crate::search::plan_ahead(&path(3), &data, &options, false).unwrap();
-        assert_eq!(ahead.unwrap().report().plan.choice.kept_because, light);
+            assert_ne!(kept_because(CPU_PLANNING_PAYS_FROM), light, "{copies}");
+            // The search asks the engine that joins, unless the options say: the CPU
+            // engine's rule here, a GPU's for a plan made ahead for a GPU.
+            let options = MatchOptions::default();
+            let mut cpu = crate::cpu::CpuEngine::default();
+            let planned = crate::search::plan_query(&mut cpu, &path(3), &data, &options, false);
+            assert_ne!(planned.unwrap().report().plan.choice.kept_because, light);
+            let ahead = crate::search::plan_ahead(&path(3), &data, &options, false).unwrap();
+            let ahead = ahead.unwrap().report().plan.choice.kept_because;
+            assert_eq!(ahead != light, gpu_plans, "{copies}");
+        }
     }
 
     #[test]
     fn walks_that_all_die_do_not_call_a_query_light() {
         // K(250, 250) has no triangle: every walk of a triangle dies at its third vertex, so
         // the walks, about 0.3 partial matches per list entry, would call it light even
-        // under a rule of 100; it is planned, but under homomorphism (a tree's quotients,
+        // under a GPU's rule; it is planned, but under homomorphism (a tree's quotients,
         // whose plans only weigh the dynamic program) it stays light.
         let data = DataIndex::build(complete_bipartite(250)).unwrap();
         let all: Vec<VertexId> = (0..500).collect();
         let kept_because = |semantics| {
             let mut sets = CandidateSets::from_lists(vec![all.clone(); 3], 500);
             let options = MatchOptions {
-                planning_pays_from: Some(100.0),
+                planning_pays_from: Some(GPU_PLANNING_PAYS_FROM),
                 semantics,
                 ..MatchOptions::default()
             };
