@@ -183,11 +183,34 @@ fn damaged_truncated_and_stale_saved_indexes_are_refused() {
         let message = refused(&good[..len], &format!("truncated to {len}"));
         assert!(message.contains("truncated"), "{len}: {message}");
     }
-    // The graph file changed after it was indexed.
+    // The graph file touched after it was indexed, its bytes the same; then changed.
+    let graph = std::fs::File::options()
+        .write(true)
+        .open(dir.path("data.graph"))
+        .expect("open the graph file");
+    let later = graph
+        .metadata()
+        .expect("metadata")
+        .modified()
+        .expect("mtime")
+        + std::time::Duration::from_secs(60);
+    graph.set_modified(later).expect("touch");
+    drop(graph);
+    let run = dir.match_files("good.gsidx", &["q.graph"], &[]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(
+        run.stderr.contains("stale") && run.stderr.contains("modification time differs"),
+        "{}",
+        run.stderr
+    );
     std::fs::write(dir.path("data.graph"), "t 1 0\nv 0 0 0\n").expect("rewrite");
     let run = dir.match_files("good.gsidx", &["q.graph"], &[]);
     assert_eq!(run.code, Some(2), "{run:?}");
-    assert!(run.stderr.contains("stale"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("stale") && run.stderr.contains("bytes then"),
+        "{}",
+        run.stderr
+    );
     // Read options that the saved graph cannot honour.
     dir.gsi(["index", "data.txt", "--format", "snap", "-o", "snap.gsidx"])
         .ok();

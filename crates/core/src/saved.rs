@@ -122,11 +122,16 @@ impl SavedIndex {
         };
         if let Some(saved) = &source {
             if let Some(now) = SourceFile::of(&saved.path).filter(|now| now != saved) {
+                let what = match now.bytes == saved.bytes {
+                    true => format!(
+                        "its modification time differs, its size ({} bytes) does not",
+                        now.bytes
+                    ),
+                    false => format!("{} bytes then, {} now", saved.bytes, now.bytes),
+                };
                 return Err(Error::Saved(from.invalid(&format!(
-                    "the saved index is stale: {} has changed since it was indexed ({} bytes then, {} now); write it again with `gsi index`",
+                    "the saved index is stale: {} has changed since it was indexed ({what}); write it again with `gsi index`",
                     saved.path.display(),
-                    saved.bytes,
-                    now.bytes
                 ))));
             }
         }
