@@ -289,27 +289,33 @@ fn set_partitions(k: usize, blocks: &mut Vec<u32>, next: usize, terms: &mut Vec<
     blocks.pop();
 }
 
-/// The most vertices of the core (not `postponed`) that hang on one vertex there: each of two
-/// or more neighbours in the query, that vertex its only one in the core.
-fn most_hanging_on_one(query: &Graph, postponed: &[bool]) -> usize {
+/// The most vertices of the core (those not `outside` it) that hang on one vertex there: each
+/// of two or more neighbours in the query, that vertex its only one in the core.
+fn most_hanging_on_one(query: &Graph, outside: impl Fn(usize) -> bool) -> usize {
     let n = query.vertex_count();
     let mut hanging_on = vec![0; n];
-    for u in (0..n).filter(|&u| !postponed[u]) {
-        let mut neighbours: Vec<usize> = query
-            .directions()
-            .iter()
-            .flat_map(|&d| query.edges(u as VertexId, d).0.iter().map(|&w| w as usize))
-            .filter(|&w| w != u)
-            .collect();
-        neighbours.sort_unstable();
-        neighbours.dedup();
-        let in_core: Vec<usize> = neighbours
-            .iter()
-            .copied()
-            .filter(|&w| !postponed[w])
-            .collect();
-        if let ([w], true) = (in_core.as_slice(), neighbours.len() >= 2) {
-            hanging_on[*w] += 1;
+    for u in (0..n).filter(|&u| !outside(u)) {
+        // Its neighbours, and those of them in the core, each counted once.
+        let (mut first, mut others, mut first_in_core, mut others_in_core) = (None, 0, None, 0);
+        for &d in query.directions() {
+            for w in query.edges(u as VertexId, d).0.iter().map(|&w| w as usize) {
+                if w == u || first == Some(w) || first_in_core == Some(w) {
+                    continue;
+                }
+                match first {
+                    None => first = Some(w),
+                    Some(_) => others += 1,
+                }
+                if !outside(w) {
+                    match first_in_core {
+                        None => first_in_core = Some(w),
+                        Some(_) => others_in_core += 1,
+                    }
+                }
+            }
+        }
+        if let (Some(w), true, 0) = (first_in_core, others > 0, others_in_core) {
+            hanging_on[w] += 1;
         }
     }
     hanging_on.into_iter().max().unwrap_or(0)
@@ -383,7 +389,7 @@ pub(super) fn postponable(query: &Graph, by_label: bool, postpone: Postpone) -> 
                 .all(|u| !postponed[u] || classes[u] == c || leaf_key(query, u, by_label) != group);
             if free {
                 let parts_before = components_without(query, |u| postponed[u]);
-                let hanging_before = most_hanging_on_one(query, &postponed);
+                let postponed_before = postponed.clone();
                 for &u in &members {
                     postponed[u] = true;
                 }
@@ -400,8 +406,9 @@ pub(super) fn postponable(query: &Graph, by_label: bool, postpone: Postpone) -> 
                 // whole; development machine).
                 if components_without(query, |u| postponed[u]) > parts_before {
                     postponed[members[0]] = false;
-                    let hanging = most_hanging_on_one(query, &postponed);
-                    if hanging >= 2 && hanging > hanging_before {
+                    let hanging = most_hanging_on_one(query, |u| postponed[u]);
+                    let before = most_hanging_on_one(query, |u| postponed_before[u]);
+                    if hanging >= 2 && hanging > before {
                         for &u in &members {
                             postponed[u] = false;
                         }
