@@ -26,7 +26,7 @@ pub use leaves::{
 pub use pairs::wedge;
 pub use step::{JoinStep, LinkEdge, OrderBound};
 
-use self::leaves::postponable;
+use self::leaves::{postponable, query_neighbours};
 use self::refine::CandidateEdges;
 use self::symmetry::Symmetry;
 use crate::index::DataIndex;
@@ -165,19 +165,6 @@ fn expansion(data: &DataIndex, label: EdgeLabel, direction: Direction, candidate
             p.column_index().len() as f64 / p.vertex_count().max(1) as f64
         });
     average * candidates as f64 / n
-}
-
-/// The query vertices adjacent to `u` by an edge of either direction, ascending, once each.
-fn query_neighbours(query: &Graph, u: usize) -> Vec<usize> {
-    let mut neighbours: Vec<usize> = query
-        .directions()
-        .iter()
-        .flat_map(|&d| query.edges(u as VertexId, d).0)
-        .map(|&w| w as usize)
-        .collect();
-    neighbours.sort_unstable();
-    neighbours.dedup();
-    neighbours
 }
 
 /// The rows expected into each of `steps` in turn (Algorithm 2's estimate): each step's

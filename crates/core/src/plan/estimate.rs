@@ -342,6 +342,23 @@ mod tests {
     use crate::options::{Semantics, CPU_PLANNING_PAYS_FROM, GPU_PLANNING_PAYS_FROM};
     use crate::plan::walks::tests::{clique, complete_bipartite, path, ByDefinition};
 
+    /// Why [`plan_on_host`] kept its plan for `query` over `data`, every set holding every
+    /// data vertex.
+    fn kept_over_all(query: &Graph, data: &DataIndex, options: &MatchOptions) -> Option<String> {
+        let n = data.graph().vertex_count();
+        let all: Vec<VertexId> = (0..n as VertexId).collect();
+        let mut sets = CandidateSets::from_lists(vec![all; query.vertex_count()], n);
+        let plan = plan_on_host(
+            query,
+            &mut sets,
+            data,
+            options,
+            Postpone::Nothing,
+            &ByDefinition,
+        );
+        plan.choice.kept_because
+    }
+
     #[test]
     fn planning_pays_sooner_before_the_cpus_join_than_before_a_gpus() {
         // Copies of K(250, 250): a path of three vertices over all their vertices reads
@@ -360,22 +377,12 @@ mod tests {
                 }
             }
             let data = DataIndex::build(b.build().unwrap()).unwrap();
-            let all: Vec<VertexId> = (0..500 * copies as u32).collect();
             let kept_because = |pays_from| {
-                let mut sets = CandidateSets::from_lists(vec![all.clone(); 3], all.len());
                 let options = MatchOptions {
                     planning_pays_from: Some(pays_from),
                     ..MatchOptions::default()
                 };
-                let plan = plan_on_host(
-                    &path(3),
-                    &mut sets,
-                    &data,
-                    &options,
-                    Postpone::Nothing,
-                    &ByDefinition,
-                );
-                plan.choice.kept_because
+                kept_over_all(&path(3), &data, &options)
             };
             assert_eq!(
                 kept_because(GPU_PLANNING_PAYS_FROM) != light,
@@ -402,23 +409,13 @@ mod tests {
         // under a GPU's rule; it is planned, but under homomorphism (a tree's quotients,
         // whose plans only weigh the dynamic program) it stays light.
         let data = DataIndex::build(complete_bipartite(250)).unwrap();
-        let all: Vec<VertexId> = (0..500).collect();
         let kept_because = |semantics| {
-            let mut sets = CandidateSets::from_lists(vec![all.clone(); 3], 500);
             let options = MatchOptions {
                 planning_pays_from: Some(GPU_PLANNING_PAYS_FROM),
                 semantics,
                 ..MatchOptions::default()
             };
-            let plan = plan_on_host(
-                &clique(3),
-                &mut sets,
-                &data,
-                &options,
-                Postpone::Nothing,
-                &ByDefinition,
-            );
-            plan.choice.kept_because
+            kept_over_all(&clique(3), &data, &options)
         };
         assert_eq!(kept_because(Semantics::Isomorphism), None);
         assert_eq!(

@@ -289,32 +289,28 @@ fn set_partitions(k: usize, blocks: &mut Vec<u32>, next: usize, terms: &mut Vec<
     blocks.pop();
 }
 
+/// The query vertices adjacent to `u` by an edge of either direction, ascending, once each.
+pub(super) fn query_neighbours(query: &Graph, u: usize) -> Vec<usize> {
+    let mut neighbours: Vec<usize> = query
+        .directions()
+        .iter()
+        .flat_map(|&d| query.edges(u as VertexId, d).0)
+        .map(|&w| w as usize)
+        .collect();
+    neighbours.sort_unstable();
+    neighbours.dedup();
+    neighbours
+}
+
 /// The most vertices of the core (those not `outside` it) that hang on one vertex there: each
 /// of two or more neighbours in the query, that vertex its only one in the core.
 fn most_hanging_on_one(query: &Graph, outside: impl Fn(usize) -> bool) -> usize {
-    let n = query.vertex_count();
-    let mut hanging_on = vec![0; n];
-    for u in (0..n).filter(|&u| !outside(u)) {
-        // Its neighbours, and those of them in the core, each counted once.
-        let (mut first, mut others, mut first_in_core, mut others_in_core) = (None, 0, None, 0);
-        for &d in query.directions() {
-            for w in query.edges(u as VertexId, d).0.iter().map(|&w| w as usize) {
-                if w == u || first == Some(w) || first_in_core == Some(w) {
-                    continue;
-                }
-                match first {
-                    None => first = Some(w),
-                    Some(_) => others += 1,
-                }
-                if !outside(w) {
-                    match first_in_core {
-                        None => first_in_core = Some(w),
-                        Some(_) => others_in_core += 1,
-                    }
-                }
-            }
-        }
-        if let (Some(w), true, 0) = (first_in_core, others > 0, others_in_core) {
+    let mut hanging_on = vec![0; query.vertex_count()];
+    for u in (0..query.vertex_count()).filter(|&u| !outside(u)) {
+        let mut neighbours = query_neighbours(query, u);
+        neighbours.retain(|&w| w != u);
+        let mut in_core = neighbours.iter().filter(|&&w| !outside(w));
+        if let (Some(&w), None, true) = (in_core.next(), in_core.next(), neighbours.len() >= 2) {
             hanging_on[w] += 1;
         }
     }
