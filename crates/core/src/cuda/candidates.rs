@@ -12,6 +12,9 @@ use crate::candidates::CandidateSets;
 use crate::cuda::buffers::Buffer;
 use crate::error::{driver, Error, Result};
 
+/// Fewest bitset words, over every set, worth writing in parallel for an upload.
+const PARALLEL_MIN_WORDS: usize = 1 << 14;
+
 /// C(u) for every query vertex, on the device: a bitset per query vertex (for the join's
 /// membership test) and the sorted lists one after another (to start the join and size its
 /// buffers). Where each list lies stays on the host, so sizes need no copy.
@@ -53,9 +56,17 @@ impl DeviceCandidates {
         let words = vertex_count.div_ceil(32).max(1);
         let count = sets.lists().len();
         let mut bits = vec![0u32; words * count];
-        bits.par_chunks_mut(words)
-            .enumerate()
-            .for_each(|(u, out)| bitset_words(sets.blocks(u), out));
+        // In parallel where the bitsets are long: waking the pool's threads costs more than
+        // a few kilobytes take to write (yeast's sets: 98 words each).
+        if bits.len() < PARALLEL_MIN_WORDS {
+            bits.chunks_mut(words)
+                .enumerate()
+                .for_each(|(u, out)| bitset_words(sets.blocks(u), out));
+        } else {
+            bits.par_chunks_mut(words)
+                .enumerate()
+                .for_each(|(u, out)| bitset_words(sets.blocks(u), out));
+        }
         // A list the filter found for several query vertices (an unlabelled pattern's,
         // millions of vertices long) is copied once, their ranges the same.
         let lists: Vec<&[u32]> = sets.lists().collect();
