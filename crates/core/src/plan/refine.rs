@@ -123,7 +123,6 @@ pub(crate) fn refine(
     // A set the look read whole has had its first round's check, against the sets as they
     // were (epoch 0): reading it again would find the same (yeast's light 8-vertex queries,
     // whose sets are all read whole: a fifth of the refinement's instructions).
-    let all_whole = look.kept.iter().all(Option::is_some);
     let mut looked = false;
     for (u, kept) in look.kept.into_iter().enumerate() {
         let Some(kept) = kept else { continue };
@@ -139,7 +138,9 @@ pub(crate) fn refine(
         }
     }
     let mut changed_rounds = usize::from(looked);
-    for _ in 0..rounds - usize::from(all_whole) {
+    // The rounds follow: counting the look as one left sets the four rounds had cut larger
+    // (yeast's query_sparse_24_95: 877 candidates against 873, an order 10 times slower).
+    for _ in 0..rounds {
         let mut changed = false;
         for u in 0..n {
             if stop() {
