@@ -120,27 +120,21 @@ pub(crate) fn refine(
     if look.unsupported == 0.0 || look.unsupported < from_share {
         return 0;
     }
-    // A set the look read whole has had its first round's check, against the sets as they
-    // were (epoch 0): reading it again would find the same (yeast's light 8-vertex queries,
-    // whose sets are all read whole: a fifth of the refinement's instructions).
-    let mut looked = false;
-    for (u, kept) in look.kept.into_iter().enumerate() {
-        let Some(kept) = kept else { continue };
-        checked_at[u] = Some(0);
-        if kept.len() < sets.list(u).len() {
-            looked = true;
-            sets.keep(u, kept);
-            if sets.list(u).is_empty() {
-                return 1;
-            }
-            epoch += 1;
-            shrunk_at[u] = epoch;
+    // Where it read every set whole, the look was the first round: reading each set again
+    // would find the same (yeast's light 8-vertex queries: over a third of the refinement's
+    // instructions).
+    let mut changed_rounds = 0;
+    let mut rounds_left = rounds;
+    if let Some(first) = look.first_round {
+        *sets = first.sets;
+        (epoch, shrunk_at, checked_at) = (first.epoch, first.shrunk_at, first.checked_at);
+        if first.emptied {
+            return 1;
         }
+        changed_rounds = usize::from(first.epoch > 0);
+        rounds_left -= 1;
     }
-    let mut changed_rounds = usize::from(looked);
-    // The rounds follow: counting the look as one left sets the four rounds had cut larger
-    // (yeast's query_sparse_24_95: 877 candidates against 873, an order 10 times slower).
-    for _ in 0..rounds {
+    for _ in 0..rounds_left {
         let mut changed = false;
         for u in 0..n {
             if stop() {
@@ -188,45 +182,106 @@ struct FirstLook {
     /// The share of all candidates that lack a candidate neighbour along one of their query
     /// vertex's arcs.
     unsupported: f64,
-    /// For each set the sample read whole, the candidates that have one along every arc.
-    kept: Vec<Option<Vec<VertexId>>>,
+    /// Where every set is read whole, the look is the refinement's first round.
+    first_round: Option<FirstRound>,
 }
 
-/// A look at [`SUPPORT_SAMPLE`] candidates of each set, until `stop` says to stop.
+/// A first round of refinement made by the first look, over a copy of the sets.
+struct FirstRound {
+    sets: CandidateSets,
+    /// The epoch it ended at, when each set last shrank and when each was checked
+    /// ([`refine`]'s bookkeeping).
+    epoch: usize,
+    shrunk_at: Vec<usize>,
+    checked_at: Vec<Option<usize>>,
+    /// Whether it left a set empty (and stopped there).
+    emptied: bool,
+}
+
+/// A look at [`SUPPORT_SAMPLE`] candidates of each set, until `stop` says to stop: where
+/// every set has no more, a first round of refinement, each vertex checked against the sets
+/// as the vertices before it left them, as a round checks them.
 fn first_look(
     graph: &Graph,
     sets: &CandidateSets,
     arcs_of: &[Vec<Arc>],
     stop: &dyn Fn() -> bool,
 ) -> FirstLook {
+    let whole = (0..arcs_of.len()).all(|u| sets.list(u).len() <= SUPPORT_SAMPLE);
+    if whole {
+        return first_round(graph, sets, arcs_of, stop);
+    }
     let (mut unsupported, mut all) = (0.0, 0.0);
-    let mut kept = vec![None; arcs_of.len()];
-    let mut arcs = Vec::new();
-    for (u, arcs_of_u) in arcs_of.iter().enumerate() {
+    for (u, arcs) in arcs_of.iter().enumerate() {
         if stop() {
             break;
         }
-        // The arc to the fewest candidates first, as in a round.
-        arcs.clone_from(arcs_of_u);
-        arcs.sort_by_key(|a| sets.list(a.w).len());
-        let list = sets.list(u);
-        let (taken, scale) = sample(list, SUPPORT_SAMPLE);
-        let (mut seen, mut with_support) = (0, Vec::new());
-        for &v in taken {
-            seen += 1;
-            if supported(graph, sets, &arcs, v) {
-                with_support.push(v);
-            }
+        let (taken, scale) = sample(sets.list(u), SUPPORT_SAMPLE);
+        let lacking = taken.filter(|&&v| !supported(graph, sets, arcs, v)).count();
+        unsupported += lacking as f64 * scale;
+        all += sets.list(u).len() as f64;
+    }
+    FirstLook {
+        unsupported: share(unsupported, all),
+        first_round: None,
+    }
+}
+
+/// [`first_look`] where every set is read whole: the first round of refinement, on a copy.
+fn first_round(
+    graph: &Graph,
+    sets: &CandidateSets,
+    arcs_of: &[Vec<Arc>],
+    stop: &dyn Fn() -> bool,
+) -> FirstLook {
+    let n = arcs_of.len();
+    let mut round = FirstRound {
+        sets: sets.clone(),
+        epoch: 0,
+        shrunk_at: vec![0; n],
+        checked_at: vec![None; n],
+        emptied: false,
+    };
+    let (mut unsupported, mut all) = (0, 0);
+    let mut due = Vec::new();
+    for (u, arcs) in arcs_of.iter().enumerate() {
+        if stop() {
+            break;
         }
-        unsupported += (seen - with_support.len()) as f64 * scale;
-        all += list.len() as f64;
-        if list.len() <= SUPPORT_SAMPLE {
-            kept[u] = Some(with_support);
+        round.checked_at[u] = Some(round.epoch);
+        // The arc to the fewest candidates first, as in a round.
+        due.clone_from(arcs);
+        due.sort_by_key(|a| round.sets.list(a.w).len());
+        let list = round.sets.list(u);
+        let kept: Vec<VertexId> = list
+            .iter()
+            .copied()
+            .filter(|&v| supported(graph, &round.sets, &due, v))
+            .collect();
+        all += list.len();
+        unsupported += list.len() - kept.len();
+        if kept.len() < list.len() {
+            round.sets.keep(u, kept);
+            round.epoch += 1;
+            round.shrunk_at[u] = round.epoch;
+            if round.sets.list(u).is_empty() {
+                round.emptied = true;
+                break;
+            }
         }
     }
     FirstLook {
-        unsupported: if all == 0.0 { 0.0 } else { unsupported / all },
-        kept,
+        unsupported: share(unsupported as f64, all as f64),
+        first_round: Some(round),
+    }
+}
+
+/// `part` of `all`, 0 of nothing.
+fn share(part: f64, all: f64) -> f64 {
+    if all == 0.0 {
+        0.0
+    } else {
+        part / all
     }
 }
 
