@@ -548,7 +548,7 @@ mod tests {
     fn fixpoint(query: &Graph, data: &Graph, mut sets: Vec<Vec<VertexId>>) -> Vec<Vec<VertexId>> {
         loop {
             let before = sets.clone();
-            for u in 0..query.vertex_count() {
+            for (u, set) in sets.iter_mut().enumerate() {
                 let keep = |v: VertexId| {
                     query.directions().iter().all(|&d| {
                         let (ws, labels) = query.edges(u as VertexId, d);
@@ -560,7 +560,7 @@ mod tests {
                         })
                     })
                 };
-                sets[u].retain(|&v| keep(v));
+                set.retain(|&v| keep(v));
             }
             if sets == before {
                 return sets;
