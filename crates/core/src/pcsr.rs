@@ -898,16 +898,7 @@ mod tests {
             directed: bool,
             edges in proptest::collection::vec((0u32..60, 0u32..60, 0u32..4), 0..200),
         ) {
-            let mut b = GraphBuilder::with_vertices(directed, vec![0; n]);
-            let mut seen = std::collections::HashSet::new();
-            for (s, t, l) in edges {
-                let (s, t) = (s % n as u32, t % n as u32);
-                let key = if directed { (s, t, l) } else { (s.min(t), s.max(t), l) };
-                if s != t && seen.insert(key) {
-                    b.add_edge(s, t, l).unwrap();
-                }
-            }
-            assert_matches_csr(&b.build().unwrap());
+            assert_matches_csr(&crate::testing::simple_graph(n, directed, &edges));
         }
     }
 }

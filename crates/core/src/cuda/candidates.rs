@@ -58,14 +58,11 @@ impl DeviceCandidates {
         let mut bits = vec![0u32; words * count];
         // In parallel where the bitsets are long: waking the pool's threads costs more than
         // a few kilobytes take to write (yeast's sets: 98 words each).
+        let write = |(u, out): (usize, &mut [u32])| bitset_words(sets.blocks(u), out);
         if bits.len() < PARALLEL_MIN_WORDS {
-            bits.chunks_mut(words)
-                .enumerate()
-                .for_each(|(u, out)| bitset_words(sets.blocks(u), out));
+            bits.chunks_mut(words).enumerate().for_each(write);
         } else {
-            bits.par_chunks_mut(words)
-                .enumerate()
-                .for_each(|(u, out)| bitset_words(sets.blocks(u), out));
+            bits.par_chunks_mut(words).enumerate().for_each(write);
         }
         // A list the filter found for several query vertices (an unlabelled pattern's,
         // millions of vertices long) is copied once, their ranges the same.

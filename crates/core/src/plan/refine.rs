@@ -105,13 +105,8 @@ pub(crate) fn refine(
         return 0;
     }
     let graph = data.graph();
-    let n = query.vertex_count();
     let arcs_of = arcs_by_vertex(query);
-    // Each shrink of a set takes the next epoch; a vertex's candidates are checked again
-    // only along the arcs whose far set shrank since their last check.
-    let mut epoch = 0;
-    let mut shrunk_at = vec![0; n];
-    let mut checked_at: Vec<Option<usize>> = vec![None; n];
+    let mut epochs = Epochs::new(query.vertex_count());
     let mut due: Vec<Arc> = Vec::new();
     // A first look at a sample of each set: where few candidates lack a candidate neighbour
     // (labels that hardly prune), a round cuts little, and reading every candidate's lists
@@ -127,46 +122,29 @@ pub(crate) fn refine(
     let mut rounds_left = rounds;
     if let Some(first) = look.first_round {
         *sets = first.sets;
-        (epoch, shrunk_at, checked_at) = (first.epoch, first.shrunk_at, first.checked_at);
+        epochs = first.epochs;
         if first.emptied {
             return 1;
         }
-        changed_rounds = usize::from(first.epoch > 0);
+        changed_rounds = usize::from(epochs.now > 0);
         rounds_left -= 1;
     }
     for _ in 0..rounds_left {
         let mut changed = false;
-        for u in 0..n {
+        for (u, arcs) in arcs_of.iter().enumerate() {
             if stop() {
                 return changed_rounds + usize::from(changed);
             }
             due.clear();
-            due.extend(
-                arcs_of[u]
-                    .iter()
-                    .filter(|a| checked_at[u].is_none_or(|at| shrunk_at[a.w] > at)),
-            );
+            due.extend(arcs.iter().filter(|a| epochs.due(u, a)));
             if due.is_empty() {
                 continue;
             }
-            checked_at[u] = Some(epoch);
-            // The arc to the fewest candidates first: it fails most often.
-            due.sort_by_key(|a| sets.list(a.w).len());
-            let supported = |&v: &VertexId| supported(graph, sets, &due, v);
-            let list = sets.list(u);
-            let kept: Vec<VertexId> = if list.len() < PARALLEL_MIN_CANDIDATES {
-                list.iter().copied().filter(|v| supported(v)).collect()
-            } else {
-                list.par_iter().copied().filter(|v| supported(v)).collect()
-            };
-            if kept.len() < list.len() {
+            if check(graph, sets, u, &mut due, &mut epochs) > 0 {
                 changed = true;
-                sets.keep(u, kept);
                 if sets.list(u).is_empty() {
                     return changed_rounds + 1;
                 }
-                epoch += 1;
-                shrunk_at[u] = epoch;
             }
         }
         if !changed {
@@ -175,6 +153,59 @@ pub(crate) fn refine(
         changed_rounds += 1;
     }
     changed_rounds
+}
+
+/// When each set last shrank and each vertex's candidates were last checked: each shrink of
+/// a set takes the next epoch, and a vertex's candidates are checked again only along the
+/// arcs whose far set shrank since their last check.
+struct Epochs {
+    now: usize,
+    shrunk_at: Vec<usize>,
+    checked_at: Vec<Option<usize>>,
+}
+
+impl Epochs {
+    /// Before any check, for `n` query vertices.
+    fn new(n: usize) -> Epochs {
+        Epochs {
+            now: 0,
+            shrunk_at: vec![0; n],
+            checked_at: vec![None; n],
+        }
+    }
+
+    /// Whether `u`'s candidates are due a check along `arc`.
+    fn due(&self, u: usize, arc: &Arc) -> bool {
+        self.checked_at[u].is_none_or(|at| self.shrunk_at[arc.w] > at)
+    }
+}
+
+/// Keeps in C(u) the candidates with a candidate neighbour along each of `due` (sorted here,
+/// the arc to the fewest candidates first: it fails most often), recording the check and any
+/// shrink in `epochs`; returns how many candidates went.
+fn check(
+    graph: &Graph,
+    sets: &mut CandidateSets,
+    u: usize,
+    due: &mut [Arc],
+    epochs: &mut Epochs,
+) -> usize {
+    epochs.checked_at[u] = Some(epochs.now);
+    due.sort_by_key(|a| sets.list(a.w).len());
+    let list = sets.list(u);
+    let supported = |&v: &VertexId| supported(graph, sets, due, v);
+    let kept: Vec<VertexId> = if list.len() < PARALLEL_MIN_CANDIDATES {
+        list.iter().copied().filter(|v| supported(v)).collect()
+    } else {
+        list.par_iter().copied().filter(|v| supported(v)).collect()
+    };
+    let removed = list.len() - kept.len();
+    if removed > 0 {
+        sets.keep(u, kept);
+        epochs.now += 1;
+        epochs.shrunk_at[u] = epochs.now;
+    }
+    removed
 }
 
 /// What a first look at [`SUPPORT_SAMPLE`] candidates of each set saw.
@@ -189,11 +220,7 @@ struct FirstLook {
 /// A first round of refinement made by the first look, over a copy of the sets.
 struct FirstRound {
     sets: CandidateSets,
-    /// The epoch it ended at, when each set last shrank and when each was checked
-    /// ([`refine`]'s bookkeeping).
-    epoch: usize,
-    shrunk_at: Vec<usize>,
-    checked_at: Vec<Option<usize>>,
+    epochs: Epochs,
     /// Whether it left a set empty (and stopped there).
     emptied: bool,
 }
@@ -234,12 +261,9 @@ fn first_round(
     arcs_of: &[Vec<Arc>],
     stop: &dyn Fn() -> bool,
 ) -> FirstLook {
-    let n = arcs_of.len();
     let mut round = FirstRound {
         sets: sets.clone(),
-        epoch: 0,
-        shrunk_at: vec![0; n],
-        checked_at: vec![None; n],
+        epochs: Epochs::new(arcs_of.len()),
         emptied: false,
     };
     let (mut unsupported, mut all) = (0, 0);
@@ -248,26 +272,13 @@ fn first_round(
         if stop() {
             break;
         }
-        round.checked_at[u] = Some(round.epoch);
-        // The arc to the fewest candidates first, as in a round.
         due.clone_from(arcs);
-        due.sort_by_key(|a| round.sets.list(a.w).len());
-        let list = round.sets.list(u);
-        let kept: Vec<VertexId> = list
-            .iter()
-            .copied()
-            .filter(|&v| supported(graph, &round.sets, &due, v))
-            .collect();
-        all += list.len();
-        unsupported += list.len() - kept.len();
-        if kept.len() < list.len() {
-            round.sets.keep(u, kept);
-            round.epoch += 1;
-            round.shrunk_at[u] = round.epoch;
-            if round.sets.list(u).is_empty() {
-                round.emptied = true;
-                break;
-            }
+        all += round.sets.list(u).len();
+        let removed = check(graph, &mut round.sets, u, &mut due, &mut round.epochs);
+        unsupported += removed;
+        if removed > 0 && round.sets.list(u).is_empty() {
+            round.emptied = true;
+            break;
         }
     }
     FirstLook {
@@ -305,11 +316,7 @@ fn supported(graph: &Graph, sets: &CandidateSets, arcs: &[Arc], v: VertexId) -> 
         if theirs.len() * PROBES_PER_SEARCH < neighbors.len() {
             theirs.iter().any(|x| neighbors.binary_search(x).is_ok())
         } else {
-            let blocks = sets.blocks(a.w);
-            neighbors.iter().any(|&x| {
-                let (block, bit) = (x as usize / usize::BITS as usize, x % usize::BITS);
-                blocks.get(block).is_some_and(|b| b >> bit & 1 == 1)
-            })
+            neighbors.iter().any(|&x| sets.contains(a.w, x))
         }
     })
 }
@@ -370,6 +377,7 @@ mod tests {
 
     use super::*;
     use crate::options::{CPU_REFINE_FROM_SHARE, GPU_REFINE_FROM_SHARE};
+    use crate::testing::simple_graph;
 
     fn graph(labels: &[u32], edges: &[(u32, u32)]) -> Graph {
         let mut b = GraphBuilder::with_vertices(false, labels.to_vec());
@@ -520,28 +528,6 @@ mod tests {
         assert_eq!(sets.sizes(), vec![0, 1]);
     }
 
-    /// A graph of `n` vertices labelled by `labels` (cycled), with `edges` (ends taken modulo
-    /// n, loops and repeats dropped).
-    fn random_graph(n: usize, directed: bool, labels: &[u32], edges: &[(u32, u32, u32)]) -> Graph {
-        let mut b = GraphBuilder::with_vertices(
-            directed,
-            (0..n).map(|v| labels[v % labels.len()]).collect(),
-        );
-        let mut seen = std::collections::HashSet::new();
-        for &(s, t, l) in edges {
-            let (s, t) = (s % n as u32, t % n as u32);
-            let key = if directed {
-                (s, t, l)
-            } else {
-                (s.min(t), s.max(t), l)
-            };
-            if s != t && seen.insert(key) {
-                b.add_edge(s, t, l).unwrap();
-            }
-        }
-        b.build().unwrap()
-    }
-
     /// The sets with every candidate lacking a candidate neighbour along some query edge
     /// removed, again and again until none is: the refinement's fixpoint by its definition,
     /// read from each vertex's whole edge list.
@@ -577,8 +563,8 @@ mod tests {
             query_edges in proptest::collection::vec((0u32..5, 0u32..5, 0u32..2), 1..8),
             membership in proptest::collection::vec(proptest::bool::weighted(0.6), 5 * 40),
         ) {
-            let data = random_graph(n, directed, &[0], &edges);
-            let query = random_graph(5, directed, &[0], &query_edges);
+            let data = simple_graph(n, directed, &edges);
+            let query = simple_graph(5, directed, &query_edges);
             let lists: Vec<Vec<VertexId>> = (0..5)
                 .map(|u| (0..n as VertexId).filter(|&v| membership[u * 40 + v as usize]).collect())
                 .collect();
