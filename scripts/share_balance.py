@@ -2,7 +2,8 @@
 """How evenly `gsi match --partition I/K` cuts queries: the spread of the shares' sizes.
 
     scripts/share_balance.py --data graph.gsidx --query Q1 Q2 ... --shares 8 32 64 \
-        [--engine cpu] [--timeout 120] [--workers 8] [--gsi target/release/gsi]
+        [--engine cpu] [--timeout 120] [--workers 8] [--share-cut rows|grid|even-grid] \
+        [--rows-per-share 256] [--gsi target/release/gsi]
 
 runs the queries whole once, then for each K the K shares one after another (one `gsi match
 --partition I/K --json` process per share, all the queries in it), checks that each query's
@@ -49,6 +50,8 @@ def main():
     parser.add_argument("--engine", default="cpu")
     parser.add_argument("--timeout", type=float, default=120)
     parser.add_argument("--workers", type=int)
+    parser.add_argument("--share-cut", default="rows", choices=["rows", "grid", "even-grid"])
+    parser.add_argument("--rows-per-share", type=float)
     parser.add_argument("--gsi", default="gsi")
     args = parser.parse_args()
 
@@ -57,7 +60,10 @@ def main():
     ok = True
     for k in args.shares:
         print(f"K = {k} ...", file=sys.stderr, flush=True)
-        runs = [run(args, ["--partition", f"{i}/{k}"]) for i in range(k)]
+        cut = ["--share-cut", args.share_cut]
+        if args.rows_per_share is not None:
+            cut += ["--rows-per-share", str(args.rows_per_share)]
+        runs = [run(args, ["--partition", f"{i}/{k}", *cut]) for i in range(k)]
         for name, w in whole.items():
             shares = [r[name] for r in runs]
             counts = [int(s["matches"]) for s in shares]  # strings above 2^53

@@ -9,7 +9,7 @@ use gsi_core::cuda::GpuEngine;
 use gsi_core::VertexNumbering;
 use gsi_core::{
     find_matches, CollectMatches, CountOnly, DataIndex, Engine, GpuTuning, IndexOptions, JoinOrder,
-    ListIndex, MatchOptions, PairCounts, PcsrLayout, Semantics, Share, ShareGrid, Tuning,
+    ListIndex, MatchOptions, PairCounts, PcsrLayout, Semantics, Share, ShareCut, Tuning,
 };
 use gsi_generate::{
     generate_graph, generate_queries, Density, GraphSpec, Query as GeneratedQuery, QuerySpec, Shape,
@@ -984,24 +984,25 @@ pub fn programs_beside_a_gpu_join_count_first(gpu: &mut GpuEngine) {
 pub fn a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts() {
     // The cut vertices' classes split on the GPUs, and on the host; the evenest grid cuts
     // the first three steps, which in a short plan cuts a vertex on several axes.
-    for (classes_on_device, grid) in [
-        (true, ShareGrid::ByWork),
-        (true, ShareGrid::Even),
-        (false, ShareGrid::Even),
+    for (classes_on_device, cut) in [
+        (true, ShareCut::Rows),
+        (true, ShareCut::Grid),
+        (true, ShareCut::EvenGrid),
+        (false, ShareCut::EvenGrid),
     ] {
         let open = || {
             let mut config = gsi_core::EngineConfig::default();
             config.tuning.gpu.classes_on_device = classes_on_device;
             Box::new(GpuEngine::open(&config).expect("the GPU opened")) as Box<dyn gsi_core::Engine>
         };
-        spread_over_two_engines_counts_what_the_brute_force_counts(&mut [open(), open()], grid);
+        spread_over_two_engines_counts_what_the_brute_force_counts(&mut [open(), open()], cut);
     }
 }
 
 /// [`a_query_spread_over_two_gpu_engines_counts_what_the_brute_force_counts`] on `engines`.
 fn spread_over_two_engines_counts_what_the_brute_force_counts(
     engines: &mut [Box<dyn gsi_core::Engine>; 2],
-    share_grid: ShareGrid,
+    share_cut: ShareCut,
 ) {
     let mut checked = 0;
     for case in 0..24u64 {
@@ -1016,7 +1017,7 @@ fn spread_over_two_engines_counts_what_the_brute_force_counts(
         };
         let index = DataIndex::build(data).expect("index");
         let options = MatchOptions {
-            share_grid,
+            share_cut,
             ..MatchOptions::default()
         };
         for query in &queries {
@@ -1039,7 +1040,7 @@ fn spread_over_two_engines_counts_what_the_brute_force_counts(
                 .expect("matched");
                 assert_eq!(
                     report.count, expected,
-                    "case {case}, {used} engines, ahead {ahead}, {share_grid:?}"
+                    "case {case}, {used} engines, ahead {ahead}, {share_cut:?}"
                 );
             }
             checked += 1;
@@ -1394,8 +1395,8 @@ fn dense_queries(data: &Graph, vertices: usize, seed: u64) -> Option<Vec<Generat
 /// `gsi match --devices 0,0,0,0 --json` from a saved index: four engines on one GPU share
 /// a 4-clique and a 5-clique of a generated unlabelled graph (heavy enough to be spread at
 /// once: their plans expect 1.4×10^6 and 1.8×10^6 rows), count what the brute force counts,
-/// and report the grid and each engine's part; `--even-shares` counts the same over the
-/// evenest grid.
+/// and report how they were cut (by rows, the default) and each engine's part; `--share-cut
+/// even-grid` counts the same over the evenest grid.
 pub fn spread_queries_report_their_shares_through_the_cli() {
     let dir = crate::util::TestDir::new();
     let made = dir.gsi([
@@ -1422,7 +1423,7 @@ pub fn spread_queries_report_their_shares_through_the_cli() {
         dir.write_spec(&format!("queries/k{n}.graph"), &spec);
         expected.push(brute::count(&spec.graph(), &data, false));
     }
-    for extra in [&[][..], &["--even-shares"][..]] {
+    for extra in [&[][..], &["--share-cut", "even-grid"][..]] {
         let mut args = vec!["--engine", "gpu", "--devices", "0,0,0,0", "--json"];
         args.extend_from_slice(extra);
         let run = dir.match_files("g.gsidx", &["queries"], &args);
@@ -1433,7 +1434,10 @@ pub fn spread_queries_report_their_shares_through_the_cli() {
             let spread: SpreadJson =
                 serde_json::from_value(query.spread.clone().expect("spread at once"))
                     .expect("the spread object's keys");
-            assert_eq!(spread.grid.iter().product::<u32>(), 32);
+            match extra.is_empty() {
+                true => assert!(spread.grid.is_none() && spread.rows_width.is_some()),
+                false => assert_eq!(spread.grid, Some(vec![2, 4, 4, 1, 1])),
+            }
             assert_eq!(spread.engines.len(), 4);
             assert_eq!(spread.engines.iter().map(|e| e.shares).sum::<u32>(), 32);
             for e in &spread.engines {
@@ -1467,19 +1471,18 @@ pub fn spread_queries_report_their_shares_through_the_cli() {
                     .iter()
                     .all(|s| s.part == 0 && s.began_ms >= e.ready_ms - 0.01));
             }
-            if !extra.is_empty() {
-                assert_eq!(spread.grid, [2, 4, 4, 1, 1]);
-            }
         }
         assert!(out.summary.upload_bytes.is_some_and(|b| b > 0));
     }
 }
 
-/// A spread query's grid of shares and each engine's part.
+/// How a spread query was cut (the width whose rows were dealt, or the grid) and each
+/// engine's part.
 #[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpreadJson {
-    pub grid: Vec<u32>,
+    pub rows_width: Option<usize>,
+    pub grid: Option<Vec<u32>>,
     pub engines: Vec<EngineSharesJson>,
     pub shares: Vec<ShareTimeJson>,
 }

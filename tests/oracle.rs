@@ -11,7 +11,7 @@ use gsi_core::options::REFINE_ROUNDS;
 use gsi_core::CpuTuning;
 use gsi_core::{
     find_matches, CountOnly, DataIndex, Engine, JoinOrder, MatchOptions, MatchReport, MatchSink,
-    Semantics, ShareGrid, Status,
+    Semantics, ShareCut, SharesCut, Status,
 };
 use gsi_graph::{Direction, Graph, VertexId};
 use proptest::prelude::*;
@@ -1052,7 +1052,9 @@ proptest! {
     #![proptest_config(config(150))]
 
     /// `--partition I/K`: the K shares' matches are disjoint and together exactly the brute
-    /// force's; their counts, with leaves as products and depth-first, add up to the whole.
+    /// force's; their counts, with leaves as products and depth-first, add up to the whole:
+    /// cut by rows, dealt from the first table, the widest or one between (gathered from
+    /// runs of a row or a few under a tiny memory budget), or as a grid.
     #[test]
     fn shares_are_disjoint_and_add_up_to_the_whole(
         (data, query) in prop_oneof![
@@ -1061,7 +1063,13 @@ proptest! {
         ],
         semantics in semantics(),
         shares in 1u32..13,
-        even in any::<bool>(),
+        share_cut in prop_oneof![
+            Just(ShareCut::Rows),
+            Just(ShareCut::Grid),
+            Just(ShareCut::EvenGrid),
+        ],
+        rows_per_share in prop_oneof![Just(0.0), 0.0..8.0, Just(f64::INFINITY)],
+        tiny_budget in prop::option::of(prop_oneof![Just(0usize), Just(512)]),
     ) {
         let (q, d) = (query.graph(), data.graph());
         let mut expected = brute::matches(&q, &d, semantics == Semantics::Homomorphism);
@@ -1073,7 +1081,9 @@ proptest! {
             let options = MatchOptions {
                 semantics,
                 share: gsi_core::Share::new(i, shares),
-                share_grid: if even { ShareGrid::Even } else { ShareGrid::ByWork },
+                share_cut,
+                rows_per_share,
+                memory_budget: tiny_budget.unwrap_or(MatchOptions::default().memory_budget),
                 ..MatchOptions::default()
             };
             let mut sink = Collect::default();
@@ -1124,6 +1134,8 @@ proptest! {
             Just(Some(std::time::Duration::from_secs(10))),
         ],
         pick in prop::option::of((0..5usize, 0..12 as VertexId)),
+        share_cut in prop_oneof![Just(ShareCut::Rows), Just(ShareCut::Grid)],
+        rows_per_share in prop_oneof![Just(0.0), 0.0..8.0, Just(f64::INFINITY)],
     ) {
         let (q, d) = (query.graph(), data.graph());
         // A constant, as `gsi sparql --devices` spreads them: its neighbours' pools are the
@@ -1145,8 +1157,14 @@ proptest! {
                 _ => Box::new(JudgedAsGpu(CpuEngine::default())),
             })
             .collect();
-        let options =
-            MatchOptions { semantics, shares_per_engine, pinned, ..MatchOptions::default() };
+        let options = MatchOptions {
+            semantics,
+            shares_per_engine,
+            pinned,
+            share_cut,
+            rows_per_share,
+            ..MatchOptions::default()
+        };
         // Spread at once; after a whole run that ends at once (a zero trial); or answered
         // whole within a long trial while the other engines, planned, waited and were called
         // off.
@@ -1163,12 +1181,14 @@ proptest! {
     }
 }
 
-/// A triangle over an unlabelled scale-free graph, spread over four engines at once: its
-/// plan's walks find the first two steps to be its work, so the shares cut its first vertex
-/// alone (32 × 1 × 1 × 1 × 1) where the evenest grid is 2 × 4 × 4; both count what the brute force
-/// counts, and each engine reports its part. Three shares an engine make a grid of 12.
+/// A triangle over an unlabelled scale-free graph, spread over four engines at once: as a
+/// grid, its plan's walks find the first two steps to be its work, so the shares cut its
+/// first vertex alone (32 × 1 × 1 × 1 × 1) where the evenest grid is 2 × 4 × 4; three shares
+/// an engine make a grid of 12; cut by rows, its 3,000 vertices are fewer than 256 rows for
+/// each of 32 shares, and its edges' rows are dealt. Each counts what the brute force
+/// counts, and each engine reports its part.
 #[test]
-fn a_triangle_spread_over_engines_is_cut_on_its_first_vertex() {
+fn a_triangle_spread_over_engines_is_cut_as_its_plan_says() {
     let mut spec = gsi_generate::GraphSpec::new(3000, 15000, gsi_generate::Shape::ScaleFree);
     spec.seed = 3;
     let d = gsi_generate::generate_graph(&spec).expect("graph");
@@ -1176,16 +1196,17 @@ fn a_triangle_spread_over_engines_is_cut_on_its_first_vertex() {
     let expected = brute::count(&q, &d, false);
     assert!(expected > 1000, "{expected} triangles");
     let index = DataIndex::build(d).expect("index");
-    for (share_grid, shares_per_engine, grid) in [
-        (ShareGrid::ByWork, 8, [32, 1, 1, 1, 1]),
-        (ShareGrid::Even, 8, [2, 4, 4, 1, 1]),
-        (ShareGrid::ByWork, 3, [12, 1, 1, 1, 1]),
+    for (share_cut, shares_per_engine, cut) in [
+        (ShareCut::Grid, 8, SharesCut::Grid([32, 1, 1, 1, 1])),
+        (ShareCut::EvenGrid, 8, SharesCut::Grid([2, 4, 4, 1, 1])),
+        (ShareCut::Grid, 3, SharesCut::Grid([12, 1, 1, 1, 1])),
+        (ShareCut::Rows, 8, SharesCut::Rows { width: 2 }),
     ] {
         let mut engines: Vec<Box<dyn gsi_core::Engine>> = (0..4)
             .map(|_| Box::new(CpuEngine::default()) as Box<dyn gsi_core::Engine>)
             .collect();
         let options = MatchOptions {
-            share_grid,
+            share_cut,
             shares_per_engine,
             ..MatchOptions::default()
         };
@@ -1199,9 +1220,9 @@ fn a_triangle_spread_over_engines_is_cut_on_its_first_vertex() {
             None,
         )
         .expect("matched");
-        assert_eq!(report.count, expected, "{share_grid:?}");
+        assert_eq!(report.count, expected, "{share_cut:?}");
         let spread = report.spread.expect("spread");
-        assert_eq!(spread.grid, grid, "{share_grid:?}");
+        assert_eq!(spread.cut, cut, "{share_cut:?}");
         assert_eq!(spread.engines.len(), 4);
         assert_eq!(
             spread.engines.iter().map(|e| e.shares).sum::<u32>(),

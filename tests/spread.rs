@@ -4,7 +4,7 @@
 //! count is the brute force's, and each share is answered once.
 
 use gsi_core::cpu::CpuEngine;
-use gsi_core::{find_matches_spread, CountOnly, DataIndex, Engine, MatchOptions, ShareGrid};
+use gsi_core::{find_matches_spread, CountOnly, DataIndex, Engine, MatchOptions, ShareCut};
 use gsi_graph::Graph;
 
 use crate::brute;
@@ -30,13 +30,15 @@ fn shares_planned_ahead_or_by_each_engine_add_up() {
         let index = DataIndex::build(data.clone()).expect("index");
         for query in &queries {
             let expected = brute::count(query, &data, false);
-            for (ahead, share_grid) in [
-                (false, ShareGrid::ByWork),
-                (true, ShareGrid::ByWork),
-                (true, ShareGrid::Even),
+            for (ahead, share_cut) in [
+                (false, ShareCut::Rows),
+                (true, ShareCut::Rows),
+                (false, ShareCut::Grid),
+                (true, ShareCut::Grid),
+                (true, ShareCut::EvenGrid),
             ] {
                 let options = MatchOptions {
-                    share_grid,
+                    share_cut,
                     ..MatchOptions::default()
                 };
                 let planned = ahead.then(|| {
@@ -57,7 +59,7 @@ fn shares_planned_ahead_or_by_each_engine_add_up() {
                     planned,
                 )
                 .expect("counted");
-                let what = format!("seed {seed}, ahead {ahead}, {share_grid:?}");
+                let what = format!("seed {seed}, ahead {ahead}, {share_cut:?}");
                 assert_eq!(report.count, expected, "{what}: {}", report.plan);
                 let spread = report.spread.expect("spread at once");
                 let parts = spread.shares.iter().map(|t| t.part).max().unwrap_or(0) + 1;

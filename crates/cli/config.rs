@@ -8,13 +8,14 @@ use gsi_core::options::FilterTests;
 use gsi_core::VertexNumbering;
 use gsi_core::{
     CpuTuning, EngineConfig, EngineKind, GpuTuning, IndexOptions, JoinOrder, MatchOptions,
-    NamedSemantics, PairCounts, PcsrLayout, Semantics, Share, ShareGrid, TreeCounts, Tuning,
+    NamedSemantics, PairCounts, PcsrLayout, Semantics, Share, ShareCut, TreeCounts, Tuning,
 };
 use gsi_graph::formats::{Format, MemoryBound, ReadOptions};
 
 use crate::exit::input_error;
 use crate::flags::{
     BenchArgs, EngineArg, EngineArgs, FilterArg, MatchArgs, MatchingArgs, OutputIds, ReadArgs,
+    ShareCutArg,
 };
 use crate::query_files::QueryFiles;
 
@@ -265,10 +266,12 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             depth_first_rows,
             postpone_leaves: !args.no_leaf_products,
             share: args.partition.as_deref().map(share).transpose()?,
-            share_grid: match args.even_shares {
-                true => ShareGrid::Even,
-                false => ShareGrid::ByWork,
+            share_cut: match args.share_cut {
+                ShareCutArg::Rows => ShareCut::Rows,
+                ShareCutArg::Grid => ShareCut::Grid,
+                ShareCutArg::EvenGrid => ShareCut::EvenGrid,
             },
+            rows_per_share: args.rows_per_share,
             shares_per_engine: args.shares_per_device,
             refine_rounds: args.refine_rounds,
             join_order: match args.join_order.as_str() {

@@ -217,6 +217,14 @@ pub struct ConvertArgs {
     pub quiet: bool,
 }
 
+/// How a query is cut into shares ([`gsi_core::ShareCut`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ShareCutArg {
+    Rows,
+    Grid,
+    EvenGrid,
+}
+
 /// A format gsi writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum WriteFormat {
@@ -1000,11 +1008,18 @@ pub struct MatchingArgs {
     #[arg(long, hide = true, conflicts_with = "no_pair_counts")]
     pub always_pair_counts: bool,
 
-    /// For tests and measurements: cuts each query's shares (`--partition`, `--devices`) into
-    /// the evenest grid over its first three vertices, whatever its plan's estimated work.
-    /// Every share of one query must be answered with the same choice.
-    #[arg(long, hide = true)]
-    pub even_shares: bool,
+    /// For tests and measurements: how each query is cut into shares (`--partition`,
+    /// `--devices`): `rows` (the default) deals the rows of its plan's first steps, `grid`
+    /// cuts its first vertices' candidates as its plan's estimated work says, `even-grid`
+    /// into the evenest grid over its first three vertices. Every share of one query must be
+    /// answered with the same choice.
+    #[arg(long, hide = true, value_enum, default_value = "rows")]
+    pub share_cut: ShareCutArg,
+
+    /// For tests and measurements: rows each share of a query cut by rows is expected to
+    /// keep of the table they are dealt from (0: the first table's).
+    #[arg(long, hide = true, default_value_t = gsi_core::options::ROWS_PER_SHARE)]
+    pub rows_per_share: f64,
 
     /// For measurements: shares per GPU of a query spread over several (`--devices`).
     #[arg(long, hide = true, default_value_t = gsi_core::options::SHARES_PER_ENGINE,

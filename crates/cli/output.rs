@@ -5,7 +5,7 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use gsi_core::{DataEdges, MatchReport, MatchSink, SpreadReport};
+use gsi_core::{DataEdges, MatchReport, MatchSink, SharesCut, SpreadReport};
 use gsi_graph::formats::write::{write_graphs, write_graphs_to, WriteFormat};
 use gsi_graph::formats::{AtomicFile, VertexNames};
 use gsi_graph::{Graph, VertexId};
@@ -68,10 +68,14 @@ pub struct QueryJson {
     pub spread: Option<SpreadJson>,
 }
 
-/// A spread query's grid of shares and each engine's part, in milliseconds.
+/// How a spread query was cut into shares (the width of the table whose rows were dealt,
+/// or the grid's sides) and each engine's part, in milliseconds.
 #[derive(Debug, Serialize)]
 pub struct SpreadJson {
-    pub grid: [u32; gsi_core::options::AXES],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows_width: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid: Option<[u32; gsi_core::options::AXES]>,
     pub engines: Vec<EngineSharesJson>,
     pub shares: Vec<ShareTimeJson>,
 }
@@ -100,7 +104,14 @@ pub struct EngineSharesJson {
 impl SpreadJson {
     fn of(spread: &SpreadReport) -> SpreadJson {
         SpreadJson {
-            grid: spread.grid,
+            rows_width: match spread.cut {
+                SharesCut::Rows { width } => Some(width),
+                SharesCut::Grid(_) => None,
+            },
+            grid: match spread.cut {
+                SharesCut::Grid(sides) => Some(sides),
+                SharesCut::Rows { .. } => None,
+            },
             engines: spread
                 .engines
                 .iter()

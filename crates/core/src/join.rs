@@ -27,11 +27,13 @@ use std::time::{Duration, Instant};
 use gsi_graph::VertexId;
 
 mod backend;
+mod dealing;
 
 pub(crate) use backend::{BufferLayout, FilledBuffers, JoinBackend, SmallEnd, SmallSteps};
+use dealing::Dealing;
 
 use crate::error::{Error, Result};
-use crate::options::{Counted, JoinOutcome, JoinPaths, MatchOptions, Status, StepPath};
+use crate::options::{Counted, JoinOutcome, JoinPaths, MatchOptions, RowsDealt, Status, StepPath};
 use crate::plan::Plan;
 use crate::sink::MatchSink;
 
@@ -83,15 +85,17 @@ pub(crate) fn run<B: JoinBackend>(
         peak_bytes: 0,
         paths: vec![StepPath::default(); width],
         small_steps: 0,
+        dealing: match plan.row_share {
+            Some(_) => Dealing::Seeking,
+            None => Dealing::Off,
+        },
+        gathered: Vec::new(),
+        rows_dealt: None,
     };
     if width > 0 && !sizes.contains(&0) {
         let first = driver.backend.first_table(plan.steps[0].vertex)?;
         let rows = sizes[plan.steps[0].vertex];
-        if width == 1 {
-            driver.finish(&first, rows)?;
-        } else {
-            driver.start(&first, rows)?;
-        }
+        driver.begin(&first, rows)?;
     }
     let depth_first_from = driver.depth_first_from();
     let mut steps = std::mem::take(&mut driver.paths);
@@ -118,6 +122,7 @@ pub(crate) fn run<B: JoinBackend>(
             skipped_by_failing_sets: driver.backend.skipped_by_failing_sets(),
             tree_counted: false,
             programs_beside: false,
+            rows_dealt: driver.rows_dealt,
         },
     })
 }
@@ -147,6 +152,12 @@ struct Driver<'a, B> {
     paths: Vec<StepPath>,
     /// Steps from the first joined in one go by [`JoinBackend::join_small`].
     small_steps: usize,
+    /// Where the join of a share cut by rows stands.
+    dealing: Dealing,
+    /// The rows of the table being gathered before it is dealt ([`Dealing::Gathering`]).
+    gathered: Vec<VertexId>,
+    /// The table a share cut by rows dealt, and what it kept.
+    rows_dealt: Option<RowsDealt>,
 }
 
 impl<B: JoinBackend> Driver<'_, B> {
@@ -190,10 +201,23 @@ impl<B: JoinBackend> Driver<'_, B> {
             .saturating_add(16 * rows)
     }
 
+    /// Answers a query from the first table's `rows` rows: a one-vertex query's are its
+    /// matches (those of its share, where it is cut by rows).
+    fn begin(&mut self, first: &B::Table, rows: usize) -> Result<()> {
+        match (self.plan.width(), self.dealing) {
+            (1, Dealing::Seeking) => {
+                self.dealing = Dealing::Dealt { width: 1 };
+                self.keep_share(1, first, 0..rows, Self::finish)
+            }
+            (1, _) => self.finish(first, rows),
+            _ => self.start(first, rows),
+        }
+    }
+
     /// Joins the first table's `rows` rows through the remaining steps: a count without a
     /// limit first as far as the backend's small steps go.
     fn start(&mut self, first: &B::Table, rows: usize) -> Result<()> {
-        if !self.count_only || self.options.limit.is_some() {
+        if !self.count_only || self.options.limit.is_some() || self.dealing.before(1) {
             return self.extend(1, first, 0..rows);
         }
         let Some(small) = self.backend.join_small(1, first, rows, self.budget)? else {
@@ -251,14 +275,24 @@ impl<B: JoinBackend> Driver<'_, B> {
         Ok(())
     }
 
-    /// Joins step `step` to `rows` of `table` (width `step`), then the steps after it.
+    /// Joins step `step` to `rows` of `table` (width `step`), then the steps after it: in a
+    /// share cut by rows, as its dealing stands ([`Driver::extend_dealing`]).
     fn extend(&mut self, step: usize, table: &B::Table, rows: Range<usize>) -> Result<()> {
         if rows.is_empty() || self.stopped() {
             return Ok(());
         }
-        let depth_first = self
-            .depth_first_from()
-            .is_some_and(|from| rows.len() >= from);
+        self.extend_dealing(step, table, rows)
+    }
+
+    /// [`Driver::extend`] over every row of `rows`.
+    fn extend_rows(&mut self, step: usize, table: &B::Table, rows: Range<usize>) -> Result<()> {
+        if rows.is_empty() || self.stopped() {
+            return Ok(());
+        }
+        let depth_first = !self.dealing.before(step)
+            && self
+                .depth_first_from()
+                .is_some_and(|from| rows.len() >= from);
         let leaves = step == self.plan.leaves.from;
         let last = step + 1 == self.plan.width();
         let counted = leaves

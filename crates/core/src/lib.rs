@@ -50,8 +50,8 @@ pub use engine::{Candidates, Engine, Notice};
 pub use error::{Error, NoGpu, Result};
 pub use index::{DataIndex, IndexBytes, IndexOptions};
 pub use options::{
-    JoinOrder, JoinOutcome, MatchOptions, PairCounts, Semantics, Share, ShareGrid, Status,
-    TreeCounts,
+    JoinOrder, JoinOutcome, MatchOptions, PairCounts, Semantics, Share, ShareCut, SharesCut,
+    Status, TreeCounts,
 };
 pub use pcsr::PcsrLayout;
 pub use plan::Plan;

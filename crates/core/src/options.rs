@@ -84,9 +84,15 @@ pub struct MatchOptions {
     /// A share is planned alike by every engine: what pays before the join is then judged by
     /// these options (a GPU's judgment where they leave it open), not by the engine.
     pub share: Option<Share>,
-    /// How the shares' grid is shaped: by the plan's estimated work, or evenly (a switch for
-    /// tests and measurements). Every share of one query must be cut the same way.
-    pub share_grid: ShareGrid,
+    /// How a query is cut into shares: by rows, or as a grid of its first vertices (a switch
+    /// for tests and measurements). Every share of one query must be cut the same way.
+    pub share_cut: ShareCut,
+    /// Rows of the table a query cut by rows deals, at least, for each share
+    /// ([`crate::plan::RowShare`]): the more, the more evenly a heavy row's work falls, but
+    /// each share makes the steps before that table whole. 0 deals the first table's rows,
+    /// `f64::INFINITY` those of the widest it may deal (switches for tests and
+    /// measurements). Every share of one query must be cut the same way.
+    pub rows_per_share: f64,
     /// Shares per engine of a query spread over several ([`crate::find_matches_spread`]).
     pub shares_per_engine: u32,
     /// Rounds of neighbourhood refinement after the signature filter ([`crate::plan::refine`]);
@@ -283,14 +289,22 @@ pub enum JoinOrder {
     Sampled,
 }
 
-/// Share `index` of `count` disjoint shares of a query's matches. The shares form a grid of
-/// `count` cells, one side per [`AXES`]: a match is in the share at coordinates `(c0, ...,
-/// c4)` when the data vertex of the plan's first query vertex hashes to `c0`, that of its
-/// second to `c1`, and so on (see [`Share::cut`]). Cutting several of the first vertices
-/// splits the work of a hub vertex, or of a hub pair, which one vertex's hash alone cannot,
-/// but each share then makes the whole of a step's work for the vertices not yet cut: the
-/// plan chooses the sides ([`crate::plan::Plan::share_grid`]). The shares of one
-/// query add up to all of its matches, whatever engine or machine answers each.
+/// Share `index` of `count` disjoint shares of a query's matches, cut as [`ShareCut`] says.
+///
+/// By rows (the default): a match is in the share that the hash of its first data vertices
+/// falls in, those of the plan's first steps up to the width it deals the rows at
+/// ([`crate::plan::RowShare`], [`Share::holds_row`]). Every share makes those first steps
+/// whole, then keeps its rows of them: the work of a hub, or of a hub pair,
+/// spreads over every share with the rows below it.
+///
+/// As a grid: the shares form a grid of `count` cells, one side per [`AXES`]: a match is in
+/// the share at coordinates `(c0, ..., c4)` when the data vertex of the plan's first query
+/// vertex hashes to `c0`, that of its second to `c1`, and so on (see [`Share::cut`]); each
+/// share's candidate sets of those vertices are cut to their classes. The plan chooses the
+/// sides ([`crate::plan::Plan::share_grid`]).
+///
+/// The shares of one query add up to all of its matches, whatever engine or machine answers
+/// each, when all are cut the same way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Share {
     index: u32,
@@ -307,6 +321,9 @@ pub struct Share {
 /// 1–3% closer to a quarter of one GPU's time and cost every other query more.
 pub const SHARES_PER_ENGINE: u32 = 8;
 
+/// [`MatchOptions::rows_per_share`] by default.
+pub const ROWS_PER_SHARE: f64 = 256.0;
+
 /// Dimensions of the grid of shares: the plan's first five query vertices.
 pub const AXES: usize = 5;
 
@@ -314,15 +331,34 @@ pub const AXES: usize = 5;
 /// others' sides are 1).
 pub const EVEN_AXES: usize = 3;
 
-/// How the sides of the grid of shares are chosen.
+/// How a query is cut into shares ([`Share`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ShareGrid {
-    /// From the plan's estimated work per step, the evenest grid whose shares together make
-    /// little more work than the whole query ([`crate::plan::Plan::share_grid`]).
+pub enum ShareCut {
+    /// By the rows of the plan's first steps ([`Share::holds_row`]). A hub's work spreads
+    /// over the shares, which no cut of single vertices does: on the development machine the
+    /// largest of 32 shares of gw12's query_dense_12_5 held 12.6 times the mean's matches as
+    /// a grid (docs/DISTRIBUTED.md).
     #[default]
-    ByWork,
-    /// The evenest grid, whatever the plan ([`Share::grid`]).
-    Even,
+    Rows,
+    /// A grid over the plan's first vertices, from the plan's estimated work per step: the
+    /// evenest whose shares together make little more work than the whole query
+    /// ([`crate::plan::Plan::share_grid`]). A tree counted by its dynamic program, which
+    /// makes no rows, is cut so whatever the options say.
+    Grid,
+    /// The evenest grid, whatever the plan ([`Share::grid`]; for tests and measurements).
+    EvenGrid,
+}
+
+/// How a query was cut into shares ([`ShareCut`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharesCut {
+    /// By the rows of the join's table of `width` columns ([`crate::plan::RowShare`]).
+    Rows {
+        /// The table's columns.
+        width: usize,
+    },
+    /// As a grid of these sides ([`crate::plan::Plan::share_grid`]).
+    Grid([u32; AXES]),
 }
 
 /// A hash seed per axis, so that the axes cut a vertex independently.
@@ -384,6 +420,38 @@ impl Share {
             class: u64::from(self.index / stride % sides[axis]),
         }
     }
+
+    /// The seed of a row's hash ([`Share::holds_row`]; the GPU's `gsi_join_held_rows`
+    /// hashes alike).
+    pub const ROW_SEED: u64 = 0x2545_f491_4f6c_dd1d;
+
+    /// Whether this share holds the rows whose first data vertices, in the plan's order, are
+    /// `row` (cut by rows, [`ShareCut::Rows`]): the row's hash falls in the share's class.
+    /// Every engine hashes a row alike, so a share holds the same matches wherever it runs.
+    pub fn holds_row(self, row: &[VertexId]) -> bool {
+        let hash = row
+            .iter()
+            .fold(Share::ROW_SEED, |h, &v| mix(h ^ u64::from(v)));
+        hash % u64::from(self.count) == u64::from(self.index)
+    }
+
+    /// The rows of `table` (rows of `width` columns, one after another) this share holds
+    /// ([`Share::holds_row`]), one after another.
+    pub fn rows_held(self, table: &[VertexId], width: usize) -> Vec<VertexId> {
+        table
+            .chunks_exact(width)
+            .filter(|row| self.holds_row(row))
+            .flatten()
+            .copied()
+            .collect()
+    }
+}
+
+/// SplitMix64's finalizer: every bit of `x` moves every bit of the hash.
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 /// One axis of a [`Share`]: the data vertices whose hash falls in its class.
@@ -403,12 +471,7 @@ impl Cut {
     /// The class of `v` on this cut's axis (that of every share's cut on the axis): this
     /// cut holds the vertices of one class.
     pub fn class_of(self, v: VertexId) -> u64 {
-        // SplitMix64's finalizer: every bit of `v` moves every bit of the hash.
-        let mut x = u64::from(v).wrapping_add(self.seed);
-        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        x ^= x >> 31;
-        x % self.classes
+        mix(u64::from(v).wrapping_add(self.seed)) % self.classes
     }
 
     /// The class this cut holds.
@@ -452,7 +515,8 @@ impl Default for MatchOptions {
             depth_first_rows: None,
             postpone_leaves: true,
             share: None,
-            share_grid: ShareGrid::ByWork,
+            share_cut: ShareCut::Rows,
+            rows_per_share: ROWS_PER_SHARE,
             shares_per_engine: SHARES_PER_ENGINE,
             refine_rounds: REFINE_ROUNDS,
             join_order: JoinOrder::Sampled,
@@ -590,6 +654,19 @@ pub struct JoinPaths {
     /// Whether those programs ran beside the join, which the estimates had chosen, and
     /// finished first ([`MatchOptions::programs_beside_after`]).
     pub programs_beside: bool,
+    /// Where a share cut by rows dealt them ([`crate::plan::RowShare`]).
+    pub rows_dealt: Option<RowsDealt>,
+}
+
+/// The table a share cut by rows dealt, and what it kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RowsDealt {
+    /// The table's columns: the steps made whole before it.
+    pub width: usize,
+    /// Its rows.
+    pub rows: u64,
+    /// Those the share kept.
+    pub kept: u64,
 }
 
 /// What one step did: rows joined breadth-first into a new table (Algorithms 3 and 4), rows
@@ -656,6 +733,15 @@ impl std::fmt::Display for JoinPaths {
             );
         }
         writeln!(f, "join paths (rows into each step):")?;
+        if let Some(dealt) = self.rows_dealt {
+            writeln!(
+                f,
+                "  the share kept {} of the {} of the table of {} columns (dealt by rows)",
+                rows(dealt.kept),
+                rows(dealt.rows),
+                dealt.width
+            )?;
+        }
         if self.small_steps > 0 {
             writeln!(
                 f,
@@ -735,6 +821,43 @@ mod tests {
         for count in 1..2000 {
             assert_eq!(grid(count).iter().product::<u32>(), count);
         }
+    }
+
+    #[test]
+    fn every_row_is_in_exactly_one_share_and_a_hubs_rows_spread() {
+        for count in [1, 2, 7, 8, 64] {
+            let mut held = vec![0usize; count as usize];
+            // One hub's rows, differing in their last vertex alone, as a heavy vertex's are.
+            for v in 0..100_000u32 {
+                let row = [7, 3, v];
+                let owners: Vec<u32> = (0..count)
+                    .filter(|&i| Share::new(i, count).unwrap().holds_row(&row))
+                    .collect();
+                assert_eq!(owners.len(), 1, "{row:?} of {count}");
+                held[owners[0] as usize] += 1;
+            }
+            let mean = 100_000.0 / f64::from(count);
+            for (i, &n) in held.iter().enumerate() {
+                assert!(
+                    (n as f64 - mean).abs() < 0.1 * mean,
+                    "share {i}/{count}: {n} rows"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_rows_of_a_table_are_held_whole_by_one_share_each() {
+        let table: Vec<VertexId> = (0..300).collect();
+        let mut kept: Vec<VertexId> = (0..7)
+            .flat_map(|i| Share::new(i, 7).unwrap().rows_held(&table, 3))
+            .collect();
+        assert_eq!(kept.len(), table.len());
+        assert!(kept
+            .chunks_exact(3)
+            .all(|r| r[1] == r[0] + 1 && r[2] == r[0] + 2));
+        kept.sort_unstable();
+        assert_eq!(kept, table);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! Algorithm 4 — the one whose label is rarest in the data graph, which bounds the
 //! pre-allocated buffers. The plan is plain data, shared by both engines; `--explain` prints it.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
@@ -30,6 +31,7 @@ use self::leaves::{postponable, query_neighbours};
 use self::refine::CandidateEdges;
 use self::symmetry::Symmetry;
 use crate::index::DataIndex;
+use crate::options::Share;
 
 /// The whole join order.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +59,23 @@ pub struct Plan {
     pub leaf_groups_by_label: bool,
     /// What the plan joins last to multiply.
     pub postponed: Postpone,
+    /// Where the plan is a share's cut by rows ([`crate::options::ShareCut::Rows`]): the rows
+    /// of its first steps the join keeps.
+    pub row_share: Option<RowShare>,
+}
+
+/// A share of a query cut by rows ([`crate::options::ShareCut::Rows`]): the join makes its
+/// first tables whole until one holds `rows_per_share` rows for each of the share's count
+/// ([`crate::options::MatchOptions::rows_per_share`]), or is the widest it may deal
+/// ([`Plan::widest_dealt_table`]), and keeps of that table the rows `share` holds
+/// ([`Share::holds_row`]). The tables are those of every engine, so every share deals the
+/// same one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RowShare {
+    /// The share whose rows the join keeps.
+    pub share: Share,
+    /// Rows of the dealt table for each share, at least.
+    pub rows_per_share: f64,
 }
 
 /// How a plan's order was chosen: which strategy, and what refinement and sampling saw.
@@ -186,18 +205,20 @@ fn step_rows<'s>(
 }
 
 impl Plan {
+    /// The rows each step is expected to make (the table of its width): the walks' estimate
+    /// when they ran, else Algorithm 2's.
+    pub(crate) fn rows_per_step(&self, data: &DataIndex) -> Cow<'_, [f64]> {
+        match self.choice.estimated_steps.len() == self.steps.len() {
+            true => Cow::Borrowed(&self.choice.estimated_steps),
+            false => Cow::Owned(step_rows(data, &self.steps, &self.candidate_sizes).collect()),
+        }
+    }
+
     /// The partial matches the join enumerates, by the walks' estimate of each step when they
     /// ran, else Algorithm 2's: the rows of the steps before the leaf suffix, and once more
     /// those that reach it (each counts the suffix's matches as one product).
     pub fn enumerated_rows(&self, data: &DataIndex) -> f64 {
-        let estimated;
-        let per_step: &[f64] = match self.choice.estimated_steps.len() == self.steps.len() {
-            true => &self.choice.estimated_steps,
-            false => {
-                estimated = step_rows(data, &self.steps, &self.candidate_sizes).collect::<Vec<_>>();
-                &estimated
-            }
-        };
+        let per_step = self.rows_per_step(data);
         let from = self.leaves.from.min(per_step.len());
         let reaching = match from < per_step.len() {
             true => from.checked_sub(1).map_or(1.0, |last| per_step[last]),
@@ -505,6 +526,7 @@ impl Plan {
             symmetry: Symmetry::none(),
             leaf_groups_by_label,
             postponed: multiply,
+            row_share: None,
         }
     }
 
@@ -678,6 +700,19 @@ impl fmt::Display for Plan {
                 self.symmetry.classes(),
                 orbits.join(", "),
                 self.symmetry.classes()
+            )?;
+        }
+        if let Some(RowShare {
+            share,
+            rows_per_share,
+        }) = self.row_share
+        {
+            writeln!(
+                f,
+                "  share {}/{}: the first table of {} rows or more dealt by rows (the steps before made whole)",
+                share.index(),
+                share.count(),
+                rows_per_share * f64::from(share.count())
             )?;
         }
         let leaves = &self.leaves;

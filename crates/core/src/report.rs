@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::options::{JoinPaths, Share, Status, AXES};
+use crate::options::{JoinPaths, Share, SharesCut, Status};
 use crate::plan::Plan;
 
 /// Time spent in each phase of one query.
@@ -41,12 +41,12 @@ pub struct MatchReport {
     pub spread: Option<SpreadReport>,
 }
 
-/// How one query was spread over several engines: the grid of its shares and what each
+/// How one query was spread over several engines: how it was cut into shares and what each
 /// engine did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpreadReport {
-    /// The sides of the grid of shares ([`Plan::share_grid`]).
-    pub grid: [u32; AXES],
+    /// How the shares were cut.
+    pub cut: SharesCut,
     /// Each engine's part, the first (which tried the query whole) first.
     pub engines: Vec<EngineShares>,
     /// Every share as it was answered, in the order they were dealt.

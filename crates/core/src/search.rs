@@ -13,12 +13,12 @@ use crate::error::{Error, Result};
 use crate::fit::misfit;
 use crate::index::DataIndex;
 use crate::options::{
-    JoinOrder, JoinPaths, MatchOptions, PairCounts, Semantics, Share, Status, TreeCounts,
+    JoinOrder, JoinPaths, MatchOptions, PairCounts, Semantics, Share, ShareCut, Status, TreeCounts,
     HEAVY_QUERY_WORK,
 };
 use crate::plan::estimate::{cheaper_count, plan_on_host};
 use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
-use crate::plan::{wedge, Plan, Postpone, Strategy, TreeCountChoice};
+use crate::plan::{wedge, Plan, Postpone, RowShare, Strategy, TreeCountChoice};
 use crate::report::{MatchReport, PhaseTimes};
 use crate::shares::{ShareSpace, SharedClasses};
 use crate::sink::{Images, MatchSink, OriginalIds};
@@ -639,6 +639,12 @@ impl Planned {
         self.answered.is_none() && self.by_quotients.is_some()
     }
 
+    /// Whether the query's shares are cut by rows under `options`: not where it is a tree
+    /// counted by its dynamic program, which makes no rows (a grid then).
+    fn cuts_rows(&self, options: &MatchOptions) -> bool {
+        options.share_cut == ShareCut::Rows && !self.by_tree
+    }
+
     /// Joins the whole query, or `share` of it, on `engine` (the one that filtered it).
     pub(crate) fn join(
         &self,
@@ -678,10 +684,20 @@ impl Planned {
             }
         }
         let started = Instant::now();
+        if let Some(share) = share.filter(|_| self.cuts_rows(options)) {
+            let plan = Plan {
+                row_share: Some(RowShare {
+                    share,
+                    rows_per_share: options.rows_per_share,
+                }),
+                ..self.plan.clone()
+            };
+            return self.join_sets(engine, data, options, &plan, None, sink, started);
+        }
         let mut space = self.shares.lock().unwrap_or_else(PoisonError::into_inner);
         let shared = match share {
             Some(share) => {
-                let sides = self.plan.share_grid(share.count(), options.share_grid);
+                let sides = self.plan.share_grid(share.count(), options.share_cut);
                 if space.as_ref().is_none_or(|s| s.sides() != sides) {
                     *space = Some(ShareSpace::new(
                         &self.candidates,
@@ -695,20 +711,30 @@ impl Planned {
             }
             None => None,
         };
-        let report = self.join_sets(engine, data, options, shared.as_ref(), sink, started);
+        let report = self.join_sets(
+            engine,
+            data,
+            options,
+            &self.plan,
+            shared.as_ref(),
+            sink,
+            started,
+        );
         if let (Some(space), Some(shared)) = (space.as_mut(), shared) {
             space.restore(shared);
         }
         report
     }
 
-    /// Joins the query over `shared`, a share's candidate sets, or over the whole sets; the
-    /// share was cut from `started` on.
+    /// Joins the query by `plan` (the query's, or a share's of its rows) over `shared`, a
+    /// share's candidate sets, or over the whole sets; the share was cut from `started` on.
+    #[allow(clippy::too_many_arguments)]
     fn join_sets(
         &self,
         engine: &mut dyn Engine,
         data: &DataIndex,
         options: &MatchOptions,
+        plan: &Plan,
         shared: Option<&Candidates>,
         sink: &mut dyn MatchSink,
         started: Instant,
@@ -739,14 +765,17 @@ impl Planned {
             }
             _ => sink,
         };
-        let symmetry = &self.plan.symmetry;
+        let symmetry = &plan.symmetry;
         let outcome = if symmetry.is_trivial() || !sink.wants_matches() {
-            engine.join(&self.plan, candidates, data, options, sink)?
+            engine.join(plan, candidates, data, options, sink)?
         } else {
             let mut images = Images::new(symmetry, sink);
-            engine.join(&self.plan, candidates, data, options, &mut images)?
+            engine.join(plan, candidates, data, options, &mut images)?
         };
         let mut report = self.report();
+        if plan.row_share.is_some() {
+            report.plan = plan.clone();
+        }
         // Each match found stands for its class.
         report.count = outcome
             .count

@@ -15,7 +15,7 @@ use gsi_graph::Graph;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::index::DataIndex;
-use crate::options::{MatchOptions, Share, Status};
+use crate::options::{MatchOptions, Share, SharesCut, Status};
 use crate::report::{EngineShares, MatchReport, ShareTime, SpreadReport};
 #[cfg(doc)]
 use crate::search::{find_matches, plan_ahead};
@@ -364,12 +364,17 @@ fn spread(
     let mut shares: Vec<ShareTime> = reports.iter().map(|(time, _)| *time).collect();
     shares.sort_by_key(|time| time.began);
     let reports: Vec<MatchReport> = reports.into_iter().map(|(_, r)| r).collect();
+    // Cut by rows, every share dealt the same table; a grid, the plan's.
+    let cut = match reports.iter().find_map(|r| r.paths.rows_dealt) {
+        Some(dealt) => SharesCut::Rows { width: dealt.width },
+        None => SharesCut::Grid(whole.plan.share_grid(count, options.share_cut)),
+    };
     whole.peak_join_bytes = reports.iter().map(|r| r.peak_join_bytes).max().unwrap_or(0);
     if let Some(r) = reports.first() {
         whole.engine = r.engine;
     }
     whole.spread = Some(SpreadReport {
-        grid: whole.plan.share_grid(count, options.share_grid),
+        cut,
         engines: engines_shares,
         shares,
     });

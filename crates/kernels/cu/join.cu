@@ -874,6 +874,47 @@ extern "C" __global__ void gsi_join_permute(
     out[r * width + order[c]] = table[t];
 }
 
+// A share cut by rows (gsi-core join/dealing.rs): the rows of a table whose hash falls in the
+// share's class. The hash is `Share::holds_row`'s: SplitMix64's finalizer folded over the row's
+// vertices from `seed`.
+__device__ __forceinline__ u64 row_mix(u64 x) {
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// Thread per row of `table` (`rows` rows of `width` columns): held[r] is 1 when row r's hash
+// modulo `count` is `index`, else 0.
+extern "C" __global__ void gsi_join_held_rows(
+    const u32* __restrict__ table, u32 rows, u32 width, u64 seed, u32 count, u32 index,
+    u32* __restrict__ held) {
+    u32 r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) {
+        return;
+    }
+    const u32* row = table + (u64)r * width;
+    u64 hash = seed;
+    for (u32 c = 0; c < width; ++c) {
+        hash = row_mix(hash ^ (u64)row[c]);
+    }
+    held[r] = hash % count == index;
+}
+
+// Thread per entry of `table`: the entries of the held rows to their rows in `out`, row r's
+// at places[r] (the exclusive prefix sum of `held`).
+extern "C" __global__ void gsi_join_keep_rows(
+    const u32* __restrict__ table, u32 rows, u32 width, const u32* __restrict__ held,
+    const u32* __restrict__ places, u32* __restrict__ out) {
+    u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (u64)rows * width) {
+        return;
+    }
+    u64 r = t / width;
+    if (held[r]) {
+        out[(u64)places[r] * width + t % width] = table[t];
+    }
+}
+
 // One step of the query as the depth-first kernel reads it: the query vertex joined, its
 // linking edges in `links` (the first edge first, when has_first) followed by its absent edges
 // (induced matching), and C(u)'s place in the candidate lists.

@@ -87,6 +87,10 @@ pub enum Kernel {
     JoinLink,
     /// `gsi_join_permute`: matches into query-vertex order.
     JoinPermute,
+    /// `gsi_join_held_rows`: which rows of a table a share cut by rows holds.
+    JoinHeldRows,
+    /// `gsi_join_keep_rows`: the rows a share holds, together.
+    JoinKeepRows,
     /// `gsi_join_depth_first`: counts the matches extending each row, depth-first.
     JoinDepthFirst,
     /// `gsi_count_packed`: the same, each level's candidates drawn across 32 partial matches'
@@ -116,7 +120,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 26] = [
+    pub const ALL: [Kernel; 28] = [
         Kernel::FilterSignatures,
         Kernel::FilterCompact,
         Kernel::FilterListStarts,
@@ -132,6 +136,8 @@ impl Kernel {
         Kernel::JoinRefilter,
         Kernel::JoinLink,
         Kernel::JoinPermute,
+        Kernel::JoinHeldRows,
+        Kernel::JoinKeepRows,
         Kernel::JoinDepthFirst,
         Kernel::CountPacked,
         Kernel::PackedPlaces,
@@ -163,6 +169,8 @@ impl Kernel {
             Kernel::JoinRefilter => "gsi_join_refilter",
             Kernel::JoinLink => "gsi_join_link",
             Kernel::JoinPermute => "gsi_join_permute",
+            Kernel::JoinHeldRows => "gsi_join_held_rows",
+            Kernel::JoinKeepRows => "gsi_join_keep_rows",
             Kernel::JoinDepthFirst => "gsi_join_depth_first",
             Kernel::CountPacked => "gsi_count_packed",
             Kernel::PackedPlaces => "gsi_packed_places",
@@ -194,6 +202,8 @@ impl Kernel {
             | Kernel::JoinRefilter
             | Kernel::JoinLink
             | Kernel::JoinPermute
+            | Kernel::JoinHeldRows
+            | Kernel::JoinKeepRows
             | Kernel::JoinDepthFirst
             | Kernel::CountPacked
             | Kernel::PackedPlaces

@@ -15,7 +15,7 @@ use crate::cpu::local::{positions, LocalCandidates};
 use crate::error::Result;
 use crate::index::DataIndex;
 use crate::join::{intersect_in_place, BufferLayout, FilledBuffers, JoinBackend};
-use crate::options::MatchOptions;
+use crate::options::{MatchOptions, Share};
 use crate::plan::walks::RowExtender;
 use crate::plan::{JoinStep, LinkEdge, Plan};
 use crate::sink::MatchSink;
@@ -491,6 +491,31 @@ impl JoinBackend for CpuJoin<'_> {
             emitted += batch.len() / full;
         }
         Ok(emitted)
+    }
+
+    fn keep_rows(
+        &mut self,
+        width: usize,
+        table: &Vec<VertexId>,
+        rows: Range<usize>,
+        share: Share,
+    ) -> Result<(Vec<VertexId>, usize)> {
+        let kept = share.rows_held(&table[rows.start * width..rows.end * width], width);
+        let count = kept.len() / width;
+        Ok((kept, count))
+    }
+
+    fn read_rows(
+        &self,
+        width: usize,
+        table: &Vec<VertexId>,
+        rows: Range<usize>,
+    ) -> Result<Vec<VertexId>> {
+        Ok(table[rows.start * width..rows.end * width].to_vec())
+    }
+
+    fn table_of(&mut self, rows: Vec<VertexId>) -> Result<Vec<VertexId>> {
+        Ok(rows)
     }
 
     fn emit_first(

@@ -3,8 +3,10 @@
 
 use std::ops::Range;
 
+use gsi_graph::VertexId;
+
 use crate::error::Result;
-use crate::options::StepBalance;
+use crate::options::{Share, StepBalance};
 use crate::sink::MatchSink;
 
 /// Where each row's buffer lies in the GBA, over a run of rows (Algorithm 4's prefix sum).
@@ -106,6 +108,36 @@ pub(crate) trait JoinBackend {
         take: usize,
         sink: &mut dyn MatchSink,
     ) -> Result<()>;
+
+    /// The rows of `rows` of `table` (of `width` columns) that `share` holds
+    /// ([`Share::holds_row`]), as a new table, and how many.
+    ///
+    /// # Errors
+    /// Device failures.
+    fn keep_rows(
+        &mut self,
+        width: usize,
+        table: &Self::Table,
+        rows: Range<usize>,
+        share: Share,
+    ) -> Result<(Self::Table, usize)>;
+
+    /// Rows `rows` of `table` (of `width` columns) in host memory, one after another.
+    ///
+    /// # Errors
+    /// Device failures.
+    fn read_rows(
+        &self,
+        width: usize,
+        table: &Self::Table,
+        rows: Range<usize>,
+    ) -> Result<Vec<VertexId>>;
+
+    /// A table of the rows `rows` (of `width` columns, one after another) holds.
+    ///
+    /// # Errors
+    /// Device failures.
+    fn table_of(&mut self, rows: Vec<VertexId>) -> Result<Self::Table>;
 
     /// When only the count is wanted: the matches that extend `rows` of `table`, counted
     /// without a table — at the last step the rows' extensions, at the plan's leaf suffix the

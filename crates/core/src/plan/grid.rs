@@ -1,10 +1,11 @@
-//! The shape of a query's grid of shares ([`Share`]): how many classes each of the plan's
-//! first [`AXES`] vertices is cut into.
+//! How a query is cut into shares ([`Share`]): the widest table whose rows a cut by rows may
+//! deal, or the shape of a grid, how many classes each of the plan's first [`AXES`] vertices
+//! is cut into.
 //!
-//! A share keeps the data vertices of its class in C(u) of each cut vertex, so its steps up
-//! to the k-th cut vertex make only part of the whole work: step k of a share makes the
-//! whole step's work divided by the classes of the vertices cut *before* it. A grid that cuts
-//! the second and third vertices makes each share repeat more of the first steps: on a
+//! A grid's share keeps the data vertices of its class in C(u) of each cut vertex, so its
+//! steps up to the k-th cut vertex make only part of the whole work: step k of a share makes
+//! the whole step's work divided by the classes of the vertices cut *before* it. A grid that
+//! cuts the second and third vertices makes each share repeat more of the first steps: on a
 //! triangle over an unlabelled graph, where the first two steps are the whole work, the 32
 //! shares of a 2 × 4 × 4 grid make 10 times the whole query's work together. Cutting the
 //! first vertex alone costs nothing extra, but one vertex of much work (a hub) then makes
@@ -13,7 +14,7 @@
 
 use std::cmp::Reverse;
 
-use crate::options::{Share, ShareGrid, AXES};
+use crate::options::{Share, ShareCut, AXES};
 use crate::plan::Plan;
 
 /// Extra work the shares may make together, over the cheapest grid's, to be cut more evenly.
@@ -56,16 +57,24 @@ impl Plan {
         steps
     }
 
+    /// The widest table whose rows a query cut by rows may deal to its shares
+    /// ([`crate::options::ShareCut::Rows`]): not past the leaf suffix, whose steps are
+    /// counted rather than enumerated, nor the last step's (a one-vertex query deals its
+    /// candidates).
+    pub fn widest_dealt_table(&self) -> usize {
+        self.leaves.from.min(self.width() - 1).max(1)
+    }
+
     /// The sides of the grid of `count` shares of this plan's query: under
-    /// [`ShareGrid::ByWork`] and with the walks' estimate per step
+    /// [`ShareCut::Grid`] and with the walks' estimate per step
     /// ([`crate::plan::PlanChoice::estimated_steps`]), the evenest grid whose shares together
     /// make at most [`EVENNESS_SLACK`] more work than those of the grid making the least;
     /// otherwise the evenest ([`Share::grid`]). The plan is the same in every share, and so
     /// is its grid.
-    pub fn share_grid(&self, count: u32, how: ShareGrid) -> [u32; AXES] {
+    pub fn share_grid(&self, count: u32, how: ShareCut) -> [u32; AXES] {
         let even = Share::new(0, count).map_or([1; AXES], Share::grid);
         let steps = &self.choice.estimated_steps;
-        if how == ShareGrid::Even
+        if how == ShareCut::EvenGrid
             || steps.len() != self.width()
             || steps.len() < 2
             || count > WEIGHED_COUNT_MAX
@@ -180,7 +189,17 @@ mod tests {
     fn grid(steps: &[f64], count: u32) -> [u32; AXES] {
         let mut plan = path_plan(steps.len() as u32);
         plan.choice.estimated_steps = steps.to_vec();
-        plan.share_grid(count, ShareGrid::ByWork)
+        plan.share_grid(count, ShareCut::Grid)
+    }
+
+    #[test]
+    fn rows_are_dealt_before_the_counted_steps() {
+        let mut plan = path_plan(6);
+        assert_eq!(plan.widest_dealt_table(), 5);
+        plan.leaves.from = 2;
+        assert_eq!(plan.widest_dealt_table(), 2);
+        assert_eq!(path_plan(1).widest_dealt_table(), 1);
+        assert_eq!(path_plan(2).widest_dealt_table(), 1);
     }
 
     #[test]
@@ -265,14 +284,14 @@ mod tests {
     fn without_walks_or_when_asked_the_grid_is_the_evenest() {
         let even = [2, 4, 4, 1, 1];
         let mut plan = path_plan(3);
-        assert_eq!(plan.share_grid(32, ShareGrid::ByWork), even);
+        assert_eq!(plan.share_grid(32, ShareCut::Grid), even);
         plan.choice.estimated_steps = vec![4.8e6, 2.1e7, 6.5e6];
-        assert_eq!(plan.share_grid(32, ShareGrid::Even), even);
+        assert_eq!(plan.share_grid(32, ShareCut::EvenGrid), even);
         assert_eq!(
-            plan.share_grid(1 << 20, ShareGrid::ByWork),
+            plan.share_grid(1 << 20, ShareCut::Grid),
             Share::new(0, 1 << 20).unwrap().grid()
         );
         plan.choice.estimated_steps = vec![0.0; 3];
-        assert_eq!(plan.share_grid(32, ShareGrid::ByWork), even);
+        assert_eq!(plan.share_grid(32, ShareCut::Grid), even);
     }
 }

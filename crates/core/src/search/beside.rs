@@ -65,7 +65,15 @@ impl Planned {
         after: Duration,
     ) -> Result<MatchReport> {
         let Candidates::Host(sets) = &self.candidates else {
-            return self.join_sets(engine, data, options, None, sink, Instant::now());
+            return self.join_sets(
+                engine,
+                data,
+                options,
+                &self.plan,
+                None,
+                sink,
+                Instant::now(),
+            );
         };
         let started = Instant::now();
         let state = AtomicU8::new(JOINING);
@@ -107,7 +115,15 @@ impl Planned {
                 beside: programs.thread().clone(),
                 ended: JOINED,
             };
-            let join = self.join_sets(engine, data, &join_options, None, sink, Instant::now());
+            let join = self.join_sets(
+                engine,
+                data,
+                &join_options,
+                &self.plan,
+                None,
+                sink,
+                Instant::now(),
+            );
             if join.is_err() {
                 ends.ended = FAILED;
             }

@@ -51,10 +51,12 @@ _POLL_SECONDS = 0.05
 """How often the shares' futures are asked whether they are done: each is taken (reported,
 or retried) as it finishes."""
 
-SHARES_PER_WORKER = 4
-"""Shares cut for each task an executor runs at once, where `shares` is not given: a query's
-largest share holds many times the mean's work (docs/DISTRIBUTED.md), and dealing four
-times as many shares as workers, each to the first worker free, evens the workers' loads."""
+SHARES_PER_WORKER = 1
+"""Shares cut for each task an executor runs at once, where `shares` is not given. Cut by
+rows, a query's largest share holds 1.1 to 2.5 times the mean's matches, and each share
+makes the query's first steps whole: one share per worker finished sooner than four on
+every yeast and gw12 query measured (docs/DISTRIBUTED.md). Cut as a grid, where the largest
+share held up to 12.6 times the mean, four a worker evened the loads."""
 
 
 class ShareFailed(GsiError, RuntimeError):
@@ -169,7 +171,7 @@ def _shares(shares: Optional[int], executor: Any) -> int:
         return SHARES_PER_WORKER * workers
     raise ValueError(
         f"shares not given, and a {type(executor).__name__} does not say how many tasks it "
-        f"runs at once: give shares= ({SHARES_PER_WORKER} per worker evens out unequal shares)"
+        f"runs at once: give shares= (one or more per worker)"
     )
 
 
@@ -388,7 +390,8 @@ def count(
         :data:`SHARES_PER_WORKER` for each task the executor runs at once (a
         ``concurrent.futures`` pool's workers, a Dask client's threads, a
         :class:`RayExecutor`'s slots; other executors need `shares`): the executor deals
-        them to its workers as they come free, which evens out shares of unequal size.
+        them to its workers as they come free, which evens out shares of unequal size
+        where there are more shares than workers.
     executor:
         Anything with ``submit(fn, *args)`` whose futures have ``done()`` and ``result()``: a
         ``concurrent.futures`` pool, a Dask ``distributed.Client``, a submitit executor, a

@@ -9,9 +9,9 @@ use super::counter;
 use super::device_plan::PlanOnDevice;
 use super::kept_sets::{kept_sets, KeptSet};
 use super::kernels::{
-    join_bounds, join_link, join_permute, join_refilter, join_rows, join_small, leaf_counts,
-    Balance, LeafSuffixArgs, LoneLeafCounts, PairSpace, Place, RowPaths, RowsOutput, SmallState,
-    StepArgs, Tests,
+    join_bounds, join_held_rows, join_keep_rows, join_link, join_permute, join_refilter, join_rows,
+    join_small, leaf_counts, Balance, LeafSuffixArgs, LoneLeafCounts, PairSpace, Place, RowPaths,
+    RowsOutput, SmallState, StepArgs, Tests,
 };
 use super::layout::{DepthStep, Link};
 use crate::cuda::buffers::Buffer;
@@ -22,7 +22,7 @@ use crate::cuda::launch::{Keep, MAX_WIDTH, NARROW_MAX_WIDTH, NO_COUNTS, NO_POOL}
 use crate::cuda::scan::exclusive_scan;
 use crate::error::{driver, Result};
 use crate::join::{BufferLayout, FilledBuffers, JoinBackend, SmallEnd, SmallSteps};
-use crate::options::{MatchOptions, StepBalance};
+use crate::options::{MatchOptions, Share, StepBalance};
 use crate::plan::{LinkEdge, Plan};
 use crate::sink::MatchSink;
 use crate::tuning::GpuTuning;
@@ -787,6 +787,51 @@ impl JoinBackend for GpuJoin<'_> {
         let next = self.build_table(step, table, &rows, layout, filled)?;
         self.emit_table(&next.slice(..), take, sink)?;
         Ok(take)
+    }
+
+    fn keep_rows(
+        &mut self,
+        width: usize,
+        table: &DeviceTable,
+        rows: Range<usize>,
+        share: Share,
+    ) -> Result<(DeviceTable, usize)> {
+        let count = rows.len();
+        let view = self.view(table, rows, width);
+        let mut held = self.device.alloc(count, "the rows a share holds")?;
+        join_held_rows(
+            self.device,
+            &view,
+            count as u32,
+            width as u32,
+            share,
+            &mut held,
+        )?;
+        let (places, kept) = exclusive_scan(self.device, &held.slice(0..count), count)?;
+        let mut out = self.device.alloc(kept as usize * width, "a share's rows")?;
+        join_keep_rows(
+            self.device,
+            &view,
+            count as u32,
+            width as u32,
+            &held.slice(0..count),
+            &places.slice(0..count),
+            &mut out,
+        )?;
+        Ok((DeviceTable::Owned(out), kept as usize))
+    }
+
+    fn read_rows(&self, width: usize, table: &DeviceTable, rows: Range<usize>) -> Result<Vec<u32>> {
+        self.device
+            .stream
+            .clone_dtoh(&self.view(table, rows, width))
+            .map_err(driver("reading a table's rows"))
+    }
+
+    fn table_of(&mut self, rows: Vec<u32>) -> Result<DeviceTable> {
+        Ok(DeviceTable::Owned(
+            self.device.upload(&rows, "a table's rows")?,
+        ))
     }
 
     fn emit_first(
