@@ -6,14 +6,16 @@ use std::ops::Range;
 use cudarc::driver::{CudaSlice, CudaView};
 
 use super::counter;
+use super::dealt_rows::rows_held;
 use super::device_plan::PlanOnDevice;
 use super::kept_sets::{kept_sets, KeptSet};
 use super::kernels::{
-    join_bounds, join_held_rows, join_keep_rows, join_link, join_permute, join_refilter, join_rows,
-    join_small, leaf_counts, Balance, LeafSuffixArgs, LoneLeafCounts, PairSpace, Place, RowPaths,
-    RowsOutput, SmallState, StepArgs, Tests,
+    join_bounds, join_link, join_permute, join_refilter, join_rows, join_small, leaf_counts,
+    Balance, LeafSuffixArgs, LoneLeafCounts, PairSpace, Place, RowPaths, RowsOutput, SmallState,
+    StepArgs, Tests,
 };
 use super::layout::{DepthStep, Link};
+use super::tables::{DeviceFilled, DeviceLayout, DeviceTable};
 use crate::cuda::buffers::Buffer;
 use crate::cuda::candidates::DeviceCandidates;
 use crate::cuda::device::Device;
@@ -21,7 +23,7 @@ use crate::cuda::index::DevicePcsr;
 use crate::cuda::launch::{Keep, MAX_WIDTH, NARROW_MAX_WIDTH, NO_COUNTS, NO_POOL};
 use crate::cuda::scan::exclusive_scan;
 use crate::error::{driver, Result};
-use crate::join::{BufferLayout, FilledBuffers, JoinBackend, SmallEnd, SmallSteps};
+use crate::join::{JoinBackend, SmallEnd, SmallSteps};
 use crate::options::{MatchOptions, Share, StepBalance};
 use crate::plan::{LinkEdge, Plan};
 use crate::sink::MatchSink;
@@ -490,98 +492,6 @@ impl<'a> GpuJoin<'a> {
     }
 }
 
-/// A table on the device.
-pub(crate) enum DeviceTable {
-    /// The first table: C(u0), in place in the candidate lists from `start`.
-    Candidates { start: usize },
-    /// A table the join built.
-    Owned(Buffer<u32>),
-}
-
-/// Algorithm 4's placement of a run's buffers.
-pub(crate) enum DeviceLayout {
-    /// Every row gets the step's largest bound.
-    Uniform { first_row: usize, stride: usize },
-    /// The prefix sum of the rows' bounds, and its host copy once a part of the run asks.
-    Offsets {
-        first_row: usize,
-        rows: usize,
-        offsets: Buffer<u32>,
-        total: u32,
-        host: OnceCell<Vec<u32>>,
-    },
-}
-
-impl DeviceLayout {
-    /// The offsets of table rows `rows` on the host (copied from the device once).
-    fn host_offsets(&self, rows: &Range<usize>) -> Result<(u32, u32)> {
-        match self {
-            DeviceLayout::Uniform { first_row, stride } => Ok((
-                ((rows.start - first_row) * stride) as u32,
-                ((rows.end - first_row) * stride) as u32,
-            )),
-            DeviceLayout::Offsets {
-                first_row,
-                rows: run,
-                offsets,
-                total,
-                host,
-            } => {
-                if rows.start == *first_row && rows.len() == *run {
-                    return Ok((0, *total));
-                }
-                let host = match host.get() {
-                    Some(h) => h,
-                    None => {
-                        let copied = offsets
-                            .stream()
-                            .clone_dtoh(offsets)
-                            .map_err(driver("reading buffer offsets"))?;
-                        host.get_or_init(|| copied)
-                    }
-                };
-                Ok((host[rows.start - first_row], host[rows.end - first_row]))
-            }
-        }
-    }
-}
-
-impl BufferLayout for DeviceLayout {
-    fn entries(&self, rows: Range<usize>) -> Result<usize> {
-        let (from, to) = self.host_offsets(&rows)?;
-        Ok((to - from) as usize)
-    }
-
-    fn bytes(&self) -> usize {
-        match self {
-            DeviceLayout::Uniform { .. } => 0,
-            DeviceLayout::Offsets { rows, .. } => 4 * (rows + 1),
-        }
-    }
-}
-
-/// A run's filled buffers on the device, with where they were placed.
-pub(crate) struct DeviceFilled {
-    gba: Buffer<u32>,
-    counts: Buffer<u32>,
-    /// Exclusive prefix sum of `counts`: each row's first row in the new table.
-    new_offsets: Buffer<u32>,
-    new_rows: usize,
-    /// The rows' first offset in their run's prefix sum (with offsets), else 0.
-    base: u32,
-    bytes: usize,
-}
-
-impl FilledBuffers for DeviceFilled {
-    fn new_rows(&self) -> usize {
-        self.new_rows
-    }
-
-    fn bytes(&self) -> usize {
-        self.bytes
-    }
-}
-
 impl GpuJoin<'_> {
     /// The place of `rows`' buffers in a GBA of their own, which starts at `base` of the
     /// run's prefix sum.
@@ -797,28 +707,14 @@ impl JoinBackend for GpuJoin<'_> {
         share: Share,
     ) -> Result<(DeviceTable, usize)> {
         let count = rows.len();
-        let view = self.view(table, rows, width);
-        let mut held = self.device.alloc(count, "the rows a share holds")?;
-        join_held_rows(
+        let (kept, rows) = rows_held(
             self.device,
-            &view,
-            count as u32,
-            width as u32,
+            &self.view(table, rows, width),
+            count,
+            width,
             share,
-            &mut held,
         )?;
-        let (places, kept) = exclusive_scan(self.device, &held.slice(0..count), count)?;
-        let mut out = self.device.alloc(kept as usize * width, "a share's rows")?;
-        join_keep_rows(
-            self.device,
-            &view,
-            count as u32,
-            width as u32,
-            &held.slice(0..count),
-            &places.slice(0..count),
-            &mut out,
-        )?;
-        Ok((DeviceTable::Owned(out), kept as usize))
+        Ok((DeviceTable::Owned(kept), rows))
     }
 
     fn read_rows(&self, width: usize, table: &DeviceTable, rows: Range<usize>) -> Result<Vec<u32>> {

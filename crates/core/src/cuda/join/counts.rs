@@ -6,13 +6,14 @@ use std::ops::Range;
 use cudarc::driver::CudaSlice;
 use gsi_kernels::Kernel;
 
-use super::backend::{DeviceTable, GpuJoin, DEPTH_FIRST_TASKS, LIMITED_SLICE};
+use super::backend::{GpuJoin, DEPTH_FIRST_TASKS, LIMITED_SLICE};
 use super::counter;
 use super::kernels::{
     count_cliques, count_packed, count_pairs, depth_first_grid, join_depth_first,
     join_leaf_product, resident_grid, split_packed, CliqueState, DepthFirstArgs, DepthFirstState,
     LeafLanes, LeafSuffixArgs, PackedState, PairSpace,
 };
+use super::tables::DeviceTable;
 use crate::cuda::launch::{cliques, packed, BLOCK_SIZE};
 use crate::error::{driver, Error, Result};
 use crate::join::JoinBackend;

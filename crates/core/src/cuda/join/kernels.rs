@@ -12,7 +12,6 @@ use crate::cuda::device::Device;
 use crate::cuda::index::DevicePcsr;
 use crate::cuda::launch::{per_element, warp_per_row, Keep, BLOCK_SIZE};
 use crate::error::{driver, Result};
-use crate::options::Share;
 
 /// Threads per multiprocessor of a depth-first launch (the most an H100's keeps resident).
 const DEPTH_FIRST_THREADS_PER_SM: u32 = 2048;
@@ -431,65 +430,6 @@ pub(super) fn join_permute(
             .launch(per_element(u64::from(rows) * u64::from(width)))
     }
     .map_err(driver("launching gsi_join_permute"))?;
-    Ok(())
-}
-
-/// `gsi_join_held_rows`: thread per row; `held[r]` is whether `share` holds row r of the
-/// `rows` rows of `table` ([`Share::holds_row`]).
-pub(super) fn join_held_rows(
-    device: &Device,
-    table: &CudaView<'_, u32>,
-    rows: u32,
-    width: u32,
-    share: Share,
-    held: &mut CudaSlice<u32>,
-) -> Result<()> {
-    let (count, index) = (share.count(), share.index());
-    // SAFETY: gsi_join_held_rows(table[rows*width], rows, width, seed, count, index,
-    // held[rows]).
-    unsafe {
-        device
-            .stream
-            .launch_builder(device.kernel(Kernel::JoinHeldRows)?)
-            .arg(table)
-            .arg(&rows)
-            .arg(&width)
-            .arg(&Share::ROW_SEED)
-            .arg(&count)
-            .arg(&index)
-            .arg(held)
-            .launch(per_element(u64::from(rows)))
-    }
-    .map_err(driver("launching gsi_join_held_rows"))?;
-    Ok(())
-}
-
-/// `gsi_join_keep_rows`: thread per entry; the held rows of `table` together in `out`, each
-/// at its place (the exclusive prefix sum of `held`).
-pub(super) fn join_keep_rows(
-    device: &Device,
-    table: &CudaView<'_, u32>,
-    rows: u32,
-    width: u32,
-    held: &CudaView<'_, u32>,
-    places: &CudaView<'_, u32>,
-    out: &mut CudaSlice<u32>,
-) -> Result<()> {
-    // SAFETY: gsi_join_keep_rows(table[rows*width], rows, width, held[rows], places[rows],
-    // out[kept*width]).
-    unsafe {
-        device
-            .stream
-            .launch_builder(device.kernel(Kernel::JoinKeepRows)?)
-            .arg(table)
-            .arg(&rows)
-            .arg(&width)
-            .arg(held)
-            .arg(places)
-            .arg(out)
-            .launch(per_element(u64::from(rows) * u64::from(width)))
-    }
-    .map_err(driver("launching gsi_join_keep_rows"))?;
     Ok(())
 }
 
