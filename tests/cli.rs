@@ -657,7 +657,8 @@ fn directed_homomorphism_counts_agree_with_brute_force() {
 }
 
 /// `--partition I/K` through the binary: for every query, the K shares' counts add up to
-/// the brute force's count, and the shares' `--output` files hold disjoint matches.
+/// the brute force's count, and the shares' `--output` files hold disjoint matches, cut by
+/// rows (dealt from the first table with enough rows, or from the first table) or as a grid.
 #[test]
 fn partition_shares_add_up_to_the_brute_force_count() {
     let shape = oracle::UNDIRECTED_MULTI;
@@ -670,47 +671,68 @@ fn partition_shares_add_up_to_the_brute_force_count() {
     for (i, q) in queries.iter().enumerate() {
         dir.write_spec(&format!("queries/q_{i}.graph"), q);
     }
-    let shares = 3;
-    let mut sums = vec![0u128; queries.len()];
-    let mut lines = Vec::new();
-    for i in 0..shares {
-        let partition = format!("{i}/{shares}");
-        let output = format!("m_{i}.txt");
-        let run = dir
-            .match_files(
-                "data.graph",
-                &["queries"],
-                &["--json", "--partition", &partition, "--output", &output],
-            )
-            .ok();
-        let out = run.json();
-        assert_eq!(out.summary.partition.as_deref(), Some(partition.as_str()));
-        for (sum, q) in sums.iter_mut().zip(&out.queries) {
-            assert_eq!(q.status, "ok");
-            *sum += q.matches;
-        }
-        // Matches of one query in one share: its section's lines.
-        let text = std::fs::read_to_string(dir.path(&output)).expect("output");
-        let mut section = String::new();
-        for line in text.lines() {
-            if line.starts_with('#') {
-                section = line.to_string();
-            } else {
-                lines.push(format!("{section} {line}"));
+    let data_graph = data.graph();
+    let expected: Vec<u128> = queries
+        .iter()
+        .map(|spec| brute::count(&spec.graph(), &data_graph, false))
+        .collect();
+    let nonzero = expected.iter().filter(|&&e| e > 0).count();
+    assert!(nonzero >= 10, "too few queries with matches: {nonzero}");
+    for how in [
+        &[][..],
+        &["--rows-per-share", "0"][..],
+        &["--share-cut", "grid"][..],
+    ] {
+        let shares = 3;
+        let mut sums = vec![0u128; queries.len()];
+        let mut lines = Vec::new();
+        for i in 0..shares {
+            let partition = format!("{i}/{shares}");
+            let output = format!("m_{i}.txt");
+            let mut args = vec!["--json", "--partition", &partition, "--output", &output];
+            args.extend_from_slice(how);
+            let out = dir
+                .match_files("data.graph", &["queries"], &args)
+                .ok()
+                .json();
+            assert_eq!(out.summary.partition.as_deref(), Some(partition.as_str()));
+            for (sum, q) in sums.iter_mut().zip(&out.queries) {
+                assert_eq!(q.status, "ok");
+                *sum += q.matches;
+            }
+            // Matches of one query in one share: its section's lines.
+            let text = std::fs::read_to_string(dir.path(&output)).expect("output");
+            let mut section = String::new();
+            for line in text.lines() {
+                if line.starts_with('#') {
+                    section = line.to_string();
+                } else {
+                    lines.push(format!("{section} {line}"));
+                }
             }
         }
+        assert_eq!(sums, expected, "{how:?}");
+        assert_eq!(lines.len() as u128, sums.iter().sum::<u128>());
+        let distinct: std::collections::HashSet<&String> = lines.iter().collect();
+        assert_eq!(
+            distinct.len(),
+            lines.len(),
+            "{how:?}: a match in two shares"
+        );
     }
-    let data_graph = data.graph();
-    let mut nonzero = 0;
-    for (sum, spec) in sums.iter().zip(&queries) {
-        let expected = brute::count(&spec.graph(), &data_graph, false);
-        assert_eq!(*sum, expected, "{spec:?} in {data:?}");
-        nonzero += usize::from(expected > 0);
-    }
-    assert!(nonzero >= 10, "too few queries with matches: {nonzero}");
-    assert_eq!(lines.len() as u128, sums.iter().sum::<u128>());
-    let distinct: std::collections::HashSet<&String> = lines.iter().collect();
-    assert_eq!(distinct.len(), lines.len(), "a match in two shares");
+    // A share says, under --explain, which table it dealt and what it kept.
+    let explained = dir
+        .match_files(
+            "data.graph",
+            &["queries/q_0.graph"],
+            &["--explain", "--partition", "1/3"],
+        )
+        .ok();
+    assert!(
+        explained.stdout.contains("dealt by rows"),
+        "{}",
+        explained.stdout
+    );
 }
 
 /// Counts above 2^53 are written to JSON as strings of digits (a double would round them),
