@@ -87,10 +87,11 @@ pub struct MatchOptions {
     /// How a query is cut into shares: by rows, or as a grid of its first vertices (a switch
     /// for tests and measurements). Every share of one query must be cut the same way.
     pub share_cut: ShareCut,
-    /// Rows of the table a query cut by rows deals, at least, for each share
-    /// ([`crate::plan::RowShare`]): the more, the more evenly a heavy row's work falls, but
-    /// each share makes the steps before that table whole. 0 deals the first table's rows,
-    /// `f64::INFINITY` those of the widest it may deal (switches for tests and
+    /// Rows of the table a query cut by rows deals, at least, for each share (and for 32
+    /// where there are fewer; at most 2^20 in all, [`crate::plan::RowShare::rows_to_deal`]):
+    /// the more, the more evenly a heavy row's work falls, but each share makes the steps
+    /// before that table whole. 0 deals the first table's rows, `f64::INFINITY` those of the
+    /// widest it may deal, or of the first of 2^20 rows (switches for tests and
     /// measurements). Every share of one query must be cut the same way.
     pub rows_per_share: f64,
     /// Shares per engine of a query spread over several ([`crate::find_matches_spread`]).

@@ -65,17 +65,36 @@ pub struct Plan {
 }
 
 /// A share of a query cut by rows ([`crate::options::ShareCut::Rows`]): the join makes its
-/// first tables whole until one holds `rows_per_share` rows for each of the share's count
-/// ([`crate::options::MatchOptions::rows_per_share`]), or is the widest it may deal
-/// ([`Plan::widest_dealt_table`]), and keeps of that table the rows `share` holds
+/// first tables whole until one holds [`RowShare::rows_to_deal`] rows, or is the widest it may
+/// deal ([`Plan::widest_dealt_table`]), and keeps of that table the rows `share` holds
 /// ([`Share::holds_row`]). The tables are those of every engine, so every share deals the
 /// same one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RowShare {
     /// The share whose rows the join keeps.
     pub share: Share,
-    /// Rows of the dealt table for each share, at least.
+    /// Rows of the dealt table for each share, at least
+    /// ([`crate::options::MatchOptions::rows_per_share`]).
     pub rows_per_share: f64,
+}
+
+/// Shares a dealt table has rows for, at least, however few a query is cut into: on gw12's
+/// query_dense_12_4, 2,048 rows dealt to 8 shares left the largest 2.5 times the mean's
+/// matches, 8,192 rows 1.2 (and its 8 shares took 17.9 s together on the development machine
+/// against 19.0); yeast's four heavy queries stayed within 1.2 (docs/DISTRIBUTED.md).
+const DEALT_SHARES_MIN: u32 = 32;
+
+/// The most rows a dealt table must hold, whatever the share count (`--partition` may ask for
+/// millions of shares): the rows gathered before they are dealt stay below it.
+const DEALT_ROWS_MAX: f64 = (1 << 20) as f64;
+
+impl RowShare {
+    /// Rows a table must hold to be dealt: [`RowShare::rows_per_share`] for each share, and
+    /// for [`DEALT_SHARES_MIN`] at least, up to [`DEALT_ROWS_MAX`].
+    pub fn rows_to_deal(&self) -> f64 {
+        let shares = self.share.count().max(DEALT_SHARES_MIN);
+        (self.rows_per_share * f64::from(shares)).min(DEALT_ROWS_MAX)
+    }
 }
 
 /// How a plan's order was chosen: which strategy, and what refinement and sampling saw.
@@ -702,17 +721,13 @@ impl fmt::Display for Plan {
                 self.symmetry.classes()
             )?;
         }
-        if let Some(RowShare {
-            share,
-            rows_per_share,
-        }) = self.row_share
-        {
+        if let Some(cut) = self.row_share {
             writeln!(
                 f,
                 "  share {}/{}: the first table of {} rows or more dealt by rows (the steps before made whole)",
-                share.index(),
-                share.count(),
-                rows_per_share * f64::from(share.count())
+                cut.share.index(),
+                cut.share.count(),
+                cut.rows_to_deal()
             )?;
         }
         let leaves = &self.leaves;
@@ -765,6 +780,19 @@ impl fmt::Display for Plan {
 mod tests {
     use super::*;
     use crate::testing::graph;
+
+    #[test]
+    fn a_dealt_table_has_rows_for_32_shares_at_least_and_a_million_at_most() {
+        let cut = |count, rows_per_share| RowShare {
+            share: Share::new(0, count).unwrap(),
+            rows_per_share,
+        };
+        assert_eq!(cut(8, 256.0).rows_to_deal(), 8192.0);
+        assert_eq!(cut(64, 256.0).rows_to_deal(), 16384.0);
+        assert_eq!(cut(8, 0.0).rows_to_deal(), 0.0);
+        assert_eq!(cut(1 << 30, 256.0).rows_to_deal(), DEALT_ROWS_MAX);
+        assert_eq!(cut(8, f64::INFINITY).rows_to_deal(), DEALT_ROWS_MAX);
+    }
 
     #[test]
     fn core_numbers_peel_trees_then_cycles() {

@@ -13,10 +13,6 @@ use super::{Driver, JoinBackend};
 use crate::error::Result;
 use crate::options::{RowsDealt, Share};
 
-/// The most rows a dealt table must hold, whatever the share count (`--partition` may ask
-/// for millions of shares): the rows gathered before they are dealt stay below it.
-const DEALT_ROWS_MAX: f64 = (1 << 20) as f64;
-
 /// Where the join of a share cut by rows stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Dealing {
@@ -65,11 +61,12 @@ impl<B: JoinBackend> Driver<'_, B> {
         }
     }
 
-    /// Rows a table must hold to be dealt: [`crate::plan::RowShare::rows_per_share`] for
-    /// each share, at most [`DEALT_ROWS_MAX`].
+    /// Rows a table must hold to be dealt ([`crate::plan::RowShare::rows_to_deal`]).
     fn rows_to_deal(&self) -> f64 {
-        let cut = self.plan.row_share.expect("a share cut by rows");
-        (cut.rows_per_share * f64::from(cut.share.count())).min(DEALT_ROWS_MAX)
+        self.plan
+            .row_share
+            .expect("a share cut by rows")
+            .rows_to_deal()
     }
 
     /// A whole table of `step` columns and `rows` rows: dealt when it has enough rows or is
