@@ -53,7 +53,7 @@ or retried) as it finishes."""
 
 SHARES_PER_WORKER = 1
 """Shares cut for each task an executor runs at once, where `shares` is not given. Cut by
-rows, a query's largest share holds 1.1 to 2.5 times the mean's matches, and each share
+rows, a query's largest share held 1.0 to 2.3 times the mean's matches, and each share
 makes the query's first steps whole: one share per worker finished sooner than four on
 every yeast and gw12 query measured (docs/DISTRIBUTED.md). Cut as a grid, where the largest
 share held up to 12.6 times the mean, four a worker evened the loads."""
