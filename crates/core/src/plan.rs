@@ -3,7 +3,6 @@
 //! Algorithm 4 — the one whose label is rarest in the data graph, which bounds the
 //! pre-allocated buffers. The plan is plain data, shared by both engines; `--explain` prints it.
 
-use std::borrow::Cow;
 use std::fmt;
 
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId};
@@ -224,20 +223,18 @@ fn step_rows<'s>(
 }
 
 impl Plan {
-    /// The rows each step is expected to make (the table of its width): the walks' estimate
-    /// when they ran, else Algorithm 2's.
-    pub(crate) fn rows_per_step(&self, data: &DataIndex) -> Cow<'_, [f64]> {
-        match self.choice.estimated_steps.len() == self.steps.len() {
-            true => Cow::Borrowed(&self.choice.estimated_steps),
-            false => Cow::Owned(step_rows(data, &self.steps, &self.candidate_sizes).collect()),
-        }
-    }
-
     /// The partial matches the join enumerates, by the walks' estimate of each step when they
     /// ran, else Algorithm 2's: the rows of the steps before the leaf suffix, and once more
     /// those that reach it (each counts the suffix's matches as one product).
     pub fn enumerated_rows(&self, data: &DataIndex) -> f64 {
-        let per_step = self.rows_per_step(data);
+        let estimated;
+        let per_step: &[f64] = match self.choice.estimated_steps.len() == self.steps.len() {
+            true => &self.choice.estimated_steps,
+            false => {
+                estimated = step_rows(data, &self.steps, &self.candidate_sizes).collect::<Vec<_>>();
+                &estimated
+            }
+        };
         let from = self.leaves.from.min(per_step.len());
         let reaching = match from < per_step.len() {
             true => from.checked_sub(1).map_or(1.0, |last| per_step[last]),

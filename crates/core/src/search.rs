@@ -692,7 +692,9 @@ impl Planned {
                 }),
                 ..self.plan.clone()
             };
-            return self.join_sets(engine, data, options, &plan, None, sink, started);
+            let mut report = self.join_sets(engine, data, options, &plan, None, sink, started)?;
+            report.plan = plan;
+            return Ok(report);
         }
         let mut space = self.shares.lock().unwrap_or_else(PoisonError::into_inner);
         let shared = match share {
@@ -773,9 +775,6 @@ impl Planned {
             engine.join(plan, candidates, data, options, &mut images)?
         };
         let mut report = self.report();
-        if plan.row_share.is_some() {
-            report.plan = plan.clone();
-        }
         // Each match found stands for its class.
         report.count = outcome
             .count
