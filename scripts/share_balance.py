@@ -9,7 +9,8 @@ runs the queries whole once, then for each K the K shares one after another (one
 --partition I/K --json` process per share, all the queries in it), checks that each query's
 shares add up to its whole count, and prints per query and K the largest share's matches and
 time over the mean share's (1.0: even; K: one share holds everything), the longest share
-and the shares' sum. With --workers W it adds the time W workers take to answer the K
+and the shares' sum. A query that programs count (its quotients, its core) is counted whole
+by the first share and nothing by the others: its balance reads "first share". With --workers W it adds the time W workers take to answer the K
 shares dealt in share order to whichever worker is free first (as a process pool, Dask or
 Slurm deal tasks), beside the whole run's time: the effect of cutting into more shares
 than workers.
@@ -76,7 +77,10 @@ def main():
             mean_count, mean_time = sum(counts) / k, sum(times) / k
             cells = [name.removesuffix(".graph"), f"{int(w['matches']):,}"]
             cells += [f"{w['elapsed_ms']:.1f}", str(k)]
-            cells.append(f"{max(counts) / mean_count:.1f}" if mean_count else "-")
+            if k > 1 and counts[0] and not any(counts[1:]):
+                cells.append("first share")
+            else:
+                cells.append(f"{max(counts) / mean_count:.1f}" if mean_count else "-")
             cells.append(f"{max(times) / mean_time:.1f}" if mean_time else "-")
             cells += [f"{max(times):.1f}", f"{sum(times):.1f}"]
             if args.workers:

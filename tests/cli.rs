@@ -735,6 +735,37 @@ fn partition_shares_add_up_to_the_brute_force_count() {
     );
 }
 
+/// A count that programs make (a path of one label: its quotients' homomorphisms) is not
+/// cut: under `--partition` the first share counts it whole and says so, the others count
+/// nothing; with the programs off, the shares join their parts. Either way the shares add
+/// up to the 5-vertex paths of K12, 12 · 11 · 10 · 9 · 8 of them.
+#[test]
+fn partition_of_a_count_by_programs_is_counted_whole_by_the_first_share() {
+    let dir = TestDir::new();
+    dir.write_spec("k12.graph", &clique(false, 12, 0));
+    dir.write_spec("path.graph", &path(false, 5, 0));
+    let expected: u128 = 12 * 11 * 10 * 9 * 8;
+    let shares = 3;
+    for programs in [true, false] {
+        let mut counts = Vec::new();
+        for i in 0..shares {
+            let partition = format!("{i}/{shares}");
+            let mut args = vec!["--json", "--explain", "--partition", &partition];
+            if !programs {
+                args.push("--no-tree-counts");
+            }
+            let run = dir.match_files("k12.graph", &["path.graph"], &args).ok();
+            let whole = "the first of the 3 shares counts it whole";
+            assert_eq!(run.stdout.contains(whole), programs, "{}", run.stdout);
+            counts.push(run.json().queries[0].matches);
+        }
+        assert_eq!(counts.iter().sum::<u128>(), expected, "{counts:?}");
+        if programs {
+            assert_eq!(counts, [expected, 0, 0]);
+        }
+    }
+}
+
 /// Counts above 2^53 are written to JSON as strings of digits (a double would round them),
 /// below as numbers; `gsi merge` reads either: homomorphisms of a 9-vertex path in K100,
 /// 100 · 99^8 of them, counted whole and in shares.

@@ -11,7 +11,7 @@ use gsi_core::options::REFINE_ROUNDS;
 use gsi_core::CpuTuning;
 use gsi_core::{
     find_matches, CountOnly, DataIndex, Engine, JoinOrder, MatchOptions, MatchReport, MatchSink,
-    Semantics, ShareCut, SharesCut, Status,
+    Semantics, ShareCut, SharesCut, Status, TreeCounts,
 };
 use gsi_graph::{Direction, Graph, VertexId};
 use proptest::prelude::*;
@@ -1054,7 +1054,8 @@ proptest! {
     /// `--partition I/K`: the K shares' matches are disjoint and together exactly the brute
     /// force's; their counts, with leaves as products and depth-first, add up to the whole:
     /// cut by rows, dealt from the first table, the widest or one between (gathered from
-    /// runs of a row or a few under a tiny memory budget), or as a grid.
+    /// runs of a row or a few under a tiny memory budget), or as a grid; or counted whole by
+    /// the first share's programs (quotients, a core), by the estimates or forced.
     #[test]
     fn shares_are_disjoint_and_add_up_to_the_whole(
         (data, query) in prop_oneof![
@@ -1070,6 +1071,11 @@ proptest! {
         ],
         rows_per_share in prop_oneof![Just(0.0), 0.0..8.0, Just(f64::INFINITY)],
         tiny_budget in prop::option::of(prop_oneof![Just(0usize), Just(512)]),
+        tree_counts in prop_oneof![
+            Just(TreeCounts::ByEstimate),
+            Just(TreeCounts::Always),
+            Just(TreeCounts::Never),
+        ],
     ) {
         let (q, d) = (query.graph(), data.graph());
         let mut expected = brute::matches(&q, &d, semantics == Semantics::Homomorphism);
@@ -1099,7 +1105,7 @@ proptest! {
             prop_assert_eq!(sink.rows.len() as u128, listed.count);
             found.extend(sink.rows);
             for (total, depth_first_rows) in counted.iter_mut().zip([None, Some(0)]) {
-                let options = MatchOptions { depth_first_rows, ..options.clone() };
+                let options = MatchOptions { depth_first_rows, tree_counts, ..options.clone() };
                 *total += find_matches(engine.as_mut(), &q, &index, &options, &mut CountOnly)
                     .expect("gsi runs")
                     .count;

@@ -1,8 +1,8 @@
 //! One query over several engines, one per GPU (`--devices`): the join cut into shares as
 //! `--partition` cuts it ([`Share`]), many more shares than engines, dealt to the engines as
 //! they come free; the counts added up. A query counted over its quotients is dealt as each
-//! quotient's shares in turn, and their counts summed with the quotients' coefficients (a
-//! query planned for `--partition` is joined, never counted over quotients). Each engine
+//! quotient's shares in turn, and their counts summed with the quotients' coefficients (in a
+//! share of `--partition`, the first share counts the quotients whole). Each engine
 //! holds the whole index and filters the query itself; the plan is the same on every engine,
 //! so the shares are disjoint and together the whole.
 
