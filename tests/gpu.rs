@@ -251,6 +251,7 @@ pub fn gpu_counts_equal_the_brute_force_on_random_graphs(gpu: &mut GpuEngine) {
                 JoinOrder::Growth,
                 JoinOrder::Links,
                 JoinOrder::Core,
+                JoinOrder::Triangles,
             ] {
                 let options = MatchOptions {
                     heavy_query_work: 0.0,

@@ -280,6 +280,7 @@ fn check_against_brute(
         JoinOrder::Growth,
         JoinOrder::Links,
         JoinOrder::Core,
+        JoinOrder::Triangles,
         JoinOrder::Sampled,
     ] {
         for refine_rounds in [0, REFINE_ROUNDS] {

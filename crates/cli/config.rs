@@ -279,6 +279,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
                 "growth" => JoinOrder::Growth,
                 "links" => JoinOrder::Links,
                 "core" => JoinOrder::Core,
+                "triangles" => JoinOrder::Triangles,
                 _ => JoinOrder::Sampled,
             },
             symmetry: !args.no_symmetry,

@@ -920,9 +920,10 @@ pub struct MatchingArgs {
 
     /// For tests and measurements: the join order, `sampled` (Algorithm 2's, or for a heavy
     /// query the best of the others by sampling), `paper` (Algorithm 2), `growth` (least
-    /// estimated growth from candidate edges), `links` (most edges to the vertices joined) or
-    /// `core` (the query's innermost core first).
-    #[arg(long, value_name = "ORDER", hide = true, default_value = "sampled", value_parser = ["sampled", "paper", "growth", "links", "core"])]
+    /// estimated growth from candidate edges), `links` (most edges to the vertices joined),
+    /// `core` (the query's innermost core first) or `triangles` (as `core`, its triangles
+    /// first).
+    #[arg(long, value_name = "ORDER", hide = true, default_value = "sampled", value_parser = ["sampled", "paper", "growth", "links", "core", "triangles"])]
     pub join_order: String,
 
     /// For tests and measurements: the CPU's depth-first count reads whole neighbour lists

@@ -50,6 +50,8 @@ pub struct Info {
     pub top_vertex_labels: Vec<LabelCount>,
     pub top_edge_labels: Vec<LabelCount>,
     pub degree: Degrees,
+    /// The share of wedges that close into triangles, drawn ([`DataIndex::closed_wedges`]).
+    pub closed_wedges: f64,
     pub load_ms: f64,
     pub index_ms: f64,
     /// For a saved index: the graph file it was built from (`-` when that was no file).
@@ -256,6 +258,7 @@ fn describe(
         ),
         top_edge_labels: top_labels(edge_counts, TOP_LABELS, facts.labels.edge.as_ref(), shift),
         degree,
+        closed_wedges: index.closed_wedges(),
         load_ms,
         index_ms: ms(index_time),
         saved_from,
@@ -343,6 +346,7 @@ pub fn write_text(out: &mut impl Write, info: &Info) -> io::Result<()> {
         ("degree_mean", format!("{:.3}", info.degree.mean)),
         ("degree_median", info.degree.median.to_string()),
         ("degree_max", info.degree.max.to_string()),
+        ("closed_wedges", format!("{:.4}", info.closed_wedges)),
         ("load_ms", format!("{:.3}", info.load_ms)),
         ("index_ms", format!("{:.3}", info.index_ms)),
         ("index_bytes", info.index_bytes.to_string()),

@@ -4,11 +4,13 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 use gsi_graph::{Direction, EdgeLabel, Graph, VertexId, VertexLabel};
 use rayon::prelude::*;
 
 use crate::pcsr::{runs, PcsrLayout, PcsrSet};
+use crate::random::SplitMix;
 use crate::signature::SignatureTable;
 use crate::vertex_order::{VertexNumbering, VertexOrder};
 use crate::{Error, Result};
@@ -83,6 +85,8 @@ pub struct DataIndex {
     edge_label_counts: HashMap<EdgeLabel, usize>,
     /// Vertices of each label, sorted.
     vertices_by_label: HashMap<VertexLabel, Vec<VertexId>>,
+    /// The share of the graph's wedges that close ([`DataIndex::closed_wedges`]), once asked.
+    closed_wedges: OnceLock<f64>,
 }
 
 impl DataIndex {
@@ -171,6 +175,7 @@ impl DataIndex {
             pcsr,
             edge_label_counts,
             vertices_by_label,
+            closed_wedges: OnceLock::new(),
         }
     }
 
@@ -247,6 +252,18 @@ impl DataIndex {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// The share of the graph's wedges (two edges at one vertex, whatever their labels and
+    /// directions) whose other ends are adjacent, its transitivity: how often a triangle of
+    /// a query closes in the data. Drawn from [`WEDGES_DRAWN`] wedges, alike on every run,
+    /// the first time it is asked for (two passes over the vertices' degrees); 0 where the
+    /// graph has no wedge. Wordnet's is about 0.006, yeast's 0.05.
+    pub fn closed_wedges(&self) -> f64 {
+        *self.closed_wedges.get_or_init(|| {
+            let labels: Vec<EdgeLabel> = self.edge_label_counts.keys().copied().collect();
+            closed_wedges(&self.graph, &labels)
+        })
+    }
+
     /// Bytes held, part by part.
     pub fn bytes(&self) -> IndexBytes {
         let graph = self.graph.bytes();
@@ -261,6 +278,75 @@ impl DataIndex {
             pcsr_groups,
             pcsr_column_index,
         }
+    }
+}
+
+/// Wedges drawn for [`DataIndex::closed_wedges`]: its share to within about ±0.01 where it is
+/// near 0.05.
+pub const WEDGES_DRAWN: usize = 4096;
+
+/// [`DataIndex::closed_wedges`] of `graph`, whose edges carry `labels`: wedges drawn
+/// uniformly, each centre with the chance of its pairs of neighbour entries, then one pair of
+/// them; a pair of one vertex (parallel edges) is drawn again.
+fn closed_wedges(graph: &Graph, labels: &[EdgeLabel]) -> f64 {
+    let directions = Direction::kept(graph.is_directed());
+    let pairs = |v: VertexId| {
+        let d = graph.total_degree(v) as u128;
+        d * d.saturating_sub(1) / 2
+    };
+    let n = graph.vertex_count() as VertexId;
+    let total: u128 = (0..n).into_par_iter().map(pairs).sum();
+    if total == 0 {
+        return 0.0;
+    }
+    let mut random = SplitMix(0x7e1a);
+    let below = |random: &mut SplitMix, n: u128| {
+        (u128::from(random.next()) << 64 | u128::from(random.next())) % n
+    };
+    let mut targets: Vec<u128> = (0..WEDGES_DRAWN)
+        .map(|_| below(&mut random, total))
+        .collect();
+    targets.sort_unstable();
+    // The `i`-th neighbour entry of `v`, its lists in the order the graph keeps them.
+    let entry = |v: VertexId, mut i: usize| {
+        for &direction in directions {
+            let list = graph.edges(v, direction).0;
+            match list.get(i) {
+                Some(&w) => return w,
+                None => i -= list.len(),
+            }
+        }
+        unreachable!("fewer entries than the degree")
+    };
+    let adjacent = |a: VertexId, b: VertexId| {
+        directions.iter().any(|&direction| {
+            (labels.iter()).any(|&l| graph.neighbors(a, l, direction).binary_search(&b).is_ok())
+        })
+    };
+    let (mut closed, mut drawn) = (0usize, 0usize);
+    let (mut before, mut next) = (0u128, 0usize);
+    for v in 0..n {
+        let here = pairs(v);
+        while next < targets.len() && targets[next] < before + here {
+            let d = graph.total_degree(v);
+            // A pair of two vertices, within a few draws.
+            for _ in 0..8 {
+                let i = below(&mut random, d as u128) as usize;
+                let j = (i + 1 + below(&mut random, (d - 1) as u128) as usize) % d;
+                let (a, b) = (entry(v, i), entry(v, j));
+                if a != b {
+                    drawn += 1;
+                    closed += usize::from(adjacent(a, b));
+                    break;
+                }
+            }
+            next += 1;
+        }
+        before += here;
+    }
+    match drawn {
+        0 => 0.0,
+        _ => closed as f64 / drawn as f64,
     }
 }
 
@@ -296,6 +382,36 @@ mod tests {
     use gsi_graph::GraphBuilder;
 
     use super::*;
+
+    fn index_of(directed: bool, n: usize, edges: &[(u32, u32, u32)]) -> DataIndex {
+        let mut b = GraphBuilder::with_vertices(directed, vec![0; n]);
+        for &(u, v, l) in edges {
+            b.add_edge(u, v, l).unwrap();
+        }
+        DataIndex::build(b.build().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn closed_wedges_are_the_graph_s_transitivity() {
+        // K5: every wedge closes; a star and a 5-cycle: none; no wedge at all: 0.
+        let clique: Vec<_> = (0..5)
+            .flat_map(|u| (u + 1..5).map(move |v| (u, v, 0)))
+            .collect();
+        assert_eq!(index_of(false, 5, &clique).closed_wedges(), 1.0);
+        let star: Vec<_> = (1..6).map(|v| (0, v, 0)).collect();
+        assert_eq!(index_of(false, 6, &star).closed_wedges(), 0.0);
+        let cycle: Vec<_> = (0..5).map(|u| (u, (u + 1) % 5, 0)).collect();
+        assert_eq!(index_of(false, 5, &cycle).closed_wedges(), 0.0);
+        assert_eq!(index_of(false, 2, &[(0, 1, 0)]).closed_wedges(), 0.0);
+        // Two triangles on the edge 0 -- 1: 6 of its 8 wedges close.
+        let diamond = [(0, 1, 0), (0, 2, 0), (1, 2, 0), (0, 3, 0), (1, 3, 0)];
+        let share = index_of(false, 4, &diamond).closed_wedges();
+        assert!((share - 0.75).abs() < 0.03, "{share}");
+        // Directions, labels and parallel edges: a directed triangle still closes every
+        // wedge between distinct vertices.
+        let edges = [(0, 1, 0), (1, 0, 1), (1, 2, 2), (2, 0, 0), (2, 1, 0)];
+        assert_eq!(index_of(true, 3, &edges).closed_wedges(), 1.0);
+    }
 
     #[test]
     fn the_edges_of_each_label_are_counted_once() {

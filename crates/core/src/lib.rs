@@ -27,6 +27,7 @@ pub mod options;
 pub mod pcsr;
 pub mod plan;
 pub mod quotients;
+mod random;
 pub mod report;
 pub mod saved;
 pub mod search;

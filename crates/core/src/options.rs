@@ -284,6 +284,8 @@ pub enum JoinOrder {
     /// them (CFL-Match's 2-core-first order, generalised); within a core, the vertex with the
     /// most edges to those joined before it (RapidMatch's densest-nucleus-first order).
     Core,
+    /// As `Core`, ties in links going to the vertex in the most of the query's triangles.
+    Triangles,
     /// Algorithm 2's order for a light query; for a heavy one, of the orders above, the one of
     /// the least work estimated by sampling ([`crate::plan::estimate`]).
     #[default]

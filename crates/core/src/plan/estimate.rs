@@ -15,7 +15,7 @@ use crate::index::DataIndex;
 use crate::options::{JoinOrder, MatchOptions};
 use crate::plan::refine::{refine, sample, CandidateEdges, READ_SAMPLE};
 use crate::plan::walks::{JoinForWalks, Sampler, Work, BRANCHES};
-use crate::plan::{core_numbers, Plan, Postpone, Strategy};
+use crate::plan::{core_numbers, triangle_counts, Plan, Postpone, Strategy};
 
 /// Walks that decide whether a query is heavy enough to try other orders.
 const FIRST_WALKS: usize = 32;
@@ -47,6 +47,14 @@ const CONTENDER_WORK: f64 = 1e6;
 /// chosen, whose join took half its time).
 const CONTENDER_SWITCH: f64 = 2.0;
 
+/// The share of the data's wedges that close ([`DataIndex::closed_wedges`]) under which a
+/// query's triangles first ([`Strategy::Triangles`]) is one of the orders weighed. Where
+/// triangles are rare, a query's triangle cuts its rows most (wordnet, 0.006: its
+/// query_sparse_8_48 past 5 s → 0.32 s on one CPU thread); where they abound (yeast 0.05,
+/// hprd 0.05), the walks of that order die at the triangle and misjudge it (yeast's
+/// query_sparse_24_127 183 → 1,966 ms).
+const TRIANGLES_FIRST_BELOW: f64 = 0.02;
+
 /// The plan to run for `query` over `sets`, which are refined first ([`crate::plan::refine`]);
 /// `join` extends the walks' partial matches.
 ///
@@ -54,7 +62,8 @@ const CONTENDER_SWITCH: f64 = 2.0;
 /// `options.heavy_query_work` partial matches by a few walks) runs Algorithm 2's plan; a
 /// heavy one the order of the least estimated work among Algorithm 2's, the least estimated
 /// growth ([`Strategy::Growth`]), the most links ([`Strategy::Links`]) and, when the query
-/// has cycles, its innermost core first ([`Strategy::Core`]); where every order's walks died
+/// has cycles, its innermost core first ([`Strategy::Core`]) and, when it has triangles, those
+/// first ([`Strategy::Triangles`]); where every order's walks died
 /// before the leaf suffix, each is walked again with walks that branch ([`BRANCHES`]), and
 /// where the walks are not blind, the orders close to the least are walked again, longer
 /// ([`CONTENDER_FACTOR`]). The other orders are forced. (Sampling the filter's own sets to tell light from heavy misjudged
@@ -114,6 +123,7 @@ pub(crate) fn plan_on_host(
         JoinOrder::Growth => plan(Strategy::Growth(&edges())),
         JoinOrder::Links => plan(Strategy::Links),
         JoinOrder::Core => plan(Strategy::Core),
+        JoinOrder::Triangles => plan(Strategy::Triangles),
         JoinOrder::Sampled => {
             let sampler = Sampler {
                 sets,
@@ -151,6 +161,12 @@ pub(crate) fn plan_on_host(
             // give too is sampled once, below).
             if core_numbers(query).iter().any(|&k| k >= 2) {
                 plans.push(plan(Strategy::Core));
+            }
+            // Its triangles first, where it has any and the data closes few of its wedges.
+            if data.closed_wedges() < TRIANGLES_FIRST_BELOW
+                && triangle_counts(query).iter().any(|&t| t > 0)
+            {
+                plans.push(plan(Strategy::Triangles));
             }
             // Each order once (strategies often agree: yeast's query_dense_8_37 gets one
             // order from three).
@@ -219,6 +235,39 @@ pub(crate) fn plan_on_host(
                     kept = Some(format!(
                         "the first walks' choice: none under half its estimate on \
                          {CONTENDER_WALKS} walks"
+                    ));
+                }
+            }
+            // Triangles first only where the longer walks of it and of the next order still
+            // find it clearly cheaper: where triangles abound in the data (yeast), short walks
+            // of it die at the triangle and underestimate it (query_dense_24_169: 3.5×10^3
+            // partial matches on 32 walks, 2.4×10^6 on 1,024; its join fifteen times slower
+            // than the growth order's). Blind walks, longer already, are only compared.
+            let triangles = Strategy::Triangles.name();
+            let next_order = |works: &[Work]| {
+                (0..plans.len())
+                    .filter(|&i| plans[i].choice.strategy != triangles)
+                    .min_by(|&a, &b| works[walked[a]].total.total_cmp(&works[walked[b]].total))
+            };
+            if let (true, Some(next)) = (
+                plans[chosen].choice.strategy == triangles,
+                next_order(&works),
+            ) {
+                if !blind {
+                    let pair = [walked[chosen], walked[next]];
+                    let again = walk_each(&pair, |&k| {
+                        sampler.work(&plans[distinct[k]], CONTENDER_WALKS)
+                    });
+                    for (k, work) in pair.into_iter().zip(again) {
+                        works[k] = work;
+                    }
+                }
+                let next = next_order(&works).expect("found above");
+                if works[walked[chosen]].total * CONTENDER_SWITCH > works[walked[next]].total {
+                    chosen = next;
+                    kept = Some(format!(
+                        "triangles first: not under half the next order's estimate{}",
+                        if blind { "" } else { " on 1,024 walks" }
                     ));
                 }
             }

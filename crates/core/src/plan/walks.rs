@@ -11,6 +11,7 @@ use crate::candidates::CandidateSets;
 use crate::index::DataIndex;
 use crate::options::MatchOptions;
 use crate::plan::Plan;
+use crate::random::SplitMix;
 
 /// Extensions a branching walk ([`Sampler::walk`]) goes on with at each linked step, where
 /// every order's plain walks died before the leaf suffix ([`Work::blind`]).
@@ -338,19 +339,6 @@ impl Work {
         plan.choice.estimated_steps = self.steps.clone();
         plan.choice.estimated_reads = Some(self.reads);
         plan.choice.walks_reached = Some(self.reached);
-    }
-}
-
-/// SplitMix64: a small, well-mixed generator for the walks' choices.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
     }
 }
 
