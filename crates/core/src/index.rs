@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
@@ -285,6 +286,9 @@ impl DataIndex {
 /// near 0.05.
 pub const WEDGES_DRAWN: usize = 4096;
 
+/// Vertices a thread reads at a time for [`DataIndex::closed_wedges`].
+const WEDGE_RUN: VertexId = 1 << 16;
+
 /// [`DataIndex::closed_wedges`] of `graph`, whose edges carry `labels`: wedges drawn
 /// uniformly, each centre with the chance of its pairs of neighbour entries, then one pair of
 /// them; a pair of one vertex (parallel edges) is drawn again.
@@ -294,15 +298,24 @@ fn closed_wedges(graph: &Graph, labels: &[EdgeLabel]) -> f64 {
         let d = graph.total_degree(v) as u128;
         d * d.saturating_sub(1) / 2
     };
+    // The vertices in runs, each run's pairs summed on every thread, then each run's wedges
+    // drawn on a thread with its own generator: alike however many threads there are.
     let n = graph.vertex_count() as VertexId;
-    let total: u128 = (0..n).into_par_iter().map(pairs).sum();
+    let runs: Vec<Range<VertexId>> = (0..n.div_ceil(WEDGE_RUN))
+        .map(|r| r * WEDGE_RUN..n.min((r + 1) * WEDGE_RUN))
+        .collect();
+    let in_run: Vec<u128> = runs
+        .par_iter()
+        .map(|r| r.clone().map(pairs).sum())
+        .collect();
+    let total: u128 = in_run.iter().sum();
     if total == 0 {
         return 0.0;
     }
-    let mut random = SplitMix(0x7e1a);
     let below = |random: &mut SplitMix, n: u128| {
         (u128::from(random.next()) << 64 | u128::from(random.next())) % n
     };
+    let mut random = SplitMix(0x7e1a);
     let mut targets: Vec<u128> = (0..WEDGES_DRAWN)
         .map(|_| below(&mut random, total))
         .collect();
@@ -323,27 +336,42 @@ fn closed_wedges(graph: &Graph, labels: &[EdgeLabel]) -> f64 {
             (labels.iter()).any(|&l| graph.neighbors(a, l, direction).binary_search(&b).is_ok())
         })
     };
-    let (mut closed, mut drawn) = (0usize, 0usize);
-    let (mut before, mut next) = (0u128, 0usize);
-    for v in 0..n {
-        let here = pairs(v);
-        while next < targets.len() && targets[next] < before + here {
-            let d = graph.total_degree(v);
-            // A pair of two vertices, within a few draws.
-            for _ in 0..8 {
-                let i = below(&mut random, d as u128) as usize;
-                let j = (i + 1 + below(&mut random, (d - 1) as u128) as usize) % d;
-                let (a, b) = (entry(v, i), entry(v, j));
-                if a != b {
-                    drawn += 1;
-                    closed += usize::from(adjacent(a, b));
-                    break;
+    let starts: Vec<u128> = in_run
+        .iter()
+        .scan(0u128, |sum, &pairs| {
+            let start = *sum;
+            *sum += pairs;
+            Some(start)
+        })
+        .collect();
+    let (closed, drawn) = (runs.par_iter().zip(&starts).enumerate())
+        .map(|(at, (run, &start))| {
+            let mut random = SplitMix(0x7e1a ^ at as u64);
+            let (mut closed, mut drawn) = (0usize, 0usize);
+            let mut next = targets.partition_point(|&t| t < start);
+            let mut before = start;
+            for v in run.clone() {
+                let here = pairs(v);
+                while next < targets.len() && targets[next] < before + here {
+                    let d = graph.total_degree(v);
+                    // A pair of two vertices, within a few draws.
+                    for _ in 0..8 {
+                        let i = below(&mut random, d as u128) as usize;
+                        let j = (i + 1 + below(&mut random, (d - 1) as u128) as usize) % d;
+                        let (a, b) = (entry(v, i), entry(v, j));
+                        if a != b {
+                            drawn += 1;
+                            closed += usize::from(adjacent(a, b));
+                            break;
+                        }
+                    }
+                    next += 1;
                 }
+                before += here;
             }
-            next += 1;
-        }
-        before += here;
-    }
+            (closed, drawn)
+        })
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
     match drawn {
         0 => 0.0,
         _ => closed as f64 / drawn as f64,
