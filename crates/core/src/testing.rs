@@ -29,3 +29,22 @@ pub(crate) fn simple_graph(n: usize, directed: bool, edges: &[(u32, u32, u32)]) 
     }
     b.build().unwrap()
 }
+
+/// Wordnet's query_sparse_8_48: a cube less a corner (1..7, its one triangle 5-6-7) and
+/// a leaf 0 on 1.
+pub(crate) fn cube_less_a_corner() -> Graph {
+    let edges = [
+        (0, 1, 0),
+        (1, 2, 0),
+        (1, 3, 0),
+        (2, 4, 0),
+        (2, 5, 0),
+        (3, 4, 0),
+        (3, 6, 0),
+        (4, 7, 0),
+        (5, 6, 0),
+        (5, 7, 0),
+        (6, 7, 0),
+    ];
+    graph(false, &[0; 8], &edges)
+}
