@@ -766,6 +766,20 @@ fn partition_of_a_count_by_programs_is_counted_whole_by_the_first_share() {
     }
 }
 
+/// `gsi info` prints the share of the data's wedges that close (what the planner reads before
+/// it weighs a query's triangles first): every wedge of K5, none of a path.
+#[test]
+fn info_prints_the_share_of_closed_wedges() {
+    let dir = TestDir::new();
+    dir.write_spec("k5.graph", &clique(false, 5, 0));
+    dir.write_spec("path.graph", &path(false, 6, 0));
+    for (file, share) in [("k5.graph", "1.0000"), ("path.graph", "0.0000")] {
+        let run = dir.gsi(["info", file]).ok();
+        let line = format!("\nclosed_wedges = {share}\n");
+        assert!(run.stdout.contains(&line), "{file}: {}", run.stdout);
+    }
+}
+
 /// Counts above 2^53 are written to JSON as strings of digits (a double would round them),
 /// below as numbers; `gsi merge` reads either: homomorphisms of a 9-vertex path in K100,
 /// 100 · 99^8 of them, counted whole and in shares.
