@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 use gsi_graph::{EdgeLabel, VertexId};
 
+use crate::random::mix;
+
 /// What counts as a match.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Semantics {
@@ -448,13 +450,6 @@ impl Share {
             .copied()
             .collect()
     }
-}
-
-/// SplitMix64's finalizer: every bit of `x` moves every bit of the hash.
-fn mix(mut x: u64) -> u64 {
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
 }
 
 /// One axis of a [`Share`]: the data vertices whose hash falls in its class.

@@ -17,6 +17,7 @@ use gsi_graph::{Buffer, Direction, EdgeLabel, Graph, VertexId, VertexLabel};
 use rayon::prelude::*;
 
 use crate::options::{FilterTests, Semantics};
+use crate::random::{mix, GOLDEN_GAMMA};
 
 /// Bits in a signature (the paper's N).
 pub const SIGNATURE_BITS: usize = 512;
@@ -50,12 +51,8 @@ pub fn group_of(direction: Direction, edge_label: EdgeLabel, neighbor_label: Ver
         Direction::Out => 0u64,
         Direction::In => 1u64,
     };
-    let mut x = (u64::from(edge_label) << 32 | u64::from(neighbor_label)) ^ (dir << 63);
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^= x >> 31;
-    (x % GROUP_COUNT as u64) as usize
+    let key = (u64::from(edge_label) << 32 | u64::from(neighbor_label)) ^ (dir << 63);
+    (mix(key.wrapping_add(GOLDEN_GAMMA)) % GROUP_COUNT as u64) as usize
 }
 
 impl Signature {

@@ -50,11 +50,7 @@ impl<B: JoinBackend> Driver<'_, B> {
     ) -> Result<()> {
         match self.dealing {
             Dealing::Off => self.extend_rows(step, table, rows),
-            Dealing::Dealt { width } if width == step => {
-                self.keep_share(step, table, rows, |driver, kept, count| {
-                    driver.extend_rows(step, kept, 0..count)
-                })
-            }
+            Dealing::Dealt { width } if width == step => self.deal(step, table, rows),
             Dealing::Dealt { .. } => self.extend_rows(step, table, rows),
             Dealing::Seeking => self.seek(step, table, rows),
             Dealing::Gathering { width } => self.gather(width, table, rows),
@@ -75,9 +71,7 @@ impl<B: JoinBackend> Driver<'_, B> {
         let widest = self.plan.widest_dealt_table();
         if step >= widest || rows.len() as f64 >= self.rows_to_deal() {
             self.dealing = Dealing::Dealt { width: step };
-            return self.keep_share(step, table, rows, |driver, kept, count| {
-                driver.extend_rows(step, kept, 0..count)
-            });
+            return self.deal(step, table, rows);
         }
         let next = step + 1;
         if next == widest {
@@ -129,6 +123,13 @@ impl<B: JoinBackend> Driver<'_, B> {
             .and_then(|table| self.extend_rows(width, &table, 0..count));
         self.release(bytes);
         result
+    }
+
+    /// The share's rows of `rows` of the dealt `table` (of `step` columns), joined on.
+    fn deal(&mut self, step: usize, table: &B::Table, rows: Range<usize>) -> Result<()> {
+        self.keep_share(step, table, rows, |driver, kept, count| {
+            driver.extend_rows(step, kept, 0..count)
+        })
     }
 
     /// Keeps of `rows` of `table` (of `width` columns) the rows of the plan's share, and

@@ -163,8 +163,8 @@ pub(crate) fn plan_on_host(
                 plans.push(plan(Strategy::Core));
             }
             // Its triangles first, where it has any, that order is not one of the others, and
-            // the data closes few of its wedges (drawn once per index: 44 ms on one core for
-            // the LiveJournal-sized graph).
+            // the data closes few of its wedges (drawn once per index, on every thread: 18 ms
+            // on one core for a 1 M-vertex, 8 M-edge graph).
             if triangle_counts(query).iter().any(|&t| t > 0) {
                 let triangles = plan(Strategy::Triangles);
                 if plans.iter().all(|p| p.order() != triangles.order())
