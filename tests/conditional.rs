@@ -205,6 +205,14 @@ fn main() {
         on_gpu.trial("gpu::pair_counts_count_what_the_brute_force_counts", || {
             gpu::pair_counts_count_what_the_brute_force_counts(&mut gpu())
         }),
+        Trial::test("tmp_cpu_suffix", || {
+            gpu::suffix_interchanges_count_what_the_brute_force_counts(&mut CpuEngine::default());
+            Ok(())
+        }),
+        on_gpu.trial(
+            "gpu::suffix_interchanges_count_what_the_brute_force_counts",
+            || gpu::suffix_interchanges_count_what_the_brute_force_counts(&mut gpu()),
+        ),
         on_gpu.trial("gpu::gpu_edge_isomorphisms_equal_the_brute_force", || {
             gpu::gpu_edge_isomorphisms_equal_the_brute_force(&mut gpu())
         }),

@@ -9,7 +9,8 @@ use gsi_core::cuda::GpuEngine;
 use gsi_core::VertexNumbering;
 use gsi_core::{
     find_matches, CollectMatches, CountOnly, DataIndex, Engine, GpuTuning, IndexOptions, JoinOrder,
-    ListIndex, MatchOptions, PairCounts, PcsrLayout, Semantics, Share, ShareCut, Tuning,
+    ListIndex, MatchOptions, PairCounts, PcsrLayout, Semantics, Share, ShareCut,
+    SuffixInterchanges, TreeCounts, Tuning,
 };
 use gsi_generate::{
     generate_graph, generate_queries, Density, GraphSpec, Query as GeneratedQuery, QuerySpec, Shape,
@@ -1590,4 +1591,94 @@ pub fn pair_counts_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
         }
     }
     assert!(checked > 20, "only {checked} counts were not zero");
+}
+
+/// Automorphisms that move vertices of the leaf suffix, broken (those vertices enumerated
+/// again), left to the suffix's products, or chosen between, on the GPU against the brute
+/// force: wordnet's query_sparse_8_52 (two hubs, two interchangeable vertices on both) and
+/// its kin, on random scale-free graphs of one or two labels; the counted setting shown to
+/// keep vertices in the suffix that the broken one enumerates.
+pub fn suffix_interchanges_count_what_the_brute_force_counts(gpu: &mut dyn Engine) {
+    let shapes: [QueryShape; 3] = [
+        // query_sparse_8_52's shape, its labels folded onto two.
+        (
+            vec![1, 1, 0, 0, 1, 1, 0, 0],
+            vec![
+                (0, 2),
+                (0, 3),
+                (0, 4),
+                (0, 5),
+                (1, 2),
+                (1, 3),
+                (1, 4),
+                (1, 5),
+                (4, 7),
+                (5, 6),
+                (5, 7),
+            ],
+        ),
+        // K_{2,3} with a pendant on one member: two members still interchange.
+        (
+            vec![0; 6],
+            vec![(0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (4, 5)],
+        ),
+        // Two hubs joined, three members on both, one of another label.
+        (
+            vec![0, 0, 0, 0, 1],
+            vec![(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4)],
+        ),
+    ];
+    let mut checked = 0;
+    let mut kept = 0;
+    for case in 0..4u64 {
+        let mut spec = GraphSpec::new(18 + case as usize, 110, Shape::ScaleFree);
+        spec.vertex_labels = 1 + (case % 2) as u32;
+        spec.seed = 500 + case;
+        spec.edges = spec.edges.min(spec.max_edges() as usize);
+        let data = generate_graph(&spec).expect("graph");
+        let index = DataIndex::build(data).expect("index");
+        for (k, (labels, edges)) in shapes.iter().enumerate() {
+            let mut builder = GraphBuilder::new(false);
+            for &label in labels {
+                builder.add_vertex(label.min(spec.vertex_labels - 1));
+            }
+            for &(a, b) in edges {
+                builder.add_edge(a, b, 0).expect("edge");
+            }
+            let query = builder.build().expect("query");
+            let expected = brute::count(&query, index.graph(), false);
+            let mut suffix = Vec::new();
+            for suffix_interchanges in [
+                SuffixInterchanges::Broken,
+                SuffixInterchanges::ByEstimate,
+                SuffixInterchanges::Counted,
+            ] {
+                for depth_first_rows in [None, Some(0)] {
+                    let options = MatchOptions {
+                        suffix_interchanges,
+                        depth_first_rows,
+                        tree_counts: TreeCounts::Never,
+                        ..MatchOptions::default()
+                    };
+                    let report = find_matches(gpu, &query, &index, &options, &mut CountOnly)
+                        .expect("GPU engine");
+                    assert_eq!(
+                        report.count, expected,
+                        "case {case}, shape {k}, {suffix_interchanges:?}, depth-first from \
+                         {depth_first_rows:?}\n{}",
+                        report.plan
+                    );
+                    suffix.push(report.plan.leaves.from);
+                }
+                checked += u64::from(expected > 0);
+            }
+            // Broken first, counted last: the counted suffix starts no later.
+            kept += u64::from(suffix[0] > suffix[suffix.len() - 1]);
+        }
+    }
+    assert!(checked > 20, "only {checked} counts were not zero");
+    assert!(
+        kept >= 6,
+        "the counted suffix kept vertices in only {kept} plans"
+    );
 }

@@ -11,7 +11,7 @@ use gsi_core::options::REFINE_ROUNDS;
 use gsi_core::CpuTuning;
 use gsi_core::{
     find_matches, CountOnly, DataIndex, Engine, JoinOrder, MatchOptions, MatchReport, MatchSink,
-    Semantics, ShareCut, SharesCut, Status, TreeCounts,
+    Semantics, ShareCut, SharesCut, Status, SuffixInterchanges, TreeCounts,
 };
 use gsi_graph::{Direction, Graph, VertexId};
 use proptest::prelude::*;
@@ -254,6 +254,25 @@ fn check_against_brute(
                 depth_first_rows,
                 postpone_leaves,
                 symmetry
+            );
+        }
+    }
+    // The leaf suffix's interchanges broken (its vertices enumerated again) and left to its
+    // products, whatever the estimates say.
+    for suffix_interchanges in [SuffixInterchanges::Broken, SuffixInterchanges::Counted] {
+        for depth_first_rows in [Some(usize::MAX), Some(0)] {
+            let options = MatchOptions {
+                suffix_interchanges,
+                depth_first_rows,
+                ..options.clone()
+            };
+            let counted = gsi(&q, &index, &options, &mut CountOnly);
+            prop_assert_eq!(
+                counted.count,
+                expected.len() as u128,
+                "suffix interchanges {:?}, depth-first from {:?} rows",
+                suffix_interchanges,
+                depth_first_rows
             );
         }
     }

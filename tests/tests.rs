@@ -42,6 +42,7 @@ mod saved;
 mod serve;
 mod sparql;
 mod spread;
+mod suffix_interchanges;
 mod trees;
 mod turtle;
 mod util;

@@ -8,14 +8,15 @@ use gsi_core::options::FilterTests;
 use gsi_core::VertexNumbering;
 use gsi_core::{
     CpuTuning, EngineConfig, EngineKind, GpuTuning, IndexOptions, JoinOrder, MatchOptions,
-    NamedSemantics, PairCounts, PcsrLayout, Semantics, Share, ShareCut, TreeCounts, Tuning,
+    NamedSemantics, PairCounts, PcsrLayout, Semantics, Share, ShareCut, SuffixInterchanges,
+    TreeCounts, Tuning,
 };
 use gsi_graph::formats::{Format, MemoryBound, ReadOptions};
 
 use crate::exit::input_error;
 use crate::flags::{
     BenchArgs, EngineArg, EngineArgs, FilterArg, MatchArgs, MatchingArgs, OutputIds, ReadArgs,
-    ShareCutArg,
+    ShareCutArg, SuffixInterchangesArg,
 };
 use crate::query_files::QueryFiles;
 
@@ -296,6 +297,11 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
                 (true, _) => PairCounts::Never,
                 (false, true) => PairCounts::Always,
                 (false, false) => PairCounts::ByEstimate,
+            },
+            suffix_interchanges: match args.suffix_interchanges {
+                SuffixInterchangesArg::Broken => SuffixInterchanges::Broken,
+                SuffixInterchangesArg::ByEstimate => SuffixInterchanges::ByEstimate,
+                SuffixInterchangesArg::Counted => SuffixInterchanges::Counted,
             },
             heavy_query_work: args.heavy_work,
             refine_for_programs_from: args.refine_for_programs_from,

@@ -225,6 +225,15 @@ pub enum ShareCutArg {
     EvenGrid,
 }
 
+/// Whether a count breaks the interchanges of its leaf suffix's vertices
+/// ([`gsi_core::SuffixInterchanges`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SuffixInterchangesArg {
+    Broken,
+    ByEstimate,
+    Counted,
+}
+
 /// A format gsi writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum WriteFormat {
@@ -1008,6 +1017,12 @@ pub struct MatchingArgs {
     /// wherever they can be, whatever the estimates say.
     #[arg(long, hide = true, conflicts_with = "no_pair_counts")]
     pub always_pair_counts: bool,
+
+    /// For tests and measurements: whether a count breaks the automorphisms that move
+    /// vertices of its leaf suffix (`broken`: enumerated again), leaves them to the suffix's
+    /// products (`counted`), or chooses (`by-estimate`, the default).
+    #[arg(long, hide = true, value_enum, default_value = "by-estimate")]
+    pub suffix_interchanges: SuffixInterchangesArg,
 
     /// For tests and measurements: how each query is cut into shares (`--partition`,
     /// `--devices`): `rows` (the default) deals the rows of its plan's first steps, `grid`

@@ -52,7 +52,7 @@ pub use error::{Error, NoGpu, Result};
 pub use index::{DataIndex, IndexBytes, IndexOptions};
 pub use options::{
     JoinOrder, JoinOutcome, MatchOptions, PairCounts, Semantics, Share, ShareCut, SharesCut,
-    Status, TreeCounts,
+    Status, SuffixInterchanges, TreeCounts,
 };
 pub use pcsr::PcsrLayout;
 pub use plan::Plan;

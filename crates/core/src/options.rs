@@ -152,6 +152,10 @@ pub struct MatchOptions {
     /// two equivalent vertices and a third linked to them alone ([`crate::plan::PairCount`]).
     /// Needs `equivalent_vertices`.
     pub pair_counts: PairCounts,
+    /// Whether a count's symmetry breaking leaves the interchanges of the leaf suffix's
+    /// vertices to its products ([`crate::plan::LeafSuffix`]) or breaks them, which sends
+    /// those vertices back into the enumeration.
+    pub suffix_interchanges: SuffixInterchanges,
     /// Fewest query vertices from which a count takes the pair count: the joining engine's
     /// ([`crate::Engine::pair_counts_from`]), which the search sets when it is `None`.
     pub pair_counts_from: Option<usize>,
@@ -271,6 +275,24 @@ pub enum PairCounts {
     ByEstimate,
     /// Always (for tests and measurements).
     Always,
+}
+
+/// Where an automorphism of the query moves vertices of a count's leaf suffix, whether the
+/// join breaks it (an order bound on them, which takes them out of the suffix: enumerated) or
+/// leaves their interchanges to the suffix's products, which count them all at once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SuffixInterchanges {
+    /// Broken, as any other automorphism (for tests and measurements).
+    Broken,
+    /// Counted where the steps before the suffix keep every order bound they would have had,
+    /// the bounds given up interchange suffix vertices only, and breaking them would send two
+    /// steps or more back into the enumeration while a suffix stays after them; broken
+    /// otherwise.
+    #[default]
+    ByEstimate,
+    /// Counted, whatever it costs the rest of the query's symmetry (for tests and
+    /// measurements).
+    Counted,
 }
 
 /// How the join order is chosen ([`crate::plan::Plan::with_strategy`]).
@@ -526,6 +548,7 @@ impl Default for MatchOptions {
             equivalent_vertices: true,
             pair_counts: PairCounts::ByEstimate,
             pair_counts_from: None,
+            suffix_interchanges: SuffixInterchanges::ByEstimate,
             program_cost: None,
             refine_from_share: None,
             heavy_query_work: HEAVY_QUERY_WORK,

@@ -125,6 +125,9 @@ pub struct PlanChoice {
     pub walks_reached: Option<f64>,
     /// For a count the tree's dynamic program could answer: which method counts it, and why.
     pub tree_count: Option<TreeCountChoice>,
+    /// Whether automorphisms that move vertices of the leaf suffix were left to its products
+    /// rather than broken (which would have sent those vertices back into the enumeration).
+    pub suffix_interchanges_counted: bool,
 }
 
 impl Strategy<'_> {
@@ -691,12 +694,24 @@ impl fmt::Display for Plan {
                 .orbits()
                 .map(|(v, size)| format!("u{v} in an orbit of {size}"))
                 .collect();
-            writeln!(
+            write!(
                 f,
                 "  symmetry: {} automorphisms broken ({}); each match found stands for {}",
                 self.symmetry.classes(),
                 orbits.join(", "),
                 self.symmetry.classes()
+            )?;
+            if choice.suffix_interchanges_counted {
+                write!(
+                    f,
+                    "; the leaf suffix's interchanges counted by its products"
+                )?;
+            }
+            writeln!(f)?;
+        } else if choice.suffix_interchanges_counted {
+            writeln!(
+                f,
+                "  symmetry: the leaf suffix's interchanges counted by its products"
             )?;
         }
         if let Some(cut) = self.row_share {

@@ -17,7 +17,7 @@ use crate::options::{
     HEAVY_QUERY_WORK,
 };
 use crate::plan::estimate::{cheaper_count, plan_on_host};
-use crate::plan::symmetry::{Symmetry, MAX_IMAGES};
+use crate::plan::symmetry::Symmetry;
 use crate::plan::{wedge, Plan, Postpone, RowShare, Strategy, TreeCountChoice};
 use crate::report::{MatchReport, PhaseTimes};
 use crate::shares::{ShareSpace, SharedClasses};
@@ -26,6 +26,9 @@ use crate::tree_count;
 
 mod beside;
 mod programs;
+mod symmetry;
+
+use symmetry::{break_symmetry, symmetry_of, Unbroken};
 
 pub(crate) use programs::quotient_sum;
 use programs::{by_core, by_quotients, core_count_of, under_homomorphism, CorePlan};
@@ -207,7 +210,7 @@ fn plan_filtered(
         false => options,
     };
     let mut make_plan = |postpone: Postpone| -> Result<(Plan, Symmetry)> {
-        let mut plan = match to_host(&mut candidates, query, data, planning)? {
+        let plan = match to_host(&mut candidates, query, data, planning)? {
             Some(sets) => {
                 plan_on_host(query, sets, data, planning, postpone, &CpuEngine::default())
             }
@@ -220,9 +223,7 @@ fn plan_filtered(
                 &|| options.stop().is_some(),
             ),
         };
-        let symmetry = symmetry_of(&plan, query, options, counting);
-        plan.break_symmetry(query, symmetry.clone());
-        Ok((plan, symmetry))
+        Ok(break_symmetry(plan, query, options, counting))
     };
     let (mut plan, symmetry) = make_plan(postpone)?;
     // Equivalent vertices counted together keep their interchanges unbroken, and the join
@@ -265,7 +266,7 @@ fn plan_filtered(
     if let Some(wedge) = pair_wedge(query, options, counting) {
         let mut paired =
             Plan::with_pair_count(query, &candidates.sizes(), data, wedge, &plan.order());
-        let its_symmetry = symmetry_of(&paired, query, options, counting);
+        let its_symmetry = symmetry_of(&paired, query, options, counting, Unbroken::Equivalents);
         paired.break_symmetry(query, its_symmetry);
         // Counted by its pairs where that is estimated to cost less than the plan before:
         // the pair count's core, joined first, may have to enumerate what the other plan
@@ -368,39 +369,6 @@ fn pair_wedge(
         && options.share.is_none()
         && options.stop().is_none();
     allowed.then(|| wedge(query)).flatten()
-}
-
-/// The query's automorphisms the join breaks (`plan`'s order bounds): none unless matches are
-/// injective and all of them wanted (a limit wants the first few, found as well without), and
-/// not for a query already out of time (the join stops at once), nor with pins (they tell
-/// automorphic vertices apart). Equivalent vertices counted together keep their
-/// interchanges: the count multiplies them.
-fn symmetry_of(plan: &Plan, query: &Graph, options: &MatchOptions, counting: bool) -> Symmetry {
-    if !(options.symmetry
-        && options.semantics.injective()
-        && options.limit.is_none()
-        && options.pinned.is_empty()
-        && options.stop().is_none())
-    {
-        return Symmetry::none();
-    }
-    let max_images = if counting { u64::MAX } else { MAX_IMAGES };
-    let mut kept = vec![false; query.vertex_count()];
-    for group in plan.leaves.groups.iter().filter(|g| g.equivalent) {
-        for &step in &group.steps {
-            kept[plan.steps[step].vertex] = true;
-        }
-    }
-    // A pair count's plan fixes, in each orbit, the vertex it joins first, so that its bounds
-    // fall on the later steps: x and z bounded by the core alone (`PairCount::after_bounds`).
-    let n = query.vertex_count();
-    let mut rank: Vec<usize> = (0..n).collect();
-    if plan.leaves.pairs.is_some() {
-        for (column, step) in plan.steps.iter().enumerate() {
-            rank[step.vertex] = column;
-        }
-    }
-    Symmetry::of_keeping(query, max_images, &kept, &rank)
 }
 
 /// Cuts C(u) to `v` alone, or to nothing where the filter left `v` out (or the graph has no

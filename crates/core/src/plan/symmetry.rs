@@ -94,13 +94,14 @@ impl Symmetry {
                     }
                 }
             }
-            // Fix the vertex of the largest orbit.
+            // Fix the vertex of the largest orbit of vertices that may be fixed (the
+            // automorphisms found move others too: leaves, kept vertices).
             let mut size = vec![0u64; n];
             for v in 0..n {
                 size[find(&mut class, v)] += 1;
             }
             let Some(root) = (0..n)
-                .filter(|&v| size[v] > 1)
+                .filter(|&v| size[v] > 1 && search.breakable(v))
                 .max_by_key(|&v| (size[v], n - v))
             else {
                 break;
@@ -507,6 +508,21 @@ mod tests {
         );
         assert_eq!(kept.classes(), 2);
         assert_eq!(kept.constraints, vec![(3, 4)]);
+    }
+
+    /// Two stars of two leaves, their centres 4 and 5 joined, the leaves numbered first: the
+    /// centres' swap moves the leaves too, but only a vertex that may be fixed (two edges or
+    /// more) is, so the bound falls on the centres, not on leaves a count multiplies.
+    #[test]
+    fn only_vertices_of_two_edges_or_more_are_fixed() {
+        let q = graph(
+            false,
+            &[0; 6],
+            &[(0, 4, 0), (1, 4, 0), (2, 5, 0), (3, 5, 0), (4, 5, 0)],
+        );
+        let symmetry = Symmetry::of(&q, u64::MAX);
+        assert_eq!(symmetry.constraints, vec![(4, 5)]);
+        assert_eq!(symmetry.classes(), 2);
     }
 
     #[test]
