@@ -32,6 +32,7 @@ mod cores;
 mod docs;
 mod equivalents;
 mod gmatch;
+mod light;
 mod listing;
 mod oracle;
 mod pairs;

@@ -170,17 +170,12 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
         }
         None => gsi_core::memory::default_budget(),
     };
-    let programs_beside_after = match args.programs_beside_after.as_deref() {
-        None => None,
-        Some("never") => Some(Duration::MAX),
-        Some(text) => Some(Duration::from_millis(text.parse::<u64>().map_err(
-            |_| {
-                input_error(format!(
-                    "--programs-beside-after {text}: expected milliseconds or `never`"
-                ))
-            },
-        )?)),
-    };
+    let programs_beside_after = millis_or_never(
+        "--programs-beside-after",
+        args.programs_beside_after.as_deref(),
+    )?;
+    let light_join_budget =
+        millis_or_never("--light-join-budget", args.light_join_budget.as_deref())?;
     let depth_first_rows = match args.depth_first_rows.as_deref() {
         None => None,
         Some("never") => Some(usize::MAX),
@@ -307,6 +302,7 @@ pub fn matching(args: &MatchingArgs) -> Result<(Matching, Tuning)> {
             refine_for_programs_from: args.refine_for_programs_from,
             cyclic_quotients_from: args.cyclic_quotients_from,
             programs_beside_after,
+            light_join_budget,
             // The engine that joins judges whether planning pays, unless told.
             planning_pays_from: args.planning_pays_from,
             pair_counts_from: None,
@@ -659,6 +655,18 @@ pub fn parse_size(flag: &str, text: &str) -> Result<usize> {
         )));
     }
     Ok(usize::try_from(bytes).unwrap_or(usize::MAX))
+}
+
+/// A hidden flag's milliseconds, `never` as [`Duration::MAX`]; `None` where not given.
+fn millis_or_never(flag: &str, value: Option<&str>) -> Result<Option<Duration>> {
+    value
+        .map(|text| match text {
+            "never" => Ok(Duration::MAX),
+            _ => text.parse::<u64>().map(Duration::from_millis).map_err(|_| {
+                input_error(format!("{flag} {text}: expected milliseconds or `never`"))
+            }),
+        })
+        .transpose()
 }
 
 #[cfg(test)]

@@ -997,6 +997,12 @@ pub struct MatchingArgs {
     #[arg(long, value_name = "MS|never", hide = true)]
     pub programs_beside_after: Option<String>,
 
+    /// For tests and measurements: the milliseconds the join of a count judged light runs
+    /// before the query is planned again by sampling (`never`: it runs to its end). Default:
+    /// 64 on the CPU, never on a GPU.
+    #[arg(long, value_name = "MS|never", hide = true)]
+    pub light_join_budget: Option<String>,
+
     /// For tests and measurements: the CPU filter scans every vertex of a query vertex's
     /// label, not the fewer vertices of a pinned neighbour's list or of one of its edges'
     /// labels.

@@ -70,7 +70,7 @@ struct Run {
 /// with the GPU's small
 /// steps taking every step or stopping part-way. (Each path but the last two runs without
 /// the small steps, which would otherwise take the whole of a light query.)
-const FORCED_PATHS: [(&str, ForcePath); 48] = [
+const FORCED_PATHS: [(&str, ForcePath); 49] = [
     ("depth-first", |o, _| o.depth_first_rows = Some(0)),
     ("depth-first in launches of 2 µs", |o, t| {
         o.depth_first_rows = Some(0);
@@ -147,6 +147,10 @@ const FORCED_PATHS: [(&str, ForcePath); 48] = [
     }),
     ("with pair counts wherever they apply", |o, _| {
         o.pair_counts = gsi_core::PairCounts::Always
+    }),
+    ("light plans planned again at once", |o, _| {
+        o.heavy_query_work = 1e18;
+        o.light_join_budget = Some(std::time::Duration::ZERO);
     }),
     ("the leaf suffix's interchanges broken", |o, _| {
         o.suffix_interchanges = gsi_core::SuffixInterchanges::Broken

@@ -138,6 +138,13 @@ pub trait Engine: Send {
         Some(crate::options::GPU_PROGRAMS_BESIDE_AFTER)
     }
 
+    /// How long this engine's join of a count judged light runs before the query is planned
+    /// again by sampling and joined anew ([`MatchOptions::light_join_budget`]); `None`: it
+    /// runs to its end.
+    fn light_join_budget(&self) -> Option<std::time::Duration> {
+        None
+    }
+
     /// How many of this engine's join's estimated reads cost as much as one read of a
     /// counting program on the host ([`MatchOptions::program_cost`]).
     fn program_cost(&self) -> f64 {

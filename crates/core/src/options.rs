@@ -126,6 +126,11 @@ pub struct MatchOptions {
     /// host's threads free, the CPU's does not), `Some(Duration::MAX)` never (a switch for
     /// tests and measurements).
     pub programs_beside_after: Option<Duration>,
+    /// How long the join of a count whose plan the first walks judged light may run before
+    /// the query is planned again by sampling and joined anew
+    /// ([`crate::Engine::light_join_budget`] where `None`); `Some(Duration::MAX)` never (a
+    /// switch for tests and measurements).
+    pub light_join_budget: Option<Duration>,
     /// Counts one match per class of the query's automorphisms and multiplies (isomorphism
     /// without a limit, [`crate::plan::symmetry`]); off for tests and measurements.
     pub symmetry: bool,
@@ -243,6 +248,14 @@ pub const REFINE_FOR_PROGRAMS_FROM: f64 = 1e8;
 /// estimated at 3.0×10^10, ran past 10 s joined and took 1.0 s over its 8 quotients on two
 /// cores (docs/BENCHMARKS.md).
 pub const CYCLIC_QUOTIENTS_FROM: f64 = 1e9;
+
+/// How long the CPU engine's join of a count judged light runs before the query is planned
+/// again by sampling ([`MatchOptions::light_join_budget`]): about what that planning costs
+/// (20-35 ms for wordnet's 8-vertex queries on one core), so a light verdict the walks got
+/// wrong costs at most about twice what planning would have (wordnet's query_sparse_8_1 and
+/// dense_8_152, light by 32 walks over hubs they missed: 2.4 s and 0.5 s joined, 0.38 s and
+/// 0.20 s planned).
+pub const CPU_LIGHT_JOIN_BUDGET: Duration = Duration::from_millis(64);
 
 /// Estimated partial matches of Algorithm 2's plan from which a query counts as heavy. Below
 /// it the join takes well under a millisecond, less than sampling other orders would (about
@@ -555,6 +568,7 @@ impl Default for MatchOptions {
             refine_for_programs_from: REFINE_FOR_PROGRAMS_FROM,
             cyclic_quotients_from: CYCLIC_QUOTIENTS_FROM,
             programs_beside_after: None,
+            light_join_budget: None,
             planning_pays_from: None,
             pinned: Vec::new(),
         }

@@ -125,6 +125,11 @@ pub struct PlanChoice {
     pub walks_reached: Option<f64>,
     /// For a count the tree's dynamic program could answer: which method counts it, and why.
     pub tree_count: Option<TreeCountChoice>,
+    /// Whether the first walks judged the query light, so that no other order was sampled.
+    pub light: bool,
+    /// Where the join of the plan judged light ran past its budget and was stopped, how long
+    /// it had run: this plan was made again by sampling.
+    pub planned_again_after: Option<std::time::Duration>,
     /// Whether automorphisms that move vertices of the leaf suffix were left to its products
     /// rather than broken (which would have sent those vertices back into the enumeration).
     pub suffix_interchanges_counted: bool,
@@ -683,6 +688,14 @@ impl fmt::Display for Plan {
         }
         if let Some(reason) = &choice.kept_because {
             write!(f, " ({reason})")?;
+        }
+        if let Some(after) = choice.planned_again_after {
+            write!(
+                f,
+                " (planned again by sampling: the join of the plan judged light stopped after \
+                 {:.1} ms)",
+                after.as_secs_f64() * 1e3
+            )?;
         }
         writeln!(f)?;
         if let Some(tree_count) = &choice.tree_count {

@@ -25,6 +25,7 @@ use crate::sink::{Images, MatchSink, OriginalIds};
 use crate::tree_count;
 
 mod beside;
+mod light;
 mod programs;
 mod symmetry;
 
@@ -46,7 +47,7 @@ pub fn find_matches(
     sink: &mut dyn MatchSink,
 ) -> Result<MatchReport> {
     let report = plan_query(engine, query, data, options, !sink.wants_matches())
-        .and_then(|planned| planned.join(engine, data, options, options.share, sink));
+        .and_then(|planned| planned.join_checking_light(engine, query, data, options, sink));
     engine.query_answered();
     report
 }

@@ -41,6 +41,10 @@ impl Engine for CpuEngine {
         CPU_PLANNING_PAYS_FROM
     }
 
+    fn light_join_budget(&self) -> Option<std::time::Duration> {
+        Some(crate::options::CPU_LIGHT_JOIN_BUDGET)
+    }
+
     fn pair_counts_from(&self) -> usize {
         crate::options::CPU_PAIR_COUNTS_FROM
     }

@@ -80,6 +80,10 @@ pub(crate) fn plan_on_host(
         plan.choice.kept_because = Some(reason);
         plan
     };
+    let light = |mut plan: Plan, reason: String| {
+        plan.choice.light = true;
+        keep(plan, reason)
+    };
     // Algorithm 2's plan over the filter's own sets, walked: unless refining and sampling
     // pay, it is the plan; if refining changes no set, it is still the plan to sample from.
     // Every order is cut short once the query is out of time.
@@ -97,7 +101,7 @@ pub(crate) fn plan_on_host(
         let work = sampler.work(&paper, FIRST_WALKS);
         if !worth_planning(query, sets, data, &work, options) {
             work.record(&mut paper);
-            return keep(paper, "light, or costlier to refine than to join".into());
+            return light(paper, "light, or costlier to refine than to join".into());
         }
         unrefined = Some((paper, work));
     }
@@ -148,7 +152,7 @@ pub(crate) fn plan_on_host(
             if work.total < options.heavy_query_work && !work.blind(options) {
                 let reason = format!("light: {:.0} partial matches estimated", work.total);
                 work.record(&mut paper);
-                return refined(keep(paper, reason));
+                return refined(light(paper, reason));
             }
             let walks = if work.total < LIGHT_SAMPLING_WORK {
                 FIRST_WALKS
