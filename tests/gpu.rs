@@ -20,7 +20,9 @@ use gsi_graph::{Graph, GraphBuilder};
 
 use crate::brute;
 use crate::hprd::expected_counts;
-use crate::util::{clique, labelled_clique, path_in_multipartite, star_of_labels};
+use crate::util::{
+    clique, labelled_clique, path_in_multipartite, star_of_labels, SPARSE_8_52_EDGES,
+};
 
 /// `gpu`, its join tuned by `tuning` for the queries that follow.
 fn tuned(gpu: &mut GpuEngine, tuning: GpuTuning) -> &mut GpuEngine {
@@ -1601,22 +1603,7 @@ pub fn pair_counts_count_what_the_brute_force_counts(gpu: &mut GpuEngine) {
 pub fn suffix_interchanges_count_what_the_brute_force_counts(gpu: &mut dyn Engine) {
     let shapes: [QueryShape; 3] = [
         // query_sparse_8_52's shape, its labels folded onto two.
-        (
-            vec![1, 1, 0, 0, 1, 1, 0, 0],
-            vec![
-                (0, 2),
-                (0, 3),
-                (0, 4),
-                (0, 5),
-                (1, 2),
-                (1, 3),
-                (1, 4),
-                (1, 5),
-                (4, 7),
-                (5, 6),
-                (5, 7),
-            ],
-        ),
+        (vec![1, 1, 0, 0, 1, 1, 0, 0], SPARSE_8_52_EDGES.to_vec()),
         // K_{2,3} with a pendant on one member: two members still interchange.
         (
             vec![0; 6],

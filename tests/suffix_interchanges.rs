@@ -11,7 +11,7 @@ use proptest::test_runner::{Config as ProptestConfig, RngSeed};
 
 use crate::brute;
 use crate::oracle::{graph, Shape};
-use crate::util::{cpu_count, Spec};
+use crate::util::{cpu_count, Spec, SPARSE_8_52_EDGES};
 
 /// Two hubs, `members` vertices joined to both (interchangeable where their labels agree),
 /// and pendants hung from members or hubs, which tie some interchanges of the members to the
@@ -134,21 +134,8 @@ fn suffix_interchanges_count_what_the_brute_force_counts() {
 #[test]
 fn two_interchangeable_leaves_on_two_hubs_stay_in_the_suffix() {
     let labels = vec![4, 4, 2, 2, 3, 4, 1, 2];
-    let edges = [
-        (0, 2),
-        (0, 3),
-        (0, 4),
-        (0, 5),
-        (1, 2),
-        (1, 3),
-        (1, 4),
-        (1, 5),
-        (4, 7),
-        (5, 6),
-        (5, 7),
-    ];
     let mut query = Spec::new(false, labels);
-    for (a, b) in edges {
+    for (a, b) in SPARSE_8_52_EDGES {
         query = query.edge(a, b, 0);
     }
     // Two hub pairs over a few of each label, every label-4 vertex joined to every other

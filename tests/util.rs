@@ -108,6 +108,22 @@ pub fn labels_repeat_only_on_neighbours(spec: &Spec) -> bool {
     (0..spec.len()).all(|u| (0..u).all(|w| spec.labels[u] != spec.labels[w] || joined(u, w)))
 }
 
+/// The edges of wordnet's query_sparse_8_52: hubs 0 and 1, 2 and 3 on both (interchangeable),
+/// 4 on both and on 7, 5 on both and on 6 and 7.
+pub const SPARSE_8_52_EDGES: [(VertexId, VertexId); 11] = [
+    (0, 2),
+    (0, 3),
+    (0, 4),
+    (0, 5),
+    (1, 2),
+    (1, 3),
+    (1, 4),
+    (1, 5),
+    (4, 7),
+    (5, 6),
+    (5, 7),
+];
+
 /// A path of six vertices of labels 0 to 5 in the complete 6-partite graph of `m` vertices a
 /// label: each query vertex takes any vertex of its label, so the path has m^6 matches, which
 /// a join without leaf products enumerates row by row (m^5 rows before its last step).

@@ -47,7 +47,7 @@ pub fn find_matches(
     sink: &mut dyn MatchSink,
 ) -> Result<MatchReport> {
     let report = plan_query(engine, query, data, options, !sink.wants_matches())
-        .and_then(|planned| planned.join_checking_light(engine, query, data, options, sink));
+        .and_then(|planned| planned.join_checking_light(engine, data, options, sink));
     engine.query_answered();
     report
 }

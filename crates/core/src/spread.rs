@@ -168,7 +168,7 @@ fn spread(
             Some(planned) => planned,
             None => plan_query(first.as_mut(), query, data, options, counting)?,
         };
-        return planned.join_checking_light(first.as_mut(), query, data, options, sink);
+        return planned.join_checking_light(first.as_mut(), data, options, sink);
     }
     let engines = others.len() as u32 + 1;
     let count = options.shares_per_engine.max(1) * engines;

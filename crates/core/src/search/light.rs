@@ -7,8 +7,6 @@
 
 use std::time::{Duration, Instant};
 
-use gsi_graph::Graph;
-
 use super::{plan_query, Planned};
 use crate::engine::Engine;
 use crate::error::Result;
@@ -39,26 +37,26 @@ fn budget(
                 .or_else(|| engine.light_join_budget())
         })
         .flatten()
-        .filter(|&budget| budget != Duration::MAX)
 }
 
 impl Planned {
     /// Joins the whole query on `engine`; where [`budget`] gives one and the join runs past
-    /// it (and not past the caller's own stops), plans `query` again by sampling and joins
-    /// that plan, its report's times counting the first attempt's.
+    /// it (and not past the caller's own stops), plans the query again by sampling and joins
+    /// that plan, its report's times counting the first attempt's. A budget past the clock's
+    /// range (`never`) is none.
     pub(crate) fn join_checking_light(
         &self,
         engine: &mut dyn Engine,
-        query: &Graph,
         data: &DataIndex,
         options: &MatchOptions,
         sink: &mut dyn MatchSink,
     ) -> Result<MatchReport> {
         let counting = !sink.wants_matches();
-        let Some(budget) = budget(self, engine, options, counting) else {
+        let until = budget(self, engine, options, counting)
+            .and_then(|budget| Instant::now().checked_add(budget));
+        let Some(until) = until else {
             return self.join(engine, data, options, options.share, sink);
         };
-        let until = Instant::now() + budget;
         let within_budget = MatchOptions {
             deadline: Some(options.deadline.map_or(until, |d| d.min(until))),
             ..options.clone()
@@ -71,7 +69,7 @@ impl Planned {
             heavy_query_work: 0.0,
             ..options.clone()
         };
-        let mut report = plan_query(engine, query, data, &sampled, counting)?
+        let mut report = plan_query(engine, &self.query, data, &sampled, counting)?
             .join(engine, data, options, None, sink)?;
         report.plan.choice.planned_again_after = Some(first.times.join);
         report.times.filter += first.times.filter;

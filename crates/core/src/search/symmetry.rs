@@ -40,12 +40,19 @@ pub(super) fn break_symmetry(
     counting: bool,
 ) -> (Plan, Symmetry) {
     let symmetry = symmetry_of(&plan, query, options, counting, Unbroken::Equivalents);
+    let suffix = plan.leaves.from;
+    // A bound on a vertex of the suffix takes it, and the steps before it, out of the suffix
+    // (`Plan::break_symmetry`); a pair count's suffix keeps its own bounds.
+    let takes_out = plan.leaves.pairs.is_none()
+        && plan.steps[suffix..]
+            .iter()
+            .any(|st| symmetry.constrains(st.vertex));
+    if !takes_out || options.suffix_interchanges == SuffixInterchanges::Broken {
+        plan.break_symmetry(query, symmetry.clone());
+        return (plan, symmetry);
+    }
     let mut broken = plan.clone();
     broken.break_symmetry(query, symmetry.clone());
-    let suffix = plan.leaves.from;
-    if broken.leaves.from == suffix || options.suffix_interchanges == SuffixInterchanges::Broken {
-        return (broken, symmetry);
-    }
     let counted = symmetry_of(&plan, query, options, counting, Unbroken::Suffix);
     let mut in_suffix = vec![false; query.vertex_count()];
     for st in &plan.steps[suffix..] {
